@@ -1,0 +1,239 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+
+/**
+ * Child processes of the bench and their cleanup. Each child runs in its own process group (detached), so the
+ * group can be killed as a whole: the service's embedded PostgreSQL is a grandchild and must not outlive it.
+ * Whatever happens (error, Ctrl-C, uncaught exception), `runCleanup` stops what was started, newest first, and
+ * a last synchronous `exit` hook SIGKILLs any group still alive.
+ */
+
+type CleanupFn = () => Promise<void> | void;
+const cleanups: { label: string; fn: CleanupFn }[] = [];
+const liveGroups = new Set<number>();
+let cleaning: Promise<void> | undefined;
+
+export function onCleanup(label: string, fn: CleanupFn): void {
+  cleanups.push({ label, fn });
+}
+
+export function runCleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    while (cleanups.length) {
+      const { label, fn } = cleanups.pop()!;
+      try {
+        await fn();
+      } catch (err) {
+        process.stderr.write(`bench: cleanup "${label}" failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+process.on('exit', () => {
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+});
+
+export interface Child {
+  name: string;
+  pid: number;
+  process: ChildProcess;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<string>;
+  hasExited(): boolean;
+  /** The last lines the process wrote (stdout and stderr interleaved). */
+  tail(lines?: number): string;
+  /** SIGTERM, then after `graceMs` SIGKILL to the whole process group; resolves when nothing of it is left. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const groupAlive = (pgid: number) => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Child {
+  const log = fs.openSync(logFile, 'a');
+  const proc = spawn(process.execPath, args, { env, stdio: ['ignore', log, log], detached: true });
+  fs.closeSync(log);
+  if (proc.pid === undefined) throw new Error(`could not start ${name}`);
+  const pid = proc.pid;
+  liveGroups.add(pid);
+  let done = false;
+  const exited = new Promise<string>((resolve) => {
+    proc.once('exit', (code, signal) => {
+      done = true;
+      resolve(signal ?? String(code));
+    });
+    proc.once('error', (err) => {
+      done = true;
+      resolve(`spawn error: ${err.message}`);
+    });
+  });
+  let stopping: Promise<void> | undefined;
+  const child: Child = {
+    name,
+    pid,
+    process: proc,
+    exited,
+    hasExited: () => done,
+    tail(lines = 40) {
+      try {
+        return fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      } catch {
+        return '';
+      }
+    },
+    stop(graceMs = 20_000) {
+      stopping ??= (async () => {
+        const started = Date.now();
+        if (!done) {
+          try {
+            proc.kill('SIGTERM');
+          } catch {
+            /* gone */
+          }
+          await Promise.race([exited, sleep(graceMs)]);
+        }
+        // Anything left in the group (the process itself after the grace period, or an orphaned grandchild).
+        if (groupAlive(pid)) {
+          try {
+            process.kill(-pid, 'SIGKILL');
+          } catch {
+            /* gone */
+          }
+          for (let i = 0; i < 50 && groupAlive(pid); i++) await sleep(100);
+        }
+        liveGroups.delete(pid);
+        const ms = Date.now() - started;
+        if (ms > 3_000) process.stderr.write(`bench: ${name} took ${(ms / 1000).toFixed(1)}s to stop\n`);
+      })();
+      return stopping;
+    },
+  };
+  onCleanup(`stop ${name}`, () => child.stop());
+  return child;
+}
+
+export { freePort } from '../../src/core/embedded-postgres';
+
+/** Polls `url` until it answers 200; fails early when the child exits, and after `timeoutMs`. */
+export async function waitForHttp(url: string, child: Child, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (child.hasExited()) {
+      throw new Error(`${child.name} exited (${await child.exited}) before ${url} answered.\n--- ${child.name} output ---\n${child.tail()}`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+      last = `HTTP ${res.status}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await sleep(200);
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000}s (last: ${last}).\n--- ${child.name} output ---\n${child.tail()}`);
+}
+
+let clockTicks: number | undefined;
+
+/** CPU time (user + system, all threads) a process has used so far, in ms, or null when it cannot be read. */
+export function cpuMs(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (clockTicks === undefined) {
+      try {
+        clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+      } catch {
+        clockTicks = 100;
+      }
+    }
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return null;
+  }
+}
+
+/** Busy CPU time of the whole machine so far (all CPUs, everything but idle and iowait), in ms, or null. */
+export function machineBusyMs(): number | null {
+  try {
+    const first = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const [user, nice, system, , , irq, softirq, steal] = first.trim().split(/\s+/).slice(1).map(Number);
+    cpuMs(process.pid); // sets clockTicks
+    return ((user + nice + system + irq + softirq + (steal || 0)) * 1000) / (clockTicks ?? 100);
+  } catch {
+    return null;
+  }
+}
+
+/** Resident set size of a process in MB (VmRSS in /proc/<pid>/status), or null when it cannot be read. */
+export function rssMb(pid: number): number | null {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Samples the RSS of some processes every `intervalMs`. `peak()` is the maximum since start; `mark()` starts a
+ * window whose maximum `peakSinceMark()` returns (one window per measured scenario).
+ */
+export class RssSampler {
+  private timer: NodeJS.Timeout;
+  private overall = new Map<number, number>();
+  private window = new Map<number, number>();
+
+  constructor(private readonly pids: number[], intervalMs = 100) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.timer.unref();
+  }
+
+  private sample() {
+    for (const pid of this.pids) {
+      const mb = rssMb(pid);
+      if (mb === null) continue;
+      this.overall.set(pid, Math.max(this.overall.get(pid) ?? 0, mb));
+      this.window.set(pid, Math.max(this.window.get(pid) ?? 0, mb));
+    }
+  }
+
+  mark() {
+    this.window.clear();
+    this.sample();
+  }
+
+  peakSinceMark(pid: number): number | null {
+    this.sample();
+    return this.window.get(pid) ?? null;
+  }
+
+  peak(pid: number): number | null {
+    this.sample();
+    return this.overall.get(pid) ?? null;
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,261 @@
+import type autocannon from 'autocannon';
+import crypto from 'node:crypto';
+import { toSnake } from '../src/core/case';
+import type { LoadResult } from './lib/load';
+import { PAYMENT_BODY } from './lib/seed';
+
+/**
+ * What the bench measures. To add a scenario (say `POST /v1/payments`), add an entry to `scenarios` below — with a
+ * `verify` for its answer and, for a write, a `setupRequest` giving each request a fresh Idempotency-Key — and,
+ * if it has a target, an entry to `checks`.
+ */
+
+/** What scenarios are built from: the running processes and the merchant the bench created. */
+export interface BenchContext {
+  bareUrl: string;
+  serviceUrl: string;
+  /** The bench merchant's test-mode secret key. */
+  key: string;
+  /** A payment of the bench merchant (its gateway is the sandbox). */
+  paymentId: string;
+  /** The GraphQL query equivalent to the REST `GET /v1/products` route (see lib/graphql-query.ts). */
+  productsQuery: string;
+  /** Number of products, plans per product and default-priced plans seeded. */
+  catalog: { products: number; plansPerProduct: number; reportingCurrency: string };
+}
+
+export interface Scenario {
+  name: string;
+  /** Which process answers: its RSS is sampled while the scenario runs. */
+  process: 'bare' | 'service';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Absolute URL. */
+  url: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Status every request must answer (default 200). */
+  expectStatus?: number;
+  /**
+   * Throws when a (parsed) answer does not have the expected shape; run once before measuring. `earlier` holds the
+   * answers of the scenarios verified before this one, by name.
+   */
+  verify?(body: any, earlier: Map<string, any>): void;
+  setupRequest?: autocannon.Request['setupRequest'];
+}
+
+export interface MeasuredScenario {
+  scenario: Scenario;
+  result: LoadResult;
+  /** Peak RSS (MB) of the answering process while the scenario ran, warm-up included. */
+  peakRssMb: number | null;
+  /** CPU the answering process used during the measured window: % of one core, and ms per completed request. */
+  serverCpuPct: number | null;
+  serverCpuMsPerRequest: number | null;
+  /** CPU of the load generator (this process) during the measured window, % of one core. */
+  loadgenCpuPct: number;
+  /** CPU used by everything else on the machine meanwhile (PostgreSQL, other programs), % of one core. */
+  otherCpuPct: number | null;
+}
+
+export interface CheckOutcome {
+  value: string;
+  pass: boolean;
+}
+
+export interface Check {
+  name: string;
+  target: string;
+  /** Null when a scenario it needs was not run (filtered out). */
+  evaluate(run: { byName: Map<string, MeasuredScenario>; servicePeakRssMb: number | null }): CheckOutcome | null;
+}
+
+function assert(cond: unknown, message: string): asserts cond {
+  if (!cond) throw new Error(message);
+}
+
+/** A short JSON rendering for messages (safe on undefined). */
+const show = (x: unknown, n = 300) => String(JSON.stringify(x)).slice(0, n);
+
+const sameKeys = (rest: object, gql: object, what: string) => {
+  const a = Object.keys(rest).sort().join(',');
+  const b = Object.keys(gql).map(toSnake).sort().join(',');
+  assert(a === b, `REST and GraphQL ${what} fields differ: REST [${a}] vs GraphQL (snake_cased) [${b}]`);
+};
+
+/** What both product reads must hold: every product, each with its plans and each plan with its default price. */
+function checkProducts(
+  ctx: BenchContext,
+  products: any[],
+  names: { plans: string; defaultPrice: string; currency: string; amount: string },
+) {
+  assert(Array.isArray(products), 'products is not a list');
+  assert(products.length === ctx.catalog.products, `expected ${ctx.catalog.products} products, got ${products.length}`);
+  for (const p of products) {
+    assert(typeof p.id === 'string' && typeof p.name === 'string', `product without id/name: ${show(p, 200)}`);
+    const plans = p[names.plans];
+    assert(Array.isArray(plans) && plans.length === ctx.catalog.plansPerProduct, `product ${p.id}: expected ${ctx.catalog.plansPerProduct} plans, got ${show(plans, 200)}`);
+    for (const plan of plans) {
+      const price = plan[names.defaultPrice];
+      assert(price && typeof price.id === 'string', `plan ${plan.id}: no default price`);
+      assert(price[names.currency] === ctx.catalog.reportingCurrency, `plan ${plan.id}: default price in ${price[names.currency]}, expected ${ctx.catalog.reportingCurrency}`);
+      assert(Number.isInteger(price[names.amount]), `plan ${plan.id}: default price without an integer amount`);
+    }
+  }
+}
+
+export const BARE = 'bare express';
+export const REST_PRODUCTS = 'REST GET /v1/products';
+export const GRAPHQL_PRODUCTS = 'GraphQL products(first: 20)';
+export const CREATE_PAYMENT = 'REST POST /v1/payments';
+export const GET_PAYMENT = 'REST GET /v1/payments/{id}';
+
+export function scenarios(ctx: BenchContext): Scenario[] {
+  const auth = { authorization: `Bearer ${ctx.key}` };
+  return [
+    {
+      name: BARE,
+      process: 'bare',
+      method: 'GET',
+      url: `${ctx.bareUrl}/`,
+      verify: (body) => assert(body === 'Hello World!', `unexpected body ${JSON.stringify(body)}`),
+    },
+    {
+      name: REST_PRODUCTS,
+      process: 'service',
+      method: 'GET',
+      url: `${ctx.serviceUrl}/v1/products?limit=${ctx.catalog.products}`,
+      headers: auth,
+      verify: (body) => {
+        assert(body?.object === 'list', `not a list envelope: ${show(body, 300)}`);
+        assert(body.has_more === false, 'has_more should be false: the merchant has exactly one page of products');
+        checkProducts(ctx, body.data, { plans: 'plans', defaultPrice: 'default_price', currency: 'currency', amount: 'amount' });
+      },
+    },
+    {
+      name: GRAPHQL_PRODUCTS,
+      process: 'service',
+      method: 'POST',
+      url: `${ctx.serviceUrl}/graphql`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: { query: ctx.productsQuery },
+      verify: (body, earlier) => {
+        assert(!body?.errors, `GraphQL errors: ${show(body?.errors, 300)}`);
+        const edges = body?.data?.products?.edges;
+        assert(Array.isArray(edges), `no products.edges: ${show(body, 300)}`);
+        const nodes = edges.map((e: any) => e.node);
+        checkProducts(ctx, nodes, { plans: 'plans', defaultPrice: 'defaultPrice', currency: 'currency', amount: 'amount' });
+        const restProducts: any[] | undefined = earlier.get(REST_PRODUCTS)?.data;
+        if (restProducts) {
+          // The same read: same products in the same order, and the same fields at every level.
+          assert(nodes.map((n: any) => n.id).join() === restProducts.map((p) => p.id).join(), 'REST and GraphQL list different products');
+          sameKeys(restProducts[0], nodes[0], 'product');
+          sameKeys(restProducts[0].plans[0], nodes[0].plans[0], 'plan');
+          sameKeys(restProducts[0].plans[0].default_price, nodes[0].plans[0].defaultPrice, 'price');
+        }
+      },
+    },
+    {
+      // Each request: a fresh Idempotency-Key, a gateway checkout created in the sandbox, a customer and a payment.
+      name: CREATE_PAYMENT,
+      process: 'service',
+      method: 'POST',
+      url: `${ctx.serviceUrl}/v1/payments`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: PAYMENT_BODY,
+      expectStatus: 201,
+      setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': crypto.randomUUID() } }),
+      verify: (body) => {
+        assert(body?.object === 'payment' && body.status === 'pending', `not a pending payment: ${show(body)}`);
+        assert(typeof body.checkout_url === 'string' && body.checkout_url.startsWith('http'), 'no checkout_url');
+      },
+    },
+    {
+      name: GET_PAYMENT,
+      process: 'service',
+      method: 'GET',
+      url: `${ctx.serviceUrl}/v1/payments/${ctx.paymentId}`,
+      headers: auth,
+      verify: (body) => assert(body?.id === ctx.paymentId && body.object === 'payment', `not the payment: ${show(body)}`),
+    },
+  ];
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+export const checks: Check[] = [
+  {
+    name: 'REST throughput / bare express',
+    target: '>= 35%',
+    evaluate: ({ byName }) => {
+      const rest = byName.get(REST_PRODUCTS);
+      const bare = byName.get(BARE);
+      if (!rest || !bare || !bare.result.rps) return null;
+      const ratio = rest.result.rps / bare.result.rps;
+      return { value: pct(ratio), pass: ratio >= 0.35 };
+    },
+  },
+  {
+    name: 'REST shim overhead (GraphQL rps / REST rps - 1)',
+    target: '<= 15%',
+    evaluate: ({ byName }) => {
+      const rest = byName.get(REST_PRODUCTS);
+      const gql = byName.get(GRAPHQL_PRODUCTS);
+      if (!rest || !gql || !rest.result.rps) return null;
+      const overhead = gql.result.rps / rest.result.rps - 1;
+      return { value: pct(overhead), pass: overhead <= 0.15 };
+    },
+  },
+  {
+    name: 'payments created per second',
+    target: '>= 300/s',
+    evaluate: ({ byName }) => {
+      const s = byName.get(CREATE_PAYMENT);
+      return s ? { value: `${s.result.rps.toFixed(0)}/s`, pass: s.result.rps >= 300 } : null;
+    },
+  },
+  ...[CREATE_PAYMENT, GET_PAYMENT].map(
+    (name): Check => ({
+      name: `p99 latency, ${name}`,
+      target: '< 100 ms',
+      evaluate: ({ byName }) => {
+        const s = byName.get(name);
+        return s ? { value: `${s.result.p99} ms`, pass: s.result.p99 < 100 } : null;
+      },
+    }),
+  ),
+  ...[CREATE_PAYMENT, GET_PAYMENT].map(
+    (name): Check => ({
+      name: `${name} throughput / REST GET /v1/products (foundation baseline)`,
+      target: 'ratio',
+      evaluate: ({ byName }) => {
+        const s = byName.get(name);
+        const base = byName.get(REST_PRODUCTS);
+        return s && base?.result.rps ? { value: (s.result.rps / base.result.rps).toFixed(2), pass: true } : null;
+      },
+    }),
+  ),
+  ...[REST_PRODUCTS, GRAPHQL_PRODUCTS].map(
+    (name): Check => ({
+      name: `p99 latency, ${name}`,
+      target: '< 50 ms',
+      evaluate: ({ byName }) => {
+        const s = byName.get(name);
+        return s ? { value: `${s.result.p99} ms`, pass: s.result.p99 < 50 } : null;
+      },
+    }),
+  ),
+  {
+    name: 'service peak RSS',
+    target: '< 300 MB',
+    evaluate: ({ servicePeakRssMb }) =>
+      servicePeakRssMb === null ? null : { value: `${servicePeakRssMb.toFixed(0)} MB`, pass: servicePeakRssMb < 300 },
+  },
+  {
+    name: 'errors + non-2xx (all scenarios)',
+    target: '0',
+    evaluate: ({ byName }) => {
+      const n = [...byName.values()].reduce((a, s) => a + s.result.errors + s.result.non2xx, 0);
+      return { value: String(n), pass: n === 0 };
+    },
+  },
+];

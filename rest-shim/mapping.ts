@@ -1,0 +1,78 @@
+import {
+  GraphQLInputType,
+  GraphQLObjectType,
+  GraphQLOutputType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+} from 'graphql';
+import { toCamel, toSnake } from '../src/core/case';
+import { DomainError } from '../src/core/errors';
+
+/**
+ * The shim's whole job on data: REST's snake_case and lower-case enums to GraphQL's camelCase and upper-case
+ * enums and back, guided by the schema's types (so free-form JSON such as `metadata` passes through untouched).
+ */
+
+
+/** REST value -> GraphQL variable value. Unknown keys keep a name GraphQL will reject with `param` = that key. */
+export function toGraphQL(value: unknown, type: GraphQLInputType, path: string): unknown {
+  if (value === null || value === undefined) return value;
+  if (isNonNullType(type)) return toGraphQL(value, type.ofType, path);
+  if (isListType(type)) {
+    return Array.isArray(value) ? value.map((v, i) => toGraphQL(v, type.ofType, `${path}[${i}]`)) : toGraphQL(value, type.ofType, path);
+  }
+  if (isEnumType(type)) return typeof value === 'string' ? value.toUpperCase() : value;
+  if (isInputObjectType(type)) {
+    if (typeof value !== 'object' || Array.isArray(value)) return value; // GraphQL answers parameter_invalid
+    const fields = type.getFields();
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      const name = toCamel(key);
+      const field = fields[name];
+      // Only snake_case spellings are accepted; `billingInterval` is as unknown as `bogus_field`.
+      if (!field || toSnake(name) !== key) {
+        throw new DomainError('parameter_unknown', `Received unknown parameter: ${path ? `${path}.` : ''}${key}`, `${path ? `${path}.` : ''}${key}`);
+      }
+      out[name] = toGraphQL(v, field.type, path ? `${path}.${key}` : key);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Per object type: each field's REST name and type, computed once (this runs for every field of every answer). */
+const outputFields = new WeakMap<GraphQLObjectType, Map<string, { key: string; type: GraphQLOutputType }>>();
+
+function fieldsOf(type: GraphQLObjectType) {
+  let fields = outputFields.get(type);
+  if (!fields) {
+    fields = new Map(Object.values(type.getFields()).map((f) => [f.name, { key: toSnake(f.name), type: f.type }]));
+    outputFields.set(type, fields);
+  }
+  return fields;
+}
+
+/** GraphQL result value -> REST value. */
+export function fromGraphQL(value: unknown, type: GraphQLOutputType): unknown {
+  if (value === null || value === undefined) return null;
+  if (isNonNullType(type)) return fromGraphQL(value, type.ofType);
+  if (isListType(type)) return (value as unknown[]).map((v) => fromGraphQL(v, type.ofType));
+  if (isEnumType(type)) return typeof value === 'string' ? value.toLowerCase() : value;
+  if (isScalarType(type)) return value;
+  if (isObjectType(type)) {
+    const fields = fieldsOf(type);
+    const out: Record<string, unknown> = {};
+    for (const key in value as Record<string, unknown>) {
+      const v = (value as Record<string, unknown>)[key];
+      const field = fields.get(key);
+      if (field) out[field.key] = fromGraphQL(v, field.type);
+      else out[toSnake(key)] = v;
+    }
+    return out;
+  }
+  return value;
+}

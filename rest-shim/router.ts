@@ -1,0 +1,150 @@
+import express, { Request, Response, Router } from 'express';
+import { execute, getNamedType, GraphQLInputType, GraphQLObjectType, GraphQLSchema, isEnumType, isNonNullType, isScalarType } from 'graphql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createContext, tenantOf } from '../src/core/context';
+import { fingerprint, validateIdempotencyKey } from '../src/core/idempotency';
+import { DomainError, errorBody, fromGraphQLError } from '../src/core/errors';
+import { authenticate, rateLimit } from '../src/http/auth';
+import { sendError } from '../src/http/request';
+import type { Services } from '../src/services';
+import { CompiledRoute, compileRoute, QUERY_NAMES } from './compile';
+import { fromGraphQL, toGraphQL } from './mapping';
+import { routes } from './routes';
+
+/** A query-string value is text; give GraphQL the scalar it expects (or the text, which it then rejects). */
+function fromQueryString(raw: unknown, type: GraphQLInputType): unknown {
+  if (Array.isArray(raw) || typeof raw !== 'string') return raw;
+  const named = getNamedType(isNonNullType(type) ? type.ofType : type);
+  if (isEnumType(named)) return raw.toUpperCase();
+  if (isScalarType(named)) {
+    if ((named.name === 'Int' || named.name === 'SafeInt') && /^-?\d+$/.test(raw)) return Number(raw);
+    if (named.name === 'Boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+  }
+  return raw;
+}
+
+function variablesFor(route: CompiledRoute, req: Request): Record<string, unknown> {
+  const vars: Record<string, unknown> = {};
+  for (const p of route.pathParams) vars[p] = req.params[p];
+  const body = req.body as unknown;
+  const hasBody = body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0);
+  if (route.inputType) {
+    if (hasBody && (typeof body !== 'object' || Array.isArray(body))) {
+      throw new DomainError('parameter_invalid', 'The request body must be a JSON object.');
+    }
+    vars.input = toGraphQL(body ?? {}, route.inputType, '');
+  }
+  const args: [string, unknown][] = Object.entries(req.query);
+  if (route.method !== 'get' && !route.inputType && hasBody) {
+    if (typeof body !== 'object' || Array.isArray(body)) throw new DomainError('parameter_invalid', 'The request body must be a JSON object.');
+    args.push(...Object.entries(body as Record<string, unknown>));
+  }
+  for (const [name, value] of args) {
+    const spec = route.argParams.get(name);
+    if (!spec) throw new DomainError('parameter_unknown', `Received unknown parameter: ${name}`, name);
+    vars[spec.variable] = fromQueryString(value, spec.type);
+  }
+  return vars;
+}
+
+/** The contract names pagination parameters `limit`/`cursor`; GraphQL names them `first`/`after`. */
+function restParam(param: string | null): string | null {
+  if (!param) return param;
+  return QUERY_NAMES[param] ?? param;
+}
+
+export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; services: Services }): Router {
+  const { schema, orm, services } = opts;
+  const router = Router();
+  const merchantAuth = authenticate(services);
+  const limiter = rateLimit(services);
+  const adminAuth = (req: Request, res: Response, next: express.NextFunction) => {
+    // Without ADMIN_TOKEN the operator API does not exist.
+    if (!services.config.adminToken) return sendError(req, res, new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`));
+    return authenticate(services)(req, res, () => {
+      if (req.principal?.kind !== 'admin') return sendError(req, res, new DomainError('invalid_api_key', 'Invalid operator token.'));
+      next();
+    });
+  };
+
+  for (const route of routes.map((r) => compileRoute(schema, r))) {
+    /** Runs the route's operation; answers [status, JSON text] so an idempotent replay can send the same bytes. */
+    const run = async (req: Request, idempotency?: { key: string; resourceId: string }): Promise<[number, string, DomainError?]> => {
+      const status = route.status ?? 200;
+      let payload: unknown;
+      try {
+        const variableValues = variablesFor(route, req);
+        const contextValue = createContext({
+          em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services, idempotency,
+        });
+        const result = await execute({ schema, document: route.documentNode, variableValues, contextValue });
+        if (result.errors?.length) {
+          const err = fromGraphQLError(result.errors[0]);
+          if (err.code === 'internal_error') req.log.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'internal error');
+          throw new DomainError(err.code, err.message, restParam(err.param), err.headers);
+        }
+        const data = (result.data as Record<string, unknown>)[route.rootField];
+        if (route.isList) {
+          const conn = data as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+          const connType = getNamedType(route.resultType) as GraphQLObjectType;
+          const edgeType = getNamedType(connType.getFields().edges.type) as GraphQLObjectType;
+          payload = {
+            object: 'list',
+            data: conn.edges.map((e) => fromGraphQL(e.node, edgeType.getFields().node.type)),
+            has_more: conn.pageInfo.hasNextPage,
+            next_cursor: conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null,
+          };
+        } else {
+          payload = fromGraphQL(data, route.resultType);
+        }
+      } catch (e) {
+        const err = e instanceof DomainError ? e : new DomainError('internal_error', 'An internal error occurred.');
+        if (!(e instanceof DomainError)) req.log.error({ err: e }, 'rest shim failure');
+        return [err.status, JSON.stringify(errorBody(err, req.requestId)), err];
+      }
+      return [status, JSON.stringify(payload)];
+    };
+
+    const handler = async (req: Request, res: Response) => {
+      const key = route.idempotent ? req.get('Idempotency-Key') : undefined;
+      if (route.cache) {
+        const { merchant, mode } = tenantOf({ principal: req.principal } as never);
+        const version = await services.catalogCache.version(merchant.id, mode);
+        const cacheKey = `${merchant.id}:${mode}:${req.originalUrl}`;
+        // Kept as bytes: a hit sends them as they are, with no per-request copy or encoding.
+        const hit = services.catalogCache.get<Buffer>(cacheKey, version);
+        if (hit) return void res.status(200).type('application/json').send(hit);
+        const [status, body] = await run(req);
+        if (status === 200) services.catalogCache.set(cacheKey, version, Buffer.from(body));
+        return void res.status(status).type('application/json').send(body);
+      }
+      if (key === undefined) {
+        const [status, body, err] = await run(req);
+        for (const [k, v] of Object.entries(err?.headers ?? {})) res.setHeader(k, v);
+        return void res.status(status).type('application/json').send(body);
+      }
+      // Contract section 5: one owner per key; the same request replays its first answer byte for byte.
+      try {
+        validateIdempotencyKey(key);
+        const { merchant, mode } = tenantOf({ principal: req.principal } as never);
+        const now = await services.clock.now(merchant.id, mode); // test mode: keys expire on the test clock
+        const claim = await services.idempotency.claim(merchant.id, mode, key, fingerprint(req.method, req.path, req.body ?? {}), now);
+        if (claim.kind === 'replay') {
+          res.setHeader('Idempotent-Replayed', 'true');
+          return void res.status(claim.status).type('application/json').send(claim.body);
+        }
+        const [status, body] = await run(req, { key, resourceId: claim.resourceId });
+        if (status >= 500) await services.idempotency.release(claim.id);
+        else await services.idempotency.complete(claim.id, status, body);
+        res.status(status).type('application/json').send(body);
+      } catch (e) {
+        if (e instanceof DomainError) return sendError(req, res, e);
+        req.log.error({ err: e }, 'idempotency failure');
+        sendError(req, res, new DomainError('internal_error', 'An internal error occurred.'));
+      }
+    };
+    const guards = route.auth === 'admin' ? [adminAuth] : [merchantAuth, limiter];
+    router[route.method](route.expressPath, ...guards, handler);
+  }
+  return router;
+}

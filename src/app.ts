@@ -1,0 +1,173 @@
+import http from 'node:http';
+import path from 'node:path';
+import express from 'express';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config';
+import { DomainError } from './core/errors';
+import { logger } from './core/logger';
+import { newPubSub } from './core/pubsub';
+import { errorHandler, requestContext, sendError } from './http/request';
+import { mountGraphQL } from './http/graphql';
+import { ChangeListener } from './core/events';
+import { IdempotencyStore } from './core/idempotency';
+import { CatalogReadCache } from './core/read-cache';
+import { SecretBox } from './core/secrets';
+import { Serializer } from './core/serialize';
+import { createGateway } from './gateways';
+import { RunningSandbox, startSandbox } from './gateways/sandbox';
+import { providerWebhooks } from './http/provider-webhooks';
+import { CatalogService } from './modules/catalog/catalog.service';
+import { CustomerService } from './modules/customers/customer.service';
+import { MerchantService } from './modules/merchants/merchant.service';
+import { PaymentService } from './modules/payments/payment.service';
+import { ProviderService } from './modules/providers/provider.service';
+import { DeliveryRuntime } from './modules/webhooks/runtime';
+import { createSchema } from './schema';
+import type { GraphQLSchema } from 'graphql';
+import type { Services } from './services';
+import { restRouter } from '../rest-shim/router';
+import { openApiDocument } from '../rest-shim/openapi';
+
+export interface RunningApp {
+  server: http.Server;
+  services: Services;
+  url: string;
+  /** The gateway sandbox's base URL, when SANDBOX is on. */
+  sandboxUrl: string | null;
+  /** The running gateway sandbox, when SANDBOX is on (tests stop and restart it). */
+  sandbox: RunningSandbox | null;
+  close(): Promise<void>;
+}
+
+export function createServices(
+  config: Config,
+  orm: MikroORM,
+  schema: GraphQLSchema,
+  sandboxUrl: string | null,
+  publicUrl: () => string,
+): Services {
+  const serializer = new Serializer(schema);
+  const customers = new CustomerService();
+  if (config.databaseUrl && !process.env.ENCRYPTION_KEY) {
+    // Every process sharing the database must seal and open credentials with the same key.
+    logger.warn({ dataDir: config.dataDir }, 'ENCRYPTION_KEY unset: using the key file in DATA_DIR; set ENCRYPTION_KEY when several hosts share the database');
+  }
+  const providers = new ProviderService(
+    SecretBox.fromEnv(config.dataDir),
+    (provider, credentials) =>
+      createGateway(provider, credentials, { sandboxUrl: sandboxUrl ?? undefined, timeoutMs: config.gatewayTimeoutMs }),
+    publicUrl,
+  );
+  return {
+    config,
+    merchants: new MerchantService(orm.em),
+    catalog: new CatalogService(),
+    customers,
+    providers,
+    payments: new PaymentService(providers, customers, () => serializer),
+    idempotency: new IdempotencyStore(orm.em),
+    catalogCache: new CatalogReadCache(orm.config.get('clientUrl')!),
+    serializer,
+    ...deliveryServices(new DeliveryRuntime(config, orm, () => serializer)),
+  };
+}
+
+/** Outbound webhooks and the test clock (src/modules/webhooks/runtime.ts). */
+function deliveryServices(delivery: DeliveryRuntime) {
+  return { delivery, clock: delivery.clock, webhooks: delivery.webhooks };
+}
+
+/** Builds the HTTP server (REST shim, GraphQL, IDE, docs, health) on an open database and starts listening. */
+export async function startApp(config: Config, orm: MikroORM, listenPort = config.port): Promise<RunningApp> {
+  const pubsub = newPubSub();
+  const schema = await createSchema(pubsub);
+  // The sandbox stands in for both gateways on its own port (contract section 9).
+  const sandbox = config.sandbox
+    ? await startSandbox({ orm, port: config.sandboxPort, host: config.host, publicUrl: config.sandboxPublicUrl })
+    : null;
+  let url = config.publicUrl ?? '';
+  const services = createServices(config, orm, schema, sandbox?.url ?? null, () => config.publicUrl ?? url);
+  const changes = new ChangeListener(orm.config.get('clientUrl')!, pubsub);
+  await changes.start();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  const server = http.createServer(app);
+
+  app.use(requestContext);
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (req, res) => {
+    try {
+      await orm.em.getConnection().execute('select 1');
+      res.json({ status: 'ready' });
+    } catch (err) {
+      req.log.warn({ err }, 'database not ready');
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+
+  const openapi = openApiDocument(schema);
+  app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
+  const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  app.use('/docs/assets', express.static(swaggerDir, { index: false }));
+  app.get('/docs', (_req, res) => void res.type('html').send(docsPage()));
+
+  app.use(providerWebhooks(orm, services)); // raw bodies: before the JSON parser
+  app.use(express.json({ limit: '1mb', type: () => true, strict: false }));
+
+  const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services });
+  app.use('/v1', restRouter({ schema, orm, services }));
+  app.use((req, res) => sendError(req, res, new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`)));
+  app.use(errorHandler);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listenPort, config.host, () => resolve());
+  });
+  const { port } = server.address() as { port: number };
+  url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  logger.info({ url }, 'http server listening');
+
+  // Expired idempotency keys are purged periodically (a claim already ignores them).
+  const purge = setInterval(() => void services.idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'purge failed')), 10 * 60_000);
+  purge.unref();
+  // The sandbox charges subscription renewals as real time passes, like the gateways (test clocks advance them too).
+  const renewals = sandbox && config.worker
+    ? setInterval(() => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')), 30_000)
+    : null;
+  renewals?.unref();
+  // Outbound webhook delivery runs in this process unless WORKER=off (then `npm run worker` does it).
+  if (config.worker) await services.delivery.startWorker();
+
+  return {
+    server,
+    services,
+    url,
+    sandboxUrl: sandbox?.url ?? null,
+    sandbox,
+    // Apollo's drain plugin stops accepting connections and waits for requests in flight; websockets are disposed.
+    close: async () => {
+      const timer = setTimeout(() => server.closeAllConnections(), 10_000);
+      timer.unref();
+      await graph.stop();
+      clearTimeout(timer);
+      clearInterval(purge);
+      if (renewals) clearInterval(renewals);
+      await changes.stop();
+      await services.catalogCache.close();
+      await services.delivery.close();
+      await sandbox?.close();
+    },
+  };
+}
+
+function docsPage(): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Cadence REST API</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true, validatorUrl: null });</script>
+</body></html>`;
+}

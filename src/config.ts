@@ -1,0 +1,76 @@
+import path from 'node:path';
+
+/** Everything the service reads from the environment, parsed once. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: the service starts an embedded PostgreSQL with its data in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  rateLimitPerSecond: number;
+  logLevel: string;
+  /** Public base URL used in links the service hands out (gateway webhook URLs); default: where it listens. */
+  publicUrl: string | undefined;
+  worker: boolean;
+  dbPoolMax: number;
+  /** On (default): every gateway call goes to the local gateway sandbox instead of Stripe/Razorpay. */
+  sandbox: boolean;
+  sandboxPort: number;
+  /** Base URL of the sandbox as customers' browsers reach it (hosted checkout pages); default: where it listens. */
+  sandboxPublicUrl: string | undefined;
+  gatewayTimeoutMs: number;
+  /** Outbound webhooks: seconds between attempts (WEBHOOK_RETRY_SCHEDULE, comma-separated; contract section 10). */
+  webhookRetrySchedule: number[];
+  /** An attempt that has not answered by then fails (WEBHOOK_TIMEOUT_MS, default 10 s). */
+  webhookTimeoutMs: number;
+  /** Deliveries one worker process sends at once (WORKER_CONCURRENCY). */
+  workerConcurrency: number;
+  /** How often an idle worker looks for due retries (WORKER_POLL_MS); new events wake it at once. */
+  workerPollMs: number;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+/** Contract section 10: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then failed. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+function retrySchedule(raw: string | undefined): number[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const parts = raw.split(',').map((s) => Number(s.trim()));
+  if (parts.some((n) => !Number.isFinite(n) || n < 0)) {
+    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated non-negative seconds, got "${raw}"`);
+  }
+  return parts;
+}
+
+export function loadConfig(env = process.env): Config {
+  const port = int(env, 'PORT', 4000);
+  const host = env.HOST || '127.0.0.1';
+  return {
+    port,
+    host,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.DATA_DIR || './.data'),
+    adminToken: env.ADMIN_TOKEN || undefined,
+    rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100),
+    logLevel: env.LOG_LEVEL || 'info',
+    publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/$/, '') : undefined,
+    worker: (env.WORKER || 'on') !== 'off',
+    dbPoolMax: int(env, 'DB_POOL_MAX', 10),
+    sandbox: (env.SANDBOX || 'on') !== 'off',
+    sandboxPort: int(env, 'SANDBOX_PORT', port === 0 ? 0 : port + 1),
+    sandboxPublicUrl: env.SANDBOX_PUBLIC_URL ? env.SANDBOX_PUBLIC_URL.replace(/\/$/, '') : undefined,
+    gatewayTimeoutMs: int(env, 'GATEWAY_TIMEOUT_MS', 10_000),
+    webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+    workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 64)),
+    workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
+  };
+}

@@ -1,0 +1,70 @@
+import { Enum, EventArgs, EventSubscriber, Index, PrimaryKey, Property } from '@mikro-orm/core';
+import { v7 as uuidv7 } from 'uuid';
+import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
+
+export enum Mode {
+  TEST = 'test',
+  LIVE = 'live',
+}
+registerEnumType(Mode, { name: 'Mode', description: 'Test and live data never mix; the secret key decides the mode.' });
+
+/** Every record: a time-ordered UUIDv7 id (keyset pagination sorts on it) and its creation time. */
+@ObjectType()
+export abstract class BaseEntity {
+  @Field(() => ID)
+  @PrimaryKey({ type: 'uuid' })
+  id: string = uuidv7();
+
+  @Field(() => GraphQLISODateTime)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+}
+
+/**
+ * A record that belongs to one merchant and one mode. The `tenant` filter (mikro-orm.config.ts) scopes every read,
+ * update and delete of these to the request's merchant and mode; `TenantStamp` fills both on insert.
+ */
+@Index({ properties: ['merchantId', 'mode', 'id'] })
+@ObjectType()
+export abstract class TenantEntity extends BaseEntity {
+  @Property({ type: 'uuid' })
+  merchantId!: string;
+
+  @Enum({ items: () => Mode })
+  mode!: Mode;
+
+  @Field({ description: 'True for live-mode records, false for test mode.' })
+  get livemode(): boolean {
+    return this.mode === Mode.LIVE;
+  }
+}
+
+export interface TenantParams {
+  merchantId: string;
+  mode: Mode;
+}
+
+export const TENANT_FILTER = 'tenant';
+
+/** Stamps merchant and mode on insert from the EntityManager's tenant, and refuses a record of another tenant. */
+export class TenantStamp implements EventSubscriber {
+  beforeCreate(args: EventArgs<unknown>): void {
+    const entity = args.entity;
+    if (!(entity instanceof TenantEntity)) return;
+    const params = args.em.getFilterParams<TenantParams>(TENANT_FILTER) as TenantParams | undefined;
+    if (!params) {
+      if (!entity.merchantId || !entity.mode) throw new Error(`${entity.constructor.name} inserted without a tenant`);
+      return;
+    }
+    if (entity.merchantId && (entity.merchantId !== params.merchantId || (entity.mode && entity.mode !== params.mode))) {
+      throw new Error(`${entity.constructor.name} belongs to another tenant`);
+    }
+    entity.merchantId = params.merchantId;
+    entity.mode = params.mode;
+  }
+}
+
+/** A new entity instance with its defaults, then `data` on top; persist it with `em.persist()`. */
+export function make<T extends object>(cls: new () => T, data: Partial<T>): T {
+  return Object.assign(new cls(), data);
+}

@@ -1,0 +1,182 @@
+import { GraphQLError } from 'graphql';
+import { toSnake as snake } from './case';
+
+/**
+ * The one error type of the service. Its `code` decides the HTTP status and the error `type` through
+ * the single table below, used by both transports (GraphQL extensions and the REST envelope).
+ */
+export const ERROR_CODES = {
+  parameter_missing: [400, 'invalid_request_error'],
+  parameter_invalid: [400, 'invalid_request_error'],
+  parameter_unknown: [400, 'invalid_request_error'],
+  amount_too_small: [400, 'invalid_request_error'],
+  amount_exceeds_refundable: [400, 'invalid_request_error'],
+  currency_mismatch: [400, 'invalid_request_error'],
+  plan_unchanged: [400, 'invalid_request_error'],
+  plan_not_recurring: [400, 'invalid_request_error'],
+  invalid_json: [400, 'invalid_request_error'],
+  test_mode_only: [400, 'invalid_request_error'],
+  mode_mismatch: [400, 'invalid_request_error'],
+  query_too_complex: [400, 'invalid_request_error'],
+  signature_invalid: [400, 'invalid_request_error'],
+  idempotency_key_reused: [400, 'idempotency_error'],
+  invalid_api_key: [401, 'authentication_error'],
+  resource_not_found: [404, 'invalid_request_error'],
+  invalid_state_transition: [409, 'invalid_request_error'],
+  idempotency_key_in_use: [409, 'invalid_request_error'],
+  payment_not_refundable: [409, 'invalid_request_error'],
+  provider_not_connected: [409, 'invalid_request_error'],
+  provider_already_connected: [409, 'invalid_request_error'],
+  provider_in_use: [409, 'invalid_request_error'],
+  coupon_code_exists: [409, 'invalid_request_error'],
+  lookup_key_exists: [409, 'invalid_request_error'],
+  subscription_not_billable: [409, 'invalid_request_error'],
+  experiment_not_draft: [409, 'invalid_request_error'],
+  experiment_not_running: [409, 'invalid_request_error'],
+  paywall_exists: [409, 'invalid_request_error'],
+  request_too_large: [413, 'invalid_request_error'],
+  rate_limited: [429, 'rate_limit_error'],
+  gateway_unavailable: [502, 'gateway_error'],
+  gateway_rejected: [502, 'gateway_error'],
+  internal_error: [500, 'api_error'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param: string | null = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+  get status(): number {
+    return ERROR_CODES[this.code][0];
+  }
+  get type(): string {
+    return ERROR_CODES[this.code][1];
+  }
+}
+
+export const notFound = (what: string, id: string, param: string | null = null) =>
+  new DomainError('resource_not_found', `No such ${what}: '${id}'`, param);
+
+export const invalid = (param: string, message: string) => new DomainError('parameter_invalid', message, param);
+
+/** The REST error body; GraphQL carries the same fields in `extensions`. */
+export interface ErrorBody {
+  error: { type: string; code: string; message: string; param: string | null; request_id: string };
+}
+
+export function errorBody(err: DomainError, requestId: string): ErrorBody {
+  return { error: { type: err.type, code: err.code, message: err.message, param: err.param, request_id: requestId } };
+}
+
+
+/** `input.customerEmail` / `events.3.quantity` -> `customer_email` / `events[3].quantity` (the contract's `param`). */
+export function paramFromPath(parts: readonly (string | number)[]): string | null {
+  const rest = parts[0] === 'input' ? parts.slice(1) : parts;
+  if (rest.length === 0) return null;
+  let out = '';
+  for (const p of rest) {
+    if (typeof p === 'number' || /^\d+$/.test(String(p))) out += `[${p}]`;
+    else out += (out ? '.' : '') + snake(String(p));
+  }
+  return out;
+}
+
+/**
+ * graphql-js reports bad variables and unknown input fields as plain GraphQLErrors with a message only.
+ * Turn those into the contract's codes and `param`, so both transports answer them identically.
+ */
+export function fromGraphQLError(err: GraphQLError): DomainError {
+  const original = err.originalError;
+  if (original instanceof DomainError) return original;
+  // class-validator failures, raised by type-graphql as ArgumentValidationError
+  const ext = (err.extensions ?? {}) as { validationErrors?: ValidationErrorLike[]; code?: unknown; param?: unknown };
+  const validationErrors =
+    ext.validationErrors ?? (original as { extensions?: { validationErrors?: ValidationErrorLike[] } })?.extensions?.validationErrors;
+  if (validationErrors?.length) return fromValidationErrors(validationErrors);
+  // Anything thrown that is not a GraphQLError is a bug or an outage: never show its message (SQL, stack).
+  if (original && !(original instanceof GraphQLError)) return new DomainError('internal_error', 'An internal error occurred.');
+  const code = ext.code;
+  if (typeof code === 'string' && code in ERROR_CODES && code !== 'internal_error') {
+    return new DomainError(code as ErrorCode, err.message, (ext.param as string | null) ?? null);
+  }
+  const msg = err.message;
+  if (/(depth limit|Query Cost limit|Aliases limit|Token limit|Directives limit|Document contains more tha[nt] \d+ tokens)/i.test(msg)) {
+    return new DomainError('query_too_complex', msg.replace(/^Syntax Error: /, ''));
+  }
+  let m = /Field "([^"]+)" is not defined by type "[^"]+"/.exec(msg);
+  if (m) {
+    const at = /at "([^"]+)"/.exec(msg);
+    const base = at ? at[1].split('.') : [];
+    return new DomainError('parameter_unknown', `Received unknown parameter: ${snake(m[1])}`, paramFromPath([...base, m[1]]));
+  }
+  m = /Field "([^"]+)" of required type "[^"]+" was not provided/.exec(msg);
+  if (m) {
+    const at = /at "([^"]+)"/.exec(msg);
+    const base = at ? at[1].split('.') : [];
+    // An inline literal names the field with its input type (`CreateProductInput.name`): keep the field.
+    const param = paramFromPath([...base, m[1].slice(m[1].lastIndexOf('.') + 1)]);
+    return new DomainError('parameter_missing', `Missing required parameter: ${param}`, param);
+  }
+  m = /^Variable "\$([^"]+)" of (?:non-null|required) type "[^"]+" (?:must not be null|was not provided)/.exec(msg);
+  if (m) return new DomainError('parameter_missing', `Missing required parameter: ${snake(m[1])}`, snake(m[1]));
+  m = /^Variable "\$([^"]+)" got invalid value (.*?)(?: at "([^"]+)")?; (.*)$/s.exec(msg);
+  if (m) {
+    const param = m[3] ? paramFromPath(m[3].split('.')) : paramFromPath([m[1]]);
+    const reason = m[4].replace(/"([A-Z][A-Za-z]+)" enum/, 'the allowed values');
+    return new DomainError('parameter_invalid', `Invalid value for ${param}: ${reason}`, param);
+  }
+  if (err.extensions?.code === 'GRAPHQL_PARSE_FAILED' || err.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' ||
+      err.extensions?.code === 'BAD_USER_INPUT' || /^Syntax Error|Cannot query field|Unknown argument|Unknown type/.test(msg)) {
+    return new DomainError('parameter_invalid', msg);
+  }
+  if (!original && !/^Cannot return null for non-nullable field/.test(msg)) return new DomainError('parameter_invalid', msg);
+  return new DomainError('internal_error', 'An internal error occurred.');
+}
+
+interface ValidationErrorLike {
+  property: string;
+  constraints?: Record<string, string>;
+  children?: ValidationErrorLike[];
+}
+
+function fromValidationErrors(errors: ValidationErrorLike[], prefix: (string | number)[] = []): DomainError {
+  const first = errors[0];
+  const path = [...prefix, first.property];
+  if (!first.constraints && first.children?.length) return fromValidationErrors(first.children, path);
+  const param = paramFromPath(path);
+  const message = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
+  return new DomainError('parameter_invalid', `Invalid ${param}: ${message.replace(/^\S+ /, '')}`, param);
+}
+
+/** GraphQL's view of a DomainError: the same code, type, param and status, in `extensions`. */
+export function graphQLExtensions(err: DomainError, requestId?: string) {
+  return {
+    code: err.code,
+    type: err.type,
+    param: err.param,
+    ...(requestId ? { requestId } : {}),
+    http: { status: err.status },
+  };
+}
+
+/** Formats any error leaving graphql-js (Apollo, graphql-ws, the REST shim) into the contract's terms. */
+export function formatGraphQLError(error: unknown, log?: (err: unknown) => void) {
+  const gqlError = error instanceof GraphQLError ? error : new GraphQLError(String((error as Error)?.message ?? error), {
+    originalError: error instanceof Error ? error : undefined,
+  });
+  const domain = fromGraphQLError(gqlError);
+  if (domain.code === 'internal_error' && log) log(gqlError.originalError ?? gqlError);
+  return {
+    message: domain.message,
+    ...(gqlError.locations ? { locations: gqlError.locations } : {}),
+    ...(gqlError.path ? { path: gqlError.path } : {}),
+    extensions: graphQLExtensions(domain),
+  };
+}

@@ -1,0 +1,358 @@
+import crypto from 'node:crypto';
+import Razorpay from 'razorpay';
+import { fromGatewayAmount, toGatewayAmount } from './amounts';
+import {
+  ChangeSubscriptionInput,
+  CheckoutResult,
+  GatewayError,
+  GatewayEvent,
+  GatewayPort,
+  PaymentCheckoutInput,
+  RazorpayCredentials,
+  RefundInput,
+  RefundResult,
+  RegisterPriceInput,
+  SubscriptionCheckoutInput,
+} from './port';
+import type { AdapterOptions } from './stripe.adapter';
+
+/** The events Cadence needs from Razorpay; registerWebhook subscribes to exactly these. */
+export const RAZORPAY_EVENTS = [
+  'payment_link.paid',
+  'payment_link.cancelled',
+  'payment_link.expired',
+  'payment.failed',
+  'refund.processed',
+  'refund.failed',
+  'subscription.authenticated',
+  'subscription.activated',
+  'subscription.charged',
+  'subscription.pending',
+  'subscription.halted',
+  'subscription.cancelled',
+  'subscription.completed',
+  'subscription.paused',
+  'subscription.resumed',
+];
+
+/**
+ * Razorpay needs a finite total_count; "until cancelled" becomes a count no subscription reaches in practice
+ * (Cadence cancels or completes subscriptions itself).
+ */
+const UNBOUNDED_CYCLES = 1000;
+
+/**
+ * Header carrying Cadence's idempotency key. Razorpay's public API has no idempotency header, so the real gateway
+ * ignores it; the sandbox honours it (same key + same body -> the first answer).
+ */
+export const RAZORPAY_IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
+
+/** Razorpay SDK errors -> GatewayError. The SDK throws `{statusCode, error}` for answers and raw errors otherwise. */
+export function razorpayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const e = err as { statusCode?: number; error?: { description?: string; code?: string } };
+  if (e && typeof e === 'object' && typeof e.statusCode === 'number') {
+    const msg = e.error?.description ?? e.error?.code ?? `HTTP ${e.statusCode}`;
+    if (e.statusCode < 500 && e.statusCode !== 429) return new GatewayError('gateway_rejected', `Razorpay: ${msg}`, err);
+    return new GatewayError('gateway_unavailable', `Razorpay unavailable: ${msg}`, err);
+  }
+  // Network errors make the SDK's own error handler throw a TypeError (it reads err.response.status): no answer.
+  return new GatewayError('gateway_unavailable', `Razorpay unavailable: ${(err as Error)?.message ?? String(err)}`, err);
+}
+
+const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
+  const v = headers[name] ?? headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Constant-time check of Razorpay's hex HMAC-SHA256 of the raw body. */
+export function verifyRazorpaySignature(rawBody: Buffer, signature: string, secret: string): boolean {
+  const expected = crypto.createHmac('sha256', secret).update(rawBody).digest();
+  if (!/^[0-9a-f]+$/i.test(signature) || signature.length !== expected.length * 2) return false;
+  return crypto.timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+type Obj = Record<string, any>;
+type RazorpayClient = InstanceType<typeof Razorpay>;
+
+export class RazorpayAdapter implements GatewayPort {
+  readonly provider = 'razorpay' as const;
+  private readonly shared: RazorpayClient;
+
+  constructor(private readonly credentials: RazorpayCredentials, private readonly opts: AdapterOptions = {}) {
+    this.shared = this.client();
+  }
+
+  /**
+   * A configured SDK instance. The SDK has no base-URL or timeout option, so both are set on its axios instance;
+   * a call with an idempotency key gets an instance of its own so the header never leaks into concurrent calls.
+   */
+  private client(idempotencyKey?: string): RazorpayClient {
+    const rzp = new Razorpay({ key_id: this.credentials.key_id || 'rzp_missing', key_secret: this.credentials.key_secret });
+    const rq = (rzp.api as unknown as { rq: { defaults: Obj } }).rq;
+    if (this.opts.sandboxUrl) rq.defaults.baseURL = `${this.opts.sandboxUrl.replace(/\/$/, '')}/razorpay`;
+    rq.defaults.timeout = this.opts.timeoutMs ?? 10_000;
+    rq.defaults.proxy = false;
+    if (idempotencyKey) rq.defaults.headers.common[RAZORPAY_IDEMPOTENCY_HEADER] = idempotencyKey;
+    return rzp;
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw razorpayError(err);
+    }
+  }
+
+  async verifyCredentials(): Promise<void> {
+    if (!this.credentials.key_secret || !this.credentials.webhook_secret) {
+      throw new GatewayError('gateway_rejected', 'Razorpay: key_secret and webhook_secret are required.');
+    }
+    await this.call(() => this.shared.plans.all({ count: 1 }));
+  }
+
+  async registerWebhook(url: string): Promise<void> {
+    await this.call(() =>
+      this.shared.webhooks.create({ url, secret: this.credentials.webhook_secret, events: RAZORPAY_EVENTS, alert_email: '' } as any),
+    );
+  }
+
+  async createPaymentCheckout(input: PaymentCheckoutInput): Promise<CheckoutResult> {
+    const link = (await this.call(() =>
+      this.client(input.idempotencyKey).paymentLink.create({
+        amount: toGatewayAmount('razorpay', input.amount, input.currency),
+        currency: input.currency.toUpperCase(),
+        description: input.description,
+        reference_id: input.paymentId,
+        customer: {
+          email: input.customer.email,
+          ...(input.customer.name ? { name: input.customer.name } : {}),
+          ...(input.customer.phone ? { contact: input.customer.phone } : {}),
+        },
+        notify: { sms: false, email: false },
+        callback_url: input.successUrl,
+        callback_method: 'get',
+        // Razorpay has one callback URL for every outcome; the sandbox sends failures to notes.cancel_url.
+        notes: { payment_id: input.paymentId, cancel_url: input.cancelUrl },
+      } as any),
+    )) as Obj;
+    return { checkoutSessionId: link.id, checkoutUrl: link.short_url, providerPaymentId: null };
+  }
+
+  async refund(input: RefundInput): Promise<RefundResult> {
+    const refund = (await this.call(() =>
+      this.client(input.idempotencyKey).payments.refund(input.providerPaymentId, {
+        amount: toGatewayAmount('razorpay', input.amount, input.currency),
+        speed: 'normal',
+        notes: input.reason ? { reason: input.reason } : {},
+      } as any),
+    )) as Obj;
+    return { providerRefundId: refund.id, status: refundStatus(refund.status) ?? 'pending' };
+  }
+
+  async registerPrice(input: RegisterPriceInput): Promise<{ providerPriceId: string }> {
+    const plan = (await this.call(() =>
+      this.client(input.idempotencyKey).plans.create({
+        period: input.frequency,
+        interval: input.interval,
+        item: {
+          name: `${input.productName} - ${input.planName}`,
+          amount: toGatewayAmount('razorpay', input.amount, input.currency),
+          currency: input.currency.toUpperCase(),
+        },
+        notes: { price_id: input.priceId },
+      } as any),
+    )) as Obj;
+    return { providerPriceId: plan.id };
+  }
+
+  async createSubscriptionCheckout(input: SubscriptionCheckoutInput): Promise<CheckoutResult> {
+    const params: Obj = {
+      plan_id: input.providerPriceId,
+      total_count: input.maxCycles ?? UNBOUNDED_CYCLES,
+      quantity: 1,
+      customer_notify: 0,
+      // Razorpay's hosted page has no redirect parameters; the sandbox reads these notes (a sandbox convention).
+      notes: { subscription_id: input.subscriptionId, success_url: input.successUrl, cancel_url: input.cancelUrl },
+    };
+    // A trial is a later first charge: the mandate is authorised now, charging starts at start_at.
+    if (input.trialDays > 0) params.start_at = Math.floor(Date.now() / 1000) + input.trialDays * 86_400;
+    if (input.setupFee > 0) {
+      params.addons = [
+        { item: { name: 'Setup fee', amount: toGatewayAmount('razorpay', input.setupFee, input.currency), currency: input.currency.toUpperCase() } },
+      ];
+    }
+    const sub = (await this.call(() => this.client(input.idempotencyKey).subscriptions.create(params as any))) as Obj;
+    return { checkoutSessionId: sub.id, checkoutUrl: sub.short_url, providerSubscriptionId: sub.id, providerCustomerId: sub.customer_id ?? null };
+  }
+
+  async pauseSubscription(providerSubscriptionId: string): Promise<void> {
+    await this.call(() => this.shared.subscriptions.pause(providerSubscriptionId, { pause_at: 'now' }));
+  }
+
+  async resumeSubscription(providerSubscriptionId: string): Promise<void> {
+    await this.call(() => this.shared.subscriptions.resume(providerSubscriptionId, { resume_at: 'now' }));
+  }
+
+  async cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void> {
+    await this.call(() => this.shared.subscriptions.cancel(providerSubscriptionId, opts.atPeriodEnd));
+  }
+
+  async changeSubscriptionPrice(input: ChangeSubscriptionInput): Promise<void> {
+    // Razorpay has no proration of its own; Cadence bills the difference. The new plan applies from now.
+    await this.call(() =>
+      this.client(input.idempotencyKey).subscriptions.update(input.providerSubscriptionId, {
+        plan_id: input.providerPriceId,
+        schedule_change_at: 'now',
+        customer_notify: 0,
+      } as any),
+    );
+  }
+
+  parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent {
+    const signature = header(headers, 'x-razorpay-signature');
+    if (!signature || !verifyRazorpaySignature(rawBody, signature, this.credentials.webhook_secret)) {
+      throw new GatewayError('signature_invalid', 'Razorpay signature verification failed');
+    }
+    let body: Obj;
+    try {
+      body = JSON.parse(rawBody.toString('utf8'));
+    } catch (err) {
+      throw new GatewayError('signature_invalid', 'Razorpay webhook body is not JSON', err);
+    }
+    // X-Razorpay-Event-Id identifies the event across redeliveries; without it, the body itself does.
+    const eventId = header(headers, 'x-razorpay-event-id') ?? `body_${crypto.createHash('sha256').update(rawBody).digest('hex').slice(0, 32)}`;
+    return normaliseRazorpayEvent(body, eventId);
+  }
+}
+
+function refundStatus(status: string | null | undefined): RefundResult['status'] | null {
+  if (status === 'processed') return 'succeeded';
+  if (status === 'failed') return 'failed';
+  if (status === 'pending' || status === 'created') return 'pending';
+  return null;
+}
+
+/** What a payment entity says about how it was paid and why it failed. */
+function paymentDetails(p: Obj | undefined) {
+  if (!p) return { method: null, bank: null, failureReason: null, providerPaymentId: null };
+  return {
+    method: (p.method as string) ?? null,
+    bank: (p.bank as string) ?? (p.card?.issuer as string) ?? null,
+    failureReason: (p.error_reason as string) ?? (p.error_code as string) ?? null,
+    providerPaymentId: (p.id as string) ?? null,
+  };
+}
+
+/** Razorpay's webhook body -> GatewayEvent. Exported for tests; parseEvent verifies the signature first. */
+export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent {
+  const type = String(body.event ?? '');
+  const payload = (body.payload ?? {}) as Obj;
+  const link = payload.payment_link?.entity as Obj | undefined;
+  const payment = payload.payment?.entity as Obj | undefined;
+  const refund = payload.refund?.entity as Obj | undefined;
+  const sub = payload.subscription?.entity as Obj | undefined;
+  const base: GatewayEvent = {
+    provider: 'razorpay',
+    eventId,
+    rawType: type,
+    kind: 'ignored',
+    occurredAt: new Date((Number(body.created_at) || Math.floor(Date.now() / 1000)) * 1000),
+    raw: body,
+  };
+  const money = (amount: unknown, currency: unknown) =>
+    typeof amount === 'number' && typeof currency === 'string'
+      ? { amount: fromGatewayAmount('razorpay', amount, currency), currency: currency.toUpperCase() }
+      : {};
+  const d = paymentDetails(payment);
+
+  switch (type) {
+    case 'payment_link.paid':
+      return {
+        ...base,
+        kind: 'payment.succeeded',
+        paymentId: link?.reference_id ?? link?.notes?.payment_id ?? null,
+        checkoutSessionId: link?.id ?? null,
+        providerPaymentId: d.providerPaymentId,
+        providerCustomerId: payment?.customer_id ?? null,
+        ...money(payment?.amount ?? link?.amount_paid, payment?.currency ?? link?.currency),
+        method: d.method,
+        bank: d.bank,
+      };
+    case 'payment_link.cancelled':
+    case 'payment_link.expired':
+      return {
+        ...base,
+        kind: 'payment.expired',
+        paymentId: link?.reference_id ?? link?.notes?.payment_id ?? null,
+        checkoutSessionId: link?.id ?? null,
+        ...money(link?.amount, link?.currency),
+      };
+    case 'payment.failed': {
+      const notes = (payment?.notes ?? {}) as Obj;
+      if (notes.payment_id) {
+        return {
+          ...base,
+          kind: 'payment.failed',
+          paymentId: notes.payment_id,
+          checkoutSessionId: notes.payment_link_id ?? null,
+          providerPaymentId: d.providerPaymentId,
+          ...money(payment?.amount, payment?.currency),
+          failureReason: d.failureReason ?? 'payment_failed',
+          method: d.method,
+          bank: d.bank,
+        };
+      }
+      // Renewal failures arrive as subscription.pending / subscription.halted.
+      return base;
+    }
+    case 'refund.processed':
+    case 'refund.failed':
+      return {
+        ...base,
+        kind: type === 'refund.processed' ? 'refund.succeeded' : 'refund.failed',
+        paymentId: payment?.notes?.payment_id ?? null,
+        providerPaymentId: refund?.payment_id ?? d.providerPaymentId,
+        providerRefundId: refund?.id ?? null,
+        ...money(refund?.amount, refund?.currency),
+      };
+  }
+
+  if (type.startsWith('subscription.') && sub) {
+    const common = {
+      ...base,
+      subscriptionId: sub.notes?.subscription_id ?? null,
+      checkoutSessionId: sub.id ?? null,
+      providerSubscriptionId: sub.id ?? null,
+      providerCustomerId: sub.customer_id ?? null,
+      providerPaymentId: d.providerPaymentId,
+      method: d.method ?? sub.payment_method ?? null,
+      bank: d.bank,
+    };
+    switch (type) {
+      case 'subscription.authenticated':
+      case 'subscription.activated':
+        return { ...common, kind: 'subscription.authorized' };
+      case 'subscription.charged':
+        return { ...common, kind: 'subscription.charged', ...money(payment?.amount, payment?.currency) };
+      case 'subscription.pending':
+      case 'subscription.halted':
+        return {
+          ...common,
+          kind: 'subscription.charge_failed',
+          ...money(payment?.amount, payment?.currency),
+          failureReason: d.failureReason ?? 'payment_failed',
+        };
+      case 'subscription.cancelled':
+        return { ...common, kind: 'subscription.cancelled', failureReason: d.failureReason };
+      case 'subscription.completed':
+        return { ...common, kind: 'subscription.completed' };
+      case 'subscription.paused':
+        return { ...common, kind: 'subscription.paused' };
+      case 'subscription.resumed':
+        return { ...common, kind: 'subscription.resumed' };
+    }
+  }
+  return base;
+}

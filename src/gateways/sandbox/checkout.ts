@@ -1,0 +1,327 @@
+import express, { Request, Response, Router } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { gatewayExponent } from '../amounts';
+import { queueRazorpayEvent, queueStripeEvent } from './events';
+import { gid, unix } from './ids';
+import { authorizeRazorpaySubscription, createPayment } from './razorpay.billing';
+import { checkoutDecline, DEFAULT_CARD, Instrument, Method, METHODS, Outcome, OUTCOMES } from './rules';
+import { SandboxObject } from './sandbox.entities';
+import type { Sandbox } from './sandbox';
+import { createObject, patch } from './store';
+import { accountOf as stripeAccountOf, createPaymentIntent, paymentMethodDetails, startStripeSubscription } from './stripe.billing';
+
+/**
+ * The hosted checkout page (contract 9): GET shows a plain HTML form, POST (form or JSON) completes it. Before the
+ * 303 answer the gateway's signed webhooks have been delivered and answered, so the merchant already knows.
+ */
+
+type Obj = Record<string, any>;
+const CHECKOUT_TYPES = ['checkout_session', 'payment_link', 'subscription'];
+
+const esc = (s: unknown) =>
+  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** An integer gateway amount shown with its decimals, without floating point. */
+function formatAmount(provider: 'stripe' | 'razorpay', amount: number, currency: string): string {
+  const exp = gatewayExponent(provider, currency);
+  const s = String(Math.abs(amount)).padStart(exp + 1, '0');
+  return `${currency.toUpperCase()} ${exp ? `${s.slice(0, -exp)}.${s.slice(-exp)}` : s}`;
+}
+
+interface View {
+  provider: 'stripe' | 'razorpay';
+  kind: 'payment' | 'subscription';
+  amount: number;
+  currency: string;
+  description: string;
+  open: boolean;
+}
+
+async function view(em: EntityManager, obj: SandboxObject): Promise<View> {
+  const d = obj.data;
+  if (obj.type === 'checkout_session') {
+    return { provider: 'stripe', kind: d.mode, amount: d.amount_total, currency: d.currency, description: obj.internal.description ?? '', open: d.status === 'open' && !obj.internal.resolved };
+  }
+  if (obj.type === 'payment_link') {
+    return { provider: 'razorpay', kind: 'payment', amount: d.amount, currency: d.currency, description: d.description ?? '', open: d.status === 'created' };
+  }
+  const plan = await em.findOne(SandboxObject, { id: d.plan_id });
+  return {
+    provider: 'razorpay',
+    kind: 'subscription',
+    amount: obj.internal.planAmount,
+    currency: obj.internal.currency,
+    description: plan?.data.item?.name ?? 'Subscription',
+    open: d.status === 'created',
+  };
+}
+
+function page(id: string, v: View): string {
+  const title = v.kind === 'subscription' ? 'Authorise subscription' : 'Pay';
+  const body = v.open
+    ? `<form method="post" action="/checkout/${esc(id)}">
+  <fieldset><legend>Outcome</legend>
+    <label><input type="radio" name="outcome" value="success" checked> Success</label>
+    <label><input type="radio" name="outcome" value="failure"> Failure</label>
+    <label><input type="radio" name="outcome" value="cancel"> Cancel</label>
+  </fieldset>
+  <label>Method <select name="method">${METHODS.map((m) => `<option value="${m}">${m}</option>`).join('')}</select></label>
+  <label>Bank (optional) <input name="bank" placeholder="HDFC"></label>
+  <label>Card number <input name="card_number" value="${DEFAULT_CARD}" inputmode="numeric"></label>
+  <label>VPA (UPI) <input name="vpa" placeholder="success@sandbox"></label>
+  <p class="hint">Test cards: 4000000000000002 declined · 4000000000000341 renewals fail · 4000000000009979 stolen on first renewal · 4000000000000119 first renewal fails, then succeeds. VPAs: declined@sandbox, failure@sandbox.</p>
+  <button type="submit">${v.kind === 'subscription' ? 'Authorise' : 'Pay'} ${esc(formatAmount(v.provider, v.amount, v.currency))}</button>
+</form>`
+    : '<p>This checkout is no longer open.</p>';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} - ${v.provider} sandbox</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}label{display:block;margin:.6rem 0}
+fieldset label{display:inline;margin-right:1rem}input,select,button{font:inherit;padding:.3rem}button{margin-top:1rem}
+.amount{font-size:1.6rem;font-weight:600}.hint{color:#555;font-size:.85rem}.badge{background:#eee;padding:.1rem .4rem;border-radius:.3rem}</style>
+</head><body>
+<p><span class="badge">${esc(v.provider)} sandbox</span></p>
+<h1>${title}</h1>
+<p>${esc(v.description)}</p>
+<p class="amount">${esc(formatAmount(v.provider, v.amount, v.currency))}${v.kind === 'subscription' ? ' / period' : ''}</p>
+${body}
+</body></html>`;
+}
+
+class FormError extends Error {}
+
+function readForm(body: Obj): { outcome: Outcome; instrument: Instrument } {
+  const outcome = String(body.outcome ?? '') as Outcome;
+  if (!OUTCOMES.includes(outcome)) throw new FormError(`outcome must be one of ${OUTCOMES.join(', ')}`);
+  const method = String(body.method || 'card') as Method;
+  if (!METHODS.includes(method)) throw new FormError(`method must be one of ${METHODS.join(', ')}`);
+  const s = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+  const vpa = s(body.vpa);
+  const card = s(body.card_number);
+  return {
+    outcome,
+    instrument: {
+      method,
+      bank: s(body.bank),
+      vpa: method === 'upi' || (vpa && !card) ? vpa : null,
+      cardNumber: method === 'card' || (card && !vpa) ? (card ?? (method === 'card' ? DEFAULT_CARD : null)) : null,
+    },
+  };
+}
+
+const withSessionId = (url: string, id: string) => url.split('{CHECKOUT_SESSION_ID}').join(encodeURIComponent(id));
+
+function addQuery(url: string, params: Record<string, string | null | undefined>): string {
+  const u = new URL(url);
+  for (const [k, v] of Object.entries(params)) if (v != null) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+interface Completion {
+  redirect: string;
+  events: string[];
+}
+
+/** Stripe Checkout Session, payment mode. */
+function completeStripePayment(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument): Completion {
+  const account = stripeAccountOf(s);
+  const cancelUrl = s.data.cancel_url ?? s.data.success_url;
+  if (outcome === 'cancel') {
+    patch(s, { status: 'expired' });
+    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', s.data)] };
+  }
+  const failure = outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
+  const pid = s.internal.paymentIntentData ?? {};
+  const pi = createPaymentIntent(em, account, {
+    amount: s.data.amount_total,
+    currency: s.data.currency,
+    metadata: pid.metadata ?? {},
+    description: pid.description,
+    customer: s.data.customer,
+    instrument: i,
+    failure,
+  });
+  if (failure) {
+    // Stripe leaves the session open after a decline (the buyer may retry); the sandbox ends the visit here.
+    patch(s, { payment_intent: pi.id });
+    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'payment_intent.payment_failed', pi.data)] };
+  }
+  const customerId = s.data.customer ?? null;
+  patch(s, {
+    status: 'complete',
+    payment_status: 'paid',
+    payment_intent: pi.id,
+    customer_details: { email: s.data.customer_email },
+  });
+  // The event carries the payment intent expanded (method, bank); the stored session keeps only its id.
+  const eventObject = { ...s.data, customer: customerId, payment_intent: pi.data };
+  return {
+    redirect: withSessionId(s.data.success_url, s.id),
+    events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', eventObject)],
+  };
+}
+
+/** Stripe Checkout Session, subscription mode. */
+async function completeStripeSubscription(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument, now: Date): Promise<Completion> {
+  const account = stripeAccountOf(s);
+  const cancelUrl = s.data.cancel_url ?? s.data.success_url;
+  const failure = outcome === 'cancel' ? null : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
+  const setupIntent = {
+    id: gid('seti_'),
+    object: 'setup_intent',
+    status: failure ? 'requires_payment_method' : outcome === 'cancel' ? 'canceled' : 'succeeded',
+    usage: 'off_session',
+    payment_method: { id: gid('pm_'), object: 'payment_method', ...paymentMethodDetails(i) },
+    last_setup_error: failure
+      ? {
+          type: 'card_error',
+          code: failure === 'card_declined' ? 'card_declined' : failure,
+          decline_code: failure === 'card_declined' ? 'generic_decline' : undefined,
+          message: 'The mandate could not be authorised.',
+          payment_method: { object: 'payment_method', ...paymentMethodDetails(i) },
+        }
+      : null,
+    created: unix(now),
+    livemode: account.livemode,
+  };
+  if (outcome === 'cancel' || failure) {
+    patch(s, { status: 'expired', setup_intent: setupIntent.id });
+    const eventObject = { ...s.data, setup_intent: outcome === 'cancel' ? setupIntent.id : setupIntent };
+    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', eventObject)] };
+  }
+  const customerId = s.data.customer ?? gid('cus_', 14);
+  if (!s.data.customer) {
+    createObject(em, account, 'customer', { id: customerId, object: 'customer', email: s.data.customer_email, created: unix(now), livemode: account.livemode });
+  }
+  const { sub, afterCompletion } = await startStripeSubscription(em, account, s, i, customerId, now);
+  patch(s, { status: 'complete', payment_status: s.data.amount_total > 0 ? 'paid' : 'no_payment_required', subscription: sub.id, customer: customerId, setup_intent: setupIntent.id });
+  const eventObject = { ...s.data, setup_intent: setupIntent };
+  const events = [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', eventObject)];
+  events.push(...afterCompletion());
+  return { redirect: withSessionId(s.data.success_url, s.id), events };
+}
+
+/** Razorpay Payment Link. */
+function completeRazorpayLink(em: EntityManager, link: SandboxObject, outcome: Outcome, i: Instrument): Completion {
+  const account = { provider: 'razorpay' as const, accountKey: link.accountKey, livemode: false };
+  const d = link.data;
+  const callback = d.callback_url ? withSessionId(d.callback_url, link.id) : null;
+  const cancelBase = d.notes?.cancel_url ? withSessionId(d.notes.cancel_url, link.id) : callback;
+  const params = (status: string, paymentId: string | null) => ({
+    razorpay_payment_id: paymentId,
+    razorpay_payment_link_id: link.id,
+    razorpay_payment_link_reference_id: d.reference_id ?? '',
+    razorpay_payment_link_status: status,
+  });
+  if (outcome === 'cancel') {
+    patch(link, { status: 'cancelled', cancelled_at: unix() });
+    return {
+      redirect: cancelBase ? addQuery(cancelBase, params('cancelled', null)) : '',
+      events: [queueRazorpayEvent(em, account.accountKey, 'payment_link.cancelled', { payment_link: link.data })],
+    };
+  }
+  const failure = outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
+  const payment = createPayment(em, account, {
+    amount: d.amount,
+    currency: d.currency,
+    notes: { ...(d.notes ?? {}), payment_link_id: link.id },
+    email: d.customer?.email,
+    contact: d.customer?.contact,
+    instrument: i,
+    failure,
+    description: d.description,
+  });
+  if (failure) {
+    // A failed attempt leaves a real link open; the sandbox closes the visit (the merchant marks it failed).
+    patch(link, {}, { resolved: { outcome: 'failure' } });
+    return {
+      redirect: cancelBase ? addQuery(cancelBase, params('failed', payment.id)) : '',
+      events: [queueRazorpayEvent(em, account.accountKey, 'payment.failed', { payment: payment.data })],
+    };
+  }
+  const orderId = gid('order_', 14);
+  const order = { id: orderId, entity: 'order', amount: d.amount, amount_paid: d.amount, amount_due: 0, currency: d.currency, receipt: d.reference_id, status: 'paid', created_at: unix() };
+  patch(payment, { order_id: orderId });
+  patch(link, { status: 'paid', amount_paid: d.amount, order_id: orderId, payments: [{ payment_id: payment.id, amount: d.amount, status: 'captured', method: i.method, created_at: unix() }] });
+  return {
+    redirect: callback ? addQuery(callback, params('paid', payment.id)) : '',
+    events: [queueRazorpayEvent(em, account.accountKey, 'payment_link.paid', { payment_link: link.data, order, payment: payment.data })],
+  };
+}
+
+/** Razorpay Subscription (its short_url). Redirects to notes.success_url / notes.cancel_url. */
+function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, outcome: Outcome, i: Instrument, now: Date): Completion {
+  const account = { provider: 'razorpay' as const, accountKey: sub.accountKey, livemode: false };
+  const notes = (sub.data.notes ?? {}) as Obj;
+  const success = notes.success_url ? withSessionId(notes.success_url, sub.id) : '';
+  const cancel = notes.cancel_url ? withSessionId(notes.cancel_url, sub.id) : success;
+  const failure = outcome === 'cancel' ? null : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
+  if (outcome === 'cancel' || failure) {
+    const payment = failure
+      ? createPayment(em, account, { amount: 0, currency: sub.internal.currency, notes, instrument: i, failure, description: 'Mandate authorisation' })
+      : null;
+    patch(sub, { status: 'cancelled', ended_at: unix(now), payment_method: i.method });
+    sub.dueAt = null;
+    return { redirect: cancel, events: [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data, payment: payment?.data })] };
+  }
+  return { redirect: success, events: authorizeRazorpaySubscription(em, sub, i, now) };
+}
+
+export function checkoutRouter(sb: Sandbox): Router {
+  const r = express.Router();
+  r.get('/checkout/:id', async (req: Request, res: Response) => {
+    const em = sb.orm.em.fork();
+    const obj = await em.findOne(SandboxObject, { id: String(req.params.id), type: { $in: CHECKOUT_TYPES } });
+    if (!obj) {
+      res.status(404).type('text/plain').send('No such checkout');
+      return;
+    }
+    res.type('html').send(page(obj.id, await view(em, obj)));
+  });
+
+  r.post('/checkout/:id', express.urlencoded({ extended: false }), express.json(), async (req: Request, res: Response) => {
+    let form: ReturnType<typeof readForm>;
+    try {
+      form = readForm((req.body ?? {}) as Obj);
+    } catch (err) {
+      res.status(400).json({ error: { message: (err as Error).message } });
+      return;
+    }
+    const done = await sb.tx(async (em) => {
+      const obj = await em.findOne(SandboxObject, { id: String(req.params.id), type: { $in: CHECKOUT_TYPES } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!obj) return null;
+      const now = await sb.now(obj.accountKey);
+      // A resubmitted form (back button, double click) lands where the first one did, and changes nothing.
+      if (obj.internal.resolved) return { redirect: obj.internal.resolved.redirect as string, events: [] };
+      if (!(await view(em, obj)).open) return { redirect: '', events: [], closed: true };
+      let c: Completion;
+      if (obj.type === 'checkout_session') {
+        c = obj.data.mode === 'subscription'
+          ? await completeStripeSubscription(em, obj, form.outcome, form.instrument, now)
+          : completeStripePayment(em, obj, form.outcome, form.instrument);
+      } else if (obj.type === 'payment_link') {
+        c = completeRazorpayLink(em, obj, form.outcome, form.instrument);
+      } else {
+        c = completeRazorpaySubscription(em, obj, form.outcome, form.instrument, now);
+      }
+      patch(obj, {}, { resolved: { redirect: c.redirect, outcome: form.outcome } });
+      return c;
+    });
+    if (!done) {
+      res.status(404).json({ error: { message: 'No such checkout' } });
+      return;
+    }
+    if ('closed' in done) {
+      res.status(409).json({ error: { message: 'This checkout is no longer open.' } });
+      return;
+    }
+    await sb.deliver(done.events);
+    if (!done.redirect) {
+      res.status(200).type('text/plain').send('Checkout complete.');
+      return;
+    }
+    res.redirect(303, done.redirect);
+  });
+  return r;
+}

@@ -1,0 +1,74 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { Express } from 'express';
+import { checkoutRouter } from './checkout';
+import { razorpayRouter } from './razorpay.routes';
+import { Sandbox, SandboxOptions } from './sandbox';
+import { stripeRouter } from './stripe.routes';
+
+export { Sandbox } from './sandbox';
+export type { SandboxOptions, RenewalFilter, RenewalResult } from './sandbox';
+export { sandboxAccountKey } from './ids';
+export { sandboxEntities } from './sandbox.entities';
+
+/**
+ * The gateway sandbox (contract 9): a Stripe-compatible API at /v1, a Razorpay-compatible API at
+ * /razorpay/v1, and the hosted checkout pages at /checkout/{id}. State lives in the service's database.
+ */
+export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } {
+  const sb = new Sandbox(opts) as Sandbox & { app: Express };
+  const app = express();
+  app.disable('x-powered-by');
+  // Stripe's SDK sends nested parameters (expand[]=..., metadata[k]=...) in query strings too.
+  app.set('query parser', 'extended');
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true });
+  });
+  app.use('/v1', stripeRouter(sb));
+  app.use('/razorpay/v1', razorpayRouter(sb));
+  app.use(checkoutRouter(sb));
+  sb.app = app;
+  return sb;
+}
+
+/** Just the express app (mount it anywhere; checkout URLs are built from publicUrl). */
+export function createSandboxApp(opts: SandboxOptions & { publicUrl: string }): Express {
+  return createSandbox(opts).app;
+}
+
+export interface RunningSandbox {
+  url: string;
+  sandbox: Sandbox;
+  chargeDueRenewals: Sandbox['chargeDueRenewals'];
+  retryCharge: Sandbox['retryCharge'];
+  redeliverPending: Sandbox['redeliverPending'];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the sandbox on its own port (0: any free one). `publicUrl` defaults to the address it listens on.
+ */
+export async function startSandbox(opts: SandboxOptions & { port: number; host?: string }): Promise<RunningSandbox> {
+  const sb = createSandbox(opts);
+  const server = http.createServer(sb.app);
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (!opts.publicUrl) sb.publicUrl = url;
+  return {
+    url,
+    sandbox: sb,
+    chargeDueRenewals: sb.chargeDueRenewals.bind(sb),
+    retryCharge: sb.retryCharge.bind(sb),
+    redeliverPending: sb.redeliverPending.bind(sb),
+    async close() {
+      await sb.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

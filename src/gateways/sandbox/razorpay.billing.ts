@@ -1,0 +1,179 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { queueRazorpayEvent } from './events';
+import { gid, unix } from './ids';
+import { addUnits, PeriodUnit, RAZORPAY_PERIOD_UNIT } from './periods';
+import { HARD_DECLINES, Instrument, laterChargeFailure } from './rules';
+import { SandboxObject } from './sandbox.entities';
+import { Account, createObject, patch } from './store';
+
+/** Razorpay-side money movements of the sandbox: payments (for links and subscriptions) and subscription cycles. */
+
+export const accountOf = (obj: SandboxObject): Account => ({ provider: 'razorpay', accountKey: obj.accountKey, livemode: false });
+
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  card_declined: 'Your payment was declined by the bank.',
+  insufficient_funds: 'Payment failed due to insufficient funds.',
+  stolen_card: 'Payment failed: the card was reported stolen.',
+  processing_error: 'Payment processing failed due to an error at the bank.',
+  payment_failed: 'Payment failed.',
+};
+
+/** A payment entity, captured or failed, as Razorpay reports it. */
+export function createPayment(
+  em: EntityManager,
+  account: Account,
+  p: { amount: number; currency: string; notes: Record<string, string>; email?: string | null; contact?: string | null; instrument: Instrument; failure: string | null; description?: string | null; invoiceId?: string | null },
+): SandboxObject {
+  const i = p.instrument;
+  return createObject(em, account, 'payment', {
+    id: gid('pay_', 14),
+    entity: 'payment',
+    amount: p.amount,
+    currency: p.currency,
+    status: p.failure ? 'failed' : 'captured',
+    captured: !p.failure,
+    method: i.method,
+    bank: i.method === 'card' ? null : i.bank,
+    vpa: i.method === 'upi' ? i.vpa : null,
+    card: i.method === 'card' ? { last4: (i.cardNumber ?? '').replace(/\D/g, '').slice(-4) || '1111', network: 'Visa', issuer: i.bank } : null,
+    amount_refunded: 0,
+    refund_status: null,
+    invoice_id: p.invoiceId ?? null,
+    description: p.description ?? null,
+    email: p.email ?? null,
+    contact: p.contact ?? null,
+    notes: p.notes,
+    error_code: p.failure ? 'BAD_REQUEST_ERROR' : null,
+    error_description: p.failure ? (ERROR_DESCRIPTIONS[p.failure] ?? 'Payment failed.') : null,
+    error_reason: p.failure,
+    created_at: unix(),
+  });
+}
+
+interface SubInternal {
+  instrument: Instrument | null;
+  attempts: number;
+  unit: PeriodUnit;
+  count: number;
+  anchor: number;
+  cycle: number;
+  planAmount: number;
+  currency: string;
+  pendingAddons: number;
+}
+
+const bounds = (si: SubInternal, cycle: number) => ({
+  start: unix(addUnits(new Date(si.anchor * 1000), si.unit, si.count * cycle)),
+  end: unix(addUnits(new Date(si.anchor * 1000), si.unit, si.count * (cycle + 1))),
+});
+
+/** Internal billing state for a subscription just created through the API (before authorisation). */
+export function initialInternal(plan: SandboxObject, addonsTotal: number): SubInternal {
+  return {
+    instrument: null,
+    attempts: 0,
+    unit: RAZORPAY_PERIOD_UNIT[plan.data.period] ?? 'month',
+    count: Number(plan.data.interval ?? 1),
+    anchor: 0,
+    cycle: 0,
+    planAmount: Number(plan.data.item.amount),
+    currency: plan.data.item.currency,
+    pendingAddons: addonsTotal,
+  };
+}
+
+/** Charges the current cycle: a payment plus subscription.charged, or subscription.pending / .halted. */
+function chargeCycle(em: EntityManager, sub: SandboxObject, failure: string | null): string[] {
+  const si = sub.internal as SubInternal;
+  const account = accountOf(sub);
+  const payment = createPayment(em, account, {
+    amount: si.planAmount + si.pendingAddons,
+    currency: si.currency,
+    notes: sub.data.notes ?? {},
+    instrument: si.instrument!,
+    failure,
+    invoiceId: gid('inv_', 14),
+  });
+  if (failure) {
+    const halted = HARD_DECLINES.has(failure);
+    patch(sub, { status: halted ? 'halted' : 'pending' });
+    if (halted) sub.dueAt = null;
+    return [queueRazorpayEvent(em, account.accountKey, halted ? 'subscription.halted' : 'subscription.pending', { subscription: sub.data, payment: payment.data })];
+  }
+  const paidCount = Number(sub.data.paid_count) + 1;
+  const remaining = Math.max(0, Number(sub.data.total_count) - paidCount);
+  patch(sub, { status: 'active', paid_count: paidCount, remaining_count: remaining }, { pendingAddons: 0 });
+  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.charged', { subscription: sub.data, payment: payment.data })];
+  if (remaining === 0) {
+    // Razorpay completes a subscription once total_count cycles are paid; it stays usable until the period ends.
+    patch(sub, { status: 'completed', ended_at: sub.data.current_end });
+    sub.dueAt = null;
+    events.push(queueRazorpayEvent(em, account.accountKey, 'subscription.completed', { subscription: sub.data }));
+  }
+  return events;
+}
+
+/** The mandate was authorised at the hosted page: trial (start_at later) waits, otherwise cycle 1 is charged now. */
+export function authorizeRazorpaySubscription(em: EntityManager, sub: SandboxObject, instrument: Instrument, now: Date): string[] {
+  const account = accountOf(sub);
+  const nowS = unix(now);
+  // start_at was fixed against wall time at creation; the trial it encodes runs from the sandbox clock's now.
+  const trialSeconds = Number(sub.internal.trialSeconds ?? 0);
+  const startAt = trialSeconds > 0 ? nowS + trialSeconds : null;
+  const si = { ...(sub.internal as SubInternal), instrument, anchor: startAt ?? nowS, cycle: 0 };
+  sub.internal = si;
+  const period = bounds(si, 0);
+  const customerId = sub.data.customer_id ?? gid('cust_', 14);
+  const authPayment = createPayment(em, account, {
+    amount: 0,
+    currency: si.currency,
+    notes: sub.data.notes ?? {},
+    instrument,
+    failure: null,
+    description: 'Mandate authorisation',
+  });
+  patch(sub, {
+    status: startAt ? 'authenticated' : 'active',
+    customer_id: customerId,
+    payment_method: instrument.method,
+    auth_attempts: Number(sub.data.auth_attempts ?? 0) + 1,
+    current_start: startAt ? null : period.start,
+    current_end: startAt ? null : period.end,
+    charge_at: startAt ?? period.end,
+  });
+  sub.dueAt = new Date((startAt ?? period.end) * 1000);
+  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.authenticated', { subscription: sub.data, payment: authPayment.data })];
+  if (!startAt) events.push(...chargeCycle(em, sub, null));
+  return events;
+}
+
+/** A due cycle: cancel at cycle end, skip while paused, otherwise advance and charge by the card rules. */
+export function renewRazorpaySubscription(em: EntityManager, sub: SandboxObject, now: Date): string[] {
+  const si = sub.internal as SubInternal;
+  const account = accountOf(sub);
+  if (sub.internal.cancelAtCycleEnd) {
+    patch(sub, { status: 'cancelled', ended_at: unix(now) });
+    sub.dueAt = null;
+    return [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data })];
+  }
+  const first = sub.data.status === 'authenticated';
+  const cycle = first ? 0 : si.cycle + 1;
+  const b = bounds(si, cycle);
+  patch(sub, { current_start: b.start, current_end: b.end, charge_at: b.end }, { cycle });
+  sub.dueAt = new Date(b.end * 1000);
+  if (sub.data.status === 'paused') return [];
+  const attempts = si.attempts + 1;
+  patch(sub, {}, { attempts });
+  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts));
+}
+
+/** Retries the current cycle of a pending (or halted) subscription. */
+export function retryRazorpayCharge(em: EntityManager, sub: SandboxObject): string[] {
+  if (sub.data.status !== 'pending' && sub.data.status !== 'halted') return [];
+  const si = sub.internal as SubInternal;
+  const attempts = si.attempts + 1;
+  patch(sub, {}, { attempts });
+  if (sub.dueAt == null && sub.data.current_end) sub.dueAt = new Date(Number(sub.data.current_end) * 1000);
+  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts));
+}
+

@@ -1,0 +1,152 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { deliverEvent, DeliveryOptions } from './events';
+import { renewRazorpaySubscription, retryRazorpayCharge } from './razorpay.billing';
+import { SandboxEvent, SandboxObject, SandboxProvider } from './sandbox.entities';
+import { renewStripeSubscription, retryStripeInvoice } from './stripe.billing';
+
+export interface SandboxOptions {
+  orm: MikroORM;
+  /** Base URL the hosted checkout pages are served under (startSandbox fills it once listening). */
+  publicUrl?: string;
+  delivery?: DeliveryOptions;
+  /**
+   * The time a checkout completes at, per sandbox account (default: the wall clock). Lets the service start
+   * subscription periods on a merchant's test clock, so chargeDueRenewals(testClockNow) lines up with them.
+   */
+  clock?: (accountKey: string) => Date | Promise<Date>;
+}
+
+export interface RenewalFilter {
+  /** Only this sandbox account (see sandboxAccountKey). */
+  accountKey?: string;
+  provider?: SandboxProvider;
+}
+
+export interface RenewalResult {
+  provider: SandboxProvider;
+  providerSubscriptionId: string;
+  /** The gateway events sent, in order (e.g. ['invoice.paid'] or ['subscription.pending']). */
+  events: string[];
+}
+
+/**
+ * The sandbox's state and its time-driven operations, shared by the HTTP routes. Every change commits first and
+ * its webhooks are delivered after: to the caller's answer for checkouts and renewals, in the background for API
+ * commands (as real gateways do), and an event that could not be delivered stays stored for redeliverPending().
+ */
+export class Sandbox {
+  readonly orm: MikroORM;
+  publicUrl: string;
+  private readonly delivery: DeliveryOptions;
+  private readonly clock?: SandboxOptions['clock'];
+  private readonly background = new Set<Promise<unknown>>();
+
+  constructor(opts: SandboxOptions) {
+    this.orm = opts.orm;
+    this.publicUrl = (opts.publicUrl ?? '').replace(/\/$/, '');
+    this.delivery = opts.delivery ?? {};
+    this.clock = opts.clock;
+  }
+
+  /** "Now" for an account (see SandboxOptions.clock). */
+  async now(accountKey: string): Promise<Date> {
+    return this.clock ? await this.clock(accountKey) : new Date();
+  }
+
+  /** One transaction on a fresh EntityManager. */
+  tx<T>(fn: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.orm.em.fork().transactional(fn) as Promise<T>;
+  }
+
+  /** Delivers events in order, waiting for each answer. */
+  async deliver(eventIds: string[]): Promise<void> {
+    const em = this.orm.em.fork();
+    for (const id of eventIds) {
+      try {
+        await deliverEvent(em, id, this.delivery);
+      } catch {
+        /* stays undelivered; redeliverPending() picks it up */
+      }
+    }
+  }
+
+  /** Delivers in the background; close() waits for these. */
+  deliverLater(eventIds: string[]): void {
+    if (eventIds.length === 0) return;
+    const p = this.deliver(eventIds).finally(() => this.background.delete(p));
+    this.background.add(p);
+  }
+
+  /** Waits for background deliveries (tests use it to make "eventually" deterministic). */
+  async settle(): Promise<void> {
+    while (this.background.size) await Promise.allSettled([...this.background]);
+  }
+
+  /** Sends again every stored event no webhook has acknowledged yet (oldest first). */
+  async redeliverPending(filter: RenewalFilter = {}): Promise<number> {
+    const em = this.orm.em.fork();
+    const pending = await em.find(
+      SandboxEvent,
+      { delivered: false, ...(filter.accountKey ? { accountKey: filter.accountKey } : {}), ...(filter.provider ? { provider: filter.provider } : {}) },
+      { orderBy: { createdAt: 'asc' } },
+    );
+    await this.deliver(pending.map((e) => e.id));
+    return pending.length;
+  }
+
+  /**
+   * Charges every sandbox subscription whose period (or trial) ended by `now`, in time order, as the gateway's
+   * scheduler would: advances its period, applies the test-card rules, and delivers the webhooks before returning.
+   * Time here is the caller's: pass the merchant's test-clock time.
+   */
+  async chargeDueRenewals(now: Date, filter: RenewalFilter = {}): Promise<RenewalResult[]> {
+    const results: RenewalResult[] = [];
+    for (let guard = 0; guard < 10_000; guard++) {
+      const step = await this.tx(async (em) => {
+        const sub = await em.findOne(
+          SandboxObject,
+          {
+            type: 'subscription',
+            dueAt: { $lte: now },
+            ...(filter.accountKey ? { accountKey: filter.accountKey } : {}),
+            ...(filter.provider ? { provider: filter.provider } : {}),
+          },
+          // SKIP LOCKED: two callers never charge the same period twice, nor wait on each other.
+          { orderBy: { dueAt: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+        );
+        if (!sub) return null;
+        const events = sub.provider === 'stripe' ? renewStripeSubscription(em, sub, now) : renewRazorpaySubscription(em, sub, now);
+        return { sub, events };
+      });
+      if (!step) break;
+      await this.deliver(step.events);
+      results.push({ provider: step.sub.provider, providerSubscriptionId: step.sub.id, events: await this.eventTypes(step.events) });
+    }
+    return results;
+  }
+
+  /** Retries the failed charge of a past_due (Stripe) or pending/halted (Razorpay) subscription now. */
+  async retryCharge(providerSubscriptionId: string, now: Date = new Date()): Promise<RenewalResult | null> {
+    const step = await this.tx(async (em) => {
+      const sub = await em.findOne(SandboxObject, { id: providerSubscriptionId, type: 'subscription' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!sub) return null;
+      const events = sub.provider === 'stripe' ? await retryStripeInvoice(em, sub, now) : retryRazorpayCharge(em, sub);
+      return { sub, events };
+    });
+    if (!step) return null;
+    await this.deliver(step.events);
+    return { provider: step.sub.provider, providerSubscriptionId, events: await this.eventTypes(step.events) };
+  }
+
+  private async eventTypes(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await this.orm.em.fork().find(SandboxEvent, { id: { $in: ids } });
+    const byId = new Map(rows.map((r) => [r.id, r.type]));
+    return ids.map((id) => byId.get(id) ?? 'unknown');
+  }
+
+  async close(): Promise<void> {
+    await this.settle();
+  }
+}

@@ -1,0 +1,283 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { queueStripeEvent } from './events';
+import { gid, unix } from './ids';
+import { addUnits, PeriodUnit } from './periods';
+import { Instrument, last4, laterChargeFailure } from './rules';
+import { SandboxObject } from './sandbox.entities';
+import { Account, createObject, findObject, patch } from './store';
+
+/**
+ * Stripe-side money movements of the sandbox: payment intents with their charge, subscriptions and invoices.
+ * Objects in events carry `payment_intent.latest_charge` / `setup_intent.payment_method` expanded (Stripe's
+ * expandable fields) so the adapter can read the method, bank and decline reason from one event.
+ */
+
+export const accountOf = (obj: SandboxObject): Account => ({
+  provider: 'stripe',
+  accountKey: obj.accountKey,
+  livemode: Boolean(obj.data.livemode),
+});
+
+export function paymentMethodDetails(i: Instrument) {
+  if (i.method === 'card') {
+    return { type: 'card', card: { brand: 'visa', last4: last4(i) ?? '4242', funding: 'credit', issuer: i.bank } };
+  }
+  if (i.method === 'upi') return { type: 'upi', upi: { vpa: i.vpa, issuer: i.bank } };
+  return { type: 'emandate', emandate: { issuer: i.bank } };
+}
+
+function declineError(code: string, i: Instrument) {
+  const isCard = code === 'card_declined' || code === 'insufficient_funds' || code === 'stolen_card' || code === 'lost_card';
+  return {
+    type: isCard ? 'card_error' : 'api_error',
+    code: isCard ? 'card_declined' : code,
+    decline_code: isCard ? (code === 'card_declined' ? 'generic_decline' : code) : undefined,
+    message: isCard ? 'Your card was declined.' : 'An error occurred while processing your card.',
+    payment_method: { id: gid('pm_'), object: 'payment_method', ...paymentMethodDetails(i) },
+  };
+}
+
+/** A PaymentIntent with its (expanded) charge, succeeded or failed; stored so refunds can find it. */
+export function createPaymentIntent(
+  em: EntityManager,
+  account: Account,
+  p: { amount: number; currency: string; metadata: Record<string, string>; description?: string | null; customer?: string | null; instrument: Instrument; failure: string | null },
+): SandboxObject {
+  const id = gid('pi_');
+  const now = unix();
+  const charge = {
+    id: gid('ch_'),
+    object: 'charge',
+    amount: p.amount,
+    amount_captured: p.failure ? 0 : p.amount,
+    amount_refunded: 0,
+    currency: p.currency,
+    captured: !p.failure,
+    paid: !p.failure,
+    refunded: false,
+    status: p.failure ? 'failed' : 'succeeded',
+    failure_code: p.failure,
+    payment_intent: id,
+    payment_method_details: paymentMethodDetails(p.instrument),
+    metadata: p.metadata,
+    created: now,
+    livemode: account.livemode,
+  };
+  return createObject(em, account, 'payment_intent', {
+    id,
+    object: 'payment_intent',
+    amount: p.amount,
+    amount_received: p.failure ? 0 : p.amount,
+    currency: p.currency,
+    status: p.failure ? 'requires_payment_method' : 'succeeded',
+    customer: p.customer ?? null,
+    description: p.description ?? null,
+    metadata: p.metadata,
+    latest_charge: charge,
+    last_payment_error: p.failure ? declineError(p.failure, p.instrument) : null,
+    payment_method_types: [p.instrument.method],
+    created: now,
+    livemode: account.livemode,
+  });
+}
+
+interface SubInternal {
+  instrument: Instrument;
+  /** Charges attempted after authorisation (the card rules count these). */
+  attempts: number;
+  unit: PeriodUnit;
+  count: number;
+  /** Unix seconds: the start of the first paid period; periods are anchor + k * count units. */
+  anchor: number;
+  cycle: number;
+  pendingSetupFee: number;
+  openInvoice: string | null;
+}
+
+const periodBounds = (si: SubInternal, cycle: number) => ({
+  start: unix(addUnits(new Date(si.anchor * 1000), si.unit, si.count * cycle)),
+  end: unix(addUnits(new Date(si.anchor * 1000), si.unit, si.count * (cycle + 1))),
+});
+
+/**
+ * Creates the subscription behind a completed subscription-mode session; without a trial the first period is
+ * charged at once (the card already passed the checkout). Returns the subscription and the queued event ids.
+ */
+export async function startStripeSubscription(
+  em: EntityManager,
+  account: Account,
+  session: SandboxObject,
+  instrument: Instrument,
+  customerId: string,
+  now: Date,
+): Promise<{ sub: SandboxObject; afterCompletion: () => string[] }> {
+  const items = session.internal.lineItems as Array<{ price?: string; amount: number; currency: string; recurring?: boolean }>;
+  const recurring = items.find((i) => i.recurring);
+  if (!recurring?.price) throw new Error('subscription session without a recurring price');
+  const price = await findObject(em, account, 'price', recurring.price);
+  if (!price) throw new Error(`price ${recurring.price} vanished`);
+  const setupFee = items.filter((i) => !i.recurring).reduce((s, i) => s + i.amount, 0);
+  const subData = (session.internal.subscriptionData ?? {}) as { trial_period_days?: number; metadata?: Record<string, string> };
+  const trialDays = Number(subData.trial_period_days ?? 0);
+  const nowS = unix(now);
+  const trialEnd = trialDays > 0 ? nowS + trialDays * 86_400 : null;
+  const si: SubInternal = {
+    instrument,
+    attempts: 0,
+    unit: price.data.recurring.interval,
+    count: Number(price.data.recurring.interval_count ?? 1),
+    anchor: trialEnd ?? nowS,
+    cycle: 0,
+    pendingSetupFee: setupFee,
+    openInvoice: null,
+  };
+  const period = trialEnd ? { start: nowS, end: trialEnd } : periodBounds(si, 0);
+  const id = gid('sub_');
+  const sub = createObject(
+    em,
+    account,
+    'subscription',
+    {
+      id,
+      object: 'subscription',
+      status: trialEnd ? 'trialing' : 'active',
+      customer: customerId,
+      currency: price.data.currency,
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: gid('si_'),
+            object: 'subscription_item',
+            price: price.data,
+            quantity: 1,
+            current_period_start: period.start,
+            current_period_end: period.end,
+          },
+        ],
+      },
+      metadata: subData.metadata ?? {},
+      trial_start: trialEnd ? nowS : null,
+      trial_end: trialEnd,
+      cancel_at_period_end: false,
+      canceled_at: null,
+      ended_at: null,
+      pause_collection: null,
+      latest_invoice: null,
+      default_payment_method: gid('pm_'),
+      start_date: nowS,
+      created: nowS,
+      livemode: account.livemode,
+    },
+    si,
+    new Date(period.end * 1000),
+  );
+  return {
+    sub,
+    // The first invoice is reported after checkout.session.completed, as Stripe's own event order usually is.
+    afterCompletion: () => (trialEnd ? [] : [chargeInvoice(em, sub, 'subscription_create', null, now).eventId]),
+  };
+}
+
+function subscriptionAmount(sub: SandboxObject): number {
+  return Number(sub.data.items.data[0].price.unit_amount);
+}
+
+/** Creates and charges one invoice; `failure` null means it is paid. Returns the queued event id. */
+function chargeInvoice(em: EntityManager, sub: SandboxObject, billingReason: string, failure: string | null, now: Date) {
+  const si = sub.internal as SubInternal;
+  const account = accountOf(sub);
+  const amount = subscriptionAmount(sub) + si.pendingSetupFee;
+  const item = sub.data.items.data[0];
+  const pi = createPaymentIntent(em, account, {
+    amount,
+    currency: sub.data.currency,
+    metadata: {},
+    customer: sub.data.customer,
+    instrument: si.instrument,
+    failure,
+  });
+  const invoiceId = gid('in_');
+  const invoice = createObject(em, account, 'invoice', {
+    id: invoiceId,
+    object: 'invoice',
+    status: failure ? 'open' : 'paid',
+    customer: sub.data.customer,
+    currency: sub.data.currency,
+    amount_due: amount,
+    amount_paid: failure ? 0 : amount,
+    amount_remaining: failure ? amount : 0,
+    attempt_count: 1,
+    attempted: true,
+    billing_reason: billingReason,
+    parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.data.metadata } },
+    period_start: item.current_period_start,
+    period_end: item.current_period_end,
+    lines: {
+      object: 'list',
+      data: [{ amount, currency: sub.data.currency, period: { start: item.current_period_start, end: item.current_period_end } }],
+    },
+    payments: { object: 'list', data: [{ object: 'invoice_payment', status: failure ? 'open' : 'paid', payment: { type: 'payment_intent', payment_intent: pi.data } }] },
+    created: unix(now),
+    livemode: account.livemode,
+  });
+  if (!failure) si.pendingSetupFee = 0;
+  patch(sub, { latest_invoice: invoiceId }, { pendingSetupFee: si.pendingSetupFee, openInvoice: failure ? invoiceId : null });
+  return { invoice, eventId: queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data) };
+}
+
+/**
+ * What happens to a subscription when its period (or trial) ends at `dueAt`: cancel at period end, skip while
+ * paused, or renew: advance the period and charge it following the card rules. Returns the queued event ids.
+ */
+export function renewStripeSubscription(em: EntityManager, sub: SandboxObject, now: Date): string[] {
+  const si = sub.internal as SubInternal;
+  const account = accountOf(sub);
+  const item = sub.data.items.data[0];
+  const endedAt = item.current_period_end as number;
+  if (sub.data.cancel_at_period_end) {
+    patch(sub, { status: 'canceled', canceled_at: unix(now), ended_at: endedAt });
+    sub.dueAt = null;
+    return [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data)];
+  }
+  const wasTrial = sub.data.status === 'trialing';
+  const cycle = wasTrial ? 0 : si.cycle + 1;
+  const bounds = periodBounds(si, cycle);
+  const items = { ...sub.data.items, data: [{ ...item, current_period_start: bounds.start, current_period_end: bounds.end }] };
+  patch(sub, { items }, { cycle });
+  sub.dueAt = new Date(bounds.end * 1000);
+  if (sub.data.pause_collection) return []; // Stripe voids invoices while collection is paused.
+  const attempts = si.attempts + 1;
+  const failure = laterChargeFailure(si.instrument, attempts);
+  patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts });
+  return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, now).eventId];
+}
+
+/** Retries the open invoice of a past_due subscription (dunning). */
+export async function retryStripeInvoice(em: EntityManager, sub: SandboxObject, now: Date): Promise<string[]> {
+  const si = sub.internal as SubInternal;
+  if (!si.openInvoice) return [];
+  const account = accountOf(sub);
+  const invoice = await findObject(em, account, 'invoice', si.openInvoice, true);
+  if (!invoice || invoice.data.status !== 'open') return [];
+  const attempts = si.attempts + 1;
+  const failure = laterChargeFailure(si.instrument, attempts);
+  const pi = createPaymentIntent(em, account, {
+    amount: invoice.data.amount_due,
+    currency: invoice.data.currency,
+    metadata: {},
+    customer: sub.data.customer,
+    instrument: si.instrument,
+    failure,
+  });
+  patch(invoice, {
+    status: failure ? 'open' : 'paid',
+    amount_paid: failure ? 0 : invoice.data.amount_due,
+    amount_remaining: failure ? invoice.data.amount_due : 0,
+    attempt_count: Number(invoice.data.attempt_count) + 1,
+    payments: { object: 'list', data: [{ object: 'invoice_payment', status: failure ? 'open' : 'paid', payment: { type: 'payment_intent', payment_intent: pi.data } }] },
+  });
+  patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts, openInvoice: failure ? invoice.id : null, pendingSetupFee: failure ? si.pendingSetupFee : 0 });
+  return [queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data)];
+}
+

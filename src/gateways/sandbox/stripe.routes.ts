@@ -1,0 +1,369 @@
+import express, { NextFunction, Request, Response, Router } from 'express';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { currencyExponent } from '../../core/currency';
+import { queueStripeEvent } from './events';
+import { ApiError, intParam, listParam, metadataParam, Result, runApi, strParam } from './http';
+import { accountKeyOf, gid, unix } from './ids';
+import { SandboxObject, SandboxWebhook } from './sandbox.entities';
+import type { Sandbox } from './sandbox';
+import { Account, createObject, findObject, patch } from './store';
+
+/**
+ * The Stripe API subset the adapter uses, at /v1, as the official SDK speaks it: form-encoded bodies, Bearer
+ * secret keys, Idempotency-Key, Stripe's ids and error envelope.
+ */
+
+type Obj = Record<string, any>;
+
+/** Contract 14: sk_test_ / sk_live_ keys only; anything else is a bad key (401). */
+function authenticate(req: Request): Account {
+  const auth = req.header('authorization') ?? '';
+  const m = /^Bearer\s+(\S+)$/i.exec(auth);
+  const key = m?.[1] ?? '';
+  const mode = /^sk_(test|live)_\S+$/.exec(key)?.[1];
+  if (!mode) {
+    const shown = key ? `${key.slice(0, 8)}${'*'.repeat(Math.max(0, Math.min(key.length - 8, 16)))}` : '';
+    throw new ApiError(401, key ? `Invalid API Key provided: ${shown}` : 'You did not provide an API key.', null, null, 'invalid_request_error');
+  }
+  return { provider: 'stripe', accountKey: accountKeyOf('stripe', key), livemode: mode === 'live' };
+}
+
+const notFound = (what: string, id: string, param = 'id') => new ApiError(404, `No such ${what}: '${id}'`, 'resource_missing', param);
+
+function currencyParam(value: unknown, param: string): string {
+  const c = strParam(value, param, true)!.toLowerCase();
+  try {
+    currencyExponent(c);
+  } catch {
+    throw new ApiError(400, `Invalid currency: ${c}.`, 'parameter_invalid', param);
+  }
+  return c;
+}
+
+async function createPrice(em: EntityManager, account: Account, b: Obj, paramPrefix = ''): Promise<SandboxObject> {
+  const currency = currencyParam(b.currency, `${paramPrefix}currency`);
+  const unitAmount = intParam(b.unit_amount, `${paramPrefix}unit_amount`, { required: true, min: 0 })!;
+  let productId = strParam(b.product, `${paramPrefix}product`);
+  if (productId) {
+    if (!(await findObject(em, account, 'product', productId))) throw notFound('product', productId, `${paramPrefix}product`);
+  } else {
+    const name = strParam(b.product_data?.name, `${paramPrefix}product_data[name]`, true)!;
+    productId = gid('prod_', 14);
+    createObject(em, account, 'product', {
+      id: productId,
+      object: 'product',
+      name,
+      active: true,
+      metadata: metadataParam(b.product_data?.metadata),
+      created: unix(),
+      livemode: account.livemode,
+    });
+  }
+  let recurring: Obj | null = null;
+  if (b.recurring) {
+    const interval = strParam(b.recurring.interval, `${paramPrefix}recurring[interval]`, true)!;
+    if (!['day', 'week', 'month', 'year'].includes(interval)) {
+      throw new ApiError(400, `Invalid recurring[interval]: must be one of day, week, month, or year`, 'parameter_invalid', `${paramPrefix}recurring[interval]`);
+    }
+    recurring = {
+      interval,
+      interval_count: intParam(b.recurring.interval_count, `${paramPrefix}recurring[interval_count]`, { min: 1 }) ?? 1,
+      usage_type: 'licensed',
+    };
+  }
+  return createObject(em, account, 'price', {
+    id: gid('price_'),
+    object: 'price',
+    active: true,
+    currency,
+    unit_amount: unitAmount,
+    product: productId,
+    recurring,
+    type: recurring ? 'recurring' : 'one_time',
+    metadata: metadataParam(b.metadata),
+    created: unix(),
+    livemode: account.livemode,
+  });
+}
+
+async function createCheckoutSession(sb: Sandbox, em: EntityManager, account: Account, b: Obj): Promise<Result> {
+  const mode = strParam(b.mode, 'mode', true)!;
+  if (mode !== 'payment' && mode !== 'subscription') {
+    throw new ApiError(400, `Invalid mode: must be one of payment, setup, or subscription`, 'parameter_invalid', 'mode');
+  }
+  const successUrl = strParam(b.success_url, 'success_url', true)!;
+  const cancelUrl = strParam(b.cancel_url, 'cancel_url');
+  const rawItems = listParam(b.line_items);
+  if (rawItems.length === 0) throw new ApiError(400, 'Missing required param: line_items.', 'parameter_missing', 'line_items');
+  const items: Array<{ price: string; amount: number; currency: string; name: string; recurring: boolean }> = [];
+  for (const [i, raw] of rawItems.entries()) {
+    const li = (raw ?? {}) as Obj;
+    const quantity = intParam(li.quantity, `line_items[${i}][quantity]`, { min: 1 }) ?? 1;
+    let price: SandboxObject | null;
+    if (li.price) {
+      price = await findObject(em, account, 'price', String(li.price));
+      if (!price) throw notFound('price', String(li.price), `line_items[${i}][price]`);
+    } else if (li.price_data) {
+      price = await createPrice(em, account, li.price_data, `line_items[${i}][price_data][`);
+    } else {
+      throw new ApiError(400, `You must specify either price or price_data in line_items[${i}].`, 'parameter_missing', `line_items[${i}]`);
+    }
+    const product = await findObject(em, account, 'product', price.data.product);
+    items.push({
+      price: price.id,
+      amount: Number(price.data.unit_amount) * quantity,
+      currency: price.data.currency,
+      name: product?.data.name ?? 'Item',
+      recurring: Boolean(price.data.recurring),
+    });
+  }
+  const currency = items[0].currency;
+  if (items.some((i) => i.currency !== currency)) throw new ApiError(400, 'All line_items must share one currency.', 'parameter_invalid', 'line_items');
+  if (mode === 'payment' && items.some((i) => i.recurring)) {
+    throw new ApiError(400, 'You specified `payment` mode but passed a recurring price. Use `subscription` mode instead.', 'parameter_invalid', 'line_items');
+  }
+  if (mode === 'subscription' && !items.some((i) => i.recurring)) {
+    throw new ApiError(400, 'You must provide at least one recurring price in `subscription` mode.', 'parameter_invalid', 'line_items');
+  }
+  const id = gid(account.livemode ? 'cs_live_' : 'cs_test_', 48);
+  const now = unix();
+  const trialDays = intParam(b.subscription_data?.trial_period_days, 'subscription_data[trial_period_days]', { min: 1 }) ?? 0;
+  // With a trial nothing is charged at checkout (the setup fee joins the first invoice, at trial end).
+  const amountTotal = mode === 'subscription' && trialDays > 0 ? 0 : items.reduce((s, i) => s + i.amount, 0);
+  const session = createObject(
+    em,
+    account,
+    'checkout_session',
+    {
+      id,
+      object: 'checkout.session',
+      mode,
+      status: 'open',
+      payment_status: 'unpaid',
+      url: `${sb.publicUrl}/checkout/${id}`,
+      amount_subtotal: amountTotal,
+      amount_total: amountTotal,
+      currency,
+      client_reference_id: strParam(b.client_reference_id, 'client_reference_id') ?? null,
+      customer: strParam(b.customer, 'customer') ?? null,
+      customer_email: strParam(b.customer_email, 'customer_email') ?? null,
+      metadata: metadataParam(b.metadata),
+      payment_intent: null,
+      setup_intent: null,
+      subscription: null,
+      payment_method_types: ['card'],
+      success_url: successUrl,
+      cancel_url: cancelUrl ?? null,
+      created: now,
+      expires_at: now + 24 * 3600,
+      livemode: account.livemode,
+    },
+    {
+      lineItems: items,
+      description: items.map((i) => i.name).join(', '),
+      paymentIntentData: {
+        metadata: metadataParam(b.payment_intent_data?.metadata),
+        description: strParam(b.payment_intent_data?.description, 'payment_intent_data[description]') ?? null,
+      },
+      subscriptionData: { trial_period_days: trialDays, metadata: metadataParam(b.subscription_data?.metadata) },
+    },
+  );
+  return { body: session.data };
+}
+
+async function createRefund(em: EntityManager, account: Account, b: Obj): Promise<Result> {
+  let piId = strParam(b.payment_intent, 'payment_intent');
+  const chargeId = strParam(b.charge, 'charge');
+  if (!piId && !chargeId) throw new ApiError(400, 'One of the following params should be provided for this request: payment_intent or charge.', 'parameter_missing', 'payment_intent');
+  if (!piId) {
+    const all = await em.find(SandboxObject, { provider: 'stripe', accountKey: account.accountKey, type: 'payment_intent' });
+    piId = all.find((p) => p.data.latest_charge?.id === chargeId)?.id;
+    if (!piId) throw notFound('charge', chargeId!, 'charge');
+  }
+  const pi = await findObject(em, account, 'payment_intent', piId, true);
+  if (!pi) throw notFound('payment_intent', piId, 'payment_intent');
+  if (pi.data.status !== 'succeeded') {
+    throw new ApiError(400, `This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, 'charge_not_refundable', 'payment_intent');
+  }
+  const charge = pi.data.latest_charge as Obj;
+  const remaining = Number(charge.amount_captured) - Number(charge.amount_refunded);
+  if (remaining <= 0) throw new ApiError(400, `Charge ${charge.id} has already been refunded.`, 'charge_already_refunded', 'charge');
+  const amount = intParam(b.amount, 'amount', { min: 1 }) ?? remaining;
+  if (amount > remaining) {
+    throw new ApiError(400, `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`, 'amount_too_large', 'amount');
+  }
+  const refund = createObject(em, account, 'refund', {
+    id: gid('re_'),
+    object: 'refund',
+    amount,
+    currency: pi.data.currency,
+    charge: charge.id,
+    payment_intent: pi.id,
+    reason: strParam(b.reason, 'reason') ?? null,
+    metadata: metadataParam(b.metadata),
+    status: 'succeeded',
+    created: unix(),
+  });
+  const refunded = Number(charge.amount_refunded) + amount;
+  const newCharge = { ...charge, amount_refunded: refunded, refunded: refunded >= Number(charge.amount_captured) };
+  patch(pi, { latest_charge: newCharge });
+  const events = [
+    queueStripeEvent(em, account.accountKey, account.livemode, 'refund.created', refund.data),
+    queueStripeEvent(em, account.accountKey, account.livemode, 'charge.refunded', newCharge),
+  ];
+  return { body: refund.data, events };
+}
+
+/** pause_collection, cancel_at_period_end, items[0][price] and metadata: what the adapter changes. */
+async function updateSubscription(em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
+  const sub = await findObject(em, account, 'subscription', id, true);
+  if (!sub) throw notFound('subscription', id);
+  if (sub.data.status === 'canceled') {
+    throw new ApiError(400, 'A canceled subscription can only update its cancellation_details and metadata.', 'resource_missing', null);
+  }
+  const previous: Obj = {};
+  const changes: Obj = {};
+  if ('pause_collection' in b) {
+    const next = b.pause_collection === '' ? null : { behavior: strParam(b.pause_collection?.behavior, 'pause_collection[behavior]', true), resumes_at: null };
+    previous.pause_collection = sub.data.pause_collection;
+    changes.pause_collection = next;
+  }
+  if ('cancel_at_period_end' in b) {
+    previous.cancel_at_period_end = sub.data.cancel_at_period_end;
+    changes.cancel_at_period_end = String(b.cancel_at_period_end) === 'true';
+  }
+  const items = listParam(b.items);
+  if (items.length) {
+    const it = (items[0] ?? {}) as Obj;
+    const priceId = strParam(it.price, 'items[0][price]', true)!;
+    const price = await findObject(em, account, 'price', priceId);
+    if (!price) throw notFound('price', priceId, 'items[0][price]');
+    const current = sub.data.items.data[0];
+    if (it.id && it.id !== current.id) throw notFound('subscription_item', String(it.id), 'items[0][id]');
+    if (price.data.currency !== sub.data.currency) throw new ApiError(400, 'The price currency must match the subscription currency.', 'parameter_invalid', 'items[0][price]');
+    previous.items = sub.data.items;
+    changes.items = { ...sub.data.items, data: [{ ...current, price: price.data }] };
+  }
+  if (b.metadata !== undefined) {
+    previous.metadata = sub.data.metadata;
+    changes.metadata = { ...sub.data.metadata, ...metadataParam(b.metadata) };
+  }
+  patch(sub, changes);
+  const events = Object.keys(changes).length
+    ? [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.updated', sub.data, previous)]
+    : [];
+  return { body: sub.data, events };
+}
+
+async function cancelSubscription(em: EntityManager, account: Account, id: string): Promise<Result> {
+  const sub = await findObject(em, account, 'subscription', id, true);
+  if (!sub) throw notFound('subscription', id);
+  if (sub.data.status === 'canceled') return { body: sub.data };
+  const now = unix();
+  patch(sub, { status: 'canceled', canceled_at: now, ended_at: now });
+  sub.dueAt = null;
+  return { body: sub.data, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data)] };
+}
+
+export function stripeRouter(sb: Sandbox): Router {
+  const r = express.Router();
+  r.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000 }));
+
+  const reused = () =>
+    new ApiError(
+      400,
+      'Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than the one used in the original request.',
+      'idempotency_key_in_use',
+      null,
+      'idempotency_error',
+    );
+  /** POSTs run through the idempotency layer; reads answer straight from the store. */
+  const post = (handler: (em: EntityManager, account: Account, req: Request) => Promise<Result>) =>
+    async (req: Request, res: Response) => {
+      const account = authenticate(req);
+      const key = req.header('idempotency-key') || undefined;
+      await runApi(sb, req, res, account, key, (em) => handler(em, account, req), reused);
+    };
+  const get = (type: string, what: string) => async (req: Request, res: Response) => {
+    const account = authenticate(req);
+    const obj = await findObject(sb.orm.em.fork(), account, type, String(req.params.id));
+    if (!obj) throw notFound(what, String(req.params.id));
+    res.json(obj.data);
+  };
+
+  r.get('/balance', (req, res) => {
+    const account = authenticate(req);
+    res.json({ object: 'balance', available: [], pending: [], livemode: account.livemode });
+  });
+
+  r.post(
+    '/webhook_endpoints',
+    post(async (em, account, req) => {
+      const b = req.body as Obj;
+      const url = strParam(b.url, 'url', true)!;
+      const secret = strParam(b.metadata?.signing_secret, 'metadata[signing_secret]', true)!;
+      if (!/^whsec_\S+$/.test(secret)) throw new ApiError(400, 'metadata[signing_secret] must be a whsec_ secret (sandbox extension).', 'parameter_invalid', 'metadata[signing_secret]');
+      const events = listParam(b.enabled_events).map(String);
+      if (events.length === 0) throw new ApiError(400, 'Missing required param: enabled_events.', 'parameter_missing', 'enabled_events');
+      let hook = await em.findOne(SandboxWebhook, { provider: 'stripe', accountKey: account.accountKey });
+      if (!hook) {
+        hook = Object.assign(new SandboxWebhook(), { provider: 'stripe', accountKey: account.accountKey, externalId: gid('we_') });
+        em.persist(hook);
+      }
+      Object.assign(hook, { url, secret, events });
+      return {
+        body: { id: hook.externalId, object: 'webhook_endpoint', url, enabled_events: events, secret, status: 'enabled', metadata: {}, created: unix(), livemode: account.livemode },
+      };
+    }),
+  );
+
+  r.post('/products', post(async (em, account, req) => {
+    const b = req.body as Obj;
+    const product = createObject(em, account, 'product', {
+      id: gid('prod_', 14), object: 'product', name: strParam(b.name, 'name', true), active: true,
+      metadata: metadataParam(b.metadata), created: unix(), livemode: account.livemode,
+    });
+    return { body: product.data };
+  }));
+  r.get('/products/:id', get('product', 'product'));
+  r.post('/prices', post(async (em, account, req) => ({ body: (await createPrice(em, account, req.body as Obj)).data })));
+  r.get('/prices/:id', get('price', 'price'));
+
+  r.post('/checkout/sessions', post((em, account, req) => createCheckoutSession(sb, em, account, req.body as Obj)));
+  r.get('/checkout/sessions/:id', get('checkout_session', 'checkout.session'));
+  r.post(
+    '/checkout/sessions/:id/expire',
+    post(async (em, account, req) => {
+      const s = await findObject(em, account, 'checkout_session', String(req.params.id), true);
+      if (!s) throw notFound('checkout.session', String(req.params.id));
+      if (s.data.status !== 'open') throw new ApiError(400, `Only Checkout Sessions with a status in ["open"] can be expired.`, 'checkout_session_not_open', null);
+      patch(s, { status: 'expired' }, { resolved: { redirect: s.data.cancel_url ?? s.data.success_url } });
+      return { body: s.data, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', s.data)] };
+    }),
+  );
+
+  r.get('/payment_intents/:id', get('payment_intent', 'payment_intent'));
+  r.post('/refunds', post((em, account, req) => createRefund(em, account, req.body as Obj)));
+  r.get('/refunds/:id', get('refund', 'refund'));
+
+  r.get('/subscriptions/:id', get('subscription', 'subscription'));
+  r.post('/subscriptions/:id', post((em, account, req) => updateSubscription(em, account, String(req.params.id), req.body as Obj)));
+  r.delete('/subscriptions/:id', post((em, account, req) => cancelSubscription(em, account, String(req.params.id))));
+
+  r.use((req: Request) => {
+    throw new ApiError(404, `Unrecognized request URL (${req.method}: ${req.originalUrl}).`, null, null);
+  });
+  r.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof ApiError) {
+      res.status(err.status).json({ error: { type: err.type, code: err.code ?? undefined, message: err.message, param: err.param ?? undefined } });
+      return;
+    }
+    const status = (err as { status?: number; statusCode?: number })?.status ?? (err as { statusCode?: number })?.statusCode;
+    if (status && status >= 400 && status < 500) {
+      res.status(status).json({ error: { type: 'invalid_request_error', message: (err as Error).message } });
+      return;
+    }
+    res.status(500).json({ error: { type: 'api_error', message: 'An unexpected error occurred in the gateway sandbox.' } });
+  });
+  return r;
+}

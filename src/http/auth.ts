@@ -1,0 +1,89 @@
+import crypto from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Principal } from '../core/context';
+import { DomainError } from '../core/errors';
+import type { Services } from '../services';
+import { sendError } from './request';
+
+const bearer = (req: Request): string | null => {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m ? m[1] : null;
+};
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+};
+
+/** Resolves `Authorization: Bearer ...` to a principal: the operator token or a merchant's secret key. */
+export async function resolvePrincipal(services: Services, token: string | null): Promise<Principal | null> {
+  if (!token) return null;
+  const admin = services.config.adminToken;
+  if (admin && sameSecret(token, admin)) return { kind: 'admin' };
+  const hit = await services.merchants.authenticate(token);
+  return hit ? { kind: 'merchant', ...hit } : null;
+}
+
+export const invalidKey = () =>
+  new DomainError('invalid_api_key', 'Invalid API key provided. Use Authorization: Bearer sk_test_... or sk_live_...');
+
+/** Sets `req.principal`, or answers 401 (in the transport's own shape) when the key is missing or unknown. */
+export function authenticate(
+  services: Services,
+  unauthorized: (req: Request, res: Response) => void = (req, res) => sendError(req, res, invalidKey()),
+) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const principal = await resolvePrincipal(services, bearer(req));
+      if (!principal) return unauthorized(req, res);
+      req.principal = principal;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/**
+ * Per-key rate limit: `rate` requests a second sustained, bursts up to twice that. In memory per process
+ * (no round trip on the hot path); with N API processes a key gets at most N times the limit. REST and GraphQL
+ * share the budget of a key.
+ */
+const limitersByServices = new WeakMap<Services, Map<number, BurstyRateLimiter>>();
+
+export function rateLimit(services: Services) {
+  // One budget per key across transports: the REST shim and /graphql each mount this middleware.
+  let limiters = limitersByServices.get(services);
+  if (!limiters) limitersByServices.set(services, (limiters = new Map<number, BurstyRateLimiter>()));
+  const limiterFor = (rate: number) => {
+    let l = limiters.get(rate);
+    if (!l) {
+      l = new BurstyRateLimiter(
+        new RateLimiterMemory({ keyPrefix: `r${rate}`, points: rate, duration: 1 }),
+        new RateLimiterMemory({ keyPrefix: `b${rate}`, points: rate, duration: 10 }),
+      );
+      limiters.set(rate, l);
+    }
+    return l;
+  };
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const p = req.principal;
+    if (!p || p.kind !== 'merchant') return next();
+    const rate = p.merchant.rateLimitPerSecond ?? services.config.rateLimitPerSecond;
+    if (rate <= 0) return next();
+    try {
+      await limiterFor(rate).consume(p.apiKeyId);
+      next();
+    } catch (rejected) {
+      if (!(rejected instanceof RateLimiterRes)) return next(rejected);
+      const retryAfter = String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
+      sendError(req, res, new DomainError('rate_limited', 'Too many requests. Retry after the time in Retry-After.', null, {
+        'Retry-After': retryAfter,
+      }));
+    }
+  };
+}

@@ -1,0 +1,210 @@
+import type http from 'node:http';
+import { ApolloServer, ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import express, { Request, RequestHandler, Response, Router } from 'express';
+import { GraphQLError, GraphQLSchema, Kind, validate, parse, specifiedRules } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { ruruHTML } from 'ruru/server';
+import { serveStatic } from 'ruru/static';
+import { WebSocketServer } from 'ws';
+import crypto from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createContext, Ctx } from '../core/context';
+import { formatGraphQLError, graphQLExtensions } from '../core/errors';
+import { logger } from '../core/logger';
+import type { Services } from '../services';
+import { authenticate, invalidKey, rateLimit, resolvePrincipal } from './auth';
+import { newRequestId } from './request';
+
+/** Limits for client-written queries (the REST shim's own documents are fixed and trusted). */
+/** Token limit, applied by graphql-js's own parser (a parse error is a 400 like any syntax error). */
+export const MAX_TOKENS = 5000;
+
+export const armor = new ApolloArmor({
+  maxDepth: { n: 10 },
+  costLimit: { maxCost: 20000 },
+  maxAliases: { n: 20 },
+  maxDirectives: { n: 20 },
+  // armor's token plugin re-parses in a hook and throws there, which Apollo answers as a 500: see parseOptions below.
+  maxTokens: { enabled: false },
+  blockFieldSuggestion: { enabled: false },
+});
+const protection = armor.protect();
+
+/** Root query fields that read only catalog types (which link only to catalog types). */
+const CATALOG_QUERY_FIELDS = new Set(['products', 'product', 'plan', 'price', 'productFamilies', 'productFamily']);
+
+/** Cache key of a GraphQL read: merchant, mode and the exact request (operation name, query text, variables). */
+function catalogKey(merchantId: string, mode: string, operationName: unknown, query: string, variables: unknown): string {
+  const digest = crypto
+    .createHash('sha256')
+    .update(`${operationName ?? ''}\n${query}\n${JSON.stringify(variables ?? {})}`)
+    .digest('hex');
+  return `${merchantId}:${mode}:graphql:${digest}`;
+}
+
+/**
+ * Stores the answers of catalog-only queries in the versioned catalog read cache (src/core/read-cache.ts), as the
+ * REST shim does for its catalog routes. The version is read before the query runs, so an answer is never stored
+ * under a version newer than the data it shows.
+ */
+function catalogCachePlugin(services: Services): ApolloServerPlugin<Ctx> {
+  return {
+    async requestDidStart() {
+      let cached: { key: string; version: string } | undefined;
+      return {
+        async responseForOperation({ operation, request, contextValue }) {
+          const p = contextValue.principal;
+          if (operation.operation !== 'query' || p.kind !== 'merchant' || !request.query) return null;
+          const catalogOnly = operation.selectionSet.selections.every(
+            (s) => s.kind === Kind.FIELD && CATALOG_QUERY_FIELDS.has(s.name.value),
+          );
+          if (!catalogOnly) return null;
+          const version = await services.catalogCache.version(p.merchant.id, p.mode);
+          cached = { key: catalogKey(p.merchant.id, p.mode, request.operationName, request.query, request.variables), version };
+          return null;
+        },
+        async willSendResponse({ response }) {
+          if (cached && response.body.kind === 'single' && !response.body.singleResult.errors) {
+            // Stored as the bytes Apollo sends, so a hit costs no serialization.
+            services.catalogCache.set(cached.key, cached.version, Buffer.from(JSON.stringify(response.body.singleResult) + '\n'));
+          }
+        },
+      };
+    },
+  };
+}
+
+/** Answers a catalog-only query seen before from the cache, while the merchant's catalog version is unchanged. */
+function catalogCacheHits(services: Services): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const p = req.principal;
+      const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
+      if (req.method !== 'POST' || p?.kind !== 'merchant' || !body || typeof body.query !== 'string') return next();
+      const key = catalogKey(p.merchant.id, p.mode, body.operationName, body.query, body.variables);
+      if (!services.catalogCache.has(key)) return next();
+      const hit = services.catalogCache.get<Buffer>(key, await services.catalogCache.version(p.merchant.id, p.mode));
+      if (!hit) return next();
+      res.status(200).type('application/json; charset=utf-8').send(hit);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+const toContractError = (e: GraphQLError) => {
+  const f = formatGraphQLError(e);
+  return new GraphQLError(f.message, { extensions: f.extensions });
+};
+
+/** Everything at /graphql: the IDE for browsers (GET), queries and mutations (POST), subscriptions (graphql-ws). */
+export async function mountGraphQL(opts: {
+  app: express.Express;
+  httpServer: http.Server;
+  schema: GraphQLSchema;
+  orm: MikroORM;
+  services: Services;
+}) {
+  const { app, httpServer, schema, orm, services } = opts;
+
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
+  const wsCleanup = useServer<{ Authorization?: string; authorization?: string }, { principal?: Ctx['principal'] }>(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        const header = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization ?? '';
+        const m = /^Bearer\s+(\S+)$/i.exec(String(header));
+        const principal = await resolvePrincipal(services, m ? m[1] : null);
+        if (!principal || principal.kind !== 'merchant') return false; // closes with 4403 Forbidden
+        ctx.extra.principal = principal;
+        return true;
+      },
+      onSubscribe: (_ctx, _id, payload) => {
+        const document = parse(payload.query, { maxTokens: MAX_TOKENS });
+        const errors = validate(schema, document, [...specifiedRules, ...protection.validationRules]);
+        if (errors.length) return errors.map(toContractError);
+      },
+      context: (ctx) => {
+        const requestId = newRequestId();
+        return createContext({
+          em: orm.em as never,
+          principal: ctx.extra.principal!,
+          requestId,
+          log: logger.child({ request_id: requestId }),
+          services,
+        });
+      },
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if ('errors' in result && result.errors?.length) {
+          return { ...result, errors: result.errors.map(toContractError) } as never;
+        }
+      },
+    },
+    wsServer,
+  );
+
+  const apollo = new ApolloServer<Ctx>({
+    schema,
+    plugins: [
+      ...protection.plugins,
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+      // Cache hints are unused, and the plugin would wrap every field resolver of the shared schema.
+      ApolloServerPluginCacheControlDisabled(),
+      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose(); } }; } },
+      catalogCachePlugin(services),
+      {
+        // The request id joins the error extensions once the context exists.
+        async requestDidStart() {
+          return {
+            async willSendResponse({ response, contextValue }) {
+              if (response.body.kind === 'single' && response.body.singleResult.errors) {
+                for (const e of response.body.singleResult.errors) {
+                  (e.extensions as Record<string, unknown>).requestId = contextValue.requestId;
+                }
+              }
+            },
+          };
+        },
+      },
+    ],
+    validationRules: protection.validationRules,
+    parseOptions: { maxTokens: MAX_TOKENS },
+    includeStacktraceInErrorResponses: false,
+    // main.ts owns shutdown: Apollo's own signal handlers would race it and leave the process hanging.
+    stopOnTerminationSignals: false,
+    introspection: true,
+    formatError: (_formatted, error) => formatGraphQLError(error, (err) => logger.error({ err }, 'graphql internal error')),
+  });
+  await apollo.start();
+
+  const router = Router();
+  // The IDE: ruru's page and its assets served from node_modules, so it works offline.
+  // Not mounted at the path: serveStatic matches the full URL against its prefix itself; only IDE asset URLs reach it.
+  const ideAssets = serveStatic('/graphql-ide/');
+  router.use((req, res, next) => (req.path.startsWith('/graphql-ide/') ? ideAssets(req, res, next) : next()));
+  router.get('/graphql', (req: Request, res: Response, next) => {
+    if (!req.accepts('html') || req.query.query) return next();
+    res.type('html').send(
+      ruruHTML({ endpoint: '/graphql', staticPath: '/graphql-ide/', clientConfig: { debugTools: ['explain'] } } as never),
+    );
+  });
+  router.use(
+    '/graphql',
+    authenticate(services, (req, res) => {
+      const err = invalidKey();
+      res.status(401).json({ errors: [{ message: err.message, extensions: graphQLExtensions(err, req.requestId) }] });
+    }),
+    rateLimit(services),
+    catalogCacheHits(services),
+    expressMiddleware(apollo, {
+      context: async ({ req }) =>
+        createContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services }),
+    }),
+  );
+  app.use(router);
+  return { apollo, wsServer, stop: () => apollo.stop() };
+}

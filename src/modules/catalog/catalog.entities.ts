@@ -1,0 +1,156 @@
+import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { TenantEntity } from '../../core/entity';
+import { DateTime, JSONObject, Money } from '../../core/scalars';
+
+export enum ProductType {
+  SUBSCRIPTION = 'subscription',
+  ONE_TIME = 'one_time',
+}
+export enum ProductStatus {
+  ACTIVE = 'active',
+  INACTIVE = 'inactive',
+}
+export enum BillingFrequency {
+  DAILY = 'daily',
+  WEEKLY = 'weekly',
+  MONTHLY = 'monthly',
+  YEARLY = 'yearly',
+}
+export enum TrialEndAction {
+  START_SUBSCRIPTION = 'start_subscription',
+  CANCEL_SUBSCRIPTION = 'cancel_subscription',
+}
+registerEnumType(ProductType, { name: 'ProductType' });
+registerEnumType(ProductStatus, { name: 'ProductStatus' });
+registerEnumType(BillingFrequency, { name: 'BillingFrequency' });
+registerEnumType(TrialEndAction, { name: 'TrialEndAction' });
+
+@Entity({ tableName: 'product_families' })
+@ObjectType({ description: 'Groups related products or business lines.' })
+export class ProductFamily extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'product_family';
+  }
+
+  @Field()
+  @Property()
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+}
+
+@Entity({ tableName: 'products' })
+@ObjectType({ description: 'Something a merchant sells, once or on a schedule.' })
+export class Product extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'product';
+  }
+
+  @Field()
+  @Property()
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+
+  @Field(() => ProductType)
+  @Enum({ items: () => ProductType })
+  type!: ProductType;
+
+  @Field(() => ProductStatus)
+  @Enum({ items: () => ProductStatus })
+  status: ProductStatus = ProductStatus.ACTIVE;
+
+  @Field(() => ID, { nullable: true })
+  @ManyToOne(() => ProductFamily, { mapToPk: true, nullable: true, fieldName: 'product_family_id', index: true })
+  productFamilyId?: string | null;
+
+  @Field(() => DateTime)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}
+
+@Entity({ tableName: 'plans' })
+@ObjectType({ description: 'The recurrence rule of a product: how often and how long it bills.' })
+export class Plan extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'plan';
+  }
+
+  @Field(() => ID)
+  @ManyToOne(() => Product, { mapToPk: true, fieldName: 'product_id' })
+  productId!: string;
+
+  @Field()
+  @Property()
+  name!: string;
+
+  /** Null for a plan of a one_time product. */
+  @Field(() => BillingFrequency, { nullable: true })
+  @Enum({ items: () => BillingFrequency, nullable: true })
+  billingFrequency?: BillingFrequency | null;
+
+  @Field(() => Int)
+  @Property()
+  billingInterval: number = 1;
+
+  @Field(() => Int)
+  @Property()
+  trialPeriodDays: number = 0;
+
+  @Field(() => TrialEndAction)
+  @Enum({ items: () => TrialEndAction })
+  trialEndAction: TrialEndAction = TrialEndAction.START_SUBSCRIPTION;
+
+  /** Null: bills until cancelled. */
+  @Field(() => Int, { nullable: true })
+  @Property({ type: 'integer', nullable: true })
+  maxCycles?: number | null;
+
+  get isRecurring(): boolean {
+    return this.billingFrequency != null;
+  }
+}
+
+@Entity({ tableName: 'prices' })
+// At most one default price per plan and currency, whatever races.
+@Index({ name: 'prices_one_default_per_currency', expression: 'create unique index "prices_one_default_per_currency" on "prices" ("plan_id", "currency") where "is_default"' })
+@ObjectType({ description: 'What a plan costs in one currency. Immutable once created.' })
+export class Price extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'price';
+  }
+
+  @Field(() => ID)
+  @ManyToOne(() => Plan, { mapToPk: true, fieldName: 'plan_id' })
+  planId!: string;
+
+  @Field()
+  @Property({ length: 3 })
+  currency!: string;
+
+  @Field(() => Money)
+  @Property({ type: new BigIntType('number') })
+  amount!: number;
+
+  @Field(() => Money)
+  @Property({ type: new BigIntType('number') })
+  setupFee: number = 0;
+
+  @Field()
+  @Property()
+  isDefault: boolean = false;
+
+  /** Gateway name -> the id registered there; filled by lazy registration, exactly once per gateway. */
+  @Field(() => JSONObject)
+  @Property({ type: 'jsonb' })
+  providerPriceIds: Record<string, string> = {};
+}

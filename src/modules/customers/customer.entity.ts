@@ -1,0 +1,41 @@
+import { Entity, Property, Unique } from '@mikro-orm/core';
+import { Field, ObjectType } from 'type-graphql';
+import { TenantEntity } from '../../core/entity';
+import { DateTime } from '../../core/scalars';
+
+/** A merchant's customer, one per e-mail address in each mode. */
+@Entity({ tableName: 'customers' })
+@Unique({ properties: ['merchantId', 'mode', 'email'] })
+@ObjectType({ description: 'A customer of the merchant, found or created by e-mail.' })
+export class Customer extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'customer';
+  }
+
+  /** Stored lower-case: e-mail addresses match without regard to case. */
+  @Field()
+  @Property()
+  email!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ nullable: true })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @Property({ nullable: true })
+  phone?: string | null;
+
+  /** 2-digit GST state code (place of supply). */
+  @Field(() => String, { nullable: true })
+  @Property({ length: 2, nullable: true })
+  stateCode?: string | null;
+
+  @Field(() => String, { nullable: true })
+  @Property({ length: 15, nullable: true })
+  gstin?: string | null;
+
+  @Field(() => DateTime)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,68 @@
+import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { defineLoader, tenantOf } from '../../core/context';
+import { ConnectionType, PageArgs } from '../../core/pagination';
+import { Money } from '../../core/scalars';
+import { services } from '../../services';
+import { Customer } from './customer.entity';
+
+export const CustomerConnection = ConnectionType(Customer);
+
+@ObjectType()
+export class CurrencyAmount {
+  @Field() currency!: string;
+  @Field(() => Money) amount!: number;
+}
+
+@ArgsType()
+class CustomersArgs extends PageArgs {
+  @Field(() => String, { nullable: true }) email?: string | null;
+}
+
+/** Revenue per customer and currency: payments collected less refunds, one query for a whole page. */
+const revenueByCustomer = defineLoader<string, CurrencyAmount[]>('revenueByCustomer', async (ctx, ids) => {
+  const { merchant, mode } = tenantOf(ctx);
+  const rows = await ctx.em.getConnection().execute<{ customer_id: string; currency: string; amount: string }[]>(
+    `select customer_id, currency, sum(amount - amount_refunded)::bigint as amount from payments
+     where merchant_id = ? and mode = ? and customer_id = any(?::uuid[])
+       and status in ('succeeded', 'partially_refunded', 'refunded')
+     group by customer_id, currency order by currency`,
+    [merchant.id, mode, `{${ids.join(',')}}`],
+  );
+  return ids.map((id) =>
+    rows.filter((r) => r.customer_id === id).map((r) => Object.assign(new CurrencyAmount(), { currency: r.currency, amount: Number(r.amount) })),
+  );
+});
+
+/** Subscriptions counted as active for a customer; 0 until the subscriptions module registers its loader. */
+export const activeSubscriptionCounter: { load?: (ctx: Ctx, customerId: string) => Promise<number> } = {};
+
+@Resolver(() => Customer)
+export class CustomerResolver {
+  @Query(() => Customer)
+  customer(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
+    return services(ctx).customers.customer(ctx, id);
+  }
+
+  @Query(() => CustomerConnection, { description: 'Customers, newest first.' })
+  customers(@C() ctx: Ctx, @Args() args: CustomersArgs) {
+    return services(ctx).customers.customers(ctx, args);
+  }
+
+  @FieldResolver(() => [CurrencyAmount], { description: 'Payments collected less refunds, per currency.' })
+  lifetimeRevenue(@C() ctx: Ctx, @Root() customer: Customer) {
+    return revenueByCustomer(ctx).load(customer.id);
+  }
+
+  @FieldResolver(() => Money, { description: "Lifetime revenue in the merchant's reporting currency (no conversion)." })
+  async totalLifetimeRevenue(@C() ctx: Ctx, @Root() customer: Customer) {
+    const currency = tenantOf(ctx).merchant.reportingCurrency;
+    const all = await revenueByCustomer(ctx).load(customer.id);
+    return all.find((r) => r.currency === currency)?.amount ?? 0;
+  }
+
+  @FieldResolver(() => Int, { description: 'Subscriptions that are active, trialing or past due.' })
+  activeSubscriptionCount(@C() ctx: Ctx, @Root() customer: Customer) {
+    return activeSubscriptionCounter.load?.(ctx, customer.id) ?? 0;
+  }
+}

@@ -1,0 +1,61 @@
+import { Entity, Enum, Index, ManyToOne, Property, Unique } from '@mikro-orm/core';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { BaseEntity, Mode } from '../../core/entity';
+
+@Entity({ tableName: 'merchants' })
+@ObjectType({ description: 'A seller using Cadence; its secret keys decide the merchant and mode of each request.' })
+export class Merchant extends BaseEntity {
+  @Field()
+  get object(): string {
+    return 'merchant';
+  }
+
+  @Field()
+  @Property()
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  @Property({ nullable: true })
+  gstin?: string | null;
+
+  /** 2-digit GST state code of the merchant's registered place of business. */
+  @Field(() => String, { nullable: true })
+  @Property({ length: 2, nullable: true })
+  stateCode?: string | null;
+
+  @Field()
+  @Property({ length: 3 })
+  reportingCurrency: string = 'INR';
+
+  /** Null: the server's RATE_LIMIT_PER_SECOND. */
+  @Field(() => Int, { nullable: true })
+  @Property({ type: 'integer', nullable: true })
+  rateLimitPerSecond?: number | null;
+
+  /** Dunning: failed retries before a past_due subscription is halted. */
+  @Field(() => Int)
+  @Property({ default: 3 })
+  maxRetries: number = 3;
+}
+
+/** A secret key, stored as its SHA-256 only; `last4` helps a merchant tell keys apart. */
+@Entity({ tableName: 'api_keys' })
+@Index({ properties: ['merchantId', 'mode'] })
+export class ApiKey extends BaseEntity {
+  @ManyToOne(() => Merchant, { mapToPk: true, fieldName: 'merchant_id' })
+  merchantId!: string;
+
+  @Enum({ items: () => Mode })
+  mode!: Mode;
+
+  @Unique()
+  @Property({ length: 64 })
+  keyHash!: string;
+
+  @Property({ length: 4 })
+  last4!: string;
+
+  /** When set, the key stops working at this time (a rolled key's grace period ends, or it was revoked). */
+  @Property({ type: 'timestamptz', nullable: true })
+  expiresAt?: Date | null;
+}

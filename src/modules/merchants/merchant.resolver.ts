@@ -1,0 +1,69 @@
+import { Arg, Ctx as C, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { tenantOf } from '../../core/context';
+import { DomainError } from '../../core/errors';
+import { DateTime } from '../../core/scalars';
+import { services } from '../../services';
+import { Merchant } from './merchant.entity';
+
+@InputType()
+export class CreateMerchantInput {
+  @Field() name!: string;
+  @Field(() => String, { nullable: true }) gstin?: string | null;
+  @Field(() => String, { nullable: true, description: '2-digit GST state code' }) stateCode?: string | null;
+  @Field(() => String, { nullable: true, description: "Default 'INR'" }) reportingCurrency?: string | null;
+  @Field(() => Int, { nullable: true }) rateLimitPerSecond?: number | null;
+}
+
+@ObjectType()
+export class ApiKeyPair {
+  @Field() test!: string;
+  @Field() live!: string;
+}
+
+@ObjectType({ description: 'A new merchant and its secret keys, shown this once.' })
+export class CreatedMerchant extends Merchant {
+  @Field(() => ApiKeyPair)
+  apiKeys!: ApiKeyPair;
+}
+
+@ObjectType()
+export class RolledApiKey {
+  @Field() get object(): string {
+    return 'api_key';
+  }
+  @Field({ description: 'The new secret key, shown this once.' }) secretKey!: string;
+  @Field() mode!: string;
+  @Field() last4!: string;
+  @Field(() => DateTime, { description: 'When the previous key stops working.' }) previousKeyExpiresAt!: Date;
+}
+
+@Resolver()
+export class MerchantResolver {
+  @Query(() => Merchant, { description: 'The merchant the secret key belongs to.' })
+  merchant(@C() ctx: Ctx): Merchant {
+    return tenantOf(ctx).merchant;
+  }
+
+  @Mutation(() => CreatedMerchant, { description: 'Operator only (ADMIN_TOKEN): onboard a merchant.' })
+  async createMerchant(@C() ctx: Ctx, @Arg('input') input: CreateMerchantInput): Promise<CreatedMerchant> {
+    if (ctx.principal.kind !== 'admin') throw new DomainError('invalid_api_key', 'This operation needs the operator token.');
+    const { merchant, apiKeys } = await services(ctx).merchants.create(input);
+    return Object.assign(Object.create(CreatedMerchant.prototype), merchant, { apiKeys });
+  }
+
+  @Mutation(() => RolledApiKey, { description: "Issue a new secret key for this mode; the old one stops after graceSeconds." })
+  async rollApiKey(
+    @C() ctx: Ctx,
+    @Arg('graceSeconds', () => Int, { nullable: true, defaultValue: 0 }) graceSeconds: number,
+  ): Promise<RolledApiKey> {
+    const { merchant, mode } = tenantOf(ctx);
+    const r = await services(ctx).merchants.rollKey(merchant.id, mode, { graceSeconds });
+    return Object.assign(new RolledApiKey(), {
+      secretKey: r.secretKey,
+      mode,
+      last4: r.apiKey.last4,
+      previousKeyExpiresAt: r.previousKeyExpiresAt,
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { TenantEntity } from '../../core/entity';
+import { DateTime, JSONObject, Money } from '../../core/scalars';
+import { Customer } from '../customers/customer.entity';
+import { Provider } from '../providers/provider-connection.entity';
+
+export enum PaymentStatus {
+  PENDING = 'pending',
+  SUCCEEDED = 'succeeded',
+  FAILED = 'failed',
+  EXPIRED = 'expired',
+  PARTIALLY_REFUNDED = 'partially_refunded',
+  REFUNDED = 'refunded',
+}
+registerEnumType(PaymentStatus, { name: 'PaymentStatus' });
+
+export enum RefundStatus {
+  PENDING = 'pending',
+  SUCCEEDED = 'succeeded',
+  FAILED = 'failed',
+}
+registerEnumType(RefundStatus, { name: 'RefundStatus' });
+
+/** A one-off payment collected through a gateway's hosted checkout. */
+@Entity({ tableName: 'payments' })
+@Index({ properties: ['checkoutSessionId'] })
+@Index({ properties: ['merchantId', 'mode', 'customerId', 'id'] })
+@ObjectType()
+export class Payment extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'payment';
+  }
+
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) amount!: number;
+  /** Refunds succeeded or in progress; never above `amount`. */
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) amountRefunded: number = 0;
+  @Field() @Property({ length: 3 }) currency!: string;
+  @Field(() => PaymentStatus) @Enum({ items: () => PaymentStatus }) status: PaymentStatus = PaymentStatus.PENDING;
+
+  @Field(() => ID) @ManyToOne(() => Customer, { mapToPk: true, fieldName: 'customer_id' }) customerId!: string;
+  @Field() @Property() customerEmail!: string;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) customerName?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) customerPhone?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) referenceId?: string | null;
+  @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadata: Record<string, string> = {};
+
+  @Field(() => Provider) @Enum({ items: () => Provider }) provider!: Provider;
+  @Property({ type: 'uuid', nullable: true }) connectionId?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) providerPaymentId?: string | null;
+  @Field() @Property() checkoutSessionId!: string;
+  @Field() @Property({ type: 'text' }) checkoutUrl!: string;
+  @Field() @Property({ type: 'text' }) successUrl!: string;
+  @Field() @Property({ type: 'text' }) cancelUrl!: string;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) failureReason?: string | null;
+  /** How the customer paid (card, upi, emandate) and through which bank, as the gateway reported. */
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) method?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) bank?: string | null;
+
+  @Field(() => DateTime)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}
+
+@Entity({ tableName: 'refunds' })
+@ObjectType()
+export class Refund extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'refund';
+  }
+
+  @Field(() => ID) @ManyToOne(() => Payment, { mapToPk: true, fieldName: 'payment_id', index: true }) paymentId!: string;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) amount!: number;
+  @Field() @Property({ length: 3 }) currency!: string;
+  @Field(() => RefundStatus) @Enum({ items: () => RefundStatus }) status: RefundStatus = RefundStatus.PENDING;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) reason?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) providerRefundId?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) failureReason?: string | null;
+}
+
+/** An inbound gateway event, kept once per (provider, gateway event id): a repeat delivery is a no-op. */
+@Entity({ tableName: 'gateway_events' })
+@Index({ name: 'gateway_events_provider_event_unique', expression: 'create unique index "gateway_events_provider_event_unique" on "gateway_events" ("provider", "event_id")' })
+export class GatewayEventRecord extends TenantEntity {
+  @Enum({ items: () => Provider }) provider!: Provider;
+  @Property() eventId!: string;
+  @Property() type!: string;
+  @Property({ type: 'uuid' }) connectionId!: string;
+  @Property({ type: 'jsonb' }) payload!: unknown;
+}

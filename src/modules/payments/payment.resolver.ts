@@ -1,0 +1,62 @@
+import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { tenantOf } from '../../core/context';
+import type { Change } from '../../core/events';
+import { ConnectionType, PageArgs } from '../../core/pagination';
+import { services } from '../../services';
+import { Payment, PaymentStatus, Refund } from './payment.entities';
+import { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
+import { refundsByPayment } from './payment.service';
+
+export const PaymentConnection = ConnectionType(Payment);
+
+@ArgsType()
+class PaymentsArgs extends PageArgs {
+  @Field(() => PaymentStatus, { nullable: true }) status?: PaymentStatus | null;
+  @Field(() => ID, { nullable: true }) customerId?: string | null;
+}
+
+@Resolver(() => Payment)
+export class PaymentResolver {
+  @Query(() => Payment)
+  payment(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
+    return services(ctx).payments.payment(ctx, id);
+  }
+
+  @Query(() => PaymentConnection, { description: 'Payments, newest first.' })
+  payments(@C() ctx: Ctx, @Args() args: PaymentsArgs) {
+    return services(ctx).payments.payments(ctx, args);
+  }
+
+  @Mutation(() => Payment, { description: 'Creates a payment and its hosted checkout URL (send Idempotency-Key over REST).' })
+  createPayment(@C() ctx: Ctx, @Arg('input') input: CreatePaymentInput) {
+    return services(ctx).payments.create(ctx, input);
+  }
+
+  @Mutation(() => Refund, { description: 'Refunds a succeeded payment, fully (no amount) or partly.' })
+  refundPayment(
+    @C() ctx: Ctx,
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => RefundPaymentInput, { nullable: true }) input: RefundPaymentInput | null,
+  ) {
+    return services(ctx).payments.refund(ctx, id, input ?? {});
+  }
+
+  @FieldResolver(() => [Refund])
+  refunds(@C() ctx: Ctx, @Root() payment: Payment) {
+    return refundsByPayment(ctx).load(payment.id);
+  }
+
+  @Subscription(() => Payment, {
+    description: "Every change of the payment (or of any of the merchant's payments in this mode when id is omitted).",
+    topics: 'payment',
+    filter: ({ payload, args, context }: { payload: Change; args: { id?: string | null }; context: Ctx }) => {
+      const { merchant, mode } = tenantOf(context);
+      return payload.merchantId === merchant.id && payload.mode === mode && (!args.id || args.id === payload.id);
+    },
+  })
+  async paymentUpdated(@Root() change: Change, @C() ctx: Ctx, @Arg('id', () => ID, { nullable: true }) _id?: string): Promise<Payment> {
+    ctx.em.clear(); // every notice reads the committed row afresh
+    return services(ctx).payments.payment(ctx, change.id);
+  }
+}

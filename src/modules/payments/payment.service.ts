@@ -1,0 +1,300 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import type { Ctx } from '../../core/context';
+import { defineLoader, groupBy, tenantOf } from '../../core/context';
+import { normaliseCurrency } from '../../core/currency';
+import { make, Mode } from '../../core/entity';
+import { DomainError, invalid } from '../../core/errors';
+import { announce, recordEvent } from '../../core/events';
+import { findOr404 } from '../../core/find';
+import { PageArgs, paginate } from '../../core/pagination';
+import type { Serializer } from '../../core/serialize';
+import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
+import type { GatewayEvent } from '../../gateways/port';
+import { CustomerService, normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
+import { ProviderConnection } from '../providers/provider-connection.entity';
+import { fromGatewayError, ProviderService } from '../providers/provider.service';
+import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
+import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
+
+export const MIN_PAYMENT_AMOUNT = 100;
+
+/** Statuses a verified gateway event may move a payment from; anything else is a late or repeated event. */
+const PAYMENT_MOVES: Record<'succeeded' | 'failed' | 'expired', PaymentStatus[]> = {
+  succeeded: [PaymentStatus.PENDING, PaymentStatus.FAILED, PaymentStatus.EXPIRED],
+  failed: [PaymentStatus.PENDING],
+  expired: [PaymentStatus.PENDING],
+};
+
+const REFUNDABLE = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED];
+
+export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment', async (ctx, ids) =>
+  groupBy(ids, await ctx.em.find(Refund, { paymentId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }), (r) => r.paymentId),
+);
+
+export class PaymentService {
+  constructor(
+    private readonly providers: ProviderService,
+    private readonly customers: CustomerService,
+    private readonly serializer: () => Serializer,
+  ) {}
+
+  /**
+   * Creates a payment and its hosted checkout. The gateway is called first, outside any transaction; only when
+   * it answers are the customer and the payment written, together. A gateway failure leaves nothing behind, and a
+   * retry with the same Idempotency-Key reuses the payment id, so the gateway replays instead of duplicating.
+   */
+  async create(ctx: Ctx, input: CreatePaymentInput): Promise<Payment> {
+    const { merchant } = tenantOf(ctx);
+    requireInteger(input.amount, 'amount', 0);
+    if (input.amount < MIN_PAYMENT_AMOUNT) {
+      throw new DomainError('amount_too_small', `amount must be at least ${MIN_PAYMENT_AMOUNT} subunits.`, 'amount');
+    }
+    const currency = normaliseCurrency(input.currency ?? 'INR');
+    const email = normaliseEmail(input.customerEmail);
+    const customer = {
+      email,
+      name: input.customerName ?? null,
+      phone: input.customerPhone ?? null,
+      stateCode: input.customerStateCode ?? null,
+      gstin: input.customerGstin ?? null,
+    };
+    validateCustomerDetails(customer);
+    const metadata = validateMetadata(input.metadata);
+    validateUrl(input.successUrl, 'success_url');
+    validateUrl(input.cancelUrl, 'cancel_url');
+    if (input.referenceId != null && input.referenceId.length > 255) throw invalid('reference_id', 'reference_id is longer than 255 characters.');
+
+    const id = ctx.idempotency?.resourceId ?? uuidv7();
+    // A retried request (same Idempotency-Key) whose first attempt committed before failing: answer that payment.
+    const existing = ctx.idempotency ? await ctx.em.findOne(Payment, { id }) : null;
+    if (existing) return existing;
+
+    const connection = await this.providers.resolve(ctx, input.provider);
+    const successUrl = input.successUrl.replaceAll('{PAYMENT_ID}', id);
+    const cancelUrl = input.cancelUrl.replaceAll('{PAYMENT_ID}', id);
+    let checkout;
+    try {
+      checkout = await this.providers.gatewayFor(connection).createPaymentCheckout({
+        paymentId: id,
+        amount: input.amount,
+        currency,
+        customer: { email, name: customer.name, phone: customer.phone },
+        description: input.referenceId ? `${merchant.name} order ${input.referenceId}` : `Payment to ${merchant.name}`,
+        successUrl,
+        cancelUrl,
+        idempotencyKey: `payment-${id}`,
+      });
+    } catch (err) {
+      ctx.log.warn({ err, payment_id: id, provider: connection.provider }, 'gateway checkout failed');
+      throw fromGatewayError(err);
+    }
+
+    return ctx.em.transactional(async (em) => {
+      const c = await this.customers.findOrCreate(em, customer);
+      const payment = make(Payment, {
+        id,
+        amount: input.amount,
+        currency,
+        customerId: c.id,
+        customerEmail: email,
+        customerName: customer.name ?? c.name,
+        customerPhone: customer.phone ?? c.phone,
+        referenceId: input.referenceId ?? null,
+        metadata,
+        provider: connection.provider,
+        connectionId: connection.id,
+        providerPaymentId: checkout.providerPaymentId ?? null,
+        checkoutSessionId: checkout.checkoutSessionId,
+        checkoutUrl: checkout.checkoutUrl,
+        successUrl,
+        cancelUrl,
+      });
+      em.persist(payment);
+      return payment;
+    });
+  }
+
+  payment(ctx: Ctx, id: string) {
+    return findOr404(ctx.em, Payment, id, 'payment');
+  }
+
+  payments(ctx: Ctx, args: PageArgs & { status?: PaymentStatus | null; customerId?: string | null }) {
+    tenantOf(ctx);
+    const where: Record<string, unknown> = {};
+    if (args.status) where.status = args.status;
+    if (args.customerId) {
+      if (!/^[0-9a-f-]{36}$/i.test(args.customerId)) return paginate(ctx.em, Payment, { id: null }, args);
+      where.customerId = args.customerId;
+    }
+    return paginate(ctx.em, Payment, where, args);
+  }
+
+  /**
+   * Refunds all or part of a payment. The payment row is locked while the amount is reserved, so concurrent
+   * refunds can never exceed it; the gateway is called after that commit, and a gateway failure releases the
+   * reservation.
+   */
+  async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput): Promise<Refund> {
+    const { mode } = tenantOf(ctx);
+    const refundId = ctx.idempotency?.resourceId ?? uuidv7();
+    const prior = ctx.idempotency ? await ctx.em.findOne(Refund, { id: refundId }) : null;
+    if (prior) return prior;
+    if (input.amount != null) requireInteger(input.amount, 'amount', 1);
+    if (input.reason != null && input.reason.length > 500) throw invalid('reason', 'reason is longer than 500 characters.');
+
+    const { refund, payment } = await ctx.em.transactional(async (em) => {
+      const payment = await findOr404(em, Payment, paymentId, 'payment', { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!REFUNDABLE.includes(payment.status) || !payment.providerPaymentId) {
+        throw new DomainError('payment_not_refundable', `A ${payment.status} payment cannot be refunded.`);
+      }
+      const refundable = payment.amount - payment.amountRefunded;
+      const amount = input.amount ?? refundable;
+      if (amount > refundable || amount < 1) {
+        throw new DomainError(
+          'amount_exceeds_refundable',
+          `Refund amount ${amount} exceeds what is left to refund (${refundable} ${payment.currency}).`,
+          'amount',
+        );
+      }
+      payment.amountRefunded += amount;
+      const refund = make(Refund, { id: refundId, paymentId: payment.id, amount, currency: payment.currency, reason: input.reason ?? null });
+      em.persist(refund);
+      return { refund, payment };
+    });
+
+    let result;
+    try {
+      const connection = await this.connectionOf(ctx.em, payment);
+      result = await this.providers.gatewayFor(connection).refund({
+        providerPaymentId: payment.providerPaymentId!,
+        amount: refund.amount,
+        currency: refund.currency,
+        idempotencyKey: `refund-${refund.id}`,
+        reason: refund.reason,
+      });
+    } catch (err) {
+      ctx.log.warn({ err, refund_id: refund.id }, 'gateway refund failed');
+      await this.failRefund(ctx.em.fork(), refund.id, err instanceof Error ? err.message : 'gateway error');
+      throw fromGatewayError(err);
+    }
+    return ctx.em.transactional(async (em) => {
+      const r = await em.findOneOrFail(Refund, { id: refund.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      r.providerRefundId = result.providerRefundId;
+      if (result.status === 'succeeded') await this.settleRefund(em, r, mode);
+      else if (result.status === 'failed') await this.failRefund(em, r.id, 'refused by the gateway');
+      return r;
+    });
+  }
+
+  private async connectionOf(em: EntityManager, payment: Payment): Promise<ProviderConnection> {
+    const c = payment.connectionId
+      ? await em.findOne(ProviderConnection, { id: payment.connectionId }, { populate: ['credentialsSealed'] })
+      : null;
+    if (!c) throw new DomainError('provider_not_connected', `The ${payment.provider} connection of this payment was removed.`);
+    return c;
+  }
+
+  /** A refund the gateway confirmed: the payment becomes partially or fully refunded, and merchants hear of it. */
+  private async settleRefund(em: EntityManager, refund: Refund, mode: Mode): Promise<void> {
+    if (refund.status === RefundStatus.SUCCEEDED) return;
+    refund.status = RefundStatus.SUCCEEDED;
+    await em.flush();
+    const payment = await em.findOneOrFail(Payment, { id: refund.paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const succeeded = await em.find(Refund, { paymentId: payment.id, status: RefundStatus.SUCCEEDED });
+    const refunded = succeeded.reduce((sum, r) => sum + r.amount, 0);
+    payment.status = refunded >= payment.amount ? PaymentStatus.REFUNDED : PaymentStatus.PARTIALLY_REFUNDED;
+    await this.changed(em, payment, 'payment.refunded', mode);
+  }
+
+  private async failRefund(em: EntityManager, refundId: string, reason: string): Promise<void> {
+    await em.transactional(async (tx) => {
+      const r = await tx.findOne(Refund, { id: refundId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!r || r.status !== RefundStatus.PENDING) return;
+      r.status = RefundStatus.FAILED;
+      r.failureReason = reason.slice(0, 255);
+      const payment = await tx.findOneOrFail(Payment, { id: r.paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      payment.amountRefunded -= r.amount;
+    });
+  }
+
+  /** Outbox event and live-update notice, in the transaction of the change. */
+  private async changed(em: EntityManager, payment: Payment, type: string | null, mode: Mode): Promise<void> {
+    await em.flush();
+    if (type) recordEvent(em, type, this.serializer().toRest(payment), mode);
+    await announce(em, { topic: 'payment', merchantId: payment.merchantId, mode: payment.mode, id: payment.id });
+  }
+
+  /**
+   * Applies a verified gateway event exactly once (the (provider, event id) row is the guard) and in any order:
+   * a move the current status does not allow, such as a late `failed` after `succeeded`, changes nothing.
+   * `em` is bound to the connection's tenant. Returns false for a repeated delivery.
+   */
+  async applyGatewayEvent(em: EntityManager, connection: ProviderConnection, event: GatewayEvent): Promise<boolean> {
+    return em.transactional(async (tx) => {
+      const inserted = await tx.getConnection().execute<{ id: string }[]>(
+        `insert into gateway_events (id, created_at, merchant_id, mode, provider, event_id, type, connection_id, payload)
+         values (?, now(), ?, ?, ?, ?, ?, ?, ?) on conflict (provider, event_id) do nothing returning id`,
+        [uuidv7(), connection.merchantId, connection.mode, connection.provider, event.eventId, event.rawType, connection.id, JSON.stringify(event.raw ?? null)],
+        'all',
+        tx.getTransactionContext(),
+      );
+      if (!inserted.length) return false;
+      switch (event.kind) {
+        case 'payment.succeeded':
+        case 'payment.failed':
+        case 'payment.expired':
+          await this.applyPaymentEvent(tx, event, connection.mode);
+          break;
+        case 'refund.succeeded':
+        case 'refund.failed': {
+          const refund = event.providerRefundId
+            ? await tx.findOne(Refund, { providerRefundId: event.providerRefundId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+            : null;
+          if (!refund) {
+            // The gateway can report a refund before our call that created it has stored the gateway's id. Refuse
+            // the event then (nothing is recorded): the gateway delivers it again, by when the id is known.
+            const awaiting = event.providerPaymentId
+              ? await tx.getConnection().execute<{ n: string }[]>(
+                  `select count(*) as n from refunds r join payments p on p.id = r.payment_id
+                   where p.merchant_id = ? and p.mode = ? and p.provider_payment_id = ? and r.status = 'pending' and r.provider_refund_id is null`,
+                  [connection.merchantId, connection.mode, event.providerPaymentId],
+                  'all',
+                  tx.getTransactionContext(),
+                )
+              : [];
+            if (Number(awaiting[0]?.n ?? 0) > 0) {
+              throw new DomainError('gateway_unavailable', 'The refund this event reports is still being recorded; deliver it again.');
+            }
+            break;
+          }
+          if (event.kind === 'refund.succeeded') await this.settleRefund(tx, refund, connection.mode);
+          else await this.failRefund(tx, refund.id, event.failureReason ?? 'refused by the gateway');
+          break;
+        }
+        default:
+          break; // subscription events belong to the subscriptions module
+      }
+      return true;
+    });
+  }
+
+  private async applyPaymentEvent(em: EntityManager, event: GatewayEvent, mode: Mode): Promise<void> {
+    const where = event.paymentId && /^[0-9a-f-]{36}$/i.test(event.paymentId)
+      ? { id: event.paymentId }
+      : event.checkoutSessionId
+        ? { checkoutSessionId: event.checkoutSessionId }
+        : null;
+    const payment = where ? await em.findOne(Payment, where, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    if (!payment) return;
+    const to = event.kind.slice('payment.'.length) as 'succeeded' | 'failed' | 'expired';
+    if (!PAYMENT_MOVES[to].includes(payment.status)) return;
+    payment.status = to as PaymentStatus;
+    if (event.providerPaymentId) payment.providerPaymentId = event.providerPaymentId;
+    if (event.method) payment.method = event.method;
+    if (event.bank) payment.bank = event.bank;
+    payment.failureReason = to === 'succeeded' ? null : (event.failureReason ?? (to === 'expired' ? 'checkout_expired' : 'payment_failed'));
+    await this.changed(em, payment, to === 'expired' ? null : `payment.${to}`, mode);
+  }
+}

@@ -1,0 +1,31 @@
+import { Arg, Ctx as C, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { services } from '../../services';
+import { ProviderConnection } from './provider-connection.entity';
+import { ConnectProviderInput } from './provider.inputs';
+
+@ObjectType()
+export class DeletedObject {
+  @Field(() => ID) id!: string;
+  @Field() object!: string;
+  @Field() deleted!: boolean;
+}
+
+@Resolver(() => ProviderConnection)
+export class ProviderResolver {
+  @Query(() => [ProviderConnection], { description: "This mode's gateway connections." })
+  providerConnections(@C() ctx: Ctx) {
+    return services(ctx).providers.list(ctx);
+  }
+
+  @Mutation(() => ProviderConnection, { description: 'Connects a gateway account; credentials are checked, sealed and never returned.' })
+  connectProvider(@C() ctx: Ctx, @Arg('input') input: ConnectProviderInput) {
+    return services(ctx).providers.connect(ctx, input);
+  }
+
+  @Mutation(() => DeletedObject)
+  async deleteProviderConnection(@C() ctx: Ctx, @Arg('id', () => ID) id: string): Promise<DeletedObject> {
+    await services(ctx).providers.remove(ctx, id);
+    return { id, object: 'provider_connection', deleted: true };
+  }
+}

@@ -1,0 +1,68 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Pool } from 'pg';
+import type { Config } from '../../config';
+import { Clock } from '../../core/clock';
+import { logger } from '../../core/logger';
+import { SecretBox } from '../../core/secrets';
+import type { Serializer } from '../../core/serialize';
+import type { LookupAll } from './address';
+import { WebhookDispatcher, WebhookWorker } from './dispatcher';
+import { WebhookService } from './webhook.service';
+
+/**
+ * Outbound delivery of one process: its own small pg pool (so background work never competes with requests for
+ * ORM connections), the dispatcher, and the worker loop when this process runs it. The test clock shares the pool.
+ */
+export class DeliveryRuntime {
+  readonly db: Pool;
+  readonly clock: Clock;
+  readonly dispatcher: WebhookDispatcher;
+  readonly webhooks: WebhookService;
+  private worker: WebhookWorker | null = null;
+
+  constructor(private readonly config: Config, orm: MikroORM, serializer: () => Serializer, lookupAll?: LookupAll) {
+    this.db = new Pool({ connectionString: orm.config.get('clientUrl'), max: Math.max(4, config.dbPoolMax) });
+    this.db.on('error', (err) => logger.warn({ err }, 'delivery pool: idle connection error'));
+    this.clock = new Clock(this.db);
+    const secrets = SecretBox.fromEnv(config.dataDir);
+    const timeoutMs = config.webhookTimeoutMs;
+    this.dispatcher = new WebhookDispatcher(this.db, orm, secrets, serializer, {
+      schedule: config.webhookRetrySchedule,
+      timeoutMs,
+      // An attempt is abandoned after timeoutMs, so a lease this long is never held by two live senders.
+      leaseMs: timeoutMs + Math.max(1000, Math.round(timeoutMs / 2)),
+      lookupAll,
+    });
+    this.clock.register(this.dispatcher.dueWork);
+    this.webhooks = new WebhookService(secrets, this.clock, serializer, lookupAll);
+  }
+
+  /** Starts the delivery loop in this process (npm start unless WORKER=off; npm run worker). */
+  async startWorker(): Promise<WebhookWorker> {
+    if (!this.worker) {
+      this.worker = new WebhookWorker(this.dispatcher, this.db.options.connectionString!, {
+        concurrency: this.config.workerConcurrency,
+        pollMs: this.config.workerPollMs,
+      });
+      await this.worker.start();
+    }
+    return this.worker;
+  }
+
+  get workerRunning(): boolean {
+    return this.worker !== null;
+  }
+
+  async stopWorker(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    await w?.stop();
+  }
+
+  /** Graceful: attempts in flight finish and are recorded before the pool closes. */
+  async close(): Promise<void> {
+    await this.stopWorker();
+    this.dispatcher.close();
+    await this.db.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,104 @@
+import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { ConnectionType, PageArgs } from '../../core/pagination';
+import { services } from '../../services';
+import { DeletedObject } from '../providers/provider.resolver';
+import { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryStatus, WebhookEndpoint } from './webhook.entities';
+import { CreateWebhookEndpointInput } from './webhook.inputs';
+
+export const WebhookEndpointConnection = ConnectionType(WebhookEndpoint);
+export const WebhookDeliveryConnection = ConnectionType(WebhookDelivery);
+
+@ObjectType({ description: 'A webhook endpoint with its signing secret, shown this once (create and roll-secret).' })
+export class CreatedWebhookEndpoint extends WebhookEndpoint {
+  @Field({ description: 'whsec_...: verify signatures with it (Standard Webhooks).' })
+  secret!: string;
+}
+
+@ObjectType({ description: 'The simulated event sent by triggerTestWebhook and its deliveries.' })
+export class WebhookTestEvent {
+  @Field(() => ID) eventId!: string;
+  @Field() type!: string;
+  @Field(() => [WebhookDelivery]) deliveries!: WebhookDelivery[];
+}
+
+@ArgsType()
+class WebhookDeliveriesArgs extends PageArgs {
+  @Field(() => ID, { nullable: true }) endpointId?: string | null;
+  @Field(() => WebhookDeliveryStatus, { nullable: true }) status?: WebhookDeliveryStatus | null;
+}
+
+const withSecret = (r: { endpoint: WebhookEndpoint; secret: string }): CreatedWebhookEndpoint =>
+  Object.assign(Object.create(CreatedWebhookEndpoint.prototype), r.endpoint, { secret: r.secret });
+
+@Resolver(() => WebhookEndpoint)
+export class WebhookEndpointResolver {
+  @Query(() => WebhookEndpointConnection, { description: "This mode's webhook endpoints, newest first." })
+  webhookEndpoints(@C() ctx: Ctx, @Args() args: PageArgs) {
+    return services(ctx).webhooks.endpoints(ctx, args);
+  }
+
+  @Query(() => WebhookEndpoint)
+  webhookEndpoint(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
+    return services(ctx).webhooks.endpoint(ctx, id);
+  }
+
+  @Mutation(() => CreatedWebhookEndpoint, { description: 'Registers a receiver of events; the answer shows its signing secret this once.' })
+  async createWebhookEndpoint(@C() ctx: Ctx, @Arg('input') input: CreateWebhookEndpointInput): Promise<CreatedWebhookEndpoint> {
+    return withSecret(await services(ctx).webhooks.createEndpoint(ctx, input));
+  }
+
+  @Mutation(() => DeletedObject)
+  async deleteWebhookEndpoint(@C() ctx: Ctx, @Arg('id', () => ID) id: string): Promise<DeletedObject> {
+    await services(ctx).webhooks.deleteEndpoint(ctx, id);
+    return { id, object: 'webhook_endpoint', deleted: true };
+  }
+
+  @Mutation(() => WebhookEndpoint, { description: 'Enables or disables an endpoint (enabled omitted: flips it).' })
+  toggleWebhookEndpoint(
+    @C() ctx: Ctx,
+    @Arg('id', () => ID) id: string,
+    @Arg('enabled', () => Boolean, { nullable: true }) enabled?: boolean | null,
+  ) {
+    return services(ctx).webhooks.toggle(ctx, id, enabled);
+  }
+
+  @Mutation(() => CreatedWebhookEndpoint, {
+    description: 'Issues a new signing secret (shown this once); the previous one keeps signing, beside it, for 24 hours.',
+  })
+  async rollWebhookEndpointSecret(@C() ctx: Ctx, @Arg('id', () => ID) id: string): Promise<CreatedWebhookEndpoint> {
+    return withSecret(await services(ctx).webhooks.rollSecret(ctx, id));
+  }
+}
+
+@Resolver(() => WebhookDelivery)
+export class WebhookDeliveryResolver {
+  @Query(() => WebhookDeliveryConnection, { description: 'The delivery log, newest first.' })
+  webhookDeliveries(@C() ctx: Ctx, @Args() args: WebhookDeliveriesArgs) {
+    return services(ctx).webhooks.deliveries(ctx, args);
+  }
+
+  @Query(() => WebhookDelivery)
+  webhookDelivery(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
+    return services(ctx).webhooks.delivery(ctx, id);
+  }
+
+  @Mutation(() => WebhookDelivery, { description: 'Sends a delivery again now.' })
+  retryWebhookDelivery(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
+    return services(ctx).webhooks.retryDelivery(ctx, id);
+  }
+
+  @Mutation(() => WebhookTestEvent, {
+    description: "Sends a simulated payment.succeeded to the merchant's enabled test endpoints (or the one given). Test mode only.",
+  })
+  triggerTestWebhook(@C() ctx: Ctx, @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string | null) {
+    return services(ctx).webhooks.triggerTest(ctx, endpointId);
+  }
+
+  @FieldResolver(() => [WebhookDeliveryAttempt], { description: 'Every attempt: status code, latency, error, start of the answer.' })
+  attemptLog(@Root() delivery: WebhookDelivery): WebhookDeliveryAttempt[] {
+    return (delivery.attemptLog ?? []).map((a) => Object.assign(new WebhookDeliveryAttempt(), a, { attemptedAt: new Date(a.attemptedAt) }));
+  }
+}
+
+export const webhookResolvers = [WebhookEndpointResolver, WebhookDeliveryResolver] as const;

@@ -1,0 +1,246 @@
+import crypto from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7, validate as isUuid } from 'uuid';
+import type { Clock } from '../../core/clock';
+import type { Ctx } from '../../core/context';
+import { tenantOf } from '../../core/context';
+import { make, Mode } from '../../core/entity';
+import { DomainError, invalid, notFound } from '../../core/errors';
+import { recordEvent } from '../../core/events';
+import { findOr404 } from '../../core/find';
+import { PageArgs, paginate } from '../../core/pagination';
+import type { SecretBox } from '../../core/secrets';
+import type { Serializer } from '../../core/serialize';
+import { Payment, PaymentStatus } from '../payments/payment.entities';
+import { Provider } from '../providers/provider-connection.entity';
+import { liveUrlProblem, LookupAll, systemLookupAll } from './address';
+import { acceptsEvent, WEBHOOK_CHANNEL } from './dispatcher';
+import { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from './webhook.entities';
+import type { CreateWebhookEndpointInput } from './webhook.inputs';
+
+/** After a roll, the previous secret keeps signing this long. */
+export const SECRET_OVERLAP_MS = 24 * 3600_000;
+const EVENT_PATTERN = /^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*(\.\*)?)$/;
+
+export const newWebhookSecret = () => `whsec_${crypto.randomBytes(32).toString('base64')}`;
+
+export interface TestEventResult {
+  eventId: string;
+  type: string;
+  deliveries: WebhookDelivery[];
+}
+
+/** Webhook endpoints, the delivery log and the test trigger. Sending is the dispatcher's (dispatcher.ts). */
+export class WebhookService {
+  constructor(
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+    private readonly serializer: () => Serializer,
+    private readonly lookupAll: LookupAll = systemLookupAll,
+  ) {}
+
+  async createEndpoint(ctx: Ctx, input: CreateWebhookEndpointInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const { mode } = tenantOf(ctx);
+    if (input.mode !== mode) {
+      throw new DomainError('mode_mismatch', `mode is ${input.mode} but this is a ${mode}-mode key; use the ${input.mode} key.`, 'mode');
+    }
+    const url = await this.checkUrl(input.url, mode);
+    const enabledEvents = validateEnabledEvents(input.enabledEvents);
+    if (input.description != null && input.description.length > 500) throw invalid('description', 'description is longer than 500 characters.');
+    const secret = newWebhookSecret();
+    const endpoint = make(WebhookEndpoint, {
+      url,
+      enabledEvents,
+      description: input.description ?? null,
+      secretSealed: this.secrets.seal(secret),
+    });
+    await ctx.em.persistAndFlush(endpoint);
+    return { endpoint, secret };
+  }
+
+  endpoints(ctx: Ctx, args: PageArgs) {
+    tenantOf(ctx);
+    return paginate(ctx.em, WebhookEndpoint, { deletedAt: null }, args);
+  }
+
+  async endpoint(ctx: Ctx, id: string, em: EntityManager = ctx.em, lock = false): Promise<WebhookEndpoint> {
+    const ep = await findOr404(em, WebhookEndpoint, id, 'webhook endpoint', lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    if (ep.deletedAt) throw notFound('webhook endpoint', id);
+    return ep;
+  }
+
+  /** Deletes an endpoint: it receives nothing more; its pending deliveries fail; its delivery log stays readable. */
+  async deleteEndpoint(ctx: Ctx, id: string): Promise<void> {
+    tenantOf(ctx);
+    await ctx.em.transactional(async (em) => {
+      const ep = await this.endpoint(ctx, id, em, true);
+      ep.deletedAt = new Date();
+      ep.enabled = false;
+      await em.flush();
+      await em.nativeUpdate(
+        WebhookDelivery,
+        { endpointId: ep.id, status: WebhookDeliveryStatus.PENDING },
+        { status: WebhookDeliveryStatus.FAILED, error: 'endpoint deleted', nextAttemptAt: null },
+      );
+    });
+  }
+
+  /** Sets `enabled` (or flips it when omitted). Enabling clears an automatic disable and its failure streak. */
+  async toggle(ctx: Ctx, id: string, enabled?: boolean | null): Promise<WebhookEndpoint> {
+    tenantOf(ctx);
+    return ctx.em.transactional(async (em) => {
+      const ep = await this.endpoint(ctx, id, em, true);
+      ep.enabled = enabled ?? !ep.enabled;
+      if (ep.enabled) {
+        ep.disabledReason = null;
+        ep.failingSince = null;
+      }
+      return ep;
+    });
+  }
+
+  /** A new signing secret, shown this once; the previous one also signs for 24 hours (merchant clock). */
+  async rollSecret(ctx: Ctx, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const { merchant, mode } = tenantOf(ctx);
+    const now = await this.clock.now(merchant.id, mode);
+    const secret = newWebhookSecret();
+    const endpoint = await ctx.em.transactional(async (em) => {
+      const ep = await this.endpoint(ctx, id, em, true);
+      ep.previousSecretSealed = ep.secretSealed;
+      ep.previousSecretExpiresAt = new Date(now.getTime() + SECRET_OVERLAP_MS);
+      ep.secretSealed = this.secrets.seal(secret);
+      return ep;
+    });
+    return { endpoint, secret };
+  }
+
+  deliveries(ctx: Ctx, args: PageArgs & { endpointId?: string | null; status?: WebhookDeliveryStatus | null }) {
+    tenantOf(ctx);
+    const where: Record<string, unknown> = {};
+    if (args.status) where.status = args.status;
+    if (args.endpointId) {
+      if (!isUuid(args.endpointId)) return paginate(ctx.em, WebhookDelivery, { id: null }, args);
+      where.endpointId = args.endpointId;
+    }
+    return paginate(ctx.em, WebhookDelivery, where, args);
+  }
+
+  delivery(ctx: Ctx, id: string) {
+    tenantOf(ctx);
+    return findOr404(ctx.em, WebhookDelivery, id, 'webhook delivery');
+  }
+
+  /** Sends the delivery again now (whatever its status); the worker picks it up at once. */
+  async retryDelivery(ctx: Ctx, id: string): Promise<WebhookDelivery> {
+    const { merchant, mode } = tenantOf(ctx);
+    const now = await this.clock.now(merchant.id, mode);
+    return ctx.em.transactional(async (em) => {
+      const d = await findOr404(em, WebhookDelivery, id, 'webhook delivery', { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const ep = await em.findOneOrFail(WebhookEndpoint, { id: d.endpointId });
+      if (ep.deletedAt || !ep.enabled) {
+        throw new DomainError(
+          'invalid_state_transition',
+          `Cannot retry a delivery to a ${ep.deletedAt ? 'deleted' : 'disabled'} endpoint; enable the endpoint first.`,
+        );
+      }
+      d.status = WebhookDeliveryStatus.PENDING;
+      d.nextAttemptAt = now;
+      await em.flush();
+      await em.getConnection().execute('select pg_notify(?, ?)', [WEBHOOK_CHANNEL, 'retry'], 'all', em.getTransactionContext());
+      return d;
+    });
+  }
+
+  /**
+   * A realistic simulated payment.succeeded, sent to the merchant's enabled test endpoints that take it (or to the
+   * one named). The event goes through the outbox and the worker like any other; the answer lists the deliveries.
+   */
+  async triggerTest(ctx: Ctx, endpointId?: string | null): Promise<TestEventResult> {
+    const { merchant, mode } = tenantOf(ctx);
+    if (mode !== Mode.TEST) {
+      throw new DomainError('test_mode_only', 'Test events are sent to test endpoints only: use your test secret key (sk_test_...).');
+    }
+    const type = 'payment.succeeded';
+    const now = await this.clock.now(merchant.id, mode);
+    return ctx.em.transactional(async (em) => {
+      const candidates = endpointId
+        ? [await this.endpoint(ctx, endpointId, em)]
+        : await em.find(WebhookEndpoint, { enabled: true, deletedAt: null }, { orderBy: { id: 'asc' } });
+      const targets = candidates.filter((ep) => ep.enabled && !ep.deletedAt && acceptsEvent(ep.enabledEvents, type));
+      const event = recordEvent(em, type, this.serializer().toRest(samplePayment(merchant.id, now)), mode);
+      event.dispatchedAt = new Date(); // fanned out here, to the targets only
+      const deliveries = targets.map((ep) =>
+        make(WebhookDelivery, { endpointId: ep.id, eventId: event.id, eventType: type, nextAttemptAt: now }),
+      );
+      em.persist(deliveries);
+      await em.flush();
+      if (deliveries.length) {
+        await em.getConnection().execute('select pg_notify(?, ?)', [WEBHOOK_CHANNEL, 'test'], 'all', em.getTransactionContext());
+      }
+      return { eventId: event.id, type, deliveries };
+    });
+  }
+
+  private async checkUrl(raw: string, mode: Mode): Promise<string> {
+    const url = raw.trim();
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      throw invalid('url', 'url must be an absolute http or https URL.');
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalid('url', 'url must be an absolute http or https URL.');
+    if (url.length > 2048) throw invalid('url', 'url is longer than 2048 characters.');
+    if (u.username || u.password) throw invalid('url', 'url must not carry credentials.');
+    if (mode === Mode.LIVE) {
+      const problem = await liveUrlProblem(u, this.lookupAll);
+      if (problem) throw invalid('url', problem);
+    }
+    return url;
+  }
+}
+
+function validateEnabledEvents(events: string[] | null | undefined): string[] {
+  if (events == null) return ['*'];
+  if (events.length === 0) throw invalid('enabled_events', 'enabled_events must list at least one event type (or "*").');
+  if (events.length > 100) throw invalid('enabled_events', 'enabled_events can list at most 100 event types.');
+  events.forEach((e, i) => {
+    if (typeof e !== 'string' || e.length > 64 || !EVENT_PATTERN.test(e)) {
+      throw invalid(`enabled_events[${i}]`, `"${String(e).slice(0, 64)}" is not an event type (e.g. "payment.succeeded", "subscription.*" or "*").`);
+    }
+  });
+  return [...new Set(events)];
+}
+
+/** A payment as §6 shows it, never stored: what merchants' receivers see on a real payment.succeeded. */
+function samplePayment(merchantId: string, now: Date): Payment {
+  const id = uuidv7();
+  const session = `cs_test_${crypto.randomBytes(12).toString('hex')}`;
+  return make(Payment, {
+    id,
+    createdAt: new Date(now.getTime() - 60_000),
+    updatedAt: now,
+    merchantId,
+    mode: Mode.TEST,
+    amount: 49900,
+    amountRefunded: 0,
+    currency: 'INR',
+    status: PaymentStatus.SUCCEEDED,
+    customerId: uuidv7(),
+    customerEmail: 'jenny.rosen@example.com',
+    customerName: 'Jenny Rosen',
+    customerPhone: '+919876543210',
+    referenceId: 'order_test_1001',
+    metadata: { cadence_test_event: 'true' },
+    provider: Provider.STRIPE,
+    providerPaymentId: `pi_test_${crypto.randomBytes(12).toString('hex')}`,
+    checkoutSessionId: session,
+    checkoutUrl: `https://checkout.example.com/pay/${session}`,
+    successUrl: `https://merchant.example.com/orders/order_test_1001/success?payment_id=${id}`,
+    cancelUrl: 'https://merchant.example.com/orders/order_test_1001/cancel',
+    failureReason: null,
+    method: 'card',
+    bank: null,
+  });
+}

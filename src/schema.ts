@@ -1,0 +1,64 @@
+import 'reflect-metadata';
+import { defaultFieldResolver, GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { buildSchema, NonEmptyArray } from 'type-graphql';
+import type { Ctx } from './core/context';
+import { DomainError } from './core/errors';
+import { refuseNulCharacter } from './core/nul';
+import { catalogResolvers } from './modules/catalog/catalog.resolver';
+import { CustomerResolver } from './modules/customers/customer.resolver';
+import { MerchantResolver } from './modules/merchants/merchant.resolver';
+import { PaymentResolver } from './modules/payments/payment.resolver';
+import { ProviderResolver } from './modules/providers/provider.resolver';
+import { TestClockResolver } from './modules/testclock/test-clock.resolver';
+import { webhookResolvers } from './modules/webhooks/webhook.resolver';
+import { newPubSub, PubSub } from './core/pubsub';
+
+/** Root fields open to the operator token; every other root field needs a merchant key. */
+const OPERATOR_FIELDS = new Set(['createMerchant']);
+
+/**
+ * Checks every operation passes through, in one place: authentication (a root field without a merchant principal
+ * is refused before its resolver runs) and NUL characters in arguments. They wrap the root fields only: a
+ * type-graphql global middleware would run on each of the thousands of fields of a list answer.
+ */
+function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
+  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const resolve = field.resolve ?? defaultFieldResolver;
+      const operatorField = OPERATOR_FIELDS.has(field.name);
+      field.resolve = (source, args, context: Ctx, info) => {
+        if (!operatorField && context.principal?.kind !== 'merchant') {
+          throw new DomainError('invalid_api_key', 'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...');
+        }
+        refuseNulCharacter(field, args);
+        return resolve(source, args, context, info);
+      };
+    }
+  }
+  return schema;
+}
+
+export const resolvers = [
+  ...catalogResolvers,
+  MerchantResolver,
+  CustomerResolver,
+  ProviderResolver,
+  PaymentResolver,
+  ...webhookResolvers,
+  TestClockResolver,
+] as unknown as NonEmptyArray<Function>;
+
+export async function createSchema(pubSub: PubSub = newPubSub()): Promise<GraphQLSchema> {
+  return guardRootFields(
+    await buildSchema({
+      resolvers,
+      validate: { forbidUnknownValues: false },
+      pubSub,
+    }),
+  );
+}
+
+/** The schema as checked in at schema/schema.graphql: sorted, so the file only changes when the API does. */
+export function printSortedSchema(schema: GraphQLSchema): string {
+  return printSchema(lexicographicSortSchema(schema)) + '\n';
+}

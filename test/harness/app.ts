@@ -1,0 +1,156 @@
+import path from 'node:path';
+import os from 'node:os';
+import crypto from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Client } from 'pg';
+import { startApp, RunningApp } from '../../src/app';
+import { Config, loadConfig } from '../../src/config';
+import { ensureDatabase, openDatabase } from '../../src/core/db';
+import { RunningSandbox, startSandbox } from '../../src/gateways/sandbox';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export async function request<T = any>(
+  url: string,
+  init: { method?: string; key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** A merchant's REST and GraphQL clients, bound to one secret key (so to one mode). */
+export class Client_ {
+  constructor(readonly baseUrl: string, readonly key: string) {}
+  get<T = any>(path: string, headers?: Record<string, string>) {
+    return request<T>(`${this.baseUrl}/v1${path}`, { key: this.key, headers });
+  }
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return request<T>(`${this.baseUrl}/v1${path}`, { method: 'POST', key: this.key, body: body ?? {}, headers });
+  }
+  delete<T = any>(path: string) {
+    return request<T>(`${this.baseUrl}/v1${path}`, { method: 'DELETE', key: this.key });
+  }
+  async gql<T = any>(query: string, variables?: Record<string, unknown>) {
+    const r = await request<{ data: T; errors?: any[] }>(`${this.baseUrl}/graphql`, {
+      key: this.key,
+      body: { query, variables },
+    });
+    return r.body;
+  }
+}
+
+export interface TestMerchant {
+  id: string;
+  test: Client_;
+  live: Client_;
+  keys: { test: string; live: string };
+}
+
+export interface TestApp {
+  url: string;
+  app: RunningApp;
+  orm: MikroORM;
+  databaseUrl: string;
+  /** SQL statements run since the last reset (counts what the service sends to PostgreSQL). */
+  sql: { count: number; reset(): void };
+  createMerchant(body?: Record<string, unknown>): Promise<TestMerchant>;
+  /** The gateway sandbox: stop it (gateway down: connections refused) and start it again on the same address. */
+  sandbox: { stop(): Promise<void>; start(): Promise<void>; readonly running: boolean };
+  close(): Promise<void>;
+}
+
+/** A fresh database (migrated by the service itself) and the real HTTP server on a free port. */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL;
+  if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL missing: run the tests through jest (global setup)');
+  const name = `cadence_test_${crypto.randomBytes(6).toString('hex')}`;
+  await ensureDatabase(adminUrl, name);
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  const databaseUrl = u.toString();
+  const orm = await openDatabase(databaseUrl, 10);
+  const config: Config = {
+    ...loadConfig({}),
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl,
+    adminToken: ADMIN_TOKEN,
+    rateLimitPerSecond: 10_000,
+    sandbox: true,
+    dataDir: path.join(os.tmpdir(), 'cadence-test-data'),
+    sandboxPort: 0,
+    gatewayTimeoutMs: 3000,
+    ...overrides,
+  };
+  const app = await startApp(config, orm, 0);
+  const sql = { count: 0, reset() { this.count = 0; } };
+  const knex = (orm.em.getConnection() as unknown as { getKnex(): { on(e: string, f: () => void): void } }).getKnex();
+  knex.on('query', () => void sql.count++);
+
+  // The service keeps talking to app.sandboxUrl; a restarted sandbox listens there again.
+  let sandbox: RunningSandbox | null = app.sandbox;
+  const sandboxControl = {
+    get running() {
+      return sandbox !== null;
+    },
+    async stop() {
+      if (!sandbox) return;
+      const s = sandbox;
+      sandbox = null;
+      await s.close();
+    },
+    async start() {
+      if (sandbox || !app.sandboxUrl) return;
+      const u = new URL(app.sandboxUrl);
+      sandbox = await startSandbox({ orm, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl });
+    },
+  };
+
+  return {
+    url: app.url,
+    app,
+    orm,
+    databaseUrl,
+    sql,
+    sandbox: sandboxControl,
+    async createMerchant(body = {}) {
+      const r = await request(`${app.url}/v1/admin/merchants`, {
+        key: ADMIN_TOKEN,
+        body: { name: `Merchant ${crypto.randomBytes(3).toString('hex')}`, ...body },
+      });
+      if (r.status !== 201) throw new Error(`createMerchant failed: ${r.status} ${r.text}`);
+      const keys = r.body.api_keys;
+      return { id: r.body.id, keys, test: new Client_(app.url, keys.test), live: new Client_(app.url, keys.live) };
+    },
+    async close() {
+      await app.close();
+      if (sandbox && sandbox !== app.sandbox) await sandbox.close();
+      await orm.close(true);
+      const c = new Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * The service in its own Node process (see process.ts): `node -r test/harness/swc-register.js test/harness/serve.ts`
+ * with DATABASE_URL set. Prints `LISTENING <url>` once the server accepts requests.
+ */
+import 'reflect-metadata';
+import { startApp } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/core/db';
+
+async function main() {
+  const config = { ...loadConfig(), port: 0, host: '127.0.0.1' };
+  const orm = await openDatabase(config.databaseUrl!, 2);
+  const app = await startApp(config, orm, 0);
+  process.stdout.write(`LISTENING ${app.url}\n`);
+  process.on('SIGTERM', () => {
+    void app
+      .close()
+      .then(() => orm.close(true))
+      .finally(() => process.exit(0));
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

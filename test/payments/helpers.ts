@@ -1,0 +1,141 @@
+import crypto from 'node:crypto';
+import Stripe from 'stripe';
+import { Client_, HttpResult, request, TestApp } from '../harness/app';
+
+/** Shared by the payment tests: gateway connections, payments, checkout completion, signed gateway events. */
+
+export type ProviderName = 'stripe' | 'razorpay';
+export const PROVIDERS: ProviderName[] = ['stripe', 'razorpay'];
+
+const rnd = (n = 16) => crypto.randomBytes(n).toString('hex');
+
+export interface Connected {
+  connection: any;
+  /** The webhook signing secret we gave the service (so tests can sign gateway events themselves). */
+  webhookSecret: string;
+  credentials: Record<string, string>;
+}
+
+/** Sandbox credentials (contract 14) for a client's mode. */
+export function sandboxCredentials(provider: ProviderName, mode: 'test' | 'live'): Record<string, string> {
+  return provider === 'stripe'
+    ? { secret_key: `sk_${mode}_${rnd()}`, webhook_secret: `whsec_${rnd()}` }
+    : { key_id: `rzp_${mode}_${rnd(7)}`, key_secret: rnd(), webhook_secret: rnd() };
+}
+
+export const modeOf = (c: Client_): 'test' | 'live' => (c.key.startsWith('sk_live_') ? 'live' : 'test');
+
+export async function connect(c: Client_, provider: ProviderName, extra: Record<string, unknown> = {}): Promise<Connected> {
+  const credentials = sandboxCredentials(provider, modeOf(c));
+  const r = await c.post('/providers/connections', { provider, credentials, ...extra });
+  if (r.status !== 201) throw new Error(`connect ${provider} failed: ${r.status} ${r.text}`);
+  return { connection: r.body, webhookSecret: credentials.webhook_secret, credentials };
+}
+
+export function paymentBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    amount: 49900,
+    currency: 'INR',
+    customer_email: `buyer-${rnd(4)}@example.com`,
+    customer_name: 'Asha Rao',
+    success_url: 'https://merchant.example/thanks?payment={PAYMENT_ID}&session={CHECKOUT_SESSION_ID}',
+    cancel_url: 'https://merchant.example/cart?payment={PAYMENT_ID}',
+    ...overrides,
+  };
+}
+
+export async function createPayment(c: Client_, overrides: Record<string, unknown> = {}, headers?: Record<string, string>) {
+  const r = await c.post('/payments', paymentBody(overrides), headers);
+  if (r.status !== 201) throw new Error(`create payment failed: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+/** Posts the hosted checkout form as a browser would (form-encoded), or as JSON; answers the raw result. */
+export async function submitCheckout(
+  checkoutUrl: string,
+  form: Record<string, string> = { outcome: 'success' },
+  as: 'form' | 'json' = 'form',
+): Promise<HttpResult & { location: string | null }> {
+  const r =
+    as === 'json'
+      ? await request(checkoutUrl, { method: 'POST', body: form })
+      : await request(checkoutUrl, {
+          method: 'POST',
+          rawBody: new URLSearchParams(form).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+  return { ...r, location: r.headers.get('location') };
+}
+
+/** Completes a checkout and returns the payment as the service now shows it. */
+export async function pay(c: Client_, payment: any, form: Record<string, string> = { outcome: 'success' }) {
+  const r = await submitCheckout(payment.checkout_url, form);
+  if (r.status !== 303) throw new Error(`checkout answered ${r.status}: ${r.text}`);
+  const got = await c.get(`/payments/${payment.id}`);
+  return { redirect: r.location!, payment: got.body };
+}
+
+const stripeSigner = new Stripe('sk_test_signer_only', { telemetry: false });
+
+/** Headers a gateway sends with a raw event body, signed with the connection's webhook secret. */
+export function signedHeaders(provider: ProviderName, secret: string, body: string, eventId: string): Record<string, string> {
+  return provider === 'stripe'
+    ? { 'content-type': 'application/json', 'stripe-signature': stripeSigner.webhooks.generateTestHeaderString({ payload: body, secret }) }
+    : {
+        'content-type': 'application/json',
+        'x-razorpay-signature': crypto.createHmac('sha256', secret).update(body).digest('hex'),
+        'x-razorpay-event-id': eventId,
+      };
+}
+
+/** A signed Stripe event, as Stripe would post it. */
+export function stripeEvent(secret: string, type: string, object: Record<string, unknown>, id = `evt_${rnd(12)}`) {
+  const payload = JSON.stringify({
+    id,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
+  });
+  return { id, payload, headers: signedHeaders('stripe', secret, payload, id) };
+}
+
+/** A signed Razorpay event (hex HMAC-SHA256 of the raw body, X-Razorpay-Event-Id). */
+export function razorpayEvent(secret: string, type: string, entities: Record<string, unknown>, id = `evt_${rnd(7)}`) {
+  const payload: Record<string, { entity: unknown }> = {};
+  for (const [k, v] of Object.entries(entities)) payload[k] = { entity: v };
+  const body = JSON.stringify({ entity: 'event', account_id: 'acc_test', event: type, contains: Object.keys(payload), payload, created_at: Math.floor(Date.now() / 1000) });
+  return { id, payload: body, headers: signedHeaders('razorpay', secret, body, id) };
+}
+
+export function postEvent(webhookUrl: string, ev: { payload: string; headers: Record<string, string> }) {
+  return request(webhookUrl, { method: 'POST', rawBody: ev.payload, headers: ev.headers });
+}
+
+/** Outbox rows of one merchant (optionally of one type), oldest first. */
+export async function outbox(t: TestApp, merchantId: string, type?: string): Promise<{ type: string; mode: string; payload: any }[]> {
+  const rows = await t.orm.em.getConnection().execute<{ type: string; mode: string; payload: any }[]>(
+    `select type, mode, payload from outbox_events where merchant_id = ? ${type ? 'and type = ?' : ''} order by id`,
+    type ? [merchantId, type] : [merchantId],
+  );
+  return rows.map((r) => ({ ...r, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload }));
+}
+
+export async function countRows(t: TestApp, table: string, where: string, params: unknown[]): Promise<number> {
+  const [row] = await t.orm.em.getConnection().execute<{ n: string }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
+  return Number(row.n);
+}
+
+/** Polls until fn() is truthy (for things that settle after an answer, e.g. background gateway events). */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 5000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,123 @@
+import { startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { connect, countRows, createPayment, outbox, pay, PROVIDERS } from './helpers';
+
+/** Refunds never exceed the payment, also under concurrent requests (contract 6, refund). */
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+/** Waits for the sandbox's background webhooks (refund events) to be delivered and answered. */
+const settle = () => t.app.sandbox!.sandbox.settle();
+
+async function refundSum(paymentId: string, status = 'succeeded'): Promise<number> {
+  const [row] = await t.orm.em.getConnection().execute<{ s: string | null }[]>(
+    'select sum(amount)::bigint as s from refunds where payment_id = ? and status = ?',
+    [paymentId, status],
+  );
+  return Number(row.s ?? 0);
+}
+
+describe.each(PROVIDERS)('refunds through %s', (provider) => {
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await t.createMerchant();
+    await connect(m.test, provider);
+  });
+
+  async function paid(amount: number) {
+    const p = await createPayment(m.test, { amount });
+    const { payment } = await pay(m.test, p);
+    expect(payment.status).toBe('succeeded');
+    return payment;
+  }
+
+  it('20 concurrent partial refunds: exactly as many succeed as fit, the rest answer amount_exceeds_refundable', async () => {
+    const p = await paid(10000);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => m.test.post(`/payments/${p.id}/refund`, { amount: 1000 })));
+    const ok = answers.filter((a) => a.status === 201);
+    expect(ok).toHaveLength(10);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect([400, 409]).toContain(a.status);
+      expect(['amount_exceeds_refundable', 'payment_not_refundable']).toContain(a.body.error.code);
+    }
+    expect(new Set(ok.map((a) => a.body.id)).size).toBe(10);
+    expect(new Set(ok.map((a) => a.body.provider_refund_id)).size).toBe(10);
+    await settle();
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 10000 });
+    expect(await refundSum(p.id)).toBe(10000);
+    expect(await countRows(t, 'refunds', 'payment_id = ?', [p.id])).toBe(10);
+    const events = (await outbox(t, m.id, 'payment.refunded')).filter((e) => e.payload.data.object.id === p.id);
+    expect(events).toHaveLength(10);
+    expect(events.filter((e) => e.payload.data.object.status === 'refunded')).toHaveLength(1);
+  });
+
+  it('concurrent full refunds: one succeeds', async () => {
+    const p = await paid(5000);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => m.test.post(`/payments/${p.id}/refund`, {})));
+    const ok = answers.filter((a) => a.status === 201);
+    expect(ok).toHaveLength(1);
+    expect(ok[0].body.amount).toBe(5000);
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(['amount_exceeds_refundable', 'payment_not_refundable']).toContain(a.body.error.code);
+    }
+    await settle();
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 5000 });
+    expect(await refundSum(p.id)).toBe(5000);
+  });
+
+  it('concurrent refunds of different sizes never add up to more than the amount', async () => {
+    const p = await paid(10000);
+    const amounts = [3000, 4000, 5000, 2500, 6000, 1000, 7000, 1500];
+    const answers = await Promise.all(amounts.map((amount) => m.test.post(`/payments/${p.id}/refund`, { amount })));
+    const refunded = answers.filter((a) => a.status === 201).reduce((s, a) => s + a.body.amount, 0);
+    expect(refunded).toBeLessThanOrEqual(10000);
+    expect(refunded).toBeGreaterThan(0);
+    await settle();
+    const got = (await m.test.get(`/payments/${p.id}`)).body;
+    expect(got.amount_refunded).toBe(refunded);
+    expect(got.status).toBe(refunded === 10000 ? 'refunded' : 'partially_refunded');
+    expect(await refundSum(p.id)).toBe(refunded);
+    // Whatever is left can still be refunded, and not a subunit more.
+    const left = 10000 - refunded;
+    if (left > 0) {
+      const over = await m.test.post(`/payments/${p.id}/refund`, { amount: left + 1 });
+      expect(over.status).toBe(400);
+      expect(over.body.error).toMatchObject({ code: 'amount_exceeds_refundable', param: 'amount' });
+      const rest = await m.test.post(`/payments/${p.id}/refund`, {});
+      expect(rest.status).toBe(201);
+      expect(rest.body.amount).toBe(left);
+    }
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 10000 });
+  });
+
+  it("the gateway's refund events change nothing more once the refund settled", async () => {
+    const p = await paid(8000);
+    const r = await m.test.post(`/payments/${p.id}/refund`, { amount: 3000 });
+    expect(r.status).toBe(201);
+    const before = (await m.test.get(`/payments/${p.id}`)).body;
+    const eventsBefore = await outbox(t, m.id);
+    await settle();
+    await t.app.sandbox!.redeliverPending();
+    expect((await m.test.get(`/payments/${p.id}`)).body).toEqual(before);
+    expect(await outbox(t, m.id)).toEqual(eventsBefore);
+    expect(before).toMatchObject({ status: 'partially_refunded', amount_refunded: 3000 });
+    const refund = await t.orm.em.getConnection().execute<{ status: string }[]>('select status from refunds where id = ?', [r.body.id]);
+    expect(refund[0].status).toBe('succeeded');
+  });
+
+  it('refunds through GraphQL too', async () => {
+    const p = await paid(4000);
+    const g = await m.test.gql(
+      `mutation($id: ID!, $input: RefundPaymentInput) { refundPayment(id: $id, input: $input) { id object paymentId amount currency status reason } }`,
+      { id: p.id, input: { amount: 1500, reason: 'duplicate' } },
+    );
+    expect(g.errors).toBeUndefined();
+    expect(g.data.refundPayment).toMatchObject({ object: 'refund', paymentId: p.id, amount: 1500, currency: 'INR', reason: 'duplicate' });
+    const over = await m.test.gql(`mutation($id: ID!) { refundPayment(id: $id, input: { amount: 999999 }) { id } }`, { id: p.id });
+    expect(over.errors?.[0].extensions).toMatchObject({ code: 'amount_exceeds_refundable', http: { status: 400 } });
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'partially_refunded', amount_refunded: 1500 });
+  });
+});

@@ -1,0 +1,74 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebhookSender } from '../../src/modules/webhooks/sender';
+
+/** The HTTP side of an attempt: only 2xx in time is success; redirects are not followed; answers are truncated. */
+let server: http.Server;
+let url: string;
+let hits: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    hits.push(req.url!);
+    req.resume();
+    if (req.url === '/ok') return void res.end('fine');
+    if (req.url === '/created') return void res.writeHead(201).end();
+    if (req.url === '/redirect') return void res.writeHead(302, { location: '/ok' }).end();
+    if (req.url === '/big') return void res.writeHead(500).end('x'.repeat(200_000));
+    if (req.url === '/slow-body') {
+      res.writeHead(200);
+      res.write('partial');
+      return; // never ends
+    }
+    // /hang: no answer at all
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+beforeEach(() => (hits = []));
+
+const sender = new WebhookSender(400);
+afterAll(() => sender.close());
+const send = (path: string, live = false) => sender.send(`${url}${path}`, { 'content-type': 'application/json' }, '{}', live);
+
+it('treats 2xx as success', async () => {
+  expect(await send('/ok')).toMatchObject({ ok: true, status: 200, error: null, body: 'fine' });
+  expect(await send('/created')).toMatchObject({ ok: true, status: 201, error: null, body: '' });
+});
+
+it('does not follow redirects: a 3xx is a failed attempt', async () => {
+  expect(await send('/redirect')).toMatchObject({ ok: false, status: 302, error: 'HTTP 302' });
+  expect(hits).toEqual(['/redirect']);
+});
+
+it('keeps the first 1,000 characters of an answer', async () => {
+  const r = await send('/big');
+  expect(r).toMatchObject({ ok: false, status: 500, error: 'HTTP 500' });
+  expect(r.body).toHaveLength(1000);
+});
+
+it('gives up after the timeout', async () => {
+  const r = await send('/hang');
+  expect(r).toMatchObject({ ok: false, status: null, error: 'timed out after 400 ms', body: null });
+  expect(r.latencyMs).toBeGreaterThanOrEqual(390);
+  expect(r.latencyMs).toBeLessThan(2000);
+  // a 2xx status in time counts even if the body never finishes
+  expect(await send('/slow-body')).toMatchObject({ ok: true, status: 200, body: 'partial' });
+});
+
+it('reports connection failures', async () => {
+  const r = await sender.send('http://127.0.0.1:9/nothing', {}, '{}', false);
+  expect(r).toMatchObject({ ok: false, status: null, error: 'connection refused (ECONNREFUSED)' });
+});
+
+it('refuses live sends to http, loopback and private literals without connecting', async () => {
+  for (const target of [`${url}/ok`, 'https://127.0.0.1/ok', 'https://[::1]/ok', 'https://10.9.8.7/ok', 'https://169.254.169.254/', 'https://localhost/ok']) {
+    const r = await sender.send(target, {}, '{}', true);
+    expect([target, r.ok, r.error]).toEqual([target, false, expect.stringMatching(/^refused: /)]);
+  }
+  expect(hits).toEqual([]);
+});
