@@ -20,11 +20,10 @@ it('starts on the embedded database, serves the demo merchant, and shuts down gr
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     const deadline = Date.now() + 60_000;
-    while (!/test key\s+sk_test_\w+/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (!/test key\s+sk_test_\w+/.test(out) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const url = /Cadence is running at (\S+)/.exec(out)?.[1];
     const key = /test key\s+(sk_test_\w+)/.exec(out)?.[1];
-    expect(url).toBeDefined();
-    expect(key).toBeDefined();
+    if (!url || !key) throw new Error(`npm start printed no URL and demo key (exit code ${child.exitCode}):\n${out}`);
     expect((await request(`${url}/readyz`)).status).toBe(200);
     const conns = await request(`${url}/v1/providers/connections`, { key });
     expect(conns.status).toBe(200);

