@@ -1,7 +1,7 @@
 import express, { Request, Response, Router } from 'express';
 import { execute, getNamedType, GraphQLInputType, GraphQLObjectType, GraphQLSchema, isEnumType, isNonNullType, isScalarType } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createContext, tenantOf } from '../src/core/context';
+import { createContext, IdempotentRequest, tenantOf } from '../src/core/context';
 import { fingerprint, validateIdempotencyKey } from '../src/core/idempotency';
 import { DomainError, errorBody, fromGraphQLError } from '../src/core/errors';
 import { authenticate, rateLimit } from '../src/http/auth';
@@ -69,7 +69,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
 
   for (const route of routes.map((r) => compileRoute(schema, r))) {
     /** Runs the route's operation; answers [status, JSON text] so an idempotent replay can send the same bytes. */
-    const run = async (req: Request, idempotency?: { key: string; resourceId: string }): Promise<[number, string, DomainError?]> => {
+    const run = async (req: Request, idempotency?: IdempotentRequest): Promise<[number, string, DomainError?]> => {
       const status = route.status ?? 200;
       let payload: unknown;
       try {
@@ -133,7 +133,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
           res.setHeader('Idempotent-Replayed', 'true');
           return void res.status(claim.status).type('application/json').send(claim.body);
         }
-        const [status, body] = await run(req, { key, resourceId: claim.resourceId });
+        const [status, body] = await run(req, { key, resourceId: claim.resourceId, fresh: claim.fresh });
         if (status >= 500) await services.idempotency.release(claim.id);
         else await services.idempotency.complete(claim.id, status, body);
         res.status(status).type('application/json').send(body);

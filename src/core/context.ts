@@ -22,7 +22,17 @@ export interface Ctx {
   loaders: Map<string, DataLoader<any, any>>;
   services: Services;
   /** Set when the request carries an Idempotency-Key: the id the request's new record must take. */
-  idempotency?: { key: string; resourceId: string };
+  idempotency?: IdempotentRequest;
+}
+
+/**
+ * `resourceId`: the id the request's new record takes. `fresh`: no earlier attempt of this key can have created it
+ * (a retry after a 5xx or a crash keeps the id, and may find its record already written).
+ */
+export interface IdempotentRequest {
+  key: string;
+  resourceId: string;
+  fresh: boolean;
 }
 
 export function createContext(args: {
@@ -31,7 +41,7 @@ export function createContext(args: {
   requestId: string;
   log: Logger;
   services: Services;
-  idempotency?: { key: string; resourceId: string };
+  idempotency?: IdempotentRequest;
 }): Ctx {
   const em = args.em.fork();
   if (args.principal.kind === 'merchant') {

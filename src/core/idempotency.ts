@@ -33,7 +33,7 @@ export const IDEMPOTENCY_TTL_HOURS = 24;
 const IN_FLIGHT_LEASE_SECONDS = 60;
 
 export type Claim =
-  | { kind: 'claimed'; id: string; resourceId: string }
+  | { kind: 'claimed'; id: string; resourceId: string; fresh: boolean }
   | { kind: 'replay'; status: number; body: string };
 
 /** Stable JSON: object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
@@ -78,6 +78,7 @@ export class IdempotencyStore {
     const conn = this.em.getConnection();
     for (let attempt = 0; attempt < 3; attempt++) {
       const id = uuidv7();
+      const resourceId = uuidv7();
       // Take the key when it is new, expired, released by a 5xx, or abandoned in flight by a crashed process.
       // The same request keeps its resource id; a different request after expiry or release starts afresh.
       const claimed = await conn.execute<{ id: string; resource_id: string }[]>(
@@ -94,9 +95,12 @@ export class IdempotencyStore {
               or (idempotency_keys.state = 'in_flight' and idempotency_keys.locked_until < now()
                   and idempotency_keys.fingerprint = excluded.fingerprint)
          returning id, resource_id`,
-        [id, merchantId, mode, key, print, uuidv7(), IN_FLIGHT_LEASE_SECONDS, now, IDEMPOTENCY_TTL_HOURS, now, now],
+        [id, merchantId, mode, key, print, resourceId, IN_FLIGHT_LEASE_SECONDS, now, IDEMPOTENCY_TTL_HOURS, now, now],
       );
-      if (claimed.length) return { kind: 'claimed', id: claimed[0].id, resourceId: claimed[0].resource_id };
+      if (claimed.length) {
+        const kept = claimed[0].resource_id;
+        return { kind: 'claimed', id: claimed[0].id, resourceId: kept, fresh: kept === resourceId };
+      }
       const [row] = await conn.execute<{ fingerprint: string; state: string; response_status: number; response_body: string }[]>(
         'select fingerprint, state, response_status, response_body from idempotency_keys where merchant_id = ? and mode = ? and key = ?',
         [merchantId, mode, key],

@@ -8,11 +8,12 @@ import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
 import { announce, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
+import { tenantOfEm, tenantRows } from '../../core/rows';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
 import type { GatewayEvent } from '../../gateways/port';
-import { CustomerService, normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
+import { CustomerDetails, CustomerService, normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
 import { ProviderConnection } from '../providers/provider-connection.entity';
 import { fromGatewayError, ProviderService } from '../providers/provider.service';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
@@ -30,7 +31,7 @@ const PAYMENT_MOVES: Record<'succeeded' | 'failed' | 'expired', PaymentStatus[]>
 const REFUNDABLE = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED];
 
 export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment', async (ctx, ids) =>
-  groupBy(ids, await ctx.em.find(Refund, { paymentId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }), (r) => r.paymentId),
+  groupBy(ids, await tenantRows(ctx.em, Refund, 'payment_id in (?)', [[...ids]], { orderBy: 'id' }), (r) => r.paymentId),
 );
 
 export class PaymentService {
@@ -68,7 +69,7 @@ export class PaymentService {
 
     const id = ctx.idempotency?.resourceId ?? uuidv7();
     // A retried request (same Idempotency-Key) whose first attempt committed before failing: answer that payment.
-    const existing = ctx.idempotency ? await ctx.em.findOne(Payment, { id }) : null;
+    const existing = ctx.idempotency && !ctx.idempotency.fresh ? await ctx.em.findOne(Payment, { id }) : null;
     if (existing) return existing;
 
     const connection = await this.providers.resolve(ctx, input.provider);
@@ -91,29 +92,74 @@ export class PaymentService {
       throw fromGatewayError(err);
     }
 
-    return ctx.em.transactional(async (em) => {
-      const c = await this.customers.findOrCreate(em, customer);
-      const payment = make(Payment, {
-        id,
-        amount: input.amount,
-        currency,
-        customerId: c.id,
-        customerEmail: email,
-        customerName: customer.name ?? c.name,
-        customerPhone: customer.phone ?? c.phone,
-        referenceId: input.referenceId ?? null,
-        metadata,
-        provider: connection.provider,
-        connectionId: connection.id,
-        providerPaymentId: checkout.providerPaymentId ?? null,
-        checkoutSessionId: checkout.checkoutSessionId,
-        checkoutUrl: checkout.checkoutUrl,
-        successUrl,
-        cancelUrl,
-      });
-      em.persist(payment);
-      return payment;
+    return this.insert(ctx.em, {
+      id,
+      amount: input.amount,
+      currency,
+      customer,
+      referenceId: input.referenceId ?? null,
+      metadata,
+      connection,
+      providerPaymentId: checkout.providerPaymentId ?? null,
+      checkoutSessionId: checkout.checkoutSessionId,
+      checkoutUrl: checkout.checkoutUrl,
+      successUrl,
+      cancelUrl,
     });
+  }
+
+  /**
+   * Writes the payment and finds or creates its customer by e-mail in one statement (atomic without a transaction
+   * of its own). The customer record gains the details it lacked, never loses what the merchant already gave; the
+   * payment takes the request's name and phone, else the customer's.
+   */
+  private async insert(
+    em: EntityManager,
+    p: {
+      id: string;
+      amount: number;
+      currency: string;
+      customer: CustomerDetails;
+      referenceId: string | null;
+      metadata: Record<string, string>;
+      connection: ProviderConnection;
+      providerPaymentId: string | null;
+      checkoutSessionId: string;
+      checkoutUrl: string;
+      successUrl: string;
+      cancelUrl: string;
+    },
+  ): Promise<Payment> {
+    const { merchantId, mode } = tenantOfEm(em);
+    const c = p.customer;
+    const rows = await em.getConnection().execute<Record<string, unknown>[]>(
+      `with c as (
+         insert into customers as x (id, created_at, updated_at, merchant_id, mode, email, name, phone, state_code, gstin)
+         values (?, now(), now(), ?, ?, ?, ?, ?, ?, ?)
+         on conflict (merchant_id, mode, email) do update set
+           name = coalesce(x.name, excluded.name), phone = coalesce(x.phone, excluded.phone),
+           state_code = coalesce(x.state_code, excluded.state_code), gstin = coalesce(x.gstin, excluded.gstin),
+           updated_at = case when (x.name is null and excluded.name is not null) or (x.phone is null and excluded.phone is not null)
+             or (x.state_code is null and excluded.state_code is not null) or (x.gstin is null and excluded.gstin is not null)
+             then now() else x.updated_at end
+         returning id, name, phone
+       )
+       insert into payments (id, created_at, updated_at, merchant_id, mode, amount, amount_refunded, currency, status,
+         customer_id, customer_email, customer_name, customer_phone, reference_id, metadata, provider, connection_id,
+         provider_payment_id, checkout_session_id, checkout_url, success_url, cancel_url)
+       select ?, now(), now(), ?, ?, ?, 0, ?, 'pending', c.id, ?, coalesce(?, c.name), coalesce(?, c.phone), ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?
+       from c
+       returning *`,
+      [
+        uuidv7(), merchantId, mode, c.email, c.name ?? null, c.phone ?? null, c.stateCode ?? null, c.gstin ?? null,
+        p.id, merchantId, mode, p.amount, p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
+        JSON.stringify(p.metadata), p.connection.provider, p.connection.id, p.providerPaymentId, p.checkoutSessionId,
+        p.checkoutUrl, p.successUrl, p.cancelUrl,
+      ],
+      'all',
+      em.getTransactionContext(),
+    );
+    return em.map(Payment, rows[0] as never);
   }
 
   payment(ctx: Ctx, id: string) {

@@ -6,6 +6,7 @@ import { tenantOf } from '../../core/context';
 import { make } from '../../core/entity';
 import { DomainError } from '../../core/errors';
 import { findOr404 } from '../../core/find';
+import { tenantRows } from '../../core/rows';
 import type { SecretBox } from '../../core/secrets';
 import { Credentials, GatewayError, GatewayPort, ProviderName } from '../../gateways/port';
 import { Provider, ProviderConnection } from './provider-connection.entity';
@@ -141,8 +142,10 @@ export class ProviderService {
   /** The connection a new payment or subscription uses: the named provider, else the mode's default. */
   async resolve(ctx: Ctx, provider?: Provider | null): Promise<ProviderConnection> {
     const { mode } = tenantOf(ctx);
-    const where = provider ? { provider } : { isDefault: true };
-    const connection = await ctx.em.findOne(ProviderConnection, where, { populate: ['credentialsSealed'] });
+    // Every payment asks: a plain statement rather than the ORM's query building (core/rows.ts).
+    const [connection] = provider
+      ? await tenantRows(ctx.em, ProviderConnection, 'provider = ?', [provider])
+      : await tenantRows(ctx.em, ProviderConnection, 'is_default', []);
     if (!connection) {
       throw new DomainError(
         'provider_not_connected',
