@@ -111,23 +111,31 @@ export class StripeAdapter implements GatewayPort {
 
   async createPaymentCheckout(input: PaymentCheckoutInput): Promise<CheckoutResult> {
     const amount = toGatewayAmount('stripe', input.amount, input.currency);
+    return this.checkout(
+      {
+        mode: 'payment',
+        client_reference_id: input.paymentId,
+        line_items: [
+          {
+            quantity: 1,
+            price_data: { currency: input.currency.toLowerCase(), unit_amount: amount, product_data: { name: input.description } },
+          },
+        ],
+        metadata: { payment_id: input.paymentId },
+        payment_intent_data: { metadata: { payment_id: input.paymentId }, description: input.description },
+      },
+      input,
+    );
+  }
+
+  /** A Checkout Session for the customer, answered as the port's CheckoutResult. */
+  private async checkout(
+    params: Stripe.Checkout.SessionCreateParams,
+    input: Pick<PaymentCheckoutInput, 'customer' | 'successUrl' | 'cancelUrl' | 'idempotencyKey'>,
+  ): Promise<CheckoutResult> {
     const session = await this.call(() =>
       this.stripe.checkout.sessions.create(
-        {
-          mode: 'payment',
-          client_reference_id: input.paymentId,
-          customer_email: input.customer.email,
-          line_items: [
-            {
-              quantity: 1,
-              price_data: { currency: input.currency.toLowerCase(), unit_amount: amount, product_data: { name: input.description } },
-            },
-          ],
-          metadata: { payment_id: input.paymentId },
-          payment_intent_data: { metadata: { payment_id: input.paymentId }, description: input.description },
-          success_url: input.successUrl,
-          cancel_url: input.cancelUrl,
-        },
+        { ...params, customer_email: input.customer.email, success_url: input.successUrl, cancel_url: input.cancelUrl },
         { idempotencyKey: input.idempotencyKey },
       ),
     );
@@ -135,6 +143,7 @@ export class StripeAdapter implements GatewayPort {
       checkoutSessionId: session.id,
       checkoutUrl: session.url ?? '',
       providerPaymentId: idOf(session.payment_intent),
+      providerSubscriptionId: idOf(session.subscription),
       providerCustomerId: idOf(session.customer),
     };
   }
@@ -184,30 +193,19 @@ export class StripeAdapter implements GatewayPort {
         },
       });
     }
-    const session = await this.call(() =>
-      this.stripe.checkout.sessions.create(
-        {
-          mode: 'subscription',
-          client_reference_id: input.subscriptionId,
-          customer_email: input.customer.email,
-          line_items: lineItems,
+    return this.checkout(
+      {
+        mode: 'subscription',
+        client_reference_id: input.subscriptionId,
+        line_items: lineItems,
+        metadata: { subscription_id: input.subscriptionId },
+        subscription_data: {
           metadata: { subscription_id: input.subscriptionId },
-          subscription_data: {
-            metadata: { subscription_id: input.subscriptionId },
-            ...(input.trialDays > 0 ? { trial_period_days: input.trialDays } : {}),
-          },
-          success_url: input.successUrl,
-          cancel_url: input.cancelUrl,
+          ...(input.trialDays > 0 ? { trial_period_days: input.trialDays } : {}),
         },
-        { idempotencyKey: input.idempotencyKey },
-      ),
+      },
+      input,
     );
-    return {
-      checkoutSessionId: session.id,
-      checkoutUrl: session.url ?? '',
-      providerSubscriptionId: idOf(session.subscription),
-      providerCustomerId: idOf(session.customer),
-    };
   }
 
   async pauseSubscription(providerSubscriptionId: string): Promise<void> {
