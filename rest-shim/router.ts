@@ -127,8 +127,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       try {
         validateIdempotencyKey(key);
         const { merchant, mode } = tenantOf({ principal: req.principal } as never);
-        const now = await services.clock.now(merchant.id, mode); // test mode: keys expire on the test clock
-        const claim = await services.idempotency.claim(merchant.id, mode, key, fingerprint(req.method, req.path, req.body ?? {}), now);
+        const claim = await services.idempotency.claim(merchant.id, mode, key, fingerprint(req.method, req.path, req.body ?? {}));
         if (claim.kind === 'replay') {
           res.setHeader('Idempotent-Replayed', 'true');
           return void res.status(claim.status).type('application/json').send(claim.body);

@@ -71,31 +71,34 @@ export class IdempotencyStore {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * `now` is the merchant's clock for the mode (the test clock in test mode: contract section 14), which decides
-   * expiry; the in-flight lease stays on real time, since it guards against crashed processes.
+   * Expiry follows the merchant's clock for the mode (the test clock in test mode: contract section 14), read in the
+   * same statement; the in-flight lease stays on real time, since it guards against crashed processes.
    */
-  async claim(merchantId: string, mode: Mode, key: string, print: string, now: Date = new Date()): Promise<Claim> {
+  async claim(merchantId: string, mode: Mode, key: string, print: string): Promise<Claim> {
     const conn = this.em.getConnection();
     for (let attempt = 0; attempt < 3; attempt++) {
       const id = uuidv7();
       const resourceId = uuidv7();
       // Take the key when it is new, expired, released by a 5xx, or abandoned in flight by a crashed process.
       // The same request keeps its resource id; a different request after expiry or release starts afresh.
+      // The merchant's "now": the wall clock plus, in test mode, the test clock's offset.
+      const clock = `(now() + coalesce((select offset_ms from test_clocks where merchant_id = ? and 'test' = ?), 0) * interval '1 millisecond')`;
       const claimed = await conn.execute<{ id: string; resource_id: string }[]>(
         `insert into idempotency_keys (id, created_at, merchant_id, mode, key, fingerprint, state, resource_id, locked_until, expires_at)
-         values (?, now(), ?, ?, ?, ?, 'in_flight', ?, now() + make_interval(secs => ?), ?::timestamptz + make_interval(hours => ?))
+         values (?, now(), ?, ?, ?, ?, 'in_flight', ?, now() + make_interval(secs => ?), ${clock} + make_interval(hours => ?))
          on conflict (merchant_id, mode, key) do update
            set id = excluded.id, created_at = now(), state = 'in_flight',
-               resource_id = case when idempotency_keys.fingerprint = excluded.fingerprint and idempotency_keys.expires_at >= ?::timestamptz
+               resource_id = case when idempotency_keys.fingerprint = excluded.fingerprint
+                               and idempotency_keys.expires_at >= excluded.expires_at - make_interval(hours => ?)
                              then idempotency_keys.resource_id else excluded.resource_id end,
                fingerprint = excluded.fingerprint, locked_until = excluded.locked_until, expires_at = excluded.expires_at,
                response_status = null, response_body = null
-           where idempotency_keys.expires_at < ?::timestamptz
+           where idempotency_keys.expires_at < excluded.expires_at - make_interval(hours => ?)
               or idempotency_keys.state = 'released'
               or (idempotency_keys.state = 'in_flight' and idempotency_keys.locked_until < now()
                   and idempotency_keys.fingerprint = excluded.fingerprint)
          returning id, resource_id`,
-        [id, merchantId, mode, key, print, resourceId, IN_FLIGHT_LEASE_SECONDS, now, IDEMPOTENCY_TTL_HOURS, now, now],
+        [id, merchantId, mode, key, print, resourceId, IN_FLIGHT_LEASE_SECONDS, merchantId, mode, IDEMPOTENCY_TTL_HOURS, IDEMPOTENCY_TTL_HOURS, IDEMPOTENCY_TTL_HOURS],
       );
       if (claimed.length) {
         const kept = claimed[0].resource_id;
