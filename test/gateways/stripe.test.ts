@@ -126,6 +126,52 @@ describe('Stripe adapter against the sandbox', () => {
     await expect(gw.createPaymentCheckout({ ...input, amount: 100 })).rejects.toMatchObject({ code: 'gateway_rejected' });
   });
 
+  it('answers raw creates idempotently: racing requests make one session, replays say so, errors store nothing', async () => {
+    const key = crypto.randomUUID();
+    const name = `Race ${key}`;
+    const post = (body: Record<string, string>) =>
+      fetch(`${env.sandbox.url}/v1/checkout/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${credentials.secret_key}`, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': key },
+        body: new URLSearchParams(body).toString(),
+      });
+    const form = {
+      mode: 'payment',
+      success_url: 'https://merchant.example/ok',
+      'line_items[0][quantity]': '2',
+      'line_items[0][price_data][currency]': 'inr',
+      'line_items[0][price_data][unit_amount]': '1000',
+      'line_items[0][price_data][product_data][name]': name,
+    };
+    // Invalid parameters answer their error and keep nothing: the key is still free afterwards.
+    const invalid = await post({ ...form, mode: 'bogus' });
+    expect(invalid.status).toBe(400);
+    expect(((await invalid.json()) as any).error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'mode' });
+
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(form)));
+    const bodies = (await Promise.all(answers.map((r) => r.json()))) as any[];
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
+    expect(bodies[0]).toMatchObject({ object: 'checkout.session', amount_total: 2000, currency: 'inr', status: 'open', url: `${env.sandbox.url}/checkout/${bodies[0].id}` });
+    expect(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
+    const [{ products, prices, sessions }] = await env.orm.em.getConnection().execute(
+      `select (select count(*) from sandbox_objects where type = 'product' and data->>'name' = ?)::int as products,
+              (select count(*) from sandbox_objects price join sandbox_objects product on product.id = price.data->>'product'
+                where price.type = 'price' and product.data->>'name' = ?)::int as prices,
+              (select count(*) from sandbox_objects where type = 'checkout_session' and internal->'lineItems'->0->>'name' = ?)::int as sessions`,
+      [name, name, name],
+    );
+    expect({ products, prices, sessions }).toEqual({ products: 1, prices: 1, sessions: 1 });
+
+    // The key with other parameters, valid or not, is the idempotency error.
+    for (const other of [{ ...form, 'line_items[0][quantity]': '3' }, { ...form, mode: 'bogus' }]) {
+      const r = await post(other);
+      expect(r.status).toBe(400);
+      expect(r.headers.get('idempotent-replayed')).toBeNull();
+      expect(((await r.json()) as any).error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_in_use' });
+    }
+  });
+
   it('rejects bad credentials and bad signatures', async () => {
     for (const secret_key of ['pk_test_abc', 'sk_prod_abc', 'rzp_test_abc']) {
       const bad = createGateway('stripe', { secret_key, webhook_secret: 'whsec_x' }, { sandboxUrl: env.sandbox.url });

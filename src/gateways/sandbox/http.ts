@@ -3,8 +3,9 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Request, Response } from 'express';
 import { SandboxIdempotencyKey } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
+import { v7 as uuidv7 } from 'uuid';
 import { fingerprint } from '../../core/idempotency';
-import { Account } from './store';
+import { Account, Draft } from './store';
 
 /** Request plumbing shared by the Stripe and Razorpay routes: errors, idempotency, commit-then-deliver. */
 
@@ -79,6 +80,104 @@ export async function runApi(
   sb.deliverLater(out.events);
   if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.status(out.status).json(out.body);
+}
+
+export interface CreateResult {
+  status?: number;
+  body: unknown;
+}
+
+/** Writes the key and the draft's objects together: the objects only when the key row is new. */
+const INSERT_KEY_AND_OBJECTS = `
+with k as (
+  insert into sandbox_idempotency_keys (id, provider, account_key, key, request_hash, status, response)
+  values ($1, $2, $3, $4, $5, $6, $7::jsonb)
+  on conflict (provider, account_key, key) do nothing
+  returning 1
+), o as (
+  insert into sandbox_objects (id, provider, account_key, type, data, internal, due_at)
+  select x.id, $2, $3, x.type, x.data, x.internal, x.due_at
+  from jsonb_to_recordset($8::jsonb) as x(id text, type text, data jsonb, internal jsonb, due_at timestamptz)
+  where exists (select 1 from k)
+)
+select true as inserted, null::text as request_hash, null::int as status, null::jsonb as response from k
+union all
+select false, request_hash, status, response from sandbox_idempotency_keys where provider = $2 and account_key = $3 and key = $4`;
+
+const INSERT_OBJECTS = `
+insert into sandbox_objects (id, provider, account_key, type, data, internal, due_at)
+select x.id, $1, $2, x.type, x.data, x.internal, x.due_at
+from jsonb_to_recordset($3::jsonb) as x(id text, type text, data jsonb, internal jsonb, due_at timestamptz)`;
+
+const SELECT_KEY = 'select request_hash, status, response from sandbox_idempotency_keys where provider = $1 and account_key = $2 and key = $3';
+
+interface StoredKey {
+  request_hash: string;
+  status: number;
+  response: unknown;
+}
+
+/**
+ * runApi for calls that only create objects and send no events (checkout sessions, prices, products, payment
+ * links, plans), with the same answers, in one SQL statement instead of an ORM transaction: the handler builds its
+ * objects in a Draft, then the key and the objects are inserted together, the objects only if the key was new.
+ * A replay, or the loser of a race on one key, reads the stored answer instead.
+ */
+export async function runCreate(
+  sb: Sandbox,
+  req: Request,
+  res: Response,
+  account: Account,
+  idempotencyKey: string | undefined,
+  handler: (draft: Draft) => Promise<CreateResult>,
+  reused: () => ApiError,
+): Promise<void> {
+  const hash = fingerprint(req.method, `${req.baseUrl}${req.path}`, req.body ?? {});
+  const replay = (prior: StoredKey) => {
+    if (prior.request_hash !== hash) throw reused();
+    res.setHeader('Idempotent-Replayed', 'true');
+    res.status(prior.status).json(prior.response);
+  };
+  const stored = async () =>
+    idempotencyKey ? (await sb.pool.query<StoredKey>(SELECT_KEY, [account.provider, account.accountKey, idempotencyKey])).rows[0] : undefined;
+
+  const draft = new Draft(sb.pool, account);
+  let result: CreateResult;
+  try {
+    result = await handler(draft);
+  } catch (err) {
+    // runApi looked the key up before the handler: a stored answer (or the reuse error) still wins over this error.
+    const prior = await stored();
+    if (prior) return replay(prior);
+    throw err;
+  }
+  const status = result.status ?? 200;
+  const objects = JSON.stringify(
+    draft.created.map((o) => ({ id: o.id, type: o.type, data: o.data, internal: o.internal, due_at: o.dueAt })),
+  );
+  if (!idempotencyKey) {
+    await sb.pool.query(INSERT_OBJECTS, [account.provider, account.accountKey, objects]);
+    res.status(status).json(result.body);
+    return;
+  }
+  const { rows } = await sb.pool.query<StoredKey & { inserted: boolean }>(INSERT_KEY_AND_OBJECTS, [
+    uuidv7(),
+    account.provider,
+    account.accountKey,
+    idempotencyKey,
+    hash,
+    status,
+    JSON.stringify(result.body),
+    objects,
+  ]);
+  if (rows[0]?.inserted) {
+    res.status(status).json(result.body);
+    return;
+  }
+  // No row: the key was committed by a concurrent request after this statement's snapshot; read it now.
+  const prior = rows[0] ?? (await stored());
+  if (!prior) throw new Error('sandbox idempotency key vanished');
+  replay(prior);
 }
 
 /** Reads an integer parameter sent as a form string or JSON number. */

@@ -66,9 +66,10 @@ export async function startSandbox(opts: SandboxOptions & { port: number; host?:
     retryCharge: sb.retryCharge.bind(sb),
     redeliverPending: sb.redeliverPending.bind(sb),
     async close() {
-      await sb.close();
+      await sb.settle();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sb.close(); // its pool last: nothing can use it once the server is closed
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
+import type { Pool } from 'pg';
 import { SandboxObject, SandboxProvider } from './sandbox.entities';
 
 /** Small helpers over SandboxObject: the sandbox keeps every gateway object as the JSON the gateway answers. */
@@ -53,3 +54,41 @@ export async function findObject(
   return obj;
 }
 
+
+/** A gateway object as the fast create path handles it: plain data, written by raw SQL (see runCreate). */
+export interface StoredObject {
+  id: string;
+  type: string;
+  data: Record<string, any>;
+  internal: Record<string, any>;
+  dueAt: Date | null;
+}
+
+/**
+ * The objects one create call makes, built in memory and written by runCreate in the same statement as the
+ * idempotency key. Lookups see the draft's own objects first, then committed ones through the raw pool (no lock:
+ * creates only read objects that never change, such as prices and products).
+ */
+export class Draft {
+  readonly created: StoredObject[] = [];
+
+  constructor(private readonly pool: Pool, readonly account: Account) {}
+
+  create(type: string, data: Record<string, any>, internal: Record<string, any> = {}, dueAt: Date | null = null): StoredObject {
+    const obj = { id: data.id as string, type, data, internal, dueAt };
+    this.created.push(obj);
+    return obj;
+  }
+
+  async find(type: string | string[], id: string): Promise<StoredObject | null> {
+    const types = Array.isArray(type) ? type : [type];
+    const mine = this.created.find((o) => o.id === id && types.includes(o.type));
+    if (mine) return mine;
+    const { rows } = await this.pool.query<{ id: string; type: string; data: Record<string, any>; internal: Record<string, any>; due_at: Date | null }>(
+      'select id, type, data, internal, due_at from sandbox_objects where id = $1 and provider = $2 and account_key = $3 and type = any($4::text[])',
+      [id, this.account.provider, this.account.accountKey, types],
+    );
+    const row = rows[0];
+    return row ? { id: row.id, type: row.type, data: row.data, internal: row.internal, dueAt: row.due_at } : null;
+  }
+}

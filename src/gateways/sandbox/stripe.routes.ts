@@ -2,11 +2,11 @@ import express, { NextFunction, Request, Response, Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent } from '../../core/currency';
 import { queueStripeEvent } from './events';
-import { ApiError, intParam, listParam, metadataParam, Result, runApi, strParam } from './http';
+import { ApiError, CreateResult, intParam, listParam, metadataParam, Result, runApi, runCreate, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
-import { Account, createObject, findObject, patch } from './store';
+import { Account, createObject, Draft, findObject, patch, StoredObject } from './store';
 
 /**
  * The Stripe API subset the adapter uses, at /v1, as the official SDK speaks it: form-encoded bodies, Bearer
@@ -40,16 +40,17 @@ function currencyParam(value: unknown, param: string): string {
   return c;
 }
 
-async function createPrice(em: EntityManager, account: Account, b: Obj, paramPrefix = ''): Promise<SandboxObject> {
+async function createPrice(draft: Draft, b: Obj, paramPrefix = ''): Promise<StoredObject> {
+  const account = draft.account;
   const currency = currencyParam(b.currency, `${paramPrefix}currency`);
   const unitAmount = intParam(b.unit_amount, `${paramPrefix}unit_amount`, { required: true, min: 0 })!;
   let productId = strParam(b.product, `${paramPrefix}product`);
   if (productId) {
-    if (!(await findObject(em, account, 'product', productId))) throw notFound('product', productId, `${paramPrefix}product`);
+    if (!(await draft.find('product', productId))) throw notFound('product', productId, `${paramPrefix}product`);
   } else {
     const name = strParam(b.product_data?.name, `${paramPrefix}product_data[name]`, true)!;
     productId = gid('prod_', 14);
-    createObject(em, account, 'product', {
+    draft.create('product', {
       id: productId,
       object: 'product',
       name,
@@ -71,7 +72,7 @@ async function createPrice(em: EntityManager, account: Account, b: Obj, paramPre
       usage_type: 'licensed',
     };
   }
-  return createObject(em, account, 'price', {
+  return draft.create('price', {
     id: gid('price_'),
     object: 'price',
     active: true,
@@ -86,7 +87,8 @@ async function createPrice(em: EntityManager, account: Account, b: Obj, paramPre
   });
 }
 
-async function createCheckoutSession(sb: Sandbox, em: EntityManager, account: Account, b: Obj): Promise<Result> {
+async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise<CreateResult> {
+  const account = draft.account;
   const mode = strParam(b.mode, 'mode', true)!;
   if (mode !== 'payment' && mode !== 'subscription') {
     throw new ApiError(400, `Invalid mode: must be one of payment, setup, or subscription`, 'parameter_invalid', 'mode');
@@ -99,16 +101,16 @@ async function createCheckoutSession(sb: Sandbox, em: EntityManager, account: Ac
   for (const [i, raw] of rawItems.entries()) {
     const li = (raw ?? {}) as Obj;
     const quantity = intParam(li.quantity, `line_items[${i}][quantity]`, { min: 1 }) ?? 1;
-    let price: SandboxObject | null;
+    let price: StoredObject | null;
     if (li.price) {
-      price = await findObject(em, account, 'price', String(li.price));
+      price = await draft.find('price', String(li.price));
       if (!price) throw notFound('price', String(li.price), `line_items[${i}][price]`);
     } else if (li.price_data) {
-      price = await createPrice(em, account, li.price_data, `line_items[${i}][price_data][`);
+      price = await createPrice(draft, li.price_data, `line_items[${i}][price_data][`);
     } else {
       throw new ApiError(400, `You must specify either price or price_data in line_items[${i}].`, 'parameter_missing', `line_items[${i}]`);
     }
-    const product = await findObject(em, account, 'product', price.data.product);
+    const product = await draft.find('product', price.data.product);
     items.push({
       price: price.id,
       amount: Number(price.data.unit_amount) * quantity,
@@ -130,9 +132,7 @@ async function createCheckoutSession(sb: Sandbox, em: EntityManager, account: Ac
   const trialDays = intParam(b.subscription_data?.trial_period_days, 'subscription_data[trial_period_days]', { min: 1 }) ?? 0;
   // With a trial nothing is charged at checkout (the setup fee joins the first invoice, at trial end).
   const amountTotal = mode === 'subscription' && trialDays > 0 ? 0 : items.reduce((s, i) => s + i.amount, 0);
-  const session = createObject(
-    em,
-    account,
+  const session = draft.create(
     'checkout_session',
     {
       id,
@@ -284,6 +284,13 @@ export function stripeRouter(sb: Sandbox): Router {
       const key = req.header('idempotency-key') || undefined;
       await runApi(sb, req, res, account, key, (em) => handler(em, account, req), reused);
     };
+  /** POSTs that only create objects: the same idempotency answers, written in one SQL statement (runCreate). */
+  const create = (handler: (draft: Draft, req: Request) => Promise<CreateResult>) =>
+    async (req: Request, res: Response) => {
+      const account = authenticate(req);
+      const key = req.header('idempotency-key') || undefined;
+      await runCreate(sb, req, res, account, key, (draft) => handler(draft, req), reused);
+    };
   const get = (type: string, what: string) => async (req: Request, res: Response) => {
     const account = authenticate(req);
     const obj = await findObject(sb.orm.em.fork(), account, type, String(req.params.id));
@@ -317,19 +324,20 @@ export function stripeRouter(sb: Sandbox): Router {
     }),
   );
 
-  r.post('/products', post(async (em, account, req) => {
+  r.post('/products', create(async (draft, req) => {
     const b = req.body as Obj;
-    const product = createObject(em, account, 'product', {
+    const account = draft.account;
+    const product = draft.create('product', {
       id: gid('prod_', 14), object: 'product', name: strParam(b.name, 'name', true), active: true,
       metadata: metadataParam(b.metadata), created: unix(), livemode: account.livemode,
     });
     return { body: product.data };
   }));
   r.get('/products/:id', get('product', 'product'));
-  r.post('/prices', post(async (em, account, req) => ({ body: (await createPrice(em, account, req.body as Obj)).data })));
+  r.post('/prices', create(async (draft, req) => ({ body: (await createPrice(draft, req.body as Obj)).data })));
   r.get('/prices/:id', get('price', 'price'));
 
-  r.post('/checkout/sessions', post((em, account, req) => createCheckoutSession(sb, em, account, req.body as Obj)));
+  r.post('/checkout/sessions', create((draft, req) => createCheckoutSession(sb, draft, req.body as Obj)));
   r.get('/checkout/sessions/:id', get('checkout_session', 'checkout.session'));
   r.post(
     '/checkout/sessions/:id/expire',
