@@ -32,9 +32,9 @@ export interface RunningApp {
   server: http.Server;
   services: Services;
   url: string;
-  /** The gateway sandbox's base URL, when SANDBOX is on. */
+  /** The gateway sandbox's base URL, when SANDBOX is on (SANDBOX_URL when it runs as its own process). */
   sandboxUrl: string | null;
-  /** The running gateway sandbox, when SANDBOX is on (tests stop and restart it). */
+  /** The in-process gateway sandbox, when SANDBOX is on and SANDBOX_URL unset (tests stop and restart it). */
   sandbox: RunningSandbox | null;
   close(): Promise<void>;
 }
@@ -81,12 +81,15 @@ function deliveryServices(delivery: DeliveryRuntime) {
 export async function startApp(config: Config, orm: MikroORM, listenPort = config.port): Promise<RunningApp> {
   const pubsub = newPubSub();
   const schema = await createSchema(pubsub);
-  // The sandbox stands in for both gateways on its own port (contract section 9).
-  const sandbox = config.sandbox
+  // The sandbox stands in for both gateways on its own port (contract section 9); with SANDBOX_URL it runs as its
+  // own process (`npm run sandbox`), which keeps its CPU off the API's.
+  const external = config.sandbox && config.sandboxUrl ? config.sandboxUrl : null;
+  const sandbox = config.sandbox && !external
     ? await startSandbox({ orm, port: config.sandboxPort, host: config.host, publicUrl: config.sandboxPublicUrl })
     : null;
+  const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
-  const services = createServices(config, orm, schema, sandbox?.url ?? null, () => config.publicUrl ?? url);
+  const services = createServices(config, orm, schema, sandboxUrl, () => config.publicUrl ?? url);
   const changes = new ChangeListener(orm.config.get('clientUrl')!, pubsub);
   await changes.start();
   const app = express();
@@ -144,7 +147,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     server,
     services,
     url,
-    sandboxUrl: sandbox?.url ?? null,
+    sandboxUrl,
     sandbox,
     // Apollo's drain plugin stops accepting connections and waits for requests in flight; websockets are disposed.
     close: async () => {

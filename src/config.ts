@@ -17,6 +17,11 @@ export interface Config {
   /** On (default): every gateway call goes to the local gateway sandbox instead of Stripe/Razorpay. */
   sandbox: boolean;
   sandboxPort: number;
+  /**
+   * SANDBOX_URL: a sandbox already running as its own process (`npm run sandbox`); the service then starts none and
+   * sends gateway calls there. Unset: the sandbox runs inside this process on `sandboxPort`.
+   */
+  sandboxUrl: string | undefined;
   /** Base URL of the sandbox as customers' browsers reach it (hosted checkout pages); default: where it listens. */
   sandboxPublicUrl: string | undefined;
   gatewayTimeoutMs: number;
@@ -66,6 +71,7 @@ export function loadConfig(env = process.env): Config {
     dbPoolMax: int(env, 'DB_POOL_MAX', 10),
     sandbox: (env.SANDBOX || 'on') !== 'off',
     sandboxPort: int(env, 'SANDBOX_PORT', port === 0 ? 0 : port + 1),
+    sandboxUrl: env.SANDBOX_URL ? env.SANDBOX_URL.replace(/\/$/, '') : undefined,
     sandboxPublicUrl: env.SANDBOX_PUBLIC_URL ? env.SANDBOX_PUBLIC_URL.replace(/\/$/, '') : undefined,
     gatewayTimeoutMs: int(env, 'GATEWAY_TIMEOUT_MS', 10_000),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

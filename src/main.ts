@@ -25,12 +25,20 @@ async function main() {
     `  REST API      ${app.url}/v1`,
     `  GraphQL + IDE ${app.url}/graphql`,
     `  REST docs     ${app.url}/docs`,
-    `  Sandbox       ${app.sandboxUrl ?? 'off (SANDBOX=off: real gateways)'}`,
+    `  Sandbox       ${app.sandboxUrl ? `${app.sandboxUrl}${app.sandbox ? '' : ' (SANDBOX_URL: its own process)'}` : 'off (SANDBOX=off: real gateways)'}`,
     `  Database      ${embedded ? `embedded PostgreSQL (data in ${config.dataDir})` : 'DATABASE_URL'}`,
   ];
   if (embedded) {
     const demo = await ensureDemoMerchant(orm, config.dataDir);
-    if (app.sandboxUrl) await connectDemoGateways(orm, app.services, demo.merchantId);
+    if (app.sandboxUrl) {
+      try {
+        await connectDemoGateways(orm, app.services, demo.merchantId);
+      } catch (err) {
+        // An external sandbox (SANDBOX_URL) may not be up yet: serve anyway; the next start connects the demo merchant.
+        if (app.sandbox) throw err;
+        logger.warn({ err, sandboxUrl: app.sandboxUrl }, 'demo merchant not connected: the sandbox did not answer');
+      }
+    }
     banner.push(
       `  Demo merchant ${demo.merchantId}${demo.created ? ' (created now)' : ''}`,
       `    test key    ${demo.keys.test}`,

@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { loadConfig } from './config';
+import { openDatabase } from './core/db';
+import { runProcess } from './core/lifecycle';
+import { logger } from './core/logger';
+import { startSandbox } from './gateways/sandbox';
+
+const RENEWALS_EVERY_MS = 30_000;
+
+/**
+ * `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT (default 4001). Point API processes at it with
+ * SANDBOX_URL so its CPU is not theirs. Needs DATABASE_URL (its state lives in the sandbox_* tables, migrated here
+ * under the same advisory lock as the service).
+ */
+async function main() {
+  const config = loadConfig();
+  if (!config.databaseUrl) throw new Error('npm run sandbox needs DATABASE_URL (the database the sandbox keeps its state in)');
+  // Not PORT + 1: PORT belongs to the API, the sandbox has its own fixed default.
+  const port = process.env.SANDBOX_PORT ? config.sandboxPort : 4001;
+  const orm = await openDatabase(config.databaseUrl, config.dbPoolMax);
+  const sandbox = await startSandbox({ orm, port, host: config.host, publicUrl: config.sandboxPublicUrl });
+  // The gateways charge subscription renewals as real time passes (the in-process sandbox does the same in app.ts).
+  const renewals = setInterval(
+    () => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')),
+    RENEWALS_EVERY_MS,
+  );
+  renewals.unref();
+  process.stdout.write(`Cadence gateway sandbox running at ${sandbox.url}\n`);
+
+  return {
+    forceAfterMs: 15_000,
+    // Stop the timer, wait for webhook deliveries in flight, close the server, then the pool.
+    stop: async () => {
+      clearInterval(renewals);
+      await sandbox.close();
+      await orm.close(true);
+    },
+  };
+}
+
+runProcess('Cadence sandbox', main);
