@@ -71,9 +71,9 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
 
   const bad: [string, Record<string, string>][] = provider === 'stripe'
     ? [
-        ['a live key in test mode', { secret_key: 'sk_live_abcdefabcdefabcdef', webhook_secret: 'whsec_abc' }],
-        ['a publishable key', { secret_key: 'pk_test_abcdefabcdefabcdef', webhook_secret: 'whsec_abc' }],
-        ['a webhook secret without whsec_', { secret_key: 'sk_test_abcdefabcdefabcdef', webhook_secret: 'abc' }],
+        ['a live key in test mode', { secret_key: 'sk_live_abcdefabcdefabcdef', webhook_secret: 'whsec_not-shown' }],
+        ['a publishable key', { secret_key: 'pk_test_abcdefabcdefabcdef', webhook_secret: 'whsec_not-shown' }],
+        ['a webhook secret without whsec_', { secret_key: 'sk_test_abcdefabcdefabcdef', webhook_secret: 'not-a-signing-secret' }],
       ]
     : [
         ['a live key id in test mode', { key_id: 'rzp_live_abcdefabcdef', key_secret: 'secret-one-1234', webhook_secret: 'secret-two-5678' }],
