@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startEmbeddedPostgres } from '../src/core/embedded-postgres';
 import { createBenchDatabase } from './lib/database';
 import { graphqlEquivalentOf, serviceSchema } from './lib/graphql-query';
 import { requestJson } from './lib/http';
@@ -62,8 +63,9 @@ async function main(): Promise<number> {
   const serverUrl = process.env.DATABASE_URL || undefined;
 
   const serviceMain = path.join(ROOT, 'dist', 'src', 'main.js');
+  const sandboxMain = path.join(ROOT, 'dist', 'src', 'sandbox-main.js');
   const bareMain = path.join(ROOT, 'dist', 'bench', 'bare-express.js');
-  for (const f of [serviceMain, bareMain]) if (!fs.existsSync(f)) throw new Error(`${f} missing: build first (npm run bench builds)`);
+  for (const f of [serviceMain, sandboxMain, bareMain]) if (!fs.existsSync(f)) throw new Error(`${f} missing: build first (npm run bench builds)`);
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-bench-'));
   // As root, the embedded PostgreSQL runs as the `postgres` user, which must reach DATA_DIR inside this folder.
@@ -82,17 +84,31 @@ async function main(): Promise<number> {
     env.DATABASE_URL = db.url;
     dbLabel = `DATABASE_URL server, fresh database ${describeDb(db.url)}`;
   } else {
+    // The service and the sandbox share one database: the bench starts the embedded server the service would.
     env.DATA_DIR = path.join(tmp, 'data');
+    const db = await startEmbeddedPostgres(env.DATA_DIR);
+    onCleanup('stop embedded PostgreSQL', () => db.stop());
+    env.DATABASE_URL = db.url;
     dbLabel = `embedded PostgreSQL (DATA_DIR ${env.DATA_DIR})`;
   }
 
   // The processes under test, each in its own process (and process group).
   const adminToken = crypto.randomBytes(24).toString('hex');
-  const [servicePort, barePort] = [await freePort(), await freePort()];
+  const [servicePort, sandboxPort, barePort] = [await freePort(), await freePort(), await freePort()];
+  // The gateway sandbox stands in for Stripe, whose work is not ours: it runs in its own process, so the service's
+  // figures are its own (its CPU is shown apart; on this machine it still shares the cores).
+  const sandbox = startChild(
+    'sandbox',
+    [sandboxMain],
+    { ...env, SANDBOX_PORT: String(sandboxPort), HOST: '127.0.0.1' },
+    path.join(tmp, 'sandbox.log'),
+  );
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  await waitForHttp(`${sandboxUrl}/healthz`, sandbox, 60_000);
   const service = startChild(
     'service',
     [...serviceNodeArgs, serviceMain],
-    { ...env, PORT: String(servicePort), HOST: '127.0.0.1', ADMIN_TOKEN: adminToken },
+    { ...env, PORT: String(servicePort), HOST: '127.0.0.1', ADMIN_TOKEN: adminToken, SANDBOX_URL: sandboxUrl },
     path.join(tmp, 'service.log'),
   );
   const bare = startChild('bare express', [bareMain], { ...process.env, PORT: String(barePort) }, path.join(tmp, 'bare.log'));
@@ -164,6 +180,7 @@ async function main(): Promise<number> {
       headers: s.headers ?? {},
       body: s.body === undefined ? undefined : typeof s.body === 'string' ? s.body : JSON.stringify(s.body),
       setupRequest: s.setupRequest,
+      rate: s.rate,
     };
     const child = pids[s.process];
     sampler.mark();
@@ -173,14 +190,17 @@ async function main(): Promise<number> {
     }
     note(`${s.name}: measuring ${seconds}s`);
     const cpu0 = cpuMs(child.pid);
+    const sb0 = cpuMs(sandbox.pid);
     const busy0 = machineBusyMs();
     const gen0 = process.cpuUsage();
     const result = await runLoad(req, connections, seconds);
     const cpu1 = cpuMs(child.pid);
+    const sb1 = cpuMs(sandbox.pid);
     const busy1 = machineBusyMs();
     const gen = process.cpuUsage(gen0);
     if (child.hasExited()) throw new Error(`${child.name} exited during "${s.name}" (${await child.exited}).\n${child.tail()}`);
     const serverCpu = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
+    const sandboxCpu = sb0 === null || sb1 === null ? 0 : sb1 - sb0;
     const genCpu = (gen.user + gen.system) / 1000;
     const windowMs = result.seconds * 1000;
     measured.push({
@@ -190,8 +210,11 @@ async function main(): Promise<number> {
       serverCpuPct: serverCpu === null ? null : (serverCpu / (result.seconds * 1000)) * 100,
       serverCpuMsPerRequest: serverCpu === null || !result.requests ? null : serverCpu / result.requests,
       loadgenCpuPct: (genCpu / windowMs) * 100,
+      sandboxCpuMsPerRequest: result.requests ? sandboxCpu / result.requests : null,
       otherCpuPct:
-        busy0 === null || busy1 === null || serverCpu === null ? null : Math.max(0, ((busy1 - busy0 - serverCpu - genCpu) / windowMs) * 100),
+        busy0 === null || busy1 === null || serverCpu === null
+          ? null
+          : Math.max(0, ((busy1 - busy0 - serverCpu - sandboxCpu - genCpu) / windowMs) * 100),
     });
   }
   const servicePeakRssMb = sampler.peak(service.pid);
@@ -200,8 +223,8 @@ async function main(): Promise<number> {
   const fmtMs = (x: number) => (Number.isInteger(x) ? `${x}` : x.toFixed(2));
   say(
     table(
-      ['scenario', 'req/s (2xx)', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', 'errors', 'non-2xx', 'peak RSS MB', 'server CPU', 'CPU ms/req', 'loadgen CPU', 'other CPU'],
-      measured.map(({ scenario, result: r, peakRssMb, serverCpuPct, serverCpuMsPerRequest, loadgenCpuPct, otherCpuPct }) => [
+      ['scenario', 'req/s (2xx)', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', 'errors', 'non-2xx', 'peak RSS MB', 'server CPU', 'CPU ms/req', 'sandbox ms/req', 'loadgen CPU', 'other CPU'],
+      measured.map(({ scenario, result: r, peakRssMb, serverCpuPct, serverCpuMsPerRequest, sandboxCpuMsPerRequest, loadgenCpuPct, otherCpuPct }) => [
         scenario.name,
         r.rps.toFixed(0),
         fmtMs(r.p50),
@@ -213,15 +236,17 @@ async function main(): Promise<number> {
         peakRssMb === null ? 'n/a' : peakRssMb.toFixed(0),
         serverCpuPct === null ? 'n/a' : `${serverCpuPct.toFixed(0)}%`,
         serverCpuMsPerRequest === null ? 'n/a' : serverCpuMsPerRequest.toFixed(2),
+        sandboxCpuMsPerRequest === null ? 'n/a' : sandboxCpuMsPerRequest.toFixed(2),
         `${loadgenCpuPct.toFixed(0)}%`,
         otherCpuPct === null ? 'n/a' : `${otherCpuPct.toFixed(0)}%`,
       ]),
-      [false, true, true, true, true, true, true, true, true, true, true, true, true],
+      [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
     ),
   );
   say(
     `  CPU columns are % of one core over the measured window (the machine has ${os.cpus().length}): server = the answering process,` +
-      '\n  loadgen = autocannon (this process), other = everything else (PostgreSQL, other programs); CPU ms/req = server CPU / requests.',
+      '\n  loadgen = autocannon (this process), other = everything else (PostgreSQL, other programs); CPU ms/req = server CPU / requests;' +
+      '\n  sandbox ms/req = CPU of the gateway sandbox process (standing in for Stripe) / requests.',
   );
   say('');
 
@@ -256,6 +281,7 @@ async function main(): Promise<number> {
         peakRssMb: m.peakRssMb,
         serverCpuPct: m.serverCpuPct,
         serverCpuMsPerRequest: m.serverCpuMsPerRequest,
+        sandboxCpuMsPerRequest: m.sandboxCpuMsPerRequest,
         loadgenCpuPct: m.loadgenCpuPct,
         otherCpuPct: m.otherCpuPct,
         ...m.result,

@@ -11,6 +11,7 @@ import { mountGraphQL } from './http/graphql';
 import { ChangeListener } from './core/events';
 import { IdempotencyStore } from './core/idempotency';
 import { CatalogReadCache } from './core/read-cache';
+import { openPlainPool } from './core/rows';
 import { SecretBox } from './core/secrets';
 import { Serializer } from './core/serialize';
 import { createGateway } from './gateways';
@@ -60,6 +61,7 @@ export function createServices(
   );
   return {
     config,
+    plainPool: openPlainPool(orm, config.dbPoolMax),
     merchants: new MerchantService(orm.em),
     catalog: new CatalogService(),
     customers,
@@ -161,6 +163,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await services.catalogCache.close();
       await services.delivery.close();
       await sandbox?.close();
+      await services.plainPool.end();
     },
   };
 }

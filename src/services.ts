@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { Config } from './config';
 import type { Ctx } from './core/context';
 import type { IdempotencyStore } from './core/idempotency';
@@ -15,6 +16,8 @@ import type { WebhookService } from './modules/webhooks/webhook.service';
 /** The service singletons of one process; resolvers reach them through the request context. */
 export interface Services {
   config: Config;
+  /** Plain pg pool for hot-path statements (core/rows.ts), beside the ORM's. */
+  plainPool: Pool;
   merchants: MerchantService;
   catalog: CatalogService;
   customers: CustomerService;

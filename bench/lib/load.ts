@@ -7,6 +7,8 @@ export interface LoadRequest {
   body?: string;
   /** Per-request hook (autocannon's setupRequest), e.g. a fresh Idempotency-Key for each POST. */
   setupRequest?: autocannon.Request['setupRequest'];
+  /** Offered load in requests per second across all connections; unset: as fast as the server answers. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -27,7 +29,10 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
 }
 
-/** One autocannon run of `seconds` with `connections` concurrent keep-alive connections, no pipelining. */
+/**
+ * One autocannon run of `seconds` with `connections` concurrent keep-alive connections, no pipelining: closed loop
+ * (each connection sends its next request when the last is answered), or at a fixed offered `rate`.
+ */
 export async function runLoad(req: LoadRequest, connections: number, seconds: number): Promise<LoadResult> {
   const opts: autocannon.Options = {
     url: req.url,
@@ -39,6 +44,7 @@ export async function runLoad(req: LoadRequest, connections: number, seconds: nu
     duration: seconds,
     timeout: 30,
   };
+  if (req.rate) opts.overallRate = req.rate;
   if (req.setupRequest) opts.requests = [{ setupRequest: req.setupRequest }];
   const r = await autocannon(opts);
   const statusCodes: Record<string, number> = {};

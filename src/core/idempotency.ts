@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { BaseEntity, Mode } from './entity';
 import { DomainError } from './errors';
+import { plainQuery } from './rows';
 
 /** A claimed `Idempotency-Key`: in flight while the first request runs, then its stored answer (contract section 5). */
 @Entity({ tableName: 'idempotency_keys' })
@@ -75,7 +76,6 @@ export class IdempotencyStore {
    * same statement; the in-flight lease stays on real time, since it guards against crashed processes.
    */
   async claim(merchantId: string, mode: Mode, key: string, print: string): Promise<Claim> {
-    const conn = this.em.getConnection();
     for (let attempt = 0; attempt < 3; attempt++) {
       const id = uuidv7();
       const resourceId = uuidv7();
@@ -83,7 +83,8 @@ export class IdempotencyStore {
       // The same request keeps its resource id; a different request after expiry or release starts afresh.
       // The merchant's "now": the wall clock plus, in test mode, the test clock's offset.
       const clock = `(now() + coalesce((select offset_ms from test_clocks where merchant_id = ? and 'test' = ?), 0) * interval '1 millisecond')`;
-      const claimed = await conn.execute<{ id: string; resource_id: string }[]>(
+      const claimed = await plainQuery<{ id: string; resource_id: string }>(
+        this.em,
         `insert into idempotency_keys (id, created_at, merchant_id, mode, key, fingerprint, state, resource_id, locked_until, expires_at)
          values (?, now(), ?, ?, ?, ?, 'in_flight', ?, now() + make_interval(secs => ?), ${clock} + make_interval(hours => ?))
          on conflict (merchant_id, mode, key) do update
@@ -104,7 +105,8 @@ export class IdempotencyStore {
         const kept = claimed[0].resource_id;
         return { kind: 'claimed', id: claimed[0].id, resourceId: kept, fresh: kept === resourceId };
       }
-      const [row] = await conn.execute<{ fingerprint: string; state: string; response_status: number; response_body: string }[]>(
+      const [row] = await plainQuery<{ fingerprint: string; state: string; response_status: number; response_body: string }>(
+        this.em,
         'select fingerprint, state, response_status, response_body from idempotency_keys where merchant_id = ? and mode = ? and key = ?',
         [merchantId, mode, key],
       );
@@ -121,7 +123,8 @@ export class IdempotencyStore {
   }
 
   async complete(id: string, status: number, body: string): Promise<void> {
-    await this.em.getConnection().execute(
+    await plainQuery(
+      this.em,
       `update idempotency_keys set state = 'completed', response_status = ?, response_body = ? where id = ?`,
       [status, body, id],
     );
@@ -129,7 +132,7 @@ export class IdempotencyStore {
 
   /** 5xx answers are not stored: the client retries with the same key (and gets the same resource id). */
   async release(id: string): Promise<void> {
-    await this.em.getConnection().execute(`update idempotency_keys set state = 'released' where id = ?`, [id]);
+    await plainQuery(this.em, `update idempotency_keys set state = 'released' where id = ?`, [id]);
   }
 
   /** Periodic cleanup of expired keys (claim already treats them as absent). */

@@ -139,7 +139,7 @@ export async function runCreate(
     res.status(prior.status).json(prior.response);
   };
   const stored = async () =>
-    idempotencyKey ? (await sb.pool.query<StoredKey>(SELECT_KEY, [account.provider, account.accountKey, idempotencyKey])).rows[0] : undefined;
+    idempotencyKey ? (await sb.pool.query<StoredKey>({ name: 'sandbox_select_key', text: SELECT_KEY, values: [account.provider, account.accountKey, idempotencyKey] })).rows[0] : undefined;
 
   const draft = new Draft(sb.pool, account);
   let result: CreateResult;
@@ -156,20 +156,15 @@ export async function runCreate(
     draft.created.map((o) => ({ id: o.id, type: o.type, data: o.data, internal: o.internal, due_at: o.dueAt })),
   );
   if (!idempotencyKey) {
-    await sb.pool.query(INSERT_OBJECTS, [account.provider, account.accountKey, objects]);
+    await sb.pool.query({ name: 'sandbox_insert_objects', text: INSERT_OBJECTS, values: [account.provider, account.accountKey, objects] });
     res.status(status).json(result.body);
     return;
   }
-  const { rows } = await sb.pool.query<StoredKey & { inserted: boolean }>(INSERT_KEY_AND_OBJECTS, [
-    uuidv7(),
-    account.provider,
-    account.accountKey,
-    idempotencyKey,
-    hash,
-    status,
-    JSON.stringify(result.body),
-    objects,
-  ]);
+  const { rows } = await sb.pool.query<StoredKey & { inserted: boolean }>({
+    name: 'sandbox_insert_key_and_objects',
+    text: INSERT_KEY_AND_OBJECTS,
+    values: [uuidv7(), account.provider, account.accountKey, idempotencyKey, hash, status, JSON.stringify(result.body), objects],
+  });
   if (rows[0]?.inserted) {
     res.status(status).json(result.body);
     return;

@@ -8,7 +8,7 @@ import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
 import { announce, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
-import { tenantOfEm, tenantRows } from '../../core/rows';
+import { plainQuery, tenantOfEm, tenantRows } from '../../core/rows';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
@@ -31,7 +31,7 @@ const PAYMENT_MOVES: Record<'succeeded' | 'failed' | 'expired', PaymentStatus[]>
 const REFUNDABLE = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED];
 
 export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment', async (ctx, ids) =>
-  groupBy(ids, await tenantRows(ctx.em, Refund, 'payment_id in (?)', [[...ids]], { orderBy: 'id' }), (r) => r.paymentId),
+  groupBy(ids, await tenantRows(ctx.em, Refund, 'payment_id = any(?::uuid[])', [[...ids]], { orderBy: 'id' }), (r) => r.paymentId),
 );
 
 export class PaymentService {
@@ -132,7 +132,8 @@ export class PaymentService {
   ): Promise<Payment> {
     const { merchantId, mode } = tenantOfEm(em);
     const c = p.customer;
-    const rows = await em.getConnection().execute<Record<string, unknown>[]>(
+    const rows = await plainQuery(
+      em,
       `with c as (
          insert into customers as x (id, created_at, updated_at, merchant_id, mode, email, name, phone, state_code, gstin)
          values (?, now(), now(), ?, ?, ?, ?, ?, ?, ?)
@@ -156,8 +157,6 @@ export class PaymentService {
         JSON.stringify(p.metadata), p.connection.provider, p.connection.id, p.providerPaymentId, p.checkoutSessionId,
         p.checkoutUrl, p.successUrl, p.cancelUrl,
       ],
-      'all',
-      em.getTransactionContext(),
     );
     return em.map(Payment, rows[0] as never);
   }
