@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import http from 'node:http';
 
 export interface LoadRequest {
   url: string;
@@ -7,7 +8,10 @@ export interface LoadRequest {
   body?: string;
   /** Per-request hook (autocannon's setupRequest), e.g. a fresh Idempotency-Key for each POST. */
   setupRequest?: autocannon.Request['setupRequest'];
-  /** Offered load in requests per second across all connections; unset: as fast as the server answers. */
+  /**
+   * Offered load in requests per second, sent at evenly spaced instants (open loop, see runPaced); unset: as fast as
+   * the connections are answered (closed loop, autocannon).
+   */
   rate?: number;
 }
 
@@ -30,10 +34,11 @@ export interface LoadResult {
 }
 
 /**
- * One autocannon run of `seconds` with `connections` concurrent keep-alive connections, no pipelining: closed loop
- * (each connection sends its next request when the last is answered), or at a fixed offered `rate`.
+ * One run of `seconds` over up to `connections` keep-alive connections, no pipelining: closed loop with autocannon
+ * (each connection sends its next request when the last is answered), or paced at `req.rate` (runPaced).
  */
 export async function runLoad(req: LoadRequest, connections: number, seconds: number): Promise<LoadResult> {
+  if (req.rate) return runPaced(req, req.rate, connections, seconds);
   const opts: autocannon.Options = {
     url: req.url,
     method: req.method,
@@ -44,7 +49,6 @@ export async function runLoad(req: LoadRequest, connections: number, seconds: nu
     duration: seconds,
     timeout: 30,
   };
-  if (req.rate) opts.overallRate = req.rate;
   if (req.setupRequest) opts.requests = [{ setupRequest: req.setupRequest }];
   const r = await autocannon(opts);
   const statusCodes: Record<string, number> = {};
@@ -63,6 +67,77 @@ export async function runLoad(req: LoadRequest, connections: number, seconds: nu
     errors: r.errors,
     timeouts: r.timeouts,
     non2xx: r.non2xx,
+    statusCodes,
+  };
+}
+
+const percentile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : 0);
+
+/**
+ * Open-loop load: requests start at evenly spaced instants (`rate` per second) whatever the answers, over a pool of
+ * up to `connections` keep-alive sockets, and each latency counts from the instant the request was due, so a server
+ * that falls behind is charged for the wait (no coordinated omission, as in wrk2). autocannon's own rate limit
+ * releases every connection's request on one common tick, which makes bursts of `connections` requests instead.
+ */
+export async function runPaced(req: LoadRequest, rate: number, connections: number, seconds: number): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const url = new URL(req.url);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  let ok2xx = 0;
+  let non2xx = 0;
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const base = { method: req.method, path: url.pathname + url.search, headers: req.headers, body: req.body };
+      const setup = req.setupRequest as ((r: typeof base) => typeof base) | undefined;
+      const r = setup ? setup(base) : base;
+      const headers: Record<string, string> = { ...r.headers };
+      if (r.body !== undefined) headers['content-length'] = String(Buffer.byteLength(r.body));
+      const out = http.request({ agent, host: url.hostname, port: url.port, method: r.method, path: r.path, headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          const code = String(res.statusCode);
+          statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+          if (code.startsWith('2')) ok2xx++;
+          else non2xx++;
+          latencies.push(performance.now() - due);
+          resolve();
+        });
+      });
+      out.on('error', () => {
+        errors++;
+        resolve();
+      });
+      out.end(r.body);
+    });
+  const start = performance.now();
+  const total = Math.round(rate * seconds);
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(send(due));
+  }
+  await Promise.all(inFlight);
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return {
+    seconds: elapsed,
+    requests: total,
+    ok2xx,
+    rps: ok2xx / elapsed,
+    p50: round(percentile(latencies, 0.5)),
+    p90: round(percentile(latencies, 0.9)),
+    p99: round(percentile(latencies, 0.99)),
+    mean: round(latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1)),
+    max: round(latencies[latencies.length - 1] ?? 0),
+    errors,
+    timeouts: 0,
+    non2xx,
     statusCodes,
   };
 }
