@@ -33,6 +33,8 @@ export interface Config {
   workerConcurrency: number;
   /** How often an idle worker looks for due retries (WORKER_POLL_MS); new events wake it at once. */
   workerPollMs: number;
+  /** Finished webhook deliveries, dispatched events and inbound gateway events older than this are pruned (0: never). */
+  historyRetentionDays: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -76,6 +78,7 @@ export function loadConfig(env = process.env): Config {
     gatewayTimeoutMs: int(env, 'GATEWAY_TIMEOUT_MS', 10_000),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+    historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 30),
     workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 64)),
     workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
   };

@@ -5,6 +5,7 @@
 import { make, Mode } from '../src/core/entity';
 import { BillingFrequency, Plan, Price, Product, ProductType } from '../src/modules/catalog/catalog.entities';
 import { startTestApp, TestApp, TestMerchant } from './harness/app';
+import { connect, paymentBody } from './payments/helpers';
 
 let t: TestApp;
 let m: TestMerchant;
@@ -126,5 +127,23 @@ describe('100 products x 3 plans x 2 prices', () => {
     const r = await m.test.gql(`{ products(first: 100) { edges { node { id plans { id prices { id } } } } } }`);
     const node = r.data.products.edges.find((e: any) => e.node.id === productIds[0]).node;
     expect(node.plans.find((p: any) => p.id === plan.id).prices.map((p: any) => p.id)).toContain(added.body.id);
+  });
+});
+
+// The payment hot paths have a statement budget (README, Benchmarks): a regression here costs throughput.
+describe('payment statements', () => {
+  it('POST /v1/payments: 4 statements with an Idempotency-Key, 2 without; GET /v1/payments/{id}: 1', async () => {
+    await connect(m.test, 'stripe');
+    await m.test.post('/payments', paymentBody()); // warm: adapter and prepared statements
+    // claim the key (with the test clock), read the connection, write customer + payment, store the answer
+    const [withKey, created] = await statements(() => m.test.post('/payments', paymentBody(), { 'Idempotency-Key': `k-${Date.now()}` }));
+    expect(created.status).toBe(201);
+    expect(withKey).toBe(4);
+    const [withoutKey, again] = await statements(() => m.test.post('/payments', paymentBody()));
+    expect(again.status).toBe(201);
+    expect(withoutKey).toBe(2);
+    const [reads, got] = await statements(() => m.test.get(`/payments/${created.body.id}`));
+    expect(got.body.id).toBe(created.body.id);
+    expect(reads).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import { Migration20261122031548_sandbox } from './Migration20261122031548_sandb
 import { Migration20261122032357_payments } from './Migration20261122032357_payments';
 import { Migration20261122034255_catalog_versions } from './Migration20261122034255_catalog_versions';
 import { Migration20261122035348_webhooks } from './Migration20261122035348_webhooks';
+import { Migration20261122072223_retention } from './Migration20261122072223_retention';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -11,4 +12,5 @@ export const migrationsList = [
   { name: 'Migration20261122032357_payments', class: Migration20261122032357_payments },
   { name: 'Migration20261122034255_catalog_versions', class: Migration20261122034255_catalog_versions },
   { name: 'Migration20261122035348_webhooks', class: Migration20261122035348_webhooks },
+  { name: 'Migration20261122072223_retention', class: Migration20261122072223_retention },
 ];

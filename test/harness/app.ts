@@ -107,6 +107,13 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const sql = { count: 0, reset() { this.count = 0; } };
   const knex = (orm.em.getConnection() as unknown as { getKnex(): { on(e: string, f: () => void): void } }).getKnex();
   knex.on('query', () => void sql.count++);
+  // Hot paths bypass knex (src/core/rows.ts): their statements count too.
+  const plain = app.services.plainPool;
+  const plainQuery = plain.query.bind(plain) as (...args: unknown[]) => unknown;
+  plain.query = ((...args: unknown[]) => {
+    sql.count++;
+    return plainQuery(...args);
+  }) as typeof plain.query;
 
   // The service keeps talking to app.sandboxUrl; a restarted sandbox listens there again.
   let sandbox: RunningSandbox | null = app.sandbox;

@@ -7,6 +7,7 @@ import { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
 import type { LookupAll } from './address';
 import { WebhookDispatcher, WebhookWorker } from './dispatcher';
+import { scheduleRetention } from './retention';
 import { WebhookService } from './webhook.service';
 
 /**
@@ -19,6 +20,7 @@ export class DeliveryRuntime {
   readonly dispatcher: WebhookDispatcher;
   readonly webhooks: WebhookService;
   private worker: WebhookWorker | null = null;
+  private retention: { stop(): void } | null = null;
 
   constructor(private readonly config: Config, orm: MikroORM, serializer: () => Serializer, lookupAll?: LookupAll) {
     this.db = new Pool({ connectionString: orm.config.get('clientUrl'), max: Math.max(4, config.dbPoolMax) });
@@ -45,6 +47,8 @@ export class DeliveryRuntime {
         pollMs: this.config.workerPollMs,
       });
       await this.worker.start();
+      // Worker processes also keep history bounded (several may: the pruning skips rows another holds).
+      this.retention = scheduleRetention(this.db, this.config.historyRetentionDays);
     }
     return this.worker;
   }
@@ -56,6 +60,8 @@ export class DeliveryRuntime {
   async stopWorker(): Promise<void> {
     const w = this.worker;
     this.worker = null;
+    this.retention?.stop();
+    this.retention = null;
     await w?.stop();
   }
 

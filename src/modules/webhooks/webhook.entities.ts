@@ -84,6 +84,7 @@ export class WebhookDeliveryAttempt {
  */
 @Entity({ tableName: 'webhook_deliveries' })
 @Index({ properties: ['merchantId', 'mode', 'endpointId', 'id'] })
+@Index({ properties: ['eventId'] })
 @Index({
   name: 'webhook_deliveries_due_index',
   expression: `create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'`,

@@ -1,0 +1,68 @@
+import type { Pool } from 'pg';
+import { logger } from '../../core/logger';
+
+/** The smallest UUIDv7 of an instant: every id made before it sorts below (ids are time-ordered UUIDv7s). */
+export function uuidv7Floor(at: Date): string {
+  const hex = Math.max(0, at.getTime()).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
+export interface Pruned {
+  deliveries: number;
+  events: number;
+  gatewayEvents: number;
+}
+
+/**
+ * Deletes history older than `retentionDays`: finished webhook deliveries (the delivery log), outbox events that
+ * were fanned out and have no delivery left, and inbound gateway events (kept to ignore repeats; gateways stop
+ * retrying after days). Pending deliveries and their events stay whatever their age. Works in batches of primary-key
+ * ranges, so it never holds many locks or scans a table; several processes may run it at once.
+ */
+export async function pruneHistory(db: Pool, retentionDays: number, now = new Date(), batch = 5000): Promise<Pruned> {
+  const floor = uuidv7Floor(new Date(now.getTime() - retentionDays * 86_400_000));
+  const drain = async (sql: string): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const r = await db.query(sql, [floor, batch]);
+      total += r.rowCount ?? 0;
+      if ((r.rowCount ?? 0) < batch) return total;
+    }
+  };
+  const deliveries = await drain(
+    `delete from webhook_deliveries where id in (
+       select id from webhook_deliveries where id < $1 and status <> 'pending' limit $2 for update skip locked)`,
+  );
+  const events = await drain(
+    `delete from outbox_events where id in (
+       select o.id from outbox_events o
+       where o.id < $1 and o.dispatched_at is not null
+         and not exists (select 1 from webhook_deliveries d where d.event_id = o.id)
+       limit $2 for update skip locked)`,
+  );
+  const gatewayEvents = await drain(
+    `delete from gateway_events where id in (select id from gateway_events where id < $1 limit $2 for update skip locked)`,
+  );
+  return { deliveries, events, gatewayEvents };
+}
+
+/** Runs pruneHistory now and then every `everyMs` (0 days: keep everything); stop() ends the timer. */
+export function scheduleRetention(db: Pool, retentionDays: number, everyMs = 3_600_000): { stop(): void } {
+  if (retentionDays <= 0) return { stop: () => undefined };
+  const run = () =>
+    void pruneHistory(db, retentionDays)
+      .then((p) => {
+        if (p.deliveries || p.events || p.gatewayEvents) logger.info({ ...p, retention_days: retentionDays }, 'old history pruned');
+      })
+      .catch((err) => logger.warn({ err }, 'history pruning failed'));
+  const first = setTimeout(run, 60_000);
+  const timer = setInterval(run, everyMs);
+  first.unref();
+  timer.unref();
+  return {
+    stop: () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
+}
