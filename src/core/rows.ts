@@ -30,13 +30,16 @@ interface Prepared {
   text: string;
 }
 const prepared = new Map<string, Prepared>();
+/** Bumped when PostgreSQL refuses a prepared statement whose result type changed (a migration ran meanwhile). */
+let generation = 0;
 
 /** `?` placeholders become `$1..$n`; the name is derived from the text, so one text is always one statement. */
 function prepare(sql: string): Prepared {
   let p = prepared.get(sql);
   if (!p) {
     let n = 0;
-    p = { name: `q${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 20)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    const hash = crypto.createHash('sha1').update(sql).digest('hex').slice(0, 20);
+    p = { name: `q${hash}g${generation}`, text: sql.replace(/\?/g, () => `$${++n}`) };
     if (prepared.size > 1000) prepared.clear();
     prepared.set(sql, p);
   }
@@ -55,7 +58,17 @@ export async function plainQuery<R = Record<string, unknown>>(em: EntityManager,
     return em.getConnection().execute<R[]>(sql, params, 'all', trx);
   }
   const p = prepare(sql);
-  return (await pool.query({ name: p.name, text: p.text, values: params })).rows as R[];
+  try {
+    return (await pool.query({ name: p.name, text: p.text, values: params })).rows as R[];
+  } catch (err) {
+    // "cached plan must not change result type": the table changed under a prepared statement. Statements are
+    // prepared again under new names, on every connection as each one next runs them.
+    if ((err as { code?: string }).code !== '0A000') throw err;
+    generation++;
+    prepared.clear();
+    const again = prepare(sql);
+    return (await pool.query({ name: again.name, text: again.text, values: params })).rows as R[];
+  }
 }
 
 function tenantParams(em: EntityManager): TenantParams {
@@ -64,7 +77,18 @@ function tenantParams(em: EntityManager): TenantParams {
   return p;
 }
 
-const tableOf = (em: EntityManager, entity: ClassType<TenantEntity>) => em.getMetadata().get(entity.name).tableName;
+/** `select` list of an entity's columns: named, so a column added by a later migration leaves the statement as it was. */
+const selectList = new Map<string, string>();
+function columnsOf(em: EntityManager, entity: ClassType<TenantEntity>): string {
+  let list = selectList.get(entity.name);
+  if (!list) {
+    const meta = em.getMetadata().get(entity.name);
+    const columns = meta.props.filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length).flatMap((p) => p.fieldNames);
+    list = `${columns.map((c) => `"${c}"`).join(', ')} from "${meta.tableName}"`;
+    selectList.set(entity.name, list);
+  }
+  return list;
+}
 
 /** Rows of `entity` of the EntityManager's tenant matching `where` (SQL over column names), as managed entities. */
 export async function tenantRows<T extends TenantEntity>(
@@ -76,7 +100,7 @@ export async function tenantRows<T extends TenantEntity>(
 ): Promise<T[]> {
   const { merchantId, mode } = tenantParams(em);
   const sql =
-    `select * from "${tableOf(em, entity)}" where merchant_id = ? and mode = ? and (${where})` +
+    `select ${columnsOf(em, entity)} where merchant_id = ? and mode = ? and (${where})` +
     (opts.orderBy ? ` order by ${opts.orderBy}` : '') +
     (opts.forUpdate ? ' for update' : '');
   const rows = await plainQuery(em, sql, [merchantId, mode, ...params]);
