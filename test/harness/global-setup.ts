@@ -16,7 +16,7 @@ export default async function globalSetup() {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-test-pg-'));
-  const db = await startEmbeddedPostgres(dir, 'postgres');
+  const db = await startEmbeddedPostgres(dir, 'postgres', { durable: false });
   process.env.TEST_PG_ADMIN_URL = db.url;
   (globalThis as { __cadenceEmbedded?: { stop(): Promise<void>; dir: string } }).__cadenceEmbedded = { stop: db.stop, dir };
 }
