@@ -1,4 +1,4 @@
-import { spawn, ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -6,41 +6,17 @@ import { startApp, RunningApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/core/db';
 import { startTestApp, TestApp } from '../harness/app';
+import { spawnTs } from '../harness/process';
 import { emitEvent, emitMany, eventually, Receiver, sleep, verify } from './receiver';
 
 /**
  * Durability: deliveries live in PostgreSQL, so a worker killed at any point loses nothing, and several workers on
  * one database never send the same attempt twice at once.
  */
-const root = path.resolve(__dirname, '../..');
 const DATA_DIR = path.join(os.tmpdir(), 'cadence-test-data'); // the harness's: same sealing key as the test app
 
-function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-r', path.join(root, 'test/harness/swc-register.js'), path.join(root, 'src/worker.ts')], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, DATA_DIR, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`worker did not start: ${err.slice(-2000)}`));
-    }, 45_000);
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('webhook worker running')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited (${code}): ${err.slice(-2000)}`));
-    });
-  });
+async function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildProcess> {
+  return (await spawnTs('src/worker.ts', { DATABASE_URL: databaseUrl, DATA_DIR, ...env }, /webhook worker running/)).child;
 }
 
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
