@@ -63,7 +63,8 @@ export async function plainQuery<R = Record<string, unknown>>(em: EntityManager,
   } catch (err) {
     // "cached plan must not change result type": the table changed under a prepared statement. Statements are
     // prepared again under new names, on every connection as each one next runs them.
-    if ((err as { code?: string }).code !== '0A000') throw err;
+    const e = err as { code?: string; message?: string };
+    if (e.code !== '0A000' || !/cached plan must not change result type/.test(e.message ?? '')) throw err;
     generation++;
     prepared.clear();
     const again = prepare(sql);
