@@ -72,9 +72,16 @@ export async function plainQuery<R = Record<string, unknown>>(em: EntityManager,
   }
 }
 
-function tenantParams(em: EntityManager): TenantParams {
+/** The merchant and mode the EntityManager's tenant filter is bound to, if it is. */
+function boundTenant(em: EntityManager): TenantParams | undefined {
   const p = em.getFilterParams<TenantParams>(TENANT_FILTER) as TenantParams | undefined;
-  if (!p?.merchantId || !p.mode) throw new Error('tenant rows read without a tenant');
+  return p?.merchantId && p.mode ? p : undefined;
+}
+
+/** The merchant and mode the EntityManager is bound to (for statements over rows of the tenant); none is an error. */
+export function tenantOfEm(em: EntityManager): TenantParams {
+  const p = boundTenant(em);
+  if (!p) throw new Error('tenant rows read without a tenant');
   return p;
 }
 
@@ -99,7 +106,7 @@ export async function tenantRows<T extends TenantEntity>(
   params: unknown[],
   opts: { orderBy?: string; forUpdate?: boolean } = {},
 ): Promise<T[]> {
-  const { merchantId, mode } = tenantParams(em);
+  const { merchantId, mode } = tenantOfEm(em);
   const sql =
     `select ${columnsOf(em, entity)} where merchant_id = ? and mode = ? and (${where})` +
     (opts.orderBy ? ` order by ${opts.orderBy}` : '') +
@@ -110,12 +117,5 @@ export async function tenantRows<T extends TenantEntity>(
 
 /** Whether the entity is tenant-scoped and the EntityManager has its tenant bound: the cases tenantRows serves. */
 export function canReadTenantRows(em: EntityManager, entity: ClassType<object>): entity is ClassType<TenantEntity> {
-  if (!(entity.prototype instanceof TenantEntity)) return false;
-  const p = em.getFilterParams<TenantParams>(TENANT_FILTER) as TenantParams | undefined;
-  return Boolean(p?.merchantId && p.mode);
-}
-
-/** The merchant and mode the EntityManager is bound to (for statements that write rows of the tenant). */
-export function tenantOfEm(em: EntityManager): TenantParams {
-  return tenantParams(em);
+  return entity.prototype instanceof TenantEntity && boundTenant(em) !== undefined;
 }

@@ -109,9 +109,8 @@ export class PaymentService {
   }
 
   /**
-   * Writes the payment and finds or creates its customer by e-mail in one statement (atomic without a transaction
-   * of its own). The customer record gains the details it lacked, never loses what the merchant already gave; the
-   * payment takes the request's name and phone, else the customer's.
+   * Writes the payment with its customer, found or created by e-mail (CustomerService.upsertCte), in one statement;
+   * the payment takes the request's name and phone, else the customer's.
    */
   private async insert(
     em: EntityManager,
@@ -130,21 +129,12 @@ export class PaymentService {
       cancelUrl: string;
     },
   ): Promise<Payment> {
-    const { merchantId, mode } = tenantOfEm(em);
+    const tenant = tenantOfEm(em);
     const c = p.customer;
+    const customer = this.customers.upsertCte(tenant, c);
     const rows = await plainQuery(
       em,
-      `with c as (
-         insert into customers as x (id, created_at, updated_at, merchant_id, mode, email, name, phone, state_code, gstin)
-         values (?, now(), now(), ?, ?, ?, ?, ?, ?, ?)
-         on conflict (merchant_id, mode, email) do update set
-           name = coalesce(x.name, excluded.name), phone = coalesce(x.phone, excluded.phone),
-           state_code = coalesce(x.state_code, excluded.state_code), gstin = coalesce(x.gstin, excluded.gstin),
-           updated_at = case when (x.name is null and excluded.name is not null) or (x.phone is null and excluded.phone is not null)
-             or (x.state_code is null and excluded.state_code is not null) or (x.gstin is null and excluded.gstin is not null)
-             then now() else x.updated_at end
-         returning id, name, phone
-       )
+      `with ${customer.sql}
        insert into payments (id, created_at, updated_at, merchant_id, mode, amount, amount_refunded, currency, status,
          customer_id, customer_email, customer_name, customer_phone, reference_id, metadata, provider, connection_id,
          provider_payment_id, checkout_session_id, checkout_url, success_url, cancel_url)
@@ -152,8 +142,8 @@ export class PaymentService {
        from c
        returning *`,
       [
-        uuidv7(), merchantId, mode, c.email, c.name ?? null, c.phone ?? null, c.stateCode ?? null, c.gstin ?? null,
-        p.id, merchantId, mode, p.amount, p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
+        ...customer.params,
+        p.id, tenant.merchantId, tenant.mode, p.amount, p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
         JSON.stringify(p.metadata), p.connection.provider, p.connection.id, p.providerPaymentId, p.checkoutSessionId,
         p.checkoutUrl, p.successUrl, p.cancelUrl,
       ],
