@@ -153,7 +153,7 @@ export const routes: Route[] = [
   },
   {
     method: 'get', path: '/providers/connections', tag: 'Providers', summary: "List this mode's gateway connections.",
-    document: '{ providerConnections { ...ProviderConnectionFields } }',
+    document: `query($first: Int, $after: String) { providerConnections(first: $first, after: $after) { edges { node { ...ProviderConnectionFields } } ${PAGE} } }`,
   },
   {
     method: 'delete', path: '/providers/connections/{id}', tag: 'Providers',

@@ -160,6 +160,20 @@ describe('query limits', () => {
     expect(intro.body.data.__schema.queryType.name).toBe('Query');
   });
 
+  it('limits introspection depth too: a 400-deep ofType chain is refused, the full IDE query with every option passes', async () => {
+    const chain = (n: number) => `{ __schema { types { fields { type { ${'ofType { '.repeat(n)}name${' }'.repeat(n)} } } } } }`;
+    const r = await refused(chain(400));
+    expect(r.body.errors[0].message).toMatch(/Introspection depth limit of 20/);
+    // Through a fragment, and by __type as well.
+    await refused(`{ __type(name: "Query") { ...F } } fragment F on __Type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} }`);
+    const full = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true,
+      schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+    const ok = await gqlRequest(t.url, m.keys.test, full);
+    expect(ok.status).toBe(200);
+    expect(ok.body.errors).toBeUndefined();
+    expect((await gqlRequest(t.url, m.keys.test, chain(10))).body.errors).toBeUndefined();
+  });
+
   it('refuses more than 20 directives', async () => {
     const r = await refused(`{ merchant { id ${Array.from({ length: 25 }, (_, i) => `a${i}: name @include(if: true)`).join(' ')} } }`);
     expect(r.body.errors.map((e: any) => e.extensions.code)).toContain('query_too_complex');

@@ -17,6 +17,7 @@ import { formatGraphQLError, graphQLExtensions } from '../core/errors';
 import { logger } from '../core/logger';
 import type { Services } from '../services';
 import { authenticate, invalidKey, rateLimit, resolvePrincipal } from './auth';
+import { introspectionDepthRule } from './introspection-depth';
 import { newRequestId } from './request';
 
 /** Limits for client-written queries (the REST shim's own documents are fixed and trusted). */
@@ -32,7 +33,9 @@ export const armor = new ApolloArmor({
   maxTokens: { enabled: false },
   blockFieldSuggestion: { enabled: false },
 });
-const protection = armor.protect();
+const armored = armor.protect();
+/** armor's rules, and a depth limit for introspection (armor's own depth limit skips `__schema`). */
+const protection = { ...armored, validationRules: [...armored.validationRules, introspectionDepthRule()] };
 
 /** Root query fields that read only catalog types (which link only to catalog types). */
 const CATALOG_QUERY_FIELDS = new Set(['products', 'product', 'plan', 'price', 'productFamilies', 'productFamily']);

@@ -30,8 +30,11 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     const secrets = Object.values(credentials);
     const list = await m.test.get('/providers/connections');
     expect(list.status).toBe(200);
-    const g = await m.test.gql('{ providerConnections { id provider mode isDefault credentialsHint webhookUrl } }');
-    expect(g.data.providerConnections).toEqual([
+    // Contract 4: the list envelope, like every other list; contract 12: a Relay connection.
+    expect(list.body).toEqual({ object: 'list', data: [expect.objectContaining({ id: c.id })], has_more: false, next_cursor: null });
+    const g = await m.test.gql('{ providerConnections { edges { node { id provider mode isDefault credentialsHint webhookUrl } } totalCount } }');
+    expect(g.data.providerConnections.totalCount).toBe(1);
+    expect(g.data.providerConnections.edges.map((e: any) => e.node)).toEqual([
       { id: c.id, provider: provider.toUpperCase(), mode: 'TEST', isDefault: true, credentialsHint: c.credentials_hint, webhookUrl: c.webhook_url },
     ]);
     for (const text of [r.text, list.text, JSON.stringify(g)]) for (const s of secrets) expect(text).not.toContain(s);
@@ -39,14 +42,14 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     const [row] = await t.orm.em.getConnection().execute('select * from provider_connections where id = ?', [c.id]);
     for (const s of secrets) expect(JSON.stringify(row)).not.toContain(s);
 
-    const arr = Array.isArray(list.body) ? list.body : list.body.data;
+    const arr = list.body.data;
     expect(arr.map((x: any) => x.id)).toEqual([c.id]);
 
     const del = await m.test.delete(`/providers/connections/${c.id}`);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ id: c.id, object: 'provider_connection', deleted: true });
     const after = await m.test.get('/providers/connections');
-    expect(Array.isArray(after.body) ? after.body : after.body.data).toEqual([]);
+    expect(after.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
     const again = await m.test.delete(`/providers/connections/${c.id}`);
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('resource_not_found');
@@ -141,7 +144,7 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     }
     expect(await countRows(t, 'provider_connections', 'merchant_id = ? and mode = ?', [other.id, 'test'])).toBe(1);
     const list = await other.test.get('/providers/connections');
-    const arr = Array.isArray(list.body) ? list.body : list.body.data;
+    const arr = list.body.data;
     expect(arr).toHaveLength(1);
     expect(arr[0].is_default).toBe(true);
     // The winner works end to end.

@@ -121,12 +121,12 @@ describe('GraphQL', () => {
 
   it('lists never show the other tenants’ records', async () => {
     for (const [, c] of strangers()) {
-      const g = await c.gql('{ payments(first: 100) { edges { node { id } } } customers(first: 100) { edges { node { id } } } providerConnections { id } }');
+      const g = await c.gql('{ payments(first: 100) { edges { node { id } } } customers(first: 100) { edges { node { id } } } providerConnections(first: 100) { edges { node { id } } } }');
       expect(g.errors).toBeUndefined();
       const ids = [
         ...g.data.payments.edges.map((e: any) => e.node.id),
         ...g.data.customers.edges.map((e: any) => e.node.id),
-        ...g.data.providerConnections.map((x: any) => x.id),
+        ...g.data.providerConnections.edges.map((e: any) => e.node.id),
       ];
       for (const id of [A.payment.id, A.refundable.id, A.customer, A.connection]) expect(ids).not.toContain(id);
     }

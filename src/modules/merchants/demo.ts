@@ -51,7 +51,7 @@ export async function connectDemoGateways(orm: MikroORM, services: Services, mer
       log: logger,
       services,
     });
-    const existing = await services.providers.list(ctx);
+    const existing = (await services.providers.list(ctx, { first: 100 })).edges.map((e) => e.node);
     const secret = () => crypto.randomBytes(12).toString('hex');
     if (!existing.some((c) => c.provider === Provider.STRIPE)) {
       await services.providers.connect(ctx, {

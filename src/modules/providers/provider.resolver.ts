@@ -1,5 +1,6 @@
-import { Arg, Ctx as C, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx as C, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context';
+import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
 import { ProviderConnection } from './provider-connection.entity';
 import { ConnectProviderInput } from './provider.inputs';
@@ -11,11 +12,13 @@ export class DeletedObject {
   @Field() deleted!: boolean;
 }
 
+export const ProviderConnectionConnection = ConnectionType(ProviderConnection);
+
 @Resolver(() => ProviderConnection)
 export class ProviderResolver {
-  @Query(() => [ProviderConnection], { description: "This mode's gateway connections." })
-  providerConnections(@C() ctx: Ctx) {
-    return services(ctx).providers.list(ctx);
+  @Query(() => ProviderConnectionConnection, { description: "This mode's gateway connections, newest first." })
+  providerConnections(@C() ctx: Ctx, @Args() args: PageArgs) {
+    return services(ctx).providers.list(ctx, args);
   }
 
   @Mutation(() => ProviderConnection, { description: 'Connects a gateway account; credentials are checked, sealed and never returned.' })

@@ -6,6 +6,7 @@ import { tenantOf } from '../../core/context';
 import { make } from '../../core/entity';
 import { DomainError } from '../../core/errors';
 import { findOr404 } from '../../core/find';
+import { Connection, PageArgs, paginate } from '../../core/pagination';
 import { tenantRows } from '../../core/rows';
 import type { SecretBox } from '../../core/secrets';
 import { Credentials, GatewayError, GatewayPort, ProviderName } from '../../gateways/port';
@@ -108,9 +109,9 @@ export class ProviderService {
     return connection;
   }
 
-  async list(ctx: Ctx): Promise<ProviderConnection[]> {
+  async list(ctx: Ctx, args: PageArgs): Promise<Connection<ProviderConnection>> {
     tenantOf(ctx);
-    return ctx.em.find(ProviderConnection, {}, { orderBy: { id: 'desc' } });
+    return paginate(ctx.em, ProviderConnection, {}, args);
   }
 
   async remove(ctx: Ctx, id: string): Promise<ProviderConnection> {
