@@ -87,7 +87,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   // own process (`npm run sandbox`), which keeps its CPU off the API's.
   const external = config.sandbox && config.sandboxUrl ? config.sandboxUrl : null;
   const sandbox = config.sandbox && !external
-    ? await startSandbox({ orm, port: config.sandboxPort, host: config.host, publicUrl: config.sandboxPublicUrl })
+    ? await startSandbox({ orm, port: config.sandboxPort, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) })
     : null;
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';

@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { openDatabase } from './core/db';
 import { runProcess } from './core/lifecycle';
 import { logger } from './core/logger';
+import { SecretBox } from './core/secrets';
 import { startSandbox } from './gateways/sandbox';
 
 const RENEWALS_EVERY_MS = 30_000;
@@ -18,7 +19,7 @@ async function main() {
   // Not PORT + 1: PORT belongs to the API, the sandbox has its own fixed default.
   const port = process.env.SANDBOX_PORT ? config.sandboxPort : 4001;
   const orm = await openDatabase(config.databaseUrl, config.dbPoolMax);
-  const sandbox = await startSandbox({ orm, port, host: config.host, publicUrl: config.sandboxPublicUrl });
+  const sandbox = await startSandbox({ orm, port, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) });
   // The gateways charge subscription renewals as real time passes (the in-process sandbox does the same in app.ts).
   const renewals = setInterval(
     () => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')),

@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { ensureDatabase, openDatabase } from '../../src/core/db';
+import { SecretBox } from '../../src/core/secrets';
 import { startSandbox, RunningSandbox } from '../../src/gateways/sandbox';
+
+/** The key the adapter tests' sandboxes seal registered webhook secrets with (one per test process). */
+export const SANDBOX_SECRETS = SecretBox.fromEnv('', { ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64') });
 
 /** A fresh migrated database and the sandbox on a free port: one per test file. */
 export interface SandboxEnv {
@@ -77,7 +81,7 @@ export async function startSandboxEnv(): Promise<SandboxEnv> {
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   const orm = await openDatabase(u.toString(), 5);
-  const sandbox = await startSandbox({ orm, port: 0, delivery: { retryDelaysMs: [20, 50], timeoutMs: 5000 } });
+  const sandbox = await startSandbox({ orm, port: 0, delivery: { retryDelaysMs: [20, 50], timeoutMs: 5000 }, secrets: SANDBOX_SECRETS });
   const receiver = await startReceiver();
   return {
     orm,

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { createGateway, GatewayError, GatewayEvent, GatewayPort } from '../../src/gateways';
 import { sandboxAccountKey, startSandbox } from '../../src/gateways/sandbox';
-import { closedPortUrl, randomKey, SandboxEnv, startSandboxEnv, submitCheckout } from './helpers';
+import { closedPortUrl, randomKey, SANDBOX_SECRETS, SandboxEnv, startSandboxEnv, submitCheckout } from './helpers';
 
 let env: SandboxEnv;
 let gw: GatewayPort;
@@ -216,7 +216,7 @@ describe('Stripe adapter against the sandbox', () => {
   it('keeps its state across a restart (checkout created before, completed after)', async () => {
     const input = paymentInput();
     const c = await gw.createPaymentCheckout(input);
-    const second = await startSandbox({ orm: env.orm, port: 0 });
+    const second = await startSandbox({ orm: env.orm, port: 0, secrets: SANDBOX_SECRETS });
     try {
       const url = c.checkoutUrl.replace(env.sandbox.url, second.url);
       expect(await submitCheckout(url, { outcome: 'success' })).toMatchObject({ status: 303 });
@@ -285,7 +285,7 @@ describe('Stripe adapter against the sandbox', () => {
 
     it('starts periods on the sandbox clock (a merchant test clock ahead of the wall clock)', async () => {
       const ahead = new Date(Date.now() + 40 * 86_400_000);
-      const clocked = await startSandbox({ orm: env.orm, port: 0, clock: () => ahead });
+      const clocked = await startSandbox({ orm: env.orm, port: 0, clock: () => ahead, secrets: SANDBOX_SECRETS });
       try {
         const gw2 = createGateway('stripe', credentials, { sandboxUrl: clocked.url });
         const input = subInput({ trialDays: 7 });

@@ -130,7 +130,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     async start() {
       if (sandbox || !app.sandboxUrl) return;
       const u = new URL(app.sandboxUrl);
-      sandbox = await startSandbox({ orm, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl });
+      sandbox = await startSandbox({ orm, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl, secrets: app.sandbox!.sandbox.secrets });
     },
   };
 

@@ -41,6 +41,14 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     // Stored sealed: no secret in the row.
     const [row] = await t.orm.em.getConnection().execute('select * from provider_connections where id = ?', [c.id]);
     for (const s of secrets) expect(JSON.stringify(row)).not.toContain(s);
+    // The sandbox, which the connect call registered a webhook with, seals what it keeps too (issue 8.6) ...
+    const sandboxRows = await t.orm.em.getConnection().execute(
+      'select (select json_agg(w) from sandbox_webhooks w) as hooks, (select json_agg(k) from sandbox_idempotency_keys k) as keys');
+    expect(JSON.stringify(sandboxRows[0].hooks)).toContain(provider); // the rows are there
+    for (const s of secrets) expect(JSON.stringify(sandboxRows)).not.toContain(s);
+    // ... and still signs its gateway webhooks with the secret: a payment completes through them.
+    const paid = await pay(m.test, await createPayment(m.test));
+    expect(paid.payment.status).toBe('succeeded');
 
     const arr = list.body.data;
     expect(arr.map((x: any) => x.id)).toEqual([c.id]);
@@ -150,6 +158,24 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     // The winner works end to end.
     const p = await createPayment(other.test);
     expect((await pay(other.test, p)).payment.status).toBe('succeeded');
+  });
+});
+
+describe('sandbox secrets stored before sealing', () => {
+  it('are sealed when the sandbox starts, and events are still signed with them', async () => {
+    const m = await t.createMerchant();
+    const credentials = sandboxCredentials('razorpay', 'test');
+    expect((await m.test.post('/providers/connections', { provider: 'razorpay', credentials })).status).toBe(201);
+    const conn = t.orm.em.getConnection();
+    // As an older version stored it: in plain text.
+    await t.sandbox.stop();
+    await conn.execute(`update sandbox_webhooks set secret = ? where provider = 'razorpay'
+      and account_key = (select account_key from sandbox_webhooks where provider = 'razorpay' order by created_at desc limit 1)`, [credentials.webhook_secret]);
+    expect(JSON.stringify(await conn.execute('select secret from sandbox_webhooks'))).toContain(credentials.webhook_secret);
+    await t.sandbox.start();
+    expect(JSON.stringify(await conn.execute('select secret from sandbox_webhooks'))).not.toContain(credentials.webhook_secret);
+    const paid = await pay(m.test, await createPayment(m.test));
+    expect(paid.payment.status).toBe('succeeded');
   });
 });
 

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Stripe from 'stripe';
+import type { SecretBox } from '../../core/secrets';
 import { gid, unix } from './ids';
+import { openSecret } from './sealed';
 import { SandboxEvent, SandboxProvider, SandboxWebhook } from './sandbox.entities';
 
 /** The SDK's own signer, so the sandbox signs exactly as Stripe does (never used for API calls). */
@@ -77,7 +79,7 @@ export interface DeliveryOptions {
  * Posts one stored event to its account's webhook and waits for the answer, retrying quickly a few times.
  * Returns whether it was delivered; an undelivered event stays stored for redelivery.
  */
-export async function deliverEvent(em: EntityManager, eventId: string, opts: DeliveryOptions = {}): Promise<boolean> {
+export async function deliverEvent(em: EntityManager, eventId: string, secrets: SecretBox, opts: DeliveryOptions = {}): Promise<boolean> {
   const event = await em.findOne(SandboxEvent, { id: eventId });
   if (!event || event.delivered) return true;
   const hook = await em.findOne(SandboxWebhook, { provider: event.provider, accountKey: event.accountKey });
@@ -100,7 +102,7 @@ export async function deliverEvent(em: EntityManager, eventId: string, opts: Del
     try {
       const res = await fetch(hook.url, {
         method: 'POST',
-        headers: signedHeaders(event.provider, event, hook.secret),
+        headers: signedHeaders(event.provider, event, openSecret(secrets, hook.secret)),
         body: event.body,
         signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
         redirect: 'manual',

@@ -5,6 +5,7 @@ import { SandboxIdempotencyKey } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { v7 as uuidv7 } from 'uuid';
 import { fingerprint } from '../../core/idempotency';
+import { openAnswer, sealAnswer } from './sealed';
 import { Account, Draft } from './store';
 
 /** Request plumbing shared by the Stripe and Razorpay routes: errors, idempotency, commit-then-deliver. */
@@ -49,7 +50,7 @@ export async function runApi(
         const prior = await em.findOne(SandboxIdempotencyKey, { provider: account.provider, accountKey: account.accountKey, key: idempotencyKey });
         if (prior) {
           if (prior.requestHash !== hash) throw reused();
-          return { replayed: true, status: prior.status, body: prior.response, events: [] as string[] };
+          return { replayed: true, status: prior.status, body: openAnswer(sb.secrets, prior.response), events: [] as string[] };
         }
       }
       const result = await handler(em);
@@ -62,7 +63,7 @@ export async function runApi(
             key: idempotencyKey,
             requestHash: hash,
             status,
-            response: result.body,
+            response: sealAnswer(sb.secrets, result.body),
           }),
         );
         await em.flush();

@@ -50,6 +50,7 @@ export interface RunningSandbox {
  */
 export async function startSandbox(opts: SandboxOptions & { port: number; host?: string }): Promise<RunningSandbox> {
   const sb = createSandbox(opts);
+  await sb.sealStoredSecrets();
   const server = http.createServer(sb.app);
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

@@ -284,7 +284,7 @@ export function razorpayRouter(sb: Sandbox): Router {
         hook = Object.assign(new SandboxWebhook(), { provider: 'razorpay', accountKey: account.accountKey, externalId: gid('', 14) });
         em.persist(hook);
       }
-      Object.assign(hook, { url, secret, events: events.length ? events : ['*'] });
+      Object.assign(hook, { url, secret: sb.secrets.seal(secret), events: events.length ? events : ['*'] });
       return {
         body: { id: hook.externalId, entity: 'webhook', url, active: true, events: Object.fromEntries(hook.events.map((e) => [e, true])), created_at: unix() },
       };

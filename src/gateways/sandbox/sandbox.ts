@@ -1,9 +1,11 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { Pool } from 'pg';
+import type { SecretBox } from '../../core/secrets';
 import { deliverEvent, DeliveryOptions } from './events';
 import { renewRazorpaySubscription, retryRazorpayCharge } from './razorpay.billing';
-import { SandboxEvent, SandboxObject, SandboxProvider } from './sandbox.entities';
+import { SandboxEvent, SandboxObject, SandboxProvider, SandboxWebhook } from './sandbox.entities';
+import { isSealed } from './sealed';
 import { renewStripeSubscription, retryStripeInvoice } from './stripe.billing';
 
 export interface SandboxOptions {
@@ -18,6 +20,8 @@ export interface SandboxOptions {
   clock?: (accountKey: string) => Date | Promise<Date>;
   /** Plain connections for the hot create path (default: a pool of its own on the ORM's database, closed with it). */
   pool?: Pool;
+  /** Seals the webhook secrets merchants register (src/gateways/sandbox/sealed.ts). */
+  secrets: SecretBox;
 }
 
 export interface RenewalFilter {
@@ -40,6 +44,7 @@ export interface RenewalResult {
  */
 export class Sandbox {
   readonly orm: MikroORM;
+  readonly secrets: SecretBox;
   /** Creates (checkout sessions, prices, payment links) skip the ORM: its unit of work costs ~1.4 ms CPU a query. */
   readonly pool: Pool;
   private readonly ownsPool: boolean;
@@ -50,6 +55,7 @@ export class Sandbox {
 
   constructor(opts: SandboxOptions) {
     this.orm = opts.orm;
+    this.secrets = opts.secrets;
     this.ownsPool = !opts.pool;
     this.pool = opts.pool ?? new Pool({ connectionString: opts.orm.config.get('clientUrl'), max: opts.orm.config.get('pool')?.max ?? 10, allowExitOnIdle: true });
     if (this.ownsPool) this.pool.on('error', () => undefined); // a broken idle connection is replaced on the next query
@@ -63,6 +69,15 @@ export class Sandbox {
     return this.clock ? await this.clock(accountKey) : new Date();
   }
 
+  /** Seals webhook secrets stored in plain text before sealing existed (one row per gateway account). */
+  async sealStoredSecrets(): Promise<void> {
+    await this.tx(async (em) => {
+      for (const hook of await em.find(SandboxWebhook, {})) {
+        if (!isSealed(hook.secret)) hook.secret = this.secrets.seal(hook.secret);
+      }
+    });
+  }
+
   /** One transaction on a fresh EntityManager. */
   tx<T>(fn: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.orm.em.fork().transactional(fn) as Promise<T>;
@@ -73,7 +88,7 @@ export class Sandbox {
     const em = this.orm.em.fork();
     for (const id of eventIds) {
       try {
-        await deliverEvent(em, id, this.delivery);
+        await deliverEvent(em, id, this.secrets, this.delivery);
       } catch {
         /* stays undelivered; redeliverPending() picks it up */
       }

@@ -317,7 +317,7 @@ export function stripeRouter(sb: Sandbox): Router {
         hook = Object.assign(new SandboxWebhook(), { provider: 'stripe', accountKey: account.accountKey, externalId: gid('we_') });
         em.persist(hook);
       }
-      Object.assign(hook, { url, secret, events });
+      Object.assign(hook, { url, secret: sb.secrets.seal(secret), events });
       return {
         body: { id: hook.externalId, object: 'webhook_endpoint', url, enabled_events: events, secret, status: 'enabled', metadata: {}, created: unix(), livemode: account.livemode },
       };

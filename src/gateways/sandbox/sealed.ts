@@ -1,0 +1,27 @@
+import type { SecretBox } from '../../core/secrets';
+
+/**
+ * The sandbox holds webhook signing secrets that merchants hand it (through the service's connect call): sealed at
+ * rest like the service's own credentials (AES-256-GCM, src/core/secrets.ts), in `sandbox_webhooks.secret` and in the
+ * stored answers replayed for an Idempotency-Key (Stripe's webhook endpoint answer carries `secret`).
+ */
+const SEALED = /^v1:[^:]*:[^:]*:[^:]*$/;
+
+export const isSealed = (stored: string) => SEALED.test(stored);
+
+/** Opens a stored secret; a value stored before sealing existed (plain text) is read as it is. */
+export function openSecret(box: SecretBox, stored: string): string {
+  return isSealed(stored) ? box.open(stored) : stored;
+}
+
+/** An answer as stored: its top-level `secret`, when it has one, sealed. */
+export function sealAnswer(box: SecretBox, body: unknown): unknown {
+  if (!body || typeof body !== 'object' || typeof (body as { secret?: unknown }).secret !== 'string') return body;
+  return { ...(body as object), secret: box.seal((body as { secret: string }).secret) };
+}
+
+/** A stored answer as replayed. */
+export function openAnswer(box: SecretBox, body: unknown): unknown {
+  if (!body || typeof body !== 'object' || typeof (body as { secret?: unknown }).secret !== 'string') return body;
+  return { ...(body as object), secret: openSecret(box, (body as { secret: string }).secret) };
+}
