@@ -22,6 +22,16 @@ export function ormConfig(clientUrl: string, poolMax = 10) {
     // Tenant filters must not make every query join the referenced tables.
     autoJoinRefsForFilters: false,
     pool: { min: 0, max: poolMax },
+    // knex prints pool warnings (a connection the server closed: "Connection Error: ...") with console.log; they go
+    // to the structured log instead. knex drops such a connection itself (its own 'error' listener, then validation).
+    driverOptions: {
+      log: {
+        warn: (message: unknown) => logger.warn({ component: 'knex' }, String(message)),
+        error: (message: unknown) => logger.error({ component: 'knex' }, String(message)),
+        deprecate: (message: unknown) => logger.warn({ component: 'knex' }, String(message)),
+        debug: (message: unknown) => logger.debug({ component: 'knex' }, String(message)),
+      },
+    },
     // One request never sees another merchant's or the other mode's records: every query on a tenant entity
     // is scoped here, and a query made without a tenant fails instead of reading everything.
     filters: {

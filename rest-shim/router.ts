@@ -10,6 +10,7 @@ import type { Services } from '../src/services';
 import { CompiledRoute, compileRoute, QUERY_NAMES } from './compile';
 import { fromGraphQL, toGraphQL } from './mapping';
 import { routes } from './routes';
+import { restReadKey } from '../src/modules/catalog/catalog-cache';
 
 /** A query-string value is text; give GraphQL the scalar it expects (or the text, which it then rejects). */
 function fromQueryString(raw: unknown, type: GraphQLInputType): unknown {
@@ -108,14 +109,10 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
     const handler = async (req: Request, res: Response) => {
       const key = route.idempotent ? req.get('Idempotency-Key') : undefined;
       if (route.cache) {
+        // Keyed by the parsed variables, not the URL as spelled (src/modules/catalog/catalog-cache.ts).
         const { merchant, mode } = tenantOf({ principal: req.principal } as never);
-        const version = await services.catalogCache.version(merchant.id, mode);
-        const cacheKey = `${merchant.id}:${mode}:${req.originalUrl}`;
-        // Kept as bytes: a hit sends them as they are, with no per-request copy or encoding.
-        const hit = services.catalogCache.get<Buffer>(cacheKey, version);
-        if (hit) return void res.status(200).type('application/json').send(hit);
-        const [status, body] = await run(req);
-        if (status === 200) services.catalogCache.set(cacheKey, version, Buffer.from(body));
+        const cacheKey = restReadKey(merchant.id, mode, route, () => variablesFor(route, req));
+        const [status, body] = await services.catalogCache.serve(merchant.id, mode, cacheKey, () => run(req));
         return void res.status(status).type('application/json').send(body);
       }
       if (key === undefined) {

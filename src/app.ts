@@ -9,6 +9,7 @@ import { newPubSub } from './core/pubsub';
 import { errorHandler, requestContext, sendError } from './http/request';
 import { mountGraphQL } from './http/graphql';
 import { ChangeListener } from './core/events';
+import { PgListener } from './core/listener';
 import { IdempotencyStore } from './core/idempotency';
 import { CatalogReadCache } from './core/read-cache';
 import { openPlainPool } from './core/rows';
@@ -17,10 +18,14 @@ import { Serializer } from './core/serialize';
 import { createGateway } from './gateways';
 import { RunningSandbox, startSandbox } from './gateways/sandbox';
 import { providerWebhooks } from './http/provider-webhooks';
+import { bodyLimits } from './http/body-limits';
+import { answerClientErrors } from './http/client-errors';
 import { CatalogService } from './modules/catalog/catalog.service';
 import { CustomerService } from './modules/customers/customer.service';
 import { MerchantService } from './modules/merchants/merchant.service';
+import { retiredKeyChanges } from './modules/merchants/key.catchup';
 import { PaymentService } from './modules/payments/payment.service';
+import { paymentChanges } from './modules/payments/payment.catchup';
 import { ProviderService } from './modules/providers/provider.service';
 import { DeliveryRuntime } from './modules/webhooks/runtime';
 import { createSchema } from './schema';
@@ -37,6 +42,8 @@ export interface RunningApp {
   sandboxUrl: string | null;
   /** The in-process gateway sandbox, when SANDBOX is on and SANDBOX_URL unset (tests stop and restart it). */
   sandbox: RunningSandbox | null;
+  /** The process's one LISTEN connection (live changes and webhook wake-ups). */
+  listener: PgListener;
   close(): Promise<void>;
 }
 
@@ -68,7 +75,7 @@ export function createServices(
     providers,
     payments: new PaymentService(providers, customers, () => serializer),
     idempotency: new IdempotencyStore(orm.em),
-    catalogCache: new CatalogReadCache(orm.config.get('clientUrl')!),
+    catalogCache: new CatalogReadCache(orm.config.get('clientUrl')!, config.readCacheBytes),
     serializer,
     ...deliveryServices(new DeliveryRuntime(config, orm, () => serializer)),
   };
@@ -92,13 +99,19 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
   const services = createServices(config, orm, schema, sandboxUrl, () => config.publicUrl ?? url);
-  const changes = new ChangeListener(orm.config.get('clientUrl')!, pubsub);
+  // One LISTEN connection for the process; after it reconnects, subscribers re-read the payments changed meanwhile.
+  const listener = new PgListener(orm.config.get('clientUrl')!);
+  const changes = new ChangeListener(listener, pubsub);
+  changes.catchUp(paymentChanges(services.plainPool));
+  changes.catchUp(retiredKeyChanges(services.plainPool)); // keys rolled meanwhile: their sockets are cut
   await changes.start();
+  await listener.start();
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   const server = http.createServer(app);
+  answerClientErrors(server); // Node's own 431/400 refusals, in the contract's shape
 
   app.use(requestContext);
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
@@ -120,8 +133,9 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
 
   app.use(providerWebhooks(orm, services)); // raw bodies: before the JSON parser
   app.use(express.json({ limit: '1mb', type: () => true, strict: false }));
+  app.use(bodyLimits); // nesting depth, before anything walks the body (src/core/input-limits.ts)
 
-  const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services });
+  const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub });
   app.use('/v1', restRouter({ schema, orm, services }));
   app.use((req, res) => sendError(req, res, new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`)));
   app.use(errorHandler);
@@ -143,7 +157,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     : null;
   renewals?.unref();
   // Outbound webhook delivery runs in this process unless WORKER=off (then `npm run worker` does it).
-  if (config.worker) await services.delivery.startWorker();
+  if (config.worker) await services.delivery.startWorker(listener);
 
   return {
     server,
@@ -151,6 +165,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     url,
     sandboxUrl,
     sandbox,
+    listener,
     // Apollo's drain plugin stops accepting connections and waits for requests in flight; websockets are disposed.
     close: async () => {
       const timer = setTimeout(() => server.closeAllConnections(), 10_000);
@@ -162,6 +177,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await changes.stop();
       await services.catalogCache.close();
       await services.delivery.close();
+      await listener.stop();
       await sandbox?.close();
       await services.plainPool.end();
     },

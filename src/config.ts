@@ -35,6 +35,11 @@ export interface Config {
   workerPollMs: number;
   /** Finished webhook deliveries, dispatched events and inbound gateway events older than this are pruned (0: never). */
   historyRetentionDays: number;
+  /** Byte budget of the catalog read cache (READ_CACHE_MB, default 16; 0 turns it off): src/core/read-cache.ts. */
+  readCacheBytes: number;
+  /** GraphQL WebSocket caps (per process): subscriptions open on one socket, sockets open with one key. */
+  wsMaxSubscriptionsPerSocket: number;
+  wsMaxSocketsPerKey: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -79,7 +84,10 @@ export function loadConfig(env = process.env): Config {
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 30),
+    readCacheBytes: int(env, 'READ_CACHE_MB', 16) * 2 ** 20,
     workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 64)),
     workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
+    wsMaxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100),
+    wsMaxSocketsPerKey: int(env, 'WS_MAX_SOCKETS_PER_KEY', 50),
   };
 }

@@ -4,6 +4,7 @@ import { buildSchema, NonEmptyArray } from 'type-graphql';
 import type { Ctx } from './core/context';
 import { DomainError } from './core/errors';
 import { refuseNulCharacter } from './core/nul';
+import { refuseOversizeArguments } from './core/argument-limits';
 import { catalogResolvers } from './modules/catalog/catalog.resolver';
 import { CustomerResolver } from './modules/customers/customer.resolver';
 import { MerchantResolver } from './modules/merchants/merchant.resolver';
@@ -30,6 +31,7 @@ function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
         if (!operatorField && context.principal?.kind !== 'merchant') {
           throw new DomainError('invalid_api_key', 'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...');
         }
+        refuseOversizeArguments(field, args); // first: bounds the depth the NUL check walks
         refuseNulCharacter(field, args);
         return resolve(source, args, context, info);
       };

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { loadConfig } from './config';
 import { openDatabase } from './core/db';
 import { runProcess } from './core/lifecycle';
+import { PgListener } from './core/listener';
 import { Serializer } from './core/serialize';
 import { DeliveryRuntime } from './modules/webhooks/runtime';
 import { createSchema } from './schema';
@@ -18,13 +19,16 @@ async function main() {
   const schema = await createSchema();
   const serializer = new Serializer(schema);
   const runtime = new DeliveryRuntime(config, orm, () => serializer);
-  await runtime.startWorker();
+  const listener = new PgListener(config.databaseUrl);
+  await listener.start();
+  await runtime.startWorker(listener);
   process.stdout.write(`Cadence webhook worker running (concurrency ${config.workerConcurrency})\n`);
 
   return {
     forceAfterMs: config.webhookTimeoutMs + 5_000,
     stop: async () => {
       await runtime.close(); // attempts in flight finish and are recorded
+      await listener.stop();
       await orm.close(true);
     },
   };

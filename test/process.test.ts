@@ -27,7 +27,7 @@ it('starts on the embedded database, serves the demo merchant, and shuts down gr
     expect((await request(`${url}/readyz`)).status).toBe(200);
     const conns = await request(`${url}/v1/providers/connections`, { key });
     expect(conns.status).toBe(200);
-    expect(conns.body.map((c: { provider: string }) => c.provider).sort()).toEqual(['razorpay', 'stripe']);
+    expect(conns.body.data.map((c: { provider: string }) => c.provider).sort()).toEqual(['razorpay', 'stripe']);
     expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
 
     child.kill('SIGTERM');

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { Mode } from './entity';
 import { DomainError } from './errors';
 import { logger } from './logger';
+import { withClient } from './pool';
 
 /**
  * Work that becomes due at a point in a merchant's time (webhook retries; trial ends, renewals, dunning retries
@@ -51,8 +52,8 @@ export class Clock {
    * renewals it schedules) sees the time it was due at. Answers the new time once everything is done.
    */
   async advance(merchantId: string, by: { seconds?: number | null; to?: Date | null }): Promise<Date> {
-    const client = await this.db.connect();
-    try {
+    // The lock's connection is held through all the due work: withClient keeps a loss of it from crashing us.
+    return withClient(this.db, async (client) => {
       await client.query('select pg_advisory_lock($1, hashtext($2))', [CLOCK_LOCK, merchantId]);
       try {
         const start = await this.now(merchantId, Mode.TEST);
@@ -79,9 +80,7 @@ export class Clock {
       } finally {
         await client.query('select pg_advisory_unlock($1, hashtext($2))', [CLOCK_LOCK, merchantId]).catch(() => undefined);
       }
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Sets the test clock to `at` from now on; the offset never shrinks, so the clock never runs backwards. */

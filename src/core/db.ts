@@ -1,6 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { ormConfig } from '../../mikro-orm.config';
+import { logger } from './logger';
 export { ensureDatabase, startEmbeddedPostgres, EmbeddedDatabase } from './embedded-postgres';
 
 const MIGRATION_LOCK = 727_001; // advisory lock key shared by every Cadence process
@@ -12,6 +13,7 @@ const MIGRATION_LOCK = 727_001; // advisory lock key shared by every Cadence pro
 export async function openDatabase(url: string, poolMax = 10): Promise<MikroORM> {
   const orm = await MikroORM.init(ormConfig(url, poolMax));
   const lock = new Client({ connectionString: url });
+  lock.on('error', (err) => logger.warn({ err }, 'migration lock connection lost')); // its query fails too
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);

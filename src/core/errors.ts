@@ -132,6 +132,9 @@ export function fromGraphQLError(err: GraphQLError): DomainError {
     const reason = m[4].replace(/"([A-Z][A-Za-z]+)" enum/, 'the allowed values');
     return new DomainError('parameter_invalid', `Invalid value for ${param}: ${reason}`, param);
   }
+  // Several operations and no operationName, or an operationName the document does not define (Apollo wraps
+  // graphql-js's own error, so it has an originalError and must not fall through to internal_error).
+  if (err.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') return new DomainError('parameter_invalid', msg, 'operationName');
   if (err.extensions?.code === 'GRAPHQL_PARSE_FAILED' || err.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' ||
       err.extensions?.code === 'BAD_USER_INPUT' || /^Syntax Error|Cannot query field|Unknown argument|Unknown type/.test(msg)) {
     return new DomainError('parameter_invalid', msg);

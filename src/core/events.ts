@@ -1,7 +1,7 @@
 import { Entity, Index, Property } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
 import { make, Mode, TenantEntity } from './entity';
+import { backoffDelay, type PgListener } from './listener';
 import { logger } from './logger';
 import type { PubSub } from './pubsub';
 
@@ -36,10 +36,15 @@ export function recordEvent(em: EntityManager, type: string, object: Record<stri
 export const CHANGES_CHANNEL = 'cadence_changes';
 
 export interface Change {
-  topic: 'payment' | 'subscription';
+  topic: 'payment' | 'subscription' | 'api_key';
   merchantId: string;
   mode: Mode;
+  /** The changed record; for `api_key`, the key a roll issued (or, caught up after a reconnection, the retired key). */
   id: string;
+  /** `api_key`: the keys retired; omitted when too many to list: every key of the merchant and mode but `id`. */
+  keyIds?: string[];
+  /** `api_key`: when the retired keys stop working (ISO 8601). */
+  expiresAt?: string;
 }
 
 /**
@@ -52,36 +57,113 @@ export async function announce(em: EntityManager, change: Change): Promise<void>
   await em.getConnection().execute('select pg_notify(?, ?)', [CHANGES_CHANNEL, JSON.stringify(change)], 'all', em.getTransactionContext());
 }
 
-/** LISTENs on one dedicated connection and republishes changes to this process's pub/sub. */
-export class ChangeListener {
-  private client?: Client;
-  private stopped = false;
+/** Reads the changes made since a moment (those a lost connection may have missed), e.g. payments updated since. */
+export type ChangeSource = (since: Date) => Promise<Change[]>;
 
-  constructor(private readonly url: string, private readonly pubsub: PubSub) {}
+/**
+ * A change's `updated_at` is taken before its transaction commits, and process clocks differ a little: catch-up reads
+ * from this long before the loss. Subscribers may get a change they already had again, never miss one.
+ */
+export const CATCH_UP_MARGIN_MS = 5_000;
+
+/**
+ * Republishes changes NOTIFYed on CHANGES_CHANNEL (through the process's shared PgListener) to this process's
+ * pub/sub. After a reconnection it republishes what the registered sources report as changed meanwhile, retrying
+ * with backoff while the database is still unreachable.
+ */
+export class ChangeListener {
+  private readonly sources: ChangeSource[] = [];
+  private stopped = true;
+  private unlisten: (() => Promise<void>) | null = null;
+  private offReconnect: (() => void) | null = null;
+  /** Changes since here are still to be caught up on. */
+  private pending: Date | null = null;
+  private catching: Promise<void> | null = null;
+  private again = false;
+  private failures = 0;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(private readonly listener: PgListener, private readonly pubsub: PubSub) {}
+
+  /** Adds a source of missed changes (registered by the modules that announce changes; see app.ts). */
+  catchUp(source: ChangeSource): void {
+    this.sources.push(source);
+  }
 
   async start(): Promise<void> {
+    if (!this.stopped) return;
     this.stopped = false;
-    const client = new Client({ connectionString: this.url });
-    client.on('notification', (msg) => {
-      if (msg.channel !== CHANGES_CHANNEL || !msg.payload) return;
-      try {
-        const change = JSON.parse(msg.payload) as Change;
-        this.pubsub.publish(change.topic, change);
-      } catch (err) {
-        logger.warn({ err }, 'bad change notification');
-      }
-    });
-    client.on('error', (err) => {
-      logger.warn({ err }, 'change listener connection lost; reconnecting');
-      if (!this.stopped) setTimeout(() => void this.start().catch(() => undefined), 1000).unref();
-    });
-    await client.connect();
-    await client.query(`listen ${CHANGES_CHANNEL}`);
-    this.client = client;
+    this.offReconnect = this.listener.onReconnect((since) => this.recover(since));
+    this.unlisten = await this.listener.listen(CHANGES_CHANNEL, (payload) => this.receive(payload));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.client?.end().catch(() => undefined);
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    this.offReconnect?.();
+    this.offReconnect = null;
+    const unlisten = this.unlisten;
+    this.unlisten = null;
+    await unlisten?.();
+    await this.catching;
+  }
+
+  private receive(payload: string | undefined): void {
+    if (!payload) return;
+    try {
+      this.publish(JSON.parse(payload) as Change);
+    } catch (err) {
+      logger.warn({ err }, 'bad change notification');
+    }
+  }
+
+  private publish(change: Change): void {
+    this.pubsub.publish(change.topic, change);
+  }
+
+  private recover(since: Date): Promise<void> {
+    if (!this.pending || since < this.pending) this.pending = since;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    return this.runCatchUp();
+  }
+
+  /** One catch-up at a time; a reconnection during one runs another after it. */
+  private runCatchUp(): Promise<void> {
+    if (this.catching) {
+      this.again = true;
+      return this.catching;
+    }
+    this.catching = this.catchUpOnce().finally(() => {
+      this.catching = null;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        void this.runCatchUp();
+      }
+    });
+    return this.catching;
+  }
+
+  private async catchUpOnce(): Promise<void> {
+    const since = this.pending;
+    if (!since || this.stopped) return;
+    this.again = false;
+    const from = new Date(since.getTime() - CATCH_UP_MARGIN_MS);
+    try {
+      const changes = (await Promise.all(this.sources.map((s) => s(from)))).flat();
+      if (!this.again) this.pending = null;
+      this.failures = 0;
+      if (this.stopped) return;
+      for (const change of changes) this.publish(change);
+      logger.info({ since: from, changes: changes.length }, 'live changes caught up after reconnecting');
+    } catch (err) {
+      if (this.stopped || this.again) return; // a reconnection meanwhile runs it again at once
+      // The database may still be unreachable: try again later (a reconnection also tries again at once).
+      const delay = backoffDelay(this.failures++, 100, 10_000);
+      logger.warn({ err, retry_in_ms: delay }, 'catching up live changes failed; retrying');
+      this.retry = setTimeout(() => void this.runCatchUp(), delay);
+      this.retry.unref();
+    }
   }
 }

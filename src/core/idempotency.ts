@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { BaseEntity, Mode } from './entity';
 import { DomainError } from './errors';
+import { MAX_JSON_DEPTH } from './input-limits';
 import { plainQuery } from './rows';
 
 /** A claimed `Idempotency-Key`: in flight while the first request runs, then its stored answer (contract section 5). */
@@ -37,13 +38,20 @@ export type Claim =
   | { kind: 'claimed'; id: string; resourceId: string; fresh: boolean }
   | { kind: 'replay'; status: number; body: string };
 
-/** Stable JSON: object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/**
+ * Stable JSON: object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request.
+ * Bodies are depth-checked when parsed (src/http/body-limits.ts); the guard here keeps the recursion bounded for
+ * any other caller too.
+ */
+export function canonicalJson(value: unknown, depth = 1): string {
+  if (value !== null && typeof value === 'object' && depth > MAX_JSON_DEPTH) {
+    throw new DomainError('parameter_invalid', `JSON may nest objects and arrays at most ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value as object)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value ?? null);

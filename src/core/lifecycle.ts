@@ -1,3 +1,4 @@
+import { boundHeapGrowth } from './heap';
 import { logger } from './logger';
 
 /**
@@ -5,6 +6,11 @@ import { logger } from './logger';
  * clearly, and on SIGINT/SIGTERM run the `stop` steps once, in order, exiting 1 if they outlast `forceAfterMs`.
  */
 export function runProcess(name: string, main: () => Promise<{ stop: () => Promise<void>; forceAfterMs: number }>): void {
+  boundHeapGrowth(); // memory stays near the live data (src/core/heap.ts)
+  // Node ends the process on a rejection nobody handled. Every background task catches its own failures; one that
+  // slips through (a query of a dropped connection, say) is logged as the bug it is instead of taking every request
+  // in flight down with it.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection'));
   main()
     .then(({ stop, forceAfterMs }) => {
       let stopping = false;

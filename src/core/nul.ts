@@ -1,21 +1,29 @@
 import { getNamedType, GraphQLField } from 'graphql';
 import { DomainError, paramFromPath } from './errors';
 
-/** The path of the first string (value or object key) holding U+0000 inside `value`, or null. */
-function nulAt(value: unknown, path: (string | number)[]): (string | number)[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const at = nulAt(value[i], [...path, i]);
-      if (at) return at;
-    }
-    return null;
-  }
-  if (value && typeof value === 'object' && !(value instanceof Date)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return [...path, k];
-      const at = nulAt(v, [...path, k]);
-      if (at) return at;
+/**
+ * The path of the first string (value or object key) holding U+0000 inside `value`, or null. Iterative, depth-first
+ * in document order, so no nesting can exhaust the stack; the path is built only for a hit.
+ */
+export function nulAt(value: unknown, root: string | number): (string | number)[] | null {
+  type Entry = { value: unknown; key: string | number; parent: Entry | null };
+  const pathOf = (e: Entry) => {
+    const path: (string | number)[] = [];
+    for (let at: Entry | null = e; at; at = at.parent) path.unshift(at.key);
+    return path;
+  };
+  const stack: Entry[] = [{ value, key: root, parent: null }];
+  while (stack.length) {
+    const e = stack.pop()!;
+    const v = e.value;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return pathOf(e);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: e });
+    } else if (v && typeof v === 'object' && !(v instanceof Date)) {
+      const keys = Object.keys(v);
+      for (const k of keys) if (k.includes('\u0000')) return [...pathOf(e), k];
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (v as Record<string, unknown>)[keys[i]], key: keys[i], parent: e });
     }
   }
   return null;
@@ -29,7 +37,7 @@ function nulAt(value: unknown, path: (string | number)[]): (string | number)[] |
 export function refuseNulCharacter(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): void {
   for (const def of field.args) {
     if (getNamedType(def.type).name === 'ID') continue;
-    const at = nulAt(args[def.name], [def.name]);
+    const at = nulAt(args[def.name], def.name);
     if (at) {
       const param = paramFromPath(at);
       throw new DomainError('parameter_invalid', `${param ?? def.name} must not contain the NUL character (\\u0000).`, param);

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Pool } from 'pg';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
+import { LRUCache } from 'lru-cache';
 import { Mode, TENANT_FILTER, TenantParams } from './entity';
+import { watchPool } from './pool';
 
 /**
  * The catalog's version per merchant and mode, bumped in the same transaction as every catalog write. A cached
@@ -27,25 +29,70 @@ export async function bumpCatalogVersion(em: EntityManager): Promise<void> {
   );
 }
 
+/** What an entry costs beyond its body and key: the entry and Buffer objects, the backing store, lru-cache's slots. */
+export const ENTRY_OVERHEAD_BYTES = 256;
+/** An answer above this share of the budget is served but not kept: one huge page must not flush everything else. */
+export const MAX_ENTRY_SHARE = 1 / 8;
+
 interface Entry {
   version: string;
-  value: unknown;
+  body: Buffer;
+}
+
+/** A copy in memory of its own: a small Buffer.from() is a slice of an 8 KiB shared slab it would keep alive. */
+function ownBytes(body: string | Buffer, length: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(length);
+  if (typeof body === 'string') out.write(body, 'utf8');
+  else body.copy(out);
+  return out;
 }
 
 /**
- * Answers of catalog reads (a REST body, a GraphQL result), per merchant, mode, operation and variables; the least
- * recently used go first. Keys always start with the merchant and mode, so no tenant is served another's answer.
+ * Answers of catalog reads (a REST body, a GraphQL result) as the bytes sent, per merchant, mode and normalised
+ * request (src/modules/catalog/catalog-cache.ts builds the keys). Bounded by bytes, not entries: each entry weighs
+ * its body, its key and a fixed overhead, and the least recently used go first until the total is within
+ * `budgetBytes` (READ_CACHE_MB; 0 turns the cache off). Keys always start with the merchant and mode, so no tenant
+ * is served another's answer.
  */
 export class CatalogReadCache {
-  private entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry> | null;
   /** Version lookups not yet sent, per merchant and mode: requests arriving meanwhile share one query. */
   private batches = new Map<string, Promise<string>>();
   /** A few plain connections: this lookup runs on every cached read, so it skips the ORM. */
   private readonly pool: Pool;
+  readonly maxEntryBytes: number;
 
-  constructor(databaseUrl: string, private readonly maxEntries = 2000) {
-    this.pool = new Pool({ connectionString: databaseUrl, max: 4 });
-    this.pool.on('error', () => undefined); // a broken idle connection is replaced on the next query
+  constructor(databaseUrl: string, readonly budgetBytes: number) {
+    this.pool = watchPool(new Pool({ connectionString: databaseUrl, max: 4 }), 'catalog-versions');
+    this.maxEntryBytes = Math.floor(budgetBytes * MAX_ENTRY_SHARE);
+    this.entries =
+      budgetBytes > 0 && this.maxEntryBytes > ENTRY_OVERHEAD_BYTES
+        ? new LRUCache<string, Entry>({
+            maxSize: budgetBytes,
+            maxEntrySize: this.maxEntryBytes,
+            sizeCalculation: (entry, key) => CatalogReadCache.weigh(key, entry.body.length),
+          })
+        : null;
+  }
+
+  /** Keys are ASCII (ids and a hex digest): one byte per character. */
+  private static weigh(key: string, bodyBytes: number): number {
+    return bodyBytes + key.length + ENTRY_OVERHEAD_BYTES;
+  }
+
+  /** Off when READ_CACHE_MB is 0: every read is computed, and no version lookup is spent on it. */
+  get enabled(): boolean {
+    return this.entries !== null;
+  }
+
+  /** Bytes held, as weighed against the budget. */
+  get bytes(): number {
+    return this.entries?.calculatedSize ?? 0;
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.entries?.size ?? 0;
   }
 
   /**
@@ -79,20 +126,47 @@ export class CatalogReadCache {
 
   /** Whether anything is stored under `key` (of any version): spares the version lookup for reads never cached. */
   has(key: string): boolean {
-    return this.entries.has(key);
+    return this.entries?.has(key) ?? false;
   }
 
-  get<T>(key: string, version: string): T | undefined {
-    const hit = this.entries.get(key);
+  /** The answer stored under `key` if it was computed at `version` (the current one); it becomes the most recent. */
+  get(key: string, version: string): Buffer | undefined {
+    const hit = this.entries?.peek(key);
     if (!hit || hit.version !== version) return undefined;
-    this.entries.delete(key); // refresh its place in the LRU order
-    this.entries.set(key, hit);
-    return hit.value as T;
+    this.entries!.get(key); // refresh its place in the LRU order
+    return hit.body;
   }
 
-  set(key: string, version: string, value: unknown): void {
-    this.entries.delete(key);
-    this.entries.set(key, { version, value });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  /** Keeps an answer computed at `version`, unless it is too large or a newer one is already there. */
+  set(key: string, version: string, body: string | Buffer): void {
+    if (!this.entries) return;
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    if (CatalogReadCache.weigh(key, length) > this.maxEntryBytes) return; // not even copied
+    const current = this.entries.peek(key);
+    // A slow request that read an older version finishes after a faster one stored the newer answer.
+    if (current && BigInt(current.version) > BigInt(version)) return;
+    this.entries.set(key, { version, body: ownBytes(body, length) });
+  }
+
+  /**
+   * Serves a catalog read: the stored answer while `key` holds one of the current version, else `compute()`'s, kept
+   * when it is a 200. A null key (a request that cannot be keyed) is computed every time.
+   */
+  async serve(
+    merchantId: string,
+    mode: Mode,
+    key: string | null,
+    compute: () => Promise<readonly [number, string, ...unknown[]]>,
+  ): Promise<[number, string | Buffer]> {
+    if (key === null || !this.entries) {
+      const [status, body] = await compute();
+      return [status, body];
+    }
+    const version = await this.version(merchantId, mode);
+    const hit = this.get(key, version);
+    if (hit) return [200, hit];
+    const [status, body] = await compute();
+    if (status === 200) this.set(key, version, body);
+    return [status, body];
   }
 }

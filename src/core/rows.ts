@@ -3,6 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Pool } from 'pg';
 import type { ClassType } from 'type-graphql';
 import { TENANT_FILTER, TenantEntity, TenantParams } from './entity';
+import { watchPool } from './pool';
 
 /**
  * Plain statements for hot paths, with rows handed to the ORM by `em.map` so callers get managed entities (later
@@ -19,8 +20,7 @@ const pools = new WeakMap<object, Pool>();
 
 /** Opens the plain pool beside the ORM's (same database); statements of EntityManagers of this ORM use it. */
 export function openPlainPool(orm: MikroORM, max: number): Pool {
-  const pool = new Pool({ connectionString: orm.config.get('clientUrl'), max });
-  pool.on('error', () => undefined); // a broken idle connection is replaced on the next query
+  const pool = watchPool(new Pool({ connectionString: orm.config.get('clientUrl'), max }), 'plain');
   pools.set(orm.config, pool);
   return pool;
 }

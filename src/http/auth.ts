@@ -25,7 +25,7 @@ export async function resolvePrincipal(services: Services, token: string | null)
   const admin = services.config.adminToken;
   if (admin && sameSecret(token, admin)) return { kind: 'admin' };
   const hit = await services.merchants.authenticate(token);
-  return hit ? { kind: 'merchant', ...hit } : null;
+  return hit ? { kind: 'merchant', merchant: hit.merchant, mode: hit.mode, apiKeyId: hit.apiKeyId } : null;
 }
 
 export const invalidKey = () =>
@@ -50,40 +50,52 @@ export function authenticate(
 
 /**
  * Per-key rate limit: `rate` requests a second sustained, bursts up to twice that. In memory per process
- * (no round trip on the hot path); with N API processes a key gets at most N times the limit. REST and GraphQL
- * share the budget of a key.
+ * (no round trip on the hot path); with N API processes a key gets at most N times the limit. REST, GraphQL over
+ * HTTP and every operation on a GraphQL WebSocket share the budget of a key.
  */
 const limitersByServices = new WeakMap<Services, Map<number, BurstyRateLimiter>>();
 
-export function rateLimit(services: Services) {
-  // One budget per key across transports: the REST shim and /graphql each mount this middleware.
+function limiterFor(services: Services, rate: number): BurstyRateLimiter {
   let limiters = limitersByServices.get(services);
   if (!limiters) limitersByServices.set(services, (limiters = new Map<number, BurstyRateLimiter>()));
-  const limiterFor = (rate: number) => {
-    let l = limiters.get(rate);
-    if (!l) {
-      l = new BurstyRateLimiter(
-        new RateLimiterMemory({ keyPrefix: `r${rate}`, points: rate, duration: 1 }),
-        new RateLimiterMemory({ keyPrefix: `b${rate}`, points: rate, duration: 10 }),
-      );
-      limiters.set(rate, l);
-    }
-    return l;
-  };
+  let l = limiters.get(rate);
+  if (!l) {
+    l = new BurstyRateLimiter(
+      new RateLimiterMemory({ keyPrefix: `r${rate}`, points: rate, duration: 1 }),
+      new RateLimiterMemory({ keyPrefix: `b${rate}`, points: rate, duration: 10 }),
+    );
+    limiters.set(rate, l);
+  }
+  return l;
+}
+
+/** Counts one request (or WebSocket operation) against the key; answers the `rate_limited` error when over the limit. */
+export async function consumeRateLimit(services: Services, principal: Principal): Promise<DomainError | null> {
+  if (principal.kind !== 'merchant') return null;
+  const rate = principal.merchant.rateLimitPerSecond ?? services.config.rateLimitPerSecond;
+  if (rate <= 0) return null;
+  try {
+    await limiterFor(services, rate).consume(principal.apiKeyId);
+    return null;
+  } catch (rejected) {
+    if (!(rejected instanceof RateLimiterRes)) throw rejected;
+    const retryAfter = String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
+    return new DomainError('rate_limited', 'Too many requests. Retry after the time in Retry-After.', null, {
+      'Retry-After': retryAfter,
+    });
+  }
+}
+
+/** The rate limit as express middleware (the REST shim and /graphql each mount it). */
+export function rateLimit(services: Services) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const p = req.principal;
-    if (!p || p.kind !== 'merchant') return next();
-    const rate = p.merchant.rateLimitPerSecond ?? services.config.rateLimitPerSecond;
-    if (rate <= 0) return next();
+    if (!req.principal) return next();
     try {
-      await limiterFor(rate).consume(p.apiKeyId);
+      const limited = await consumeRateLimit(services, req.principal);
+      if (limited) return sendError(req, res, limited);
       next();
-    } catch (rejected) {
-      if (!(rejected instanceof RateLimiterRes)) return next(rejected);
-      const retryAfter = String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
-      sendError(req, res, new DomainError('rate_limited', 'Too many requests. Retry after the time in Retry-After.', null, {
-        'Retry-After': retryAfter,
-      }));
+    } catch (err) {
+      next(err);
     }
   };
 }

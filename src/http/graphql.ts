@@ -5,20 +5,21 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import express, { Request, RequestHandler, Response, Router } from 'express';
-import { GraphQLError, GraphQLSchema, Kind, validate, parse, specifiedRules } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import { GraphQLSchema } from 'graphql';
 import { ruruHTML } from 'ruru/server';
 import { serveStatic } from 'ruru/static';
-import { WebSocketServer } from 'ws';
-import crypto from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createContext, Ctx } from '../core/context';
 import { formatGraphQLError, graphQLExtensions } from '../core/errors';
 import { logger } from '../core/logger';
+import type { PubSub } from '../core/pubsub';
 import type { Services } from '../services';
-import { authenticate, invalidKey, rateLimit, resolvePrincipal } from './auth';
+import { authenticate, invalidKey, rateLimit } from './auth';
+import { mountGraphQLWs } from './graphql-ws';
 import { introspectionDepthRule } from './introspection-depth';
-import { newRequestId } from './request';
+import { graphqlHttpLimits } from './graphql-limits';
+import { graphqlReadKey, isCatalogRead } from '../modules/catalog/catalog-cache';
+import { boundedDocumentStore } from './document-store';
 
 /** Limits for client-written queries (the REST shim's own documents are fixed and trusted). */
 /** Token limit, applied by graphql-js's own parser (a parse error is a 400 like any syntax error). */
@@ -37,22 +38,10 @@ const armored = armor.protect();
 /** armor's rules, and a depth limit for introspection (armor's own depth limit skips `__schema`). */
 const protection = { ...armored, validationRules: [...armored.validationRules, introspectionDepthRule()] };
 
-/** Root query fields that read only catalog types (which link only to catalog types). */
-const CATALOG_QUERY_FIELDS = new Set(['products', 'product', 'plan', 'price', 'productFamilies', 'productFamily']);
-
-/** Cache key of a GraphQL read: merchant, mode and the exact request (operation name, query text, variables). */
-function catalogKey(merchantId: string, mode: string, operationName: unknown, query: string, variables: unknown): string {
-  const digest = crypto
-    .createHash('sha256')
-    .update(`${operationName ?? ''}\n${query}\n${JSON.stringify(variables ?? {})}`)
-    .digest('hex');
-  return `${merchantId}:${mode}:graphql:${digest}`;
-}
-
 /**
- * Stores the answers of catalog-only queries in the versioned catalog read cache (src/core/read-cache.ts), as the
- * REST shim does for its catalog routes. The version is read before the query runs, so an answer is never stored
- * under a version newer than the data it shows.
+ * Stores the answers of catalog-only queries in the versioned catalog read cache (src/core/read-cache.ts), keyed as
+ * src/modules/catalog/catalog-cache.ts says, as the REST shim does for its catalog routes. The version is read
+ * before the query runs, so an answer is never stored under a version newer than the data it shows.
  */
 function catalogCachePlugin(services: Services): ApolloServerPlugin<Ctx> {
   return {
@@ -61,19 +50,17 @@ function catalogCachePlugin(services: Services): ApolloServerPlugin<Ctx> {
       return {
         async responseForOperation({ operation, request, contextValue }) {
           const p = contextValue.principal;
-          if (operation.operation !== 'query' || p.kind !== 'merchant' || !request.query) return null;
-          const catalogOnly = operation.selectionSet.selections.every(
-            (s) => s.kind === Kind.FIELD && CATALOG_QUERY_FIELDS.has(s.name.value),
-          );
-          if (!catalogOnly) return null;
-          const version = await services.catalogCache.version(p.merchant.id, p.mode);
-          cached = { key: catalogKey(p.merchant.id, p.mode, request.operationName, request.query, request.variables), version };
+          // Without an operation (several and no operationName, or an unknown name) this is no catalog read: Apollo
+          // then answers its own 400.
+          if (!services.catalogCache.enabled || !isCatalogRead(operation) || p.kind !== 'merchant' || !request.query) return null;
+          const key = graphqlReadKey(p.merchant.id, p.mode, request.operationName, request.query, request.variables);
+          if (key) cached = { key, version: await services.catalogCache.version(p.merchant.id, p.mode) };
           return null;
         },
         async willSendResponse({ response }) {
           if (cached && response.body.kind === 'single' && !response.body.singleResult.errors) {
             // Stored as the bytes Apollo sends, so a hit costs no serialization.
-            services.catalogCache.set(cached.key, cached.version, Buffer.from(JSON.stringify(response.body.singleResult) + '\n'));
+            services.catalogCache.set(cached.key, cached.version, JSON.stringify(response.body.singleResult) + '\n');
           }
         },
       };
@@ -87,10 +74,12 @@ function catalogCacheHits(services: Services): RequestHandler {
     try {
       const p = req.principal;
       const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
-      if (req.method !== 'POST' || p?.kind !== 'merchant' || !body || typeof body.query !== 'string') return next();
-      const key = catalogKey(p.merchant.id, p.mode, body.operationName, body.query, body.variables);
-      if (!services.catalogCache.has(key)) return next();
-      const hit = services.catalogCache.get<Buffer>(key, await services.catalogCache.version(p.merchant.id, p.mode));
+      if (!services.catalogCache.enabled || req.method !== 'POST' || p?.kind !== 'merchant' || !body || typeof body.query !== 'string') {
+        return next();
+      }
+      const key = graphqlReadKey(p.merchant.id, p.mode, body.operationName, body.query, body.variables);
+      if (!key || !services.catalogCache.has(key)) return next();
+      const hit = services.catalogCache.get(key, await services.catalogCache.version(p.merchant.id, p.mode));
       if (!hit) return next();
       res.status(200).type('application/json; charset=utf-8').send(hit);
     } catch (err) {
@@ -99,11 +88,6 @@ function catalogCacheHits(services: Services): RequestHandler {
   };
 }
 
-const toContractError = (e: GraphQLError) => {
-  const f = formatGraphQLError(e);
-  return new GraphQLError(f.message, { extensions: f.extensions });
-};
-
 /** Everything at /graphql: the IDE for browsers (GET), queries and mutations (POST), subscriptions (graphql-ws). */
 export async function mountGraphQL(opts: {
   app: express.Express;
@@ -111,54 +95,26 @@ export async function mountGraphQL(opts: {
   schema: GraphQLSchema;
   orm: MikroORM;
   services: Services;
+  pubsub: PubSub;
 }) {
   const { app, httpServer, schema, orm, services } = opts;
 
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
-  const wsCleanup = useServer<{ Authorization?: string; authorization?: string }, { principal?: Ctx['principal'] }>(
-    {
-      schema,
-      onConnect: async (ctx) => {
-        const header = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization ?? '';
-        const m = /^Bearer\s+(\S+)$/i.exec(String(header));
-        const principal = await resolvePrincipal(services, m ? m[1] : null);
-        if (!principal || principal.kind !== 'merchant') return false; // closes with 4403 Forbidden
-        ctx.extra.principal = principal;
-        return true;
-      },
-      onSubscribe: (_ctx, _id, payload) => {
-        const document = parse(payload.query, { maxTokens: MAX_TOKENS });
-        const errors = validate(schema, document, [...specifiedRules, ...protection.validationRules]);
-        if (errors.length) return errors.map(toContractError);
-      },
-      context: (ctx) => {
-        const requestId = newRequestId();
-        return createContext({
-          em: orm.em as never,
-          principal: ctx.extra.principal!,
-          requestId,
-          log: logger.child({ request_id: requestId }),
-          services,
-        });
-      },
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        if ('errors' in result && result.errors?.length) {
-          return { ...result, errors: result.errors.map(toContractError) } as never;
-        }
-      },
-    },
-    wsServer,
-  );
+  // Operations over graphql-ws: the same key, rate limit and document rules as HTTP (src/http/graphql-ws.ts).
+  const ws = mountGraphQLWs({
+    httpServer, schema, orm, services, pubsub: opts.pubsub, validationRules: protection.validationRules, maxTokens: MAX_TOKENS,
+  });
 
   const apollo = new ApolloServer<Ctx>({
     schema,
+    documentStore: boundedDocumentStore(), // parsed and validated query texts, bounded (src/http/document-store.ts)
     plugins: [
       ...protection.plugins,
       ApolloServerPluginDrainHttpServer({ httpServer }),
       // Cache hints are unused, and the plugin would wrap every field resolver of the shared schema.
       ApolloServerPluginCacheControlDisabled(),
-      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose(); } }; } },
+      { async serverWillStart() { return { async drainServer() { await ws.dispose(); } }; } },
       catalogCachePlugin(services),
+      graphqlHttpLimits(), // subscriptions over HTTP: 400
       {
         // The request id joins the error extensions once the context exists.
         async requestDidStart() {
@@ -209,5 +165,5 @@ export async function mountGraphQL(opts: {
     }),
   );
   app.use(router);
-  return { apollo, wsServer, stop: () => apollo.stop() };
+  return { apollo, wsServer: ws.wsServer, stop: () => apollo.stop() };
 }

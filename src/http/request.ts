@@ -44,20 +44,56 @@ export function sendError(req: Request, res: Response, err: DomainError): void {
   res.status(err.status).json(errorBody(err, req.requestId));
 }
 
+/**
+ * body-parser's failures (express.json, express.raw) as contract errors. Every one of them is the client's: a body
+ * over 1 MiB is 413 `request_too_large`; a body that is not JSON is 400 `invalid_json`; everything else about the
+ * bytes (a Content-Encoding or charset we do not read, compressed data that does not decompress, a body shorter
+ * than its Content-Length) is 400 `parameter_invalid` with `param` null. The contract has no 415.
+ * Only body-parser's own 5xx (a stream misused by the server) stay internal errors.
+ */
+export function bodyParserError(err: unknown): DomainError | null {
+  const e = err as { type?: unknown; status?: unknown; statusCode?: unknown; code?: unknown; encoding?: unknown; charset?: unknown };
+  if (!e || typeof e !== 'object') return null;
+  const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : null;
+  switch (e.type) {
+    case 'entity.too.large':
+      return new DomainError('request_too_large', 'Request body is larger than 1 MiB.');
+    case 'entity.parse.failed':
+      return new DomainError('invalid_json', 'Request body is not valid JSON.');
+    case 'encoding.unsupported':
+      return new DomainError('parameter_invalid', `Unsupported Content-Encoding${typeof e.encoding === 'string' ? ` '${e.encoding.slice(0, 40)}'` : ''}: send identity, gzip, deflate or br.`);
+    case 'charset.unsupported':
+      return new DomainError('parameter_invalid', `Unsupported charset${typeof e.charset === 'string' ? ` '${e.charset.slice(0, 40)}'` : ''}: JSON bodies must be UTF-8.`);
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new DomainError('parameter_invalid', 'The request body ended before its Content-Length.');
+    case 'entity.verify.failed':
+      return new DomainError('parameter_invalid', 'The request body was refused.');
+    case 'parameters.too.many':
+    case 'querystring.parse.rangeError':
+      return new DomainError('parameter_invalid', 'The request body has too many or too deeply nested parameters.');
+  }
+  if (status !== null && status >= 400 && status < 500) {
+    // zlib and brotli errors reach us as the decompression error itself, given status 400 by body-parser.
+    const compression = typeof e.code === 'string' && /^(Z_|ERR_)/.test(e.code);
+    return new DomainError(
+      'parameter_invalid',
+      compression ? 'The request body does not decompress as its Content-Encoding says.' : 'The request body could not be read.',
+    );
+  }
+  return null;
+}
+
 /** Last express error handler: body-parser failures and anything unexpected, in the contract's shape. */
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) return;
-  const e = err as { type?: string; status?: number };
-  let domain: DomainError;
+  let domain: DomainError | null;
   if (err instanceof DomainError) domain = err;
-  else if (e?.type === 'entity.too.large') domain = new DomainError('request_too_large', 'Request body is larger than 1 MiB.');
-  else if (e?.type === 'entity.parse.failed') domain = new DomainError('invalid_json', 'Request body is not valid JSON.');
   else if (err instanceof URIError) {
     // A path the router cannot percent-decode names no resource.
     domain = new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
-  } else if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
-    domain = new DomainError('parameter_invalid', 'Unsupported body encoding.');
-  } else {
+  } else domain = bodyParserError(err);
+  if (!domain) {
     req.log.error({ err }, 'unhandled error');
     domain = new DomainError('internal_error', 'An internal error occurred.');
   }

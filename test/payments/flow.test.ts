@@ -143,7 +143,7 @@ describe('payments across both connections', () => {
     await connect(m.test, 'stripe');
     await connect(m.test, 'razorpay');
     const conns = await m.test.get('/providers/connections');
-    expect(conns.body.find((c: any) => c.provider === 'stripe').is_default).toBe(true);
+    expect(conns.body.data.find((c: any) => c.provider === 'stripe').is_default).toBe(true);
 
     const dflt = await createPayment(m.test);
     expect(dflt.provider).toBe('stripe');

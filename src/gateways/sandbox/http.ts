@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { logger } from '../../core/logger';
 import { SandboxIdempotencyKey } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { v7 as uuidv7 } from 'uuid';
 import { fingerprint } from '../../core/idempotency';
+import { MAX_JSON_DEPTH, pathDeeperThan } from '../../core/input-limits';
+import { nulAt } from '../../core/nul';
 import { openAnswer, sealAnswer } from './sealed';
 import { Account, Draft } from './store';
 
@@ -20,6 +23,41 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Refuses input the sandbox's store cannot take, as a 400 (mount it after the body parser): a body nested deeper
+ * than the service accepts (before the idempotency fingerprint walks it), and U+0000 anywhere (PostgreSQL cannot
+ * store it in text or jsonb).
+ */
+export function inputChecks(req: Request, _res: Response, next: NextFunction): void {
+  req.body ??= {}; // a body of another content type is not parsed: the handlers then see no parameters
+  if (pathDeeperThan(req.body, MAX_JSON_DEPTH)) return next(new ApiError(400, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'parameter_invalid'));
+  let path = req.path;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    /* the router answers an undecodable path */
+  }
+  const at = path.includes('\u0000') ? ['path'] : nulAt(req.query, 'query') ?? nulAt(req.body, 'body');
+  if (at) return next(new ApiError(400, 'Parameters must not contain the NUL character (\\u0000).', 'parameter_invalid', at.slice(1).join('.') || null));
+  next();
+}
+
+/**
+ * The sandbox's last error handler (the gateways' routers answer their own errors in their own shapes first): a
+ * client's error (body-parser's 4xx: bad encodings, bad JSON) keeps its status; anything else is a 500.
+ */
+export function sandboxErrorHandler(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
+  if (res.headersSent) return;
+  const e = err as { status?: unknown; statusCode?: unknown; message?: unknown };
+  const status = typeof e?.status === 'number' ? e.status : typeof e?.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    res.status(status).json({ error: { type: 'invalid_request_error', message: String(e.message ?? 'Bad request') } });
+    return;
+  }
+  logger.error({ err }, 'gateway sandbox error');
+  res.status(500).json({ error: { type: 'api_error', message: 'An unexpected error occurred in the gateway sandbox.' } });
 }
 
 export interface Result {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { Express } from 'express';
 import { checkoutRouter } from './checkout';
+import { inputChecks, sandboxErrorHandler } from './http';
 import { razorpayRouter } from './razorpay.routes';
 import { Sandbox, SandboxOptions } from './sandbox';
 import { stripeRouter } from './stripe.routes';
@@ -21,12 +22,14 @@ export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } 
   app.disable('x-powered-by');
   // Stripe's SDK sends nested parameters (expand[]=..., metadata[k]=...) in query strings too.
   app.set('query parser', 'extended');
+  app.use(inputChecks); // path and query; each router repeats it after parsing its bodies
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
   app.use('/v1', stripeRouter(sb));
   app.use('/razorpay/v1', razorpayRouter(sb));
   app.use(checkoutRouter(sb));
+  app.use(sandboxErrorHandler);
   sb.app = app;
   return sb;
 }

@@ -1,8 +1,9 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent } from '../../core/currency';
+import { logger } from '../../core/logger';
 import { queueRazorpayEvent } from './events';
-import { ApiError, CreateResult, intParam, listParam, Result, runApi, runCreate, strParam } from './http';
+import { ApiError, CreateResult, inputChecks, intParam, listParam, Result, runApi, runCreate, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
 import { initialInternal } from './razorpay.billing';
 import { SandboxWebhook } from './sandbox.entities';
@@ -240,7 +241,7 @@ async function subscriptionCommand(em: EntityManager, account: Account, id: stri
 
 export function razorpayRouter(sb: Sandbox): Router {
   const r = express.Router();
-  r.use(express.json({ limit: '1mb' }));
+  r.use(express.json({ limit: '1mb' }), inputChecks);
   const reused = () => bad('The idempotency key was already used with different request parameters');
   const post = (handler: (em: EntityManager, account: Account, req: Request) => Promise<Result>) =>
     async (req: Request, res: Response) => {
@@ -321,6 +322,7 @@ export function razorpayRouter(sb: Sandbox): Router {
   r.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const e = err instanceof ApiError ? err : null;
     const status = e?.status ?? ((err as { status?: number })?.status && (err as { status: number }).status < 500 ? (err as { status: number }).status : 500);
+    if (status >= 500) logger.error({ err }, 'gateway sandbox error');
     res.status(status).json({
       error: {
         code: status >= 500 ? 'SERVER_ERROR' : 'BAD_REQUEST_ERROR',

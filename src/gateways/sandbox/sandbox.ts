@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { Pool } from 'pg';
+import { watchPool } from '../../core/pool';
 import type { SecretBox } from '../../core/secrets';
 import { deliverEvent, DeliveryOptions } from './events';
 import { renewRazorpaySubscription, retryRazorpayCharge } from './razorpay.billing';
@@ -58,7 +59,7 @@ export class Sandbox {
     this.secrets = opts.secrets;
     this.ownsPool = !opts.pool;
     this.pool = opts.pool ?? new Pool({ connectionString: opts.orm.config.get('clientUrl'), max: opts.orm.config.get('pool')?.max ?? 10, allowExitOnIdle: true });
-    if (this.ownsPool) this.pool.on('error', () => undefined); // a broken idle connection is replaced on the next query
+    if (this.ownsPool) watchPool(this.pool, 'sandbox'); // a broken idle connection is replaced on the next query
     this.publicUrl = (opts.publicUrl ?? '').replace(/\/$/, '');
     this.delivery = opts.delivery ?? {};
     this.clock = opts.clock;

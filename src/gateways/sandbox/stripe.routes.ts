@@ -1,8 +1,9 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent } from '../../core/currency';
+import { logger } from '../../core/logger';
 import { queueStripeEvent } from './events';
-import { ApiError, CreateResult, intParam, listParam, metadataParam, Result, runApi, runCreate, strParam } from './http';
+import { ApiError, CreateResult, inputChecks, intParam, listParam, metadataParam, Result, runApi, runCreate, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
@@ -267,7 +268,7 @@ async function cancelSubscription(em: EntityManager, account: Account, id: strin
 
 export function stripeRouter(sb: Sandbox): Router {
   const r = express.Router();
-  r.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000 }));
+  r.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000 }), inputChecks);
 
   const reused = () =>
     new ApiError(
@@ -371,6 +372,7 @@ export function stripeRouter(sb: Sandbox): Router {
       res.status(status).json({ error: { type: 'invalid_request_error', message: (err as Error).message } });
       return;
     }
+    logger.error({ err }, 'gateway sandbox error');
     res.status(500).json({ error: { type: 'api_error', message: 'An unexpected error occurred in the gateway sandbox.' } });
   });
   return r;

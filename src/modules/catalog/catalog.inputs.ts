@@ -42,7 +42,7 @@ export class CreatePlanInput {
 
 @InputType()
 export class CreatePriceInput {
-  @Field({ description: '3-letter ISO 4217 code, any case' }) currency!: string;
+  @Field({ description: '3-letter ISO 4217 code, any case' }) @MaxLength(3) currency!: string;
   @Field(() => Money, { description: 'Smallest currency subunit' }) @Min(0) amount!: number;
   @Field(() => Money, { nullable: true, description: 'One-time fee in subunits; default 0' })
   @IsOptional() @Min(0) setupFee?: number | null;

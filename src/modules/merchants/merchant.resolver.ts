@@ -1,3 +1,4 @@
+import { IsOptional, MaxLength } from 'class-validator';
 import { Arg, Ctx as C, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
@@ -8,10 +9,11 @@ import { Merchant } from './merchant.entity';
 
 @InputType()
 export class CreateMerchantInput {
-  @Field() name!: string;
-  @Field(() => String, { nullable: true }) gstin?: string | null;
-  @Field(() => String, { nullable: true, description: '2-digit GST state code' }) stateCode?: string | null;
-  @Field(() => String, { nullable: true, description: "Default 'INR'" }) reportingCurrency?: string | null;
+  // String limits are the columns' (merchants.name varchar(255), ...); formats are checked by MerchantService.
+  @Field() @MaxLength(255) name!: string;
+  @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) gstin?: string | null;
+  @Field(() => String, { nullable: true, description: '2-digit GST state code' }) @IsOptional() @MaxLength(2) stateCode?: string | null;
+  @Field(() => String, { nullable: true, description: "Default 'INR'" }) @IsOptional() @MaxLength(3) reportingCurrency?: string | null;
   @Field(() => Int, { nullable: true }) rateLimitPerSecond?: number | null;
 }
 

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import currencyCodes from 'currency-codes';
 import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
+import { announce, Change } from '../../core/events';
 import { ApiKey, Merchant } from './merchant.entity';
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -30,6 +31,45 @@ export interface IssuedKeys {
   merchant: Merchant;
   apiKeys: { test: string; live: string };
 }
+
+/** A key as authentication sees it: its merchant, mode, id, and when it stops working (ms since epoch; null: never). */
+export interface KeyHolder {
+  merchant: Merchant;
+  mode: Mode;
+  apiKeyId: string;
+  expiresAt: number | null;
+}
+
+/** Past this many retired keys, an `api_key` change names none and means every key of the merchant and mode but the new one. */
+const MAX_LISTED_KEYS = 100;
+
+/** Keys a roll retired, as announced in an `api_key` change (so every process can drop and cut them). */
+export interface KeyRetirement {
+  merchantId: string;
+  mode: Mode;
+  /** The change's `id`: the new key of a roll (never retired when `keyIds` is null). */
+  issuedId: string;
+  /** The retired keys; null: every key of the merchant and mode but `issuedId`. */
+  keyIds: ReadonlySet<string> | null;
+  expiresAt: number;
+}
+
+export function keyRetirement(change: Change): KeyRetirement | null {
+  const expiresAt = change.expiresAt ? Date.parse(change.expiresAt) : NaN;
+  if (change.topic !== 'api_key' || Number.isNaN(expiresAt)) return null;
+  return {
+    merchantId: change.merchantId,
+    mode: change.mode,
+    issuedId: change.id,
+    keyIds: change.keyIds ? new Set(change.keyIds) : null,
+    expiresAt,
+  };
+}
+
+export const retires = (r: KeyRetirement, key: { merchantId: string; mode: Mode; apiKeyId: string }) =>
+  key.merchantId === r.merchantId &&
+  key.mode === r.mode &&
+  (r.keyIds ? r.keyIds.has(key.apiKeyId) : key.apiKeyId !== r.issuedId);
 
 interface CachedKey {
   merchant: Merchant;
@@ -79,7 +119,7 @@ export class MerchantService {
   }
 
   /** The merchant and mode a secret key stands for, or null for an unknown, expired or malformed key. */
-  async authenticate(key: string): Promise<{ merchant: Merchant; mode: Mode; apiKeyId: string } | null> {
+  async authenticate(key: string): Promise<KeyHolder | null> {
     if (!/^sk_(test|live)_[0-9A-Za-z]{32,}$/.test(key)) return null;
     const hash = hashKey(key);
     const now = Date.now();
@@ -103,12 +143,20 @@ export class MerchantService {
       this.cache.set(hash, hit);
     }
     if (hit.expiresAt !== null && hit.expiresAt <= now) return null;
-    return { merchant: hit.merchant, mode: hit.mode, apiKeyId: hit.apiKeyId };
+    return { merchant: hit.merchant, mode: hit.mode, apiKeyId: hit.apiKeyId, expiresAt: hit.expiresAt };
+  }
+
+  /** Drops cached lookups of retired keys: every process does so on the roll's `api_key` change. */
+  forgetRetired(r: KeyRetirement): void {
+    for (const [hash, hit] of this.cache) {
+      if (retires(r, { merchantId: hit.merchant.id, mode: hit.mode, apiKeyId: hit.apiKeyId })) this.cache.delete(hash);
+    }
   }
 
   /**
    * Issues a new key for the merchant and mode and retires the given one (or every current one) after
-   * `graceSeconds` (0: at once). Runs in one transaction: a failure leaves the old key working.
+   * `graceSeconds` (0: at once). Runs in one transaction: a failure leaves the old key working. The commit announces
+   * an `api_key` change, so every process drops the retired keys from its cache and cuts their open WebSockets.
    */
   async rollKey(merchantId: string, mode: Mode, opts: { apiKeyId?: string; graceSeconds?: number } = {}) {
     const grace = opts.graceSeconds ?? 0;
@@ -128,6 +176,9 @@ export class MerchantService {
       }
       const fresh = make(ApiKey, { merchantId, mode, keyHash: hashKey(key), last4: key.slice(-4) });
       em.persist(fresh);
+      // A NOTIFY payload holds at most 8000 bytes: a long list is left out (it then means every other key).
+      const keyIds = old.length <= MAX_LISTED_KEYS ? old.map((k) => k.id) : undefined;
+      await announce(em, { topic: 'api_key', merchantId, mode, id: fresh.id, keyIds, expiresAt: expiresAt.toISOString() });
       return fresh;
     });
     return { secretKey: key, apiKey: row, previousKeyExpiresAt: expiresAt };

@@ -26,6 +26,8 @@ registerEnumType(RefundStatus, { name: 'RefundStatus' });
 @Entity({ tableName: 'payments' })
 @Index({ properties: ['checkoutSessionId'] })
 @Index({ properties: ['merchantId', 'mode', 'customerId', 'id'] })
+// Catch-up after a lost LISTEN connection reads the payments updated since then (payment.catchup.ts).
+@Index({ properties: ['updatedAt'] })
 @ObjectType()
 export class Payment extends TenantEntity {
   @Field()

@@ -2,6 +2,7 @@ import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Quer
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import type { Change } from '../../core/events';
+import { readOncePerChange } from '../../core/fanout';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
@@ -55,8 +56,12 @@ export class PaymentResolver {
       return payload.merchantId === merchant.id && payload.mode === mode && (!args.id || args.id === payload.id);
     },
   })
-  async paymentUpdated(@Root() change: Change, @C() ctx: Ctx, @Arg('id', () => ID, { nullable: true }) _id?: string): Promise<Payment> {
-    ctx.em.clear(); // every notice reads the committed row afresh
-    return services(ctx).payments.payment(ctx, change.id);
+  paymentUpdated(@Root() change: Change, @C() ctx: Ctx, @Arg('id', () => ID, { nullable: true }) _id?: string): Promise<Payment> {
+    const { merchant, mode } = tenantOf(ctx);
+    // Read once for all of this process's subscribers of the tenant, in a fresh fork of the subscriber's tenant-bound
+    // EntityManager (it reads the committed row afresh); nested fields still resolve through each subscriber's loaders.
+    return readOncePerChange(change, `${merchant.id}:${mode}`, () =>
+      services(ctx).payments.payment({ ...ctx, em: ctx.em.fork({ clear: true }), loaders: new Map() }, change.id),
+    );
   }
 }

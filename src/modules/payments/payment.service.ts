@@ -177,9 +177,9 @@ export class PaymentService {
     const prior = ctx.idempotency ? await ctx.em.findOne(Refund, { id: refundId }) : null;
     if (prior) return prior;
     if (input.amount != null) requireInteger(input.amount, 'amount', 1);
-    if (input.reason != null && input.reason.length > 500) throw invalid('reason', 'reason is longer than 500 characters.');
+    if (input.reason != null && input.reason.length > 255) throw invalid('reason', 'reason is longer than 255 characters.');
 
-    const { refund, payment } = await ctx.em.transactional(async (em) => {
+    const { refund, payment, connection } = await ctx.em.transactional(async (em) => {
       const payment = await findOr404(em, Payment, paymentId, 'payment', { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!REFUNDABLE.includes(payment.status) || !payment.providerPaymentId) {
         throw new DomainError('payment_not_refundable', `A ${payment.status} payment cannot be refunded.`);
@@ -193,15 +193,16 @@ export class PaymentService {
           'amount',
         );
       }
+      // Checked before anything is reserved: a refund refused for a removed connection leaves no failed refund behind.
+      const connection = await this.connectionOf(em, payment);
       payment.amountRefunded += amount;
       const refund = make(Refund, { id: refundId, paymentId: payment.id, amount, currency: payment.currency, reason: input.reason ?? null });
       em.persist(refund);
-      return { refund, payment };
+      return { refund, payment, connection };
     });
 
     let result;
     try {
-      const connection = await this.connectionOf(ctx.em, payment);
       result = await this.providers.gatewayFor(connection).refund({
         providerPaymentId: payment.providerPaymentId!,
         amount: refund.amount,

@@ -1,18 +1,20 @@
+import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { Provider } from './provider-connection.entity';
 
 @InputType({ description: 'Stripe: secretKey + webhookSecret. Razorpay: keyId + keySecret + webhookSecret.' })
 export class ProviderCredentialsInput {
-  @Field(() => String, { nullable: true }) secretKey?: string | null;
-  @Field(() => String, { nullable: true }) webhookSecret?: string | null;
-  @Field(() => String, { nullable: true }) keyId?: string | null;
-  @Field(() => String, { nullable: true }) keySecret?: string | null;
+  // Sealed together into one text column; 255 is far above any gateway's key length.
+  @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) secretKey?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) webhookSecret?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) keyId?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) keySecret?: string | null;
 }
 
 @InputType()
 export class ConnectProviderInput {
   @Field(() => Provider) provider!: Provider;
-  @Field(() => ProviderCredentialsInput) credentials!: ProviderCredentialsInput;
+  @Field(() => ProviderCredentialsInput) @ValidateNested() credentials!: ProviderCredentialsInput;
   @Field(() => Boolean, { nullable: true, description: 'Default: true for the first connection of the mode' })
   isDefault?: boolean | null;
 }

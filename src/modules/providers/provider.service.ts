@@ -173,7 +173,8 @@ export class ProviderService {
 
   /** For inbound webhooks: the connection by id alone (the URL names it), with its tenant. */
   async findForWebhook(root: EntityManager, provider: string, id: string): Promise<ProviderConnection | null> {
-    if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+    // Checked before the query: a provider name PostgreSQL cannot hold (NUL) would fail the statement.
+    if (!/^[0-9a-f-]{36}$/.test(id) || !(Object.values(Provider) as string[]).includes(provider)) return null;
     return root.fork().findOne(
       ProviderConnection,
       { id, provider: provider as Provider },

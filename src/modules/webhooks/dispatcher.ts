@@ -1,12 +1,14 @@
 import { LockMode } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Client, Pool } from 'pg';
+import type { Pool } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { v7 as uuidv7 } from 'uuid';
 import type { DueWork } from '../../core/clock';
 import { Mode, TENANT_FILTER } from '../../core/entity';
 import { recordEvent } from '../../core/events';
+import type { PgListener } from '../../core/listener';
 import { logger } from '../../core/logger';
+import { withClient } from '../../core/pool';
 import type { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
 import type { LookupAll } from './address';
@@ -107,59 +109,58 @@ export class WebhookDispatcher {
    * and mode that take their type. `testMerchantId`: only that merchant's test-mode events. Returns the count.
    */
   async fanOut(limit = 500, testMerchantId?: string): Promise<number> {
-    const client = await this.db.connect();
-    try {
-      await client.query('begin');
-      const events = (
-        await client.query<{ id: string; merchant_id: string; mode: string; type: string; created_at: Date }>(
-          `select id, merchant_id, mode, type, created_at from outbox_events
-           where dispatched_at is null ${testMerchantId ? `and merchant_id = $2 and mode = 'test'` : ''}
-           order by id limit $1 for update skip locked`,
-          testMerchantId ? [limit, testMerchantId] : [limit],
-        )
-      ).rows;
-      if (!events.length) {
-        await client.query('commit');
-        return 0;
-      }
-      const merchants = [...new Set(events.map((e) => e.merchant_id))];
-      const endpoints = (
-        await client.query<{ id: string; merchant_id: string; mode: string; enabled_events: string[]; created_at: Date; offset_ms: string }>(
-          `select e.id, e.merchant_id, e.mode, e.enabled_events, e.created_at,
-                  case when e.mode = 'test' then coalesce(c.offset_ms, 0) else 0 end as offset_ms
-           from webhook_endpoints e left join test_clocks c on c.merchant_id = e.merchant_id
-           where e.merchant_id = any($1::uuid[]) and e.enabled and e.deleted_at is null`,
-          [merchants],
-        )
-      ).rows;
-      const cols: unknown[][] = [[], [], [], [], [], [], []];
-      for (const ev of events) {
-        for (const ep of endpoints) {
-          if (ep.merchant_id !== ev.merchant_id || ep.mode !== ev.mode) continue;
-          if (ep.created_at.getTime() > ev.created_at.getTime() || !acceptsEvent(ep.enabled_events, ev.type)) continue;
-          [uuidv7(), ev.merchant_id, ev.mode, ep.id, ev.id, ev.type, ep.offset_ms].forEach((v, i) => cols[i].push(v));
+    return withClient(this.db, async (client) => {
+      try {
+        await client.query('begin');
+        const events = (
+          await client.query<{ id: string; merchant_id: string; mode: string; type: string; created_at: Date }>(
+            `select id, merchant_id, mode, type, created_at from outbox_events
+             where dispatched_at is null ${testMerchantId ? `and merchant_id = $2 and mode = 'test'` : ''}
+             order by id limit $1 for update skip locked`,
+            testMerchantId ? [limit, testMerchantId] : [limit],
+          )
+        ).rows;
+        if (!events.length) {
+          await client.query('commit');
+          return 0;
         }
+        const merchants = [...new Set(events.map((e) => e.merchant_id))];
+        const endpoints = (
+          await client.query<{ id: string; merchant_id: string; mode: string; enabled_events: string[]; created_at: Date; offset_ms: string }>(
+            `select e.id, e.merchant_id, e.mode, e.enabled_events, e.created_at,
+                    case when e.mode = 'test' then coalesce(c.offset_ms, 0) else 0 end as offset_ms
+             from webhook_endpoints e left join test_clocks c on c.merchant_id = e.merchant_id
+             where e.merchant_id = any($1::uuid[]) and e.enabled and e.deleted_at is null`,
+            [merchants],
+          )
+        ).rows;
+        const cols: unknown[][] = [[], [], [], [], [], [], []];
+        for (const ev of events) {
+          for (const ep of endpoints) {
+            if (ep.merchant_id !== ev.merchant_id || ep.mode !== ev.mode) continue;
+            if (ep.created_at.getTime() > ev.created_at.getTime() || !acceptsEvent(ep.enabled_events, ev.type)) continue;
+            [uuidv7(), ev.merchant_id, ev.mode, ep.id, ev.id, ev.type, ep.offset_ms].forEach((v, i) => cols[i].push(v));
+          }
+        }
+        if (cols[0].length) {
+          await client.query(
+            `insert into webhook_deliveries
+               (id, created_at, updated_at, merchant_id, mode, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, attempt_log)
+             select t.id, now(), now(), t.merchant_id, t.mode, t.endpoint_id, t.event_id, t.event_type, 'pending', 0,
+                    now() + t.offset_ms * interval '1 millisecond', '[]'::jsonb
+             from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::bigint[])
+               as t(id, merchant_id, mode, endpoint_id, event_id, event_type, offset_ms)`,
+            cols,
+          );
+        }
+        await client.query('update outbox_events set dispatched_at = now() where id = any($1::uuid[])', [events.map((e) => e.id)]);
+        await client.query('commit');
+        return events.length;
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
       }
-      if (cols[0].length) {
-        await client.query(
-          `insert into webhook_deliveries
-             (id, created_at, updated_at, merchant_id, mode, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, attempt_log)
-           select t.id, now(), now(), t.merchant_id, t.mode, t.endpoint_id, t.event_id, t.event_type, 'pending', 0,
-                  now() + t.offset_ms * interval '1 millisecond', '[]'::jsonb
-           from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::bigint[])
-             as t(id, merchant_id, mode, endpoint_id, event_id, event_type, offset_ms)`,
-          cols,
-        );
-      }
-      await client.query('update outbox_events set dispatched_at = now() where id = any($1::uuid[])', [events.map((e) => e.id)]);
-      await client.query('commit');
-      return events.length;
-    } catch (err) {
-      await client.query('rollback').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**
@@ -404,8 +405,9 @@ export class WebhookDispatcher {
 }
 
 /**
- * The delivery loop of one process: woken by NOTIFY on WEBHOOK_CHANNEL (new outbox events, retries asked for) and
- * otherwise every `pollMs` for retries coming due; sends up to `concurrency` attempts at once.
+ * The delivery loop of one process: woken by NOTIFY on WEBHOOK_CHANNEL (new outbox events, retries asked for) through
+ * the process's shared PgListener, and after each of its reconnections (a sweep: NOTIFYs sent while it was down are
+ * lost); otherwise every `pollMs` for retries coming due. Sends up to `concurrency` attempts at once.
  */
 export class WebhookWorker {
   private running = false;
@@ -414,18 +416,23 @@ export class WebhookWorker {
   private wakeUp: (() => void) | null = null;
   private woken = false;
   private full = false;
-  private listener: Client | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private offReconnect: (() => void) | null = null;
 
   constructor(
     private readonly dispatcher: WebhookDispatcher,
-    private readonly databaseUrl: string,
+    /** null: polling only. */
+    private readonly listener: PgListener | null,
     private readonly options: { concurrency: number; pollMs: number },
   ) {}
 
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await this.listen().catch((err) => logger.warn({ err }, 'webhook worker: LISTEN failed; polling only'));
+    if (this.listener) {
+      this.offReconnect = this.listener.onReconnect(() => this.wake());
+      this.unlisten = await this.listener.listen(WEBHOOK_CHANNEL, () => this.wake());
+    }
     this.loopDone = this.loop();
     logger.info({ concurrency: this.options.concurrency }, 'webhook worker started');
   }
@@ -434,12 +441,14 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.offReconnect?.();
+    this.offReconnect = null;
+    const unlisten = this.unlisten;
+    this.unlisten = null;
+    await unlisten?.();
     this.wake();
     await this.loopDone;
     await Promise.allSettled([...this.inFlight]);
-    const l = this.listener;
-    this.listener = null;
-    await l?.end().catch(() => undefined);
   }
 
   wake(): void {
@@ -447,25 +456,6 @@ export class WebhookWorker {
     const w = this.wakeUp;
     this.wakeUp = null;
     w?.();
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl });
-    client.on('notification', () => this.wake());
-    client.on('error', (err) => {
-      if (!this.running) return;
-      logger.warn({ err }, 'webhook worker: listener connection lost; reconnecting');
-      setTimeout(() => {
-        if (this.running) void this.listen().catch(() => undefined);
-      }, 1000).unref();
-    });
-    await client.connect();
-    await client.query(`listen ${WEBHOOK_CHANNEL}`);
-    if (!this.running) {
-      await client.end();
-      return;
-    }
-    this.listener = client;
   }
 
   private pause(ms: number): Promise<void> {
@@ -483,6 +473,7 @@ export class WebhookWorker {
   }
 
   private async loop(): Promise<void> {
+    let failures = 0;
     while (this.running) {
       this.woken = false;
       try {
@@ -496,11 +487,14 @@ export class WebhookWorker {
         }
         this.full = this.inFlight.size >= this.options.concurrency;
         // More may be waiting when a batch came back full; otherwise sleep until woken or the next poll.
+        failures = 0;
         if (this.full || (fanned < 500 && claimed < room)) await this.pause(this.options.pollMs);
       } catch (err) {
         if (!this.running) break;
-        logger.error({ err }, 'webhook worker pass failed');
-        await this.pause(1000);
+        // The database may be down: back off to 10 s between passes; the listener's reconnection wakes us sooner.
+        const delay = Math.min(10_000, 1000 * 2 ** Math.min(failures++, 4));
+        logger.error({ err, retry_in_ms: delay }, 'webhook worker pass failed');
+        await this.pause(delay);
       }
     }
   }

@@ -2,7 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Pool } from 'pg';
 import type { Config } from '../../config';
 import { Clock } from '../../core/clock';
-import { logger } from '../../core/logger';
+import type { PgListener } from '../../core/listener';
+import { watchPool } from '../../core/pool';
 import { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
 import type { LookupAll } from './address';
@@ -23,8 +24,7 @@ export class DeliveryRuntime {
   private retention: { stop(): void } | null = null;
 
   constructor(private readonly config: Config, orm: MikroORM, serializer: () => Serializer, lookupAll?: LookupAll) {
-    this.db = new Pool({ connectionString: orm.config.get('clientUrl'), max: Math.max(4, config.dbPoolMax) });
-    this.db.on('error', (err) => logger.warn({ err }, 'delivery pool: idle connection error'));
+    this.db = watchPool(new Pool({ connectionString: orm.config.get('clientUrl'), max: Math.max(4, config.dbPoolMax) }), 'delivery');
     this.clock = new Clock(this.db);
     const secrets = SecretBox.fromEnv(config.dataDir);
     const timeoutMs = config.webhookTimeoutMs;
@@ -39,10 +39,13 @@ export class DeliveryRuntime {
     this.webhooks = new WebhookService(secrets, this.clock, serializer, lookupAll);
   }
 
-  /** Starts the delivery loop in this process (npm start unless WORKER=off; npm run worker). */
-  async startWorker(): Promise<WebhookWorker> {
+  /**
+   * Starts the delivery loop in this process (npm start unless WORKER=off; npm run worker), woken through the
+   * process's shared LISTEN connection (null: polling only).
+   */
+  async startWorker(listener: PgListener | null): Promise<WebhookWorker> {
     if (!this.worker) {
-      this.worker = new WebhookWorker(this.dispatcher, this.db.options.connectionString!, {
+      this.worker = new WebhookWorker(this.dispatcher, listener, {
         concurrency: this.config.workerConcurrency,
         pollMs: this.config.workerPollMs,
       });

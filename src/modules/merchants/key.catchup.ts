@@ -1,0 +1,25 @@
+import type { Pool } from 'pg';
+import type { Mode } from '../../core/entity';
+import type { ChangeSource } from '../../core/events';
+
+/**
+ * The keys retired by rolls whose `api_key` NOTIFY a lost LISTEN connection may have missed: every key that stops
+ * working after the moment (a roll sets `expires_at` to its own time plus the grace). Re-announcing one already seen
+ * is harmless: the earliest expiry wins. One query (api_keys is small) per reconnection.
+ */
+export function retiredKeyChanges(pool: Pool): ChangeSource {
+  return async (since) => {
+    const { rows } = await pool.query<{ id: string; merchant_id: string; mode: Mode; expires_at: Date }>(
+      'select id, merchant_id, mode, expires_at from api_keys where expires_at >= $1',
+      [since],
+    );
+    return rows.map((r) => ({
+      topic: 'api_key' as const,
+      merchantId: r.merchant_id,
+      mode: r.mode,
+      id: r.id,
+      keyIds: [r.id],
+      expiresAt: r.expires_at.toISOString(),
+    }));
+  };
+}
