@@ -7,6 +7,7 @@ import { Pool } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { v7 as uuidv7 } from 'uuid';
 import { openDatabase } from '../src/core/db';
+import { entities } from '../src/entities';
 import { SecretBox } from '../src/core/secrets';
 import { createBenchDatabase } from './lib/database';
 import { Child, onCleanup, runCleanup, startChild } from './lib/processes';
@@ -58,7 +59,7 @@ async function main(): Promise<number> {
   onCleanup('remove temporary directory', () => fs.rmSync(tmp, { recursive: true, force: true }));
   const db = await createBenchDatabase(server);
   onCleanup(`drop database ${db.name}`, () => db.drop());
-  const orm = await openDatabase(db.url, 2); // migrates
+  const orm = await openDatabase(db.url, entities, 2); // migrates
   await orm.close(true);
   const pool = new Pool({ connectionString: db.url, max: 4 });
   onCleanup('close pool', () => pool.end());

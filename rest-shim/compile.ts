@@ -28,6 +28,9 @@ export interface CompiledRoute extends Route {
   inputType: GraphQLInputType | null;
 }
 
+/** The variable an idempotent route's `Idempotency-Key` header fills. */
+export const IDEMPOTENCY_KEY_VARIABLE = 'idempotencyKey';
+
 /** Query-string names of the pagination variables; everything else is the variable's snake_case. */
 export const QUERY_NAMES: Record<string, string> = { first: 'limit', after: 'cursor' };
 
@@ -58,6 +61,7 @@ export function compileRoute(schema: GraphQLSchema, route: Route): CompiledRoute
     const name = def.variable.name.value;
     const type = typeFromAST(schema, def.type as never) as GraphQLInputType;
     if (name === 'input') inputType = type;
+    else if (name === IDEMPOTENCY_KEY_VARIABLE) continue; // from the Idempotency-Key header (router.ts), never the query
     else if (!pathParams.includes(name)) argParams.set(QUERY_NAMES[name] ?? toSnake(name), { variable: name, type });
   }
   const named = getNamedType(resultType);

@@ -1,4 +1,5 @@
 import {
+  GraphQLEnumType,
   GraphQLInputType,
   GraphQLObjectType,
   GraphQLOutputType,
@@ -15,7 +16,30 @@ import { DomainError } from '../src/core/errors';
 /**
  * The shim's whole job on data: REST's snake_case and lower-case enums to GraphQL's camelCase and upper-case
  * enums and back, guided by the schema's types (so free-form JSON such as `metadata` passes through untouched).
+ * The OpenAPI document (openapi.ts) and REST error messages name things through the same two functions.
  */
+
+/** A GraphQL field or argument name as REST spells it (`customerId` -> `customer_id`). */
+export const restName = (graphqlName: string): string => toSnake(graphqlName);
+
+/** A GraphQL enum value as REST spells it (`PAST_DUE` -> `past_due`). */
+export const restEnumValue = (graphqlValue: string): string => graphqlValue.toLowerCase();
+
+/** REST enum value -> GraphQL's. */
+export const graphQLEnumValue = (restValue: string): string => restValue.toUpperCase();
+
+/**
+ * A REST enum value as GraphQL's, or a 400 naming the REST parameter and REST's lower-case values (graphql-js would
+ * name the enum type and its upper-case values).
+ */
+export function enumToGraphQL(value: unknown, type: GraphQLEnumType, param: string): string {
+  const known = typeof value === 'string' ? type.getValue(graphQLEnumValue(value)) : undefined;
+  if (!known) {
+    const allowed = type.getValues().map((v) => restEnumValue(v.name)).join(', ');
+    throw new DomainError('parameter_invalid', `Invalid value for ${param}: expected one of ${allowed}`, param);
+  }
+  return known.name;
+}
 
 
 /** REST value -> GraphQL variable value. Unknown keys keep a name GraphQL will reject with `param` = that key. */
@@ -25,7 +49,7 @@ export function toGraphQL(value: unknown, type: GraphQLInputType, path: string):
   if (isListType(type)) {
     return Array.isArray(value) ? value.map((v, i) => toGraphQL(v, type.ofType, `${path}[${i}]`)) : toGraphQL(value, type.ofType, path);
   }
-  if (isEnumType(type)) return typeof value === 'string' ? value.toUpperCase() : value;
+  if (isEnumType(type)) return enumToGraphQL(value, type, path);
   if (isInputObjectType(type)) {
     if (typeof value !== 'object' || Array.isArray(value)) return value; // GraphQL answers parameter_invalid
     const fields = type.getFields();
@@ -34,7 +58,7 @@ export function toGraphQL(value: unknown, type: GraphQLInputType, path: string):
       const name = toCamel(key);
       const field = fields[name];
       // Only snake_case spellings are accepted; `billingInterval` is as unknown as `bogus_field`.
-      if (!field || toSnake(name) !== key) {
+      if (!field || restName(name) !== key) {
         throw new DomainError('parameter_unknown', `Received unknown parameter: ${path ? `${path}.` : ''}${key}`, `${path ? `${path}.` : ''}${key}`);
       }
       out[name] = toGraphQL(v, field.type, path ? `${path}.${key}` : key);
@@ -50,7 +74,7 @@ const outputFields = new WeakMap<GraphQLObjectType, Map<string, { key: string; t
 function fieldsOf(type: GraphQLObjectType) {
   let fields = outputFields.get(type);
   if (!fields) {
-    fields = new Map(Object.values(type.getFields()).map((f) => [f.name, { key: toSnake(f.name), type: f.type }]));
+    fields = new Map(Object.values(type.getFields()).map((f) => [f.name, { key: restName(f.name), type: f.type }]));
     outputFields.set(type, fields);
   }
   return fields;
@@ -61,7 +85,7 @@ export function fromGraphQL(value: unknown, type: GraphQLOutputType): unknown {
   if (value === null || value === undefined) return null;
   if (isNonNullType(type)) return fromGraphQL(value, type.ofType);
   if (isListType(type)) return (value as unknown[]).map((v) => fromGraphQL(v, type.ofType));
-  if (isEnumType(type)) return typeof value === 'string' ? value.toLowerCase() : value;
+  if (isEnumType(type)) return typeof value === 'string' ? restEnumValue(value) : value;
   if (isScalarType(type)) return value;
   if (isObjectType(type)) {
     const fields = fieldsOf(type);
@@ -70,7 +94,7 @@ export function fromGraphQL(value: unknown, type: GraphQLOutputType): unknown {
       const v = (value as Record<string, unknown>)[key];
       const field = fields.get(key);
       if (field) out[field.key] = fromGraphQL(v, field.type);
-      else out[toSnake(key)] = v;
+      else out[restName(key)] = v;
     }
     return out;
   }

@@ -2,6 +2,8 @@ import {
   FieldNode,
   FragmentDefinitionNode,
   getNamedType,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
   GraphQLInputType,
   GraphQLObjectType,
   GraphQLOutputType,
@@ -15,10 +17,19 @@ import {
   Kind,
   SelectionSetNode,
 } from 'graphql';
-import { ERROR_CODES } from '../src/core/errors';
+import { ERROR_CODES, ErrorCode } from '../src/core/errors';
 import { CompiledRoute, compileRoute } from './compile';
-import { toSnake } from '../src/core/case';
+import { restEnumValue, restName } from './mapping';
 import { routes } from './routes';
+
+/**
+ * OpenAPI 3.1 document of the REST API, generated from the route table and the GraphQL types.
+ *
+ * Every answer, request body and enum is a named component (`#/components/schemas/...`), so generated clients get a
+ * `Payment` or `ProductList` type. An answer's component is the route's selection set over a GraphQL type in REST
+ * names; when one type is answered in two shapes (a plan alone carries its prices, a plan inside a product does
+ * not), the fullest shape takes the type's name and the other is prefixed by its parent (`ProductPlan`).
+ */
 
 type Schema = Record<string, unknown>;
 
@@ -33,47 +44,16 @@ const SCALARS: Record<string, Schema> = {
   JSONObject: { type: 'object', additionalProperties: true },
 };
 
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+/** `x` or null: a type list for plain schemas, `anyOf` for a reference. */
+function orNull(s: Schema): Schema {
+  if (s.$ref) return { anyOf: [s, { type: 'null' }] };
+  return { ...s, type: [s.type, 'null'].flat() };
+}
+
 function scalarSchema(name: string): Schema {
   return SCALARS[name] ?? { type: 'string' };
-}
-
-/** JSON Schema of a REST request value, from the GraphQL input type it maps to. */
-function inputSchema(type: GraphQLInputType, nullable = true): Schema {
-  if (isNonNullType(type)) return inputSchema(type.ofType, false);
-  let s: Schema;
-  if (isListType(type)) s = { type: 'array', items: inputSchema(type.ofType) };
-  else if (isEnumType(type)) s = { type: 'string', enum: type.getValues().map((v) => v.name.toLowerCase()) };
-  else if (isInputObjectType(type)) {
-    const fields = Object.values(type.getFields());
-    s = {
-      type: 'object',
-      additionalProperties: false,
-      properties: Object.fromEntries(
-        fields.map((f) => [toSnake(f.name), { ...inputSchema(f.type), ...(f.description ? { description: f.description } : {}) }]),
-      ),
-      required: fields.filter((f) => isNonNullType(f.type)).map((f) => toSnake(f.name)),
-    };
-    if (!(s.required as string[]).length) delete s.required;
-  } else s = scalarSchema(type.name);
-  return nullable && !isInputObjectType(type) ? { ...s, type: [s.type, 'null'].flat() } : s;
-}
-
-/** JSON Schema of a REST answer: the selection set of the route's document over the schema's output types. */
-function outputSchema(
-  type: GraphQLOutputType,
-  selection: SelectionSetNode | undefined,
-  fragments: Map<string, FragmentDefinitionNode>,
-  nullable = true,
-): Schema {
-  if (isNonNullType(type)) return outputSchema(type.ofType, selection, fragments, false);
-  let s: Schema;
-  if (isListType(type)) s = { type: 'array', items: outputSchema(type.ofType, selection, fragments) };
-  else if (isEnumType(type)) s = { type: 'string', enum: type.getValues().map((v) => v.name.toLowerCase()) };
-  else if (isScalarType(type)) s = scalarSchema(type.name);
-  else if (isObjectType(type)) s = objectSchema(type, selection!, fragments);
-  else s = {};
-  if (nullable && s.type) return { ...s, type: [s.type, 'null'].flat() };
-  return s;
 }
 
 function selectedFields(selection: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): FieldNode[] {
@@ -84,20 +64,151 @@ function selectedFields(selection: SelectionSetNode, fragments: Map<string, Frag
   });
 }
 
-function objectSchema(type: GraphQLObjectType, selection: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): Schema {
-  const fields = type.getFields();
-  const props: Record<string, Schema> = {};
-  for (const node of selectedFields(selection, fragments)) {
-    const field = fields[node.name.value];
-    props[toSnake(field.name)] = {
-      ...outputSchema(field.type, node.selectionSet, fragments),
-      ...(field.description ? { description: field.description } : {}),
-    };
-  }
-  return { type: 'object', properties: props, required: Object.keys(props) };
+const withDescription = (s: Schema, description?: string | null): Schema => (description ? { ...s, description } : s);
+
+/** One shape of an answered object type; `schema` points at child shapes through placeholders until names are chosen. */
+interface Shape {
+  type: GraphQLObjectType;
+  schema: Schema;
+  /** Answered by a route directly (or as its list items). */
+  root: boolean;
+  parents: Set<string>;
+  size: number;
 }
 
-function responseSchema(route: CompiledRoute): Schema {
+const PLACEHOLDER = 'shape:';
+
+/** Builds the components: enums and inputs by GraphQL name, answer shapes named once all routes are seen. */
+class Components {
+  readonly schemas: Record<string, Schema> = {};
+  private readonly shapes = new Map<string, Shape>();
+  private names = new Map<string, string>();
+
+  enumRef(type: GraphQLEnumType): Schema {
+    this.schemas[type.name] ??= withDescription({ type: 'string', enum: type.getValues().map((v) => restEnumValue(v.name)) }, type.description);
+    return ref(type.name);
+  }
+
+  /** JSON Schema of a REST request value, from the GraphQL input type it maps to. */
+  input(type: GraphQLInputType, nullable = true): Schema {
+    if (isNonNullType(type)) return this.input(type.ofType, false);
+    if (isInputObjectType(type)) return this.inputObjectRef(type); // an omitted object is absent, not null
+    let s: Schema;
+    if (isListType(type)) s = { type: 'array', items: this.input(type.ofType) };
+    else if (isEnumType(type)) s = this.enumRef(type);
+    else s = scalarSchema(type.name);
+    return nullable ? orNull(s) : s;
+  }
+
+  private inputObjectRef(type: GraphQLInputObjectType): Schema {
+    if (!this.schemas[type.name]) {
+      this.schemas[type.name] = {}; // reserved first: input types may refer to themselves
+      const fields = Object.values(type.getFields());
+      const s: Schema = {
+        type: 'object',
+        additionalProperties: false,
+        properties: Object.fromEntries(fields.map((f) => [restName(f.name), withDescription(this.input(f.type), f.description)])),
+      };
+      const required = fields.filter((f) => isNonNullType(f.type)).map((f) => restName(f.name));
+      if (required.length) s.required = required;
+      this.schemas[type.name] = withDescription(s, type.description);
+    }
+    return ref(type.name);
+  }
+
+  /** The request body of a POST whose variables are plain arguments rather than `$input`. */
+  argumentBody(route: CompiledRoute): Schema {
+    const name = `${route.rootField[0].toUpperCase()}${route.rootField.slice(1)}Request`;
+    this.schemas[name] = {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries([...route.argParams].map(([param, spec]) => [param, this.input(spec.type)])),
+    };
+    return ref(name);
+  }
+
+  /** JSON Schema of a REST answer value: the selection set over the schema's output types. */
+  output(
+    type: GraphQLOutputType,
+    selection: SelectionSetNode | undefined,
+    fragments: Map<string, FragmentDefinitionNode>,
+    parent: string | null,
+    nullable = true,
+  ): Schema {
+    if (isNonNullType(type)) return this.output(type.ofType, selection, fragments, parent, false);
+    let s: Schema;
+    if (isListType(type)) s = { type: 'array', items: this.output(type.ofType, selection, fragments, parent) };
+    else if (isEnumType(type)) s = this.enumRef(type);
+    else if (isScalarType(type)) s = scalarSchema(type.name);
+    else if (isObjectType(type)) s = { $ref: PLACEHOLDER + this.shape(type, selection!, fragments, parent) };
+    else s = {};
+    return nullable ? orNull(s) : s;
+  }
+
+  /** Registers the shape of `type` under `selection`; answers its key (equal shapes share one). */
+  shape(type: GraphQLObjectType, selection: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, parent: string | null): string {
+    const fields = type.getFields();
+    const properties: Record<string, Schema> = {};
+    for (const node of selectedFields(selection, fragments)) {
+      const field = fields[node.name.value];
+      properties[restName(field.name)] = withDescription(this.output(field.type, node.selectionSet, fragments, type.name), field.description);
+    }
+    const schema = withDescription({ type: 'object', properties, required: Object.keys(properties) }, type.description);
+    const key = `${type.name}:${JSON.stringify(schema)}`;
+    let shape = this.shapes.get(key);
+    if (!shape) this.shapes.set(key, (shape = { type, schema, root: false, parents: new Set(), size: key.length }));
+    if (parent === null) shape.root = true;
+    else shape.parents.add(parent);
+    return key;
+  }
+
+  /** Names every shape (call once all routes are seen) and answers a function from shape key to `$ref`. */
+  nameShapes(): (key: string) => Schema {
+    const byType = new Map<string, [string, Shape][]>();
+    for (const entry of this.shapes) byType.set(entry[1].type.name, [...(byType.get(entry[1].type.name) ?? []), entry]);
+    const taken = new Set(['Error', ...Object.keys(this.schemas)]);
+    const claim = (wanted: string) => {
+      let name = wanted;
+      for (let i = 2; taken.has(name); i++) name = `${wanted}${i}`;
+      taken.add(name);
+      return name;
+    };
+    for (const [typeName, shapes] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {
+      shapes.sort(([ka, a], [kb, b]) => Number(b.root) - Number(a.root) || b.size - a.size || ka.localeCompare(kb));
+      shapes.forEach(([key, shape], i) => {
+        this.names.set(key, claim(i === 0 ? typeName : `${[...shape.parents].sort()[0] ?? ''}${typeName}`));
+      });
+    }
+    const resolve = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(resolve);
+      if (!value || typeof value !== 'object') return value;
+      const o = value as Schema;
+      if (typeof o.$ref === 'string' && o.$ref.startsWith(PLACEHOLDER)) return ref(this.names.get(o.$ref.slice(PLACEHOLDER.length))!);
+      return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, resolve(v)]));
+    };
+    for (const [key, shape] of this.shapes) this.schemas[this.names.get(key)!] = resolve(shape.schema) as Schema;
+    return (key) => ref(this.names.get(key)!);
+  }
+
+  listEnvelope(itemName: string): Schema {
+    const name = `${itemName}List`;
+    this.schemas[name] = {
+      type: 'object',
+      description: `A page of ${itemName} objects, newest first (contract section 4).`,
+      required: ['object', 'data', 'has_more', 'next_cursor'],
+      properties: {
+        object: { type: 'string', const: 'list' },
+        data: { type: 'array', items: ref(itemName) },
+        has_more: { type: 'boolean' },
+        next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+      },
+    };
+    return ref(name);
+  }
+}
+
+/** The key of the shape a route answers (its list items for a list route). */
+function answerShape(c: Components, route: CompiledRoute): string {
   const fragments = new Map(
     route.documentNode.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
@@ -105,21 +216,12 @@ function responseSchema(route: CompiledRoute): Schema {
   );
   const op = route.documentNode.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!;
   const root = (op as { selectionSet: SelectionSetNode }).selectionSet.selections[0] as FieldNode;
-  if (!route.isList) return outputSchema(route.resultType, root.selectionSet, fragments, false);
+  if (!route.isList) return c.shape(getNamedType(route.resultType) as GraphQLObjectType, root.selectionSet!, fragments, null);
   const conn = getNamedType(route.resultType) as GraphQLObjectType;
   const edges = selectedFields(root.selectionSet!, fragments).find((f) => f.name.value === 'edges')!;
   const nodeSel = selectedFields(edges.selectionSet!, fragments).find((f) => f.name.value === 'node')!;
   const edgeType = getNamedType(conn.getFields().edges.type) as GraphQLObjectType;
-  return {
-    type: 'object',
-    required: ['object', 'data', 'has_more', 'next_cursor'],
-    properties: {
-      object: { type: 'string', const: 'list' },
-      data: { type: 'array', items: outputSchema(edgeType.getFields().node.type, nodeSel.selectionSet, fragments, false) },
-      has_more: { type: 'boolean' },
-      next_cursor: { type: ['string', 'null'] },
-    },
-  };
+  return c.shape(getNamedType(edgeType.getFields().node.type) as GraphQLObjectType, nodeSel.selectionSet!, fragments, null);
 }
 
 const ERROR_SCHEMA: Schema = {
@@ -140,29 +242,64 @@ const ERROR_SCHEMA: Schema = {
   },
 };
 
+const errorAnswer = (description: string, extra: Schema = {}): Schema => ({
+  description,
+  ...extra,
+  content: { 'application/json': { schema: ref('Error') } },
+});
+
+const codes = (list: readonly ErrorCode[]) => list.map((c) => `\`${c}\``).join(', ');
+
+/** The 4xx and 502 answers an operation can give (contract section 3), each with the codes behind it. */
+function errorAnswers(route: CompiledRoute, hasBody: boolean): Record<string, Schema> {
+  const out: Record<string, Schema> = {};
+  // Every route refuses unknown query parameters, so every operation can answer 400.
+  const invalid: ErrorCode[] = ['parameter_missing', 'parameter_invalid', 'parameter_unknown'];
+  if (hasBody) invalid.push('invalid_json');
+  if (route.idempotent) invalid.push('idempotency_key_reused');
+  out['400'] = errorAnswer(`Invalid request: ${codes(invalid)}, or a rule of this operation (see \`message\` and \`param\`).`);
+  out['401'] =
+    route.auth === 'admin'
+      ? errorAnswer('Missing or wrong operator token: `invalid_api_key`.')
+      : errorAnswer('Missing, malformed or unknown secret key: `invalid_api_key`.');
+  if (route.pathParams.length) out['404'] = errorAnswer('No such object in this mode: `resource_not_found`.');
+  else if (route.auth === 'admin') out['404'] = errorAnswer('The operator API is off (no ADMIN_TOKEN): `resource_not_found`.');
+  const conflicts: ErrorCode[] = [...(route.conflicts ?? []), ...(route.idempotent ? (['idempotency_key_in_use'] as const) : [])];
+  if (conflicts.length) out['409'] = errorAnswer(`Conflict with the current state: ${codes(conflicts)}.`);
+  if (hasBody) out['413'] = errorAnswer('Request body over 1 MiB: `request_too_large`.');
+  if (route.auth !== 'admin') {
+    out['429'] = errorAnswer('Rate limit of this key reached: `rate_limited`.', {
+      headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+    });
+  }
+  if (route.gateway) out['502'] = errorAnswer('The payment gateway failed or refused: `gateway_unavailable`, `gateway_rejected`.');
+  return out;
+}
+
 /** OpenAPI 3.1 document of the REST API, generated from the route table and the GraphQL types. */
 export function openApiDocument(schema: GraphQLSchema): Schema {
-  const paths: Record<string, Record<string, Schema>> = {};
-  for (const route of routes.map((r) => compileRoute(schema, r))) {
+  const c = new Components();
+  // Inputs and answers are all registered before answer shapes are named, so every name is chosen knowing the others.
+  const operations = routes.map((r) => compileRoute(schema, r)).map((route) => {
     const parameters: Schema[] = [
       ...route.pathParams.map((p) => ({ name: p, in: 'path', required: true, schema: { type: 'string' } })),
       ...(route.method === 'get' || route.inputType
-        ? [...route.argParams].map(([name, spec]) => ({ name, in: 'query', required: isNonNullType(spec.type), schema: inputSchema(spec.type) }))
+        ? [...route.argParams].map(([name, spec]) => ({ name, in: 'query', required: isNonNullType(spec.type), schema: c.input(spec.type) }))
         : []),
     ];
     if (route.idempotent) {
       parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
     }
     const argBody = route.method !== 'get' && !route.inputType && route.argParams.size > 0;
-    const body = route.inputType
-      ? inputSchema(route.inputType, false)
-      : argBody
-        ? {
-            type: 'object',
-            additionalProperties: false,
-            properties: Object.fromEntries([...route.argParams].map(([name, spec]) => [name, inputSchema(spec.type)])),
-          }
-        : null;
+    const body = route.inputType ? c.input(route.inputType, false) : argBody ? c.argumentBody(route) : null;
+    return { route, parameters, body, answer: answerShape(c, route) };
+  });
+  const shapeRef = c.nameShapes();
+
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const { route, parameters, body, answer } of operations) {
+    const item = shapeRef(answer);
+    const success = route.isList ? c.listEnvelope(String(item.$ref).split('/').pop()!) : item;
     const status = String(route.status ?? 200);
     paths[route.path] ??= {};
     paths[route.path][route.method] = {
@@ -171,10 +308,12 @@ export function openApiDocument(schema: GraphQLSchema): Schema {
       operationId: route.rootField,
       security: [{ [route.auth === 'admin' ? 'operatorToken' : 'secretKey']: [] }],
       ...(parameters.length ? { parameters } : {}),
-      ...(body ? { requestBody: { required: !!route.inputType, content: { 'application/json': { schema: body } } } } : {}),
+      // A nullable `$input` (refund) may be left out: the body is optional.
+      ...(body ? { requestBody: { required: !!route.inputType && isNonNullType(route.inputType), content: { 'application/json': { schema: body } } } } : {}),
       responses: {
-        [status]: { description: 'Success', content: { 'application/json': { schema: responseSchema(route) } } },
-        default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        [status]: { description: 'Success', content: { 'application/json': { schema: success } } },
+        ...errorAnswers(route, !!body),
+        default: { description: 'Error', content: { 'application/json': { schema: ref('Error') } } },
       },
       'x-graphql-operation': route.document.replace(/\s+/g, ' ').trim(),
     };
@@ -185,6 +324,7 @@ export function openApiDocument(schema: GraphQLSchema): Schema {
       title: 'Cadence API',
       version: '1.0.0',
       description: 'Subscription billing. Every REST path runs the GraphQL operation shown in x-graphql-operation.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/v1' }],
     components: {
@@ -192,7 +332,7 @@ export function openApiDocument(schema: GraphQLSchema): Schema {
         secretKey: { type: 'http', scheme: 'bearer', description: 'sk_test_... or sk_live_...: decides merchant and mode' },
         operatorToken: { type: 'http', scheme: 'bearer', description: 'The server ADMIN_TOKEN' },
       },
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: { Error: ERROR_SCHEMA, ...Object.fromEntries(Object.entries(c.schemas).sort(([a], [b]) => a.localeCompare(b))) },
     },
     paths,
   };

@@ -1,22 +1,25 @@
 import express, { Request, Response, Router } from 'express';
 import { execute, getNamedType, GraphQLInputType, GraphQLObjectType, GraphQLSchema, isEnumType, isNonNullType, isScalarType } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createContext, IdempotentRequest, tenantOf } from '../src/core/context';
-import { fingerprint, validateIdempotencyKey } from '../src/core/idempotency';
+import type { Ctx } from '../src/core/context';
+import { operationContext } from '../src/http/principal';
+import { idempotentReplay } from '../src/modules/idempotency/with-idempotency';
 import { DomainError, errorBody, fromGraphQLError } from '../src/core/errors';
 import { authenticate, rateLimit } from '../src/http/auth';
-import { sendError } from '../src/http/request';
+import { noteErrorCode, sendError } from '../src/http/request';
 import type { Services } from '../src/services';
-import { CompiledRoute, compileRoute, QUERY_NAMES } from './compile';
-import { fromGraphQL, toGraphQL } from './mapping';
+import { CompiledRoute, compileRoute, IDEMPOTENCY_KEY_VARIABLE, QUERY_NAMES } from './compile';
+import { enumToGraphQL, fromGraphQL, toGraphQL } from './mapping';
 import { routes } from './routes';
 import { restReadKey } from '../src/modules/catalog/catalog-cache';
 
 /** A query-string value is text; give GraphQL the scalar it expects (or the text, which it then rejects). */
-function fromQueryString(raw: unknown, type: GraphQLInputType): unknown {
+function fromQueryString(raw: unknown, type: GraphQLInputType, param: string): unknown {
+  const unwrapped = isNonNullType(type) ? type.ofType : type;
+  // Enums are checked here, so a bad value is answered with REST's lower-case values.
+  if (isEnumType(unwrapped) && raw !== undefined && raw !== null) return enumToGraphQL(raw, unwrapped, param);
   if (Array.isArray(raw) || typeof raw !== 'string') return raw;
-  const named = getNamedType(isNonNullType(type) ? type.ofType : type);
-  if (isEnumType(named)) return raw.toUpperCase();
+  const named = getNamedType(unwrapped);
   if (isScalarType(named)) {
     if ((named.name === 'Int' || named.name === 'SafeInt') && /^-?\d+$/.test(raw)) return Number(raw);
     if (named.name === 'Boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
@@ -43,7 +46,7 @@ function variablesFor(route: CompiledRoute, req: Request): Record<string, unknow
   for (const [name, value] of args) {
     const spec = route.argParams.get(name);
     if (!spec) throw new DomainError('parameter_unknown', `Received unknown parameter: ${name}`, name);
-    vars[spec.variable] = fromQueryString(value, spec.type);
+    vars[spec.variable] = fromQueryString(value, spec.type, name);
   }
   return vars;
 }
@@ -69,18 +72,22 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
   };
 
   for (const route of routes.map((r) => compileRoute(schema, r))) {
-    /** Runs the route's operation; answers [status, JSON text] so an idempotent replay can send the same bytes. */
-    const run = async (req: Request, idempotency?: IdempotentRequest): Promise<[number, string, DomainError?]> => {
+    /**
+     * Runs the route's operation; answers [status, JSON text, error, replayed]. Idempotency is the operation's own
+     * (src/modules/idempotency/with-idempotency.ts): the header is passed as `$idempotencyKey`, and the operation
+     * reports a replay, whose error body keeps the first request's id (byte for byte, contract section 5).
+     */
+    const run = async (req: Request): Promise<[number, string, DomainError?, boolean?]> => {
       const status = route.status ?? 200;
       let payload: unknown;
+      let contextValue: Ctx | undefined;
       try {
         const variableValues = variablesFor(route, req);
-        const contextValue = createContext({
-          em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services, idempotency,
-        });
+        if (route.idempotent) variableValues[IDEMPOTENCY_KEY_VARIABLE] = req.get('Idempotency-Key');
+        contextValue = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services });
         const result = await execute({ schema, document: route.documentNode, variableValues, contextValue });
         if (result.errors?.length) {
-          const err = fromGraphQLError(result.errors[0]);
+          const err = fromGraphQLError(result.errors[0], (p) => restParam(p)!);
           if (err.code === 'internal_error') req.log.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'internal error');
           throw new DomainError(err.code, err.message, restParam(err.param), err.headers);
         }
@@ -101,43 +108,29 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       } catch (e) {
         const err = e instanceof DomainError ? e : new DomainError('internal_error', 'An internal error occurred.');
         if (!(e instanceof DomainError)) req.log.error({ err: e }, 'rest shim failure');
-        return [err.status, JSON.stringify(errorBody(err, req.requestId)), err];
+        const replay = contextValue && idempotentReplay(contextValue);
+        return [err.status, JSON.stringify(errorBody(err, replay?.firstRequestId ?? req.requestId)), err, !!replay];
       }
-      return [status, JSON.stringify(payload)];
+      return [status, JSON.stringify(payload), undefined, !!idempotentReplay(contextValue!)];
     };
 
     const handler = async (req: Request, res: Response) => {
-      const key = route.idempotent ? req.get('Idempotency-Key') : undefined;
-      if (route.cache) {
+      if (route.cache && req.principal?.kind === 'merchant') {
         // Keyed by the parsed variables, not the URL as spelled (src/modules/catalog/catalog-cache.ts).
-        const { merchant, mode } = tenantOf({ principal: req.principal } as never);
-        const cacheKey = restReadKey(merchant.id, mode, route, () => variablesFor(route, req));
-        const [status, body] = await services.catalogCache.serve(merchant.id, mode, cacheKey, () => run(req));
+        const { merchant: { id: merchantId }, mode } = req.principal;
+        const cacheKey = restReadKey(merchantId, mode, route, () => variablesFor(route, req));
+        const [status, body] = await services.catalogCache.serve(merchantId, mode, cacheKey, async () => {
+          const answer = await run(req);
+          if (answer[2]) noteErrorCode(res, answer[2].code);
+          return answer;
+        });
         return void res.status(status).type('application/json').send(body);
       }
-      if (key === undefined) {
-        const [status, body, err] = await run(req);
-        for (const [k, v] of Object.entries(err?.headers ?? {})) res.setHeader(k, v);
-        return void res.status(status).type('application/json').send(body);
-      }
-      // Contract section 5: one owner per key; the same request replays its first answer byte for byte.
-      try {
-        validateIdempotencyKey(key);
-        const { merchant, mode } = tenantOf({ principal: req.principal } as never);
-        const claim = await services.idempotency.claim(merchant.id, mode, key, fingerprint(req.method, req.path, req.body ?? {}));
-        if (claim.kind === 'replay') {
-          res.setHeader('Idempotent-Replayed', 'true');
-          return void res.status(claim.status).type('application/json').send(claim.body);
-        }
-        const [status, body] = await run(req, { key, resourceId: claim.resourceId, fresh: claim.fresh });
-        if (status >= 500) await services.idempotency.release(claim.id);
-        else await services.idempotency.complete(claim.id, status, body);
-        res.status(status).type('application/json').send(body);
-      } catch (e) {
-        if (e instanceof DomainError) return sendError(req, res, e);
-        req.log.error({ err: e }, 'idempotency failure');
-        sendError(req, res, new DomainError('internal_error', 'An internal error occurred.'));
-      }
+      const [status, body, err, replayed] = await run(req);
+      if (err) noteErrorCode(res, err.code);
+      for (const [k, v] of Object.entries(err?.headers ?? {})) res.setHeader(k, v);
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(status).type('application/json').send(body);
     };
     const guards = route.auth === 'admin' ? [adminAuth] : [merchantAuth, limiter];
     router[route.method](route.expressPath, ...guards, handler);

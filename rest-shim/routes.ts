@@ -1,3 +1,5 @@
+import type { ErrorCode } from '../src/core/errors';
+
 /**
  * The REST API as one table: each documented `/v1` path runs one GraphQL operation in-process.
  * `...XFields` spreads select every plain field of type X (fragments generated from the schema).
@@ -16,17 +18,21 @@ export interface Route {
   status?: number;
   /** `admin`: the operator token (ADMIN_TOKEN); default: a merchant secret key. */
   auth?: 'merchant' | 'admin';
-  /** Accepts `Idempotency-Key` (contract section 5). */
+  /** Accepts `Idempotency-Key` (contract section 5): the header becomes the document's `$idempotencyKey`. */
   idempotent?: boolean;
   /** A catalog read: its answer is reused while the merchant's catalog version is unchanged (src/core/read-cache.ts). */
   cache?: 'catalog';
+  /** 409 codes the operation can answer besides `idempotency_key_in_use` (documented in the OpenAPI document). */
+  conflicts?: ErrorCode[];
+  /** Calls the merchant's payment gateway, so it can answer 502 `gateway_unavailable` / `gateway_rejected`. */
+  gateway?: boolean;
 }
 
 const PRODUCT_TREE = '...ProductFields plans { ...PlanFields defaultPrice { ...PriceFields } }';
 const PLAN_TREE = '...PlanFields prices { ...PriceFields } defaultPrice { ...PriceFields }';
 const PAGE = 'pageInfo { hasNextPage endCursor }';
 
-// Webhooks and the test clock (src/modules/webhooks, src/modules/testclock)
+// Webhooks and the test clock (src/modules/webhooks, src/modules/test-clock)
 const DELIVERY = '...WebhookDeliveryFields attemptLog { ...WebhookDeliveryAttemptFields }';
 const WEBHOOK_ROUTES: Route[] = [
   {
@@ -63,7 +69,7 @@ const WEBHOOK_ROUTES: Route[] = [
     document: `query($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY} } }`,
   },
   {
-    method: 'post', path: '/webhooks/deliveries/{id}/retry', tag: 'Webhooks', summary: 'Send a delivery again now.',
+    method: 'post', path: '/webhooks/deliveries/{id}/retry', tag: 'Webhooks', conflicts: ['invalid_state_transition'], summary: 'Send a delivery again now.',
     document: `mutation($id: ID!) { retryWebhookDelivery(id: $id) { ${DELIVERY} } }`,
   },
   {
@@ -148,6 +154,7 @@ export const routes: Route[] = [
   // Provider connections
   {
     method: 'post', path: '/providers/connections', tag: 'Providers', status: 201,
+    conflicts: ['provider_already_connected'], gateway: true,
     summary: 'Connect a gateway account (Stripe: secret_key, webhook_secret; Razorpay: key_id, key_secret, webhook_secret).',
     document: 'mutation($input: ConnectProviderInput!) { connectProvider(input: $input) { ...ProviderConnectionFields } }',
   },
@@ -156,15 +163,16 @@ export const routes: Route[] = [
     document: `query($first: Int, $after: String) { providerConnections(first: $first, after: $after) { edges { node { ...ProviderConnectionFields } } ${PAGE} } }`,
   },
   {
-    method: 'delete', path: '/providers/connections/{id}', tag: 'Providers',
+    method: 'delete', path: '/providers/connections/{id}', tag: 'Providers', conflicts: ['provider_in_use'],
     summary: 'Delete a connection (refused while a subscription that has not ended uses it).',
     document: 'mutation($id: ID!) { deleteProviderConnection(id: $id) { ...DeletedObjectFields } }',
   },
   // Payments
   {
     method: 'post', path: '/payments', tag: 'Payments', status: 201, idempotent: true,
+    conflicts: ['provider_not_connected'], gateway: true,
     summary: 'Create a payment; the answer carries the hosted checkout_url.',
-    document: 'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { ...PaymentFields } }',
+    document: 'mutation($input: CreatePaymentInput!, $idempotencyKey: String) { createPayment(input: $input, idempotencyKey: $idempotencyKey) { ...PaymentFields } }',
   },
   {
     method: 'get', path: '/payments', tag: 'Payments', summary: 'List payments, newest first.',
@@ -177,8 +185,9 @@ export const routes: Route[] = [
   },
   {
     method: 'post', path: '/payments/{id}/refund', tag: 'Payments', status: 201, idempotent: true,
+    conflicts: ['payment_not_refundable', 'provider_not_connected'], gateway: true,
     summary: 'Refund a succeeded payment: the whole remainder when amount is omitted, or part of it.',
-    document: 'mutation($id: ID!, $input: RefundPaymentInput) { refundPayment(id: $id, input: $input) { ...RefundFields } }',
+    document: 'mutation($id: ID!, $input: RefundPaymentInput, $idempotencyKey: String) { refundPayment(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ...RefundFields } }',
   },
   // Customers
   {

@@ -10,27 +10,17 @@ import { errorHandler, requestContext, sendError } from './http/request';
 import { mountGraphQL } from './http/graphql';
 import { ChangeListener } from './core/events';
 import { PgListener } from './core/listener';
-import { IdempotencyStore } from './core/idempotency';
-import { CatalogReadCache } from './core/read-cache';
-import { openPlainPool } from './core/rows';
+import { ping } from './core/sql';
 import { SecretBox } from './core/secrets';
-import { Serializer } from './core/serialize';
-import { createGateway } from './gateways';
 import { RunningSandbox, startSandbox } from './gateways/sandbox';
 import { providerWebhooks } from './http/provider-webhooks';
 import { bodyLimits } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
-import { CatalogService } from './modules/catalog/catalog.service';
-import { CustomerService } from './modules/customers/customer.service';
-import { MerchantService } from './modules/merchants/merchant.service';
 import { retiredKeyChanges } from './modules/merchants/key.catchup';
-import { PaymentService } from './modules/payments/payment.service';
 import { paymentChanges } from './modules/payments/payment.catchup';
-import { ProviderService } from './modules/providers/provider.service';
-import { DeliveryRuntime } from './modules/webhooks/runtime';
 import { createSchema } from './schema';
-import type { GraphQLSchema } from 'graphql';
 import type { Services } from './services';
+import { createServices } from './container';
 import { restRouter } from '../rest-shim/router';
 import { openApiDocument } from '../rest-shim/openapi';
 
@@ -47,45 +37,6 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export function createServices(
-  config: Config,
-  orm: MikroORM,
-  schema: GraphQLSchema,
-  sandboxUrl: string | null,
-  publicUrl: () => string,
-): Services {
-  const serializer = new Serializer(schema);
-  const customers = new CustomerService();
-  if (config.databaseUrl && !process.env.ENCRYPTION_KEY) {
-    // Every process sharing the database must seal and open credentials with the same key.
-    logger.warn({ dataDir: config.dataDir }, 'ENCRYPTION_KEY unset: using the key file in DATA_DIR; set ENCRYPTION_KEY when several hosts share the database');
-  }
-  const providers = new ProviderService(
-    SecretBox.fromEnv(config.dataDir),
-    (provider, credentials) =>
-      createGateway(provider, credentials, { sandboxUrl: sandboxUrl ?? undefined, timeoutMs: config.gatewayTimeoutMs }),
-    publicUrl,
-  );
-  return {
-    config,
-    plainPool: openPlainPool(orm, config.dbPoolMax),
-    merchants: new MerchantService(orm.em),
-    catalog: new CatalogService(),
-    customers,
-    providers,
-    payments: new PaymentService(providers, customers, () => serializer),
-    idempotency: new IdempotencyStore(orm.em),
-    catalogCache: new CatalogReadCache(orm.config.get('clientUrl')!, config.readCacheBytes),
-    serializer,
-    ...deliveryServices(new DeliveryRuntime(config, orm, () => serializer)),
-  };
-}
-
-/** Outbound webhooks and the test clock (src/modules/webhooks/runtime.ts). */
-function deliveryServices(delivery: DeliveryRuntime) {
-  return { delivery, clock: delivery.clock, webhooks: delivery.webhooks };
-}
-
 /** Builds the HTTP server (REST shim, GraphQL, IDE, docs, health) on an open database and starts listening. */
 export async function startApp(config: Config, orm: MikroORM, listenPort = config.port): Promise<RunningApp> {
   const pubsub = newPubSub();
@@ -94,7 +45,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   // own process (`npm run sandbox`), which keeps its CPU off the API's.
   const external = config.sandbox && config.sandboxUrl ? config.sandboxUrl : null;
   const sandbox = config.sandbox && !external
-    ? await startSandbox({ orm, port: config.sandboxPort, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) })
+    ? await startSandbox({ databaseUrl: orm.config.get('clientUrl')!, port: config.sandboxPort, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) })
     : null;
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
@@ -117,7 +68,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (req, res) => {
     try {
-      await orm.em.getConnection().execute('select 1');
+      await ping(orm.em);
       res.json({ status: 'ready' });
     } catch (err) {
       req.log.warn({ err }, 'database not ready');

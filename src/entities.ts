@@ -1,17 +1,19 @@
 import { TenantEntity } from './core/entity';
 import { OutboxEvent } from './core/events';
-import { IdempotencyKey } from './core/idempotency';
-import { CatalogVersion } from './core/read-cache';
+import { IdempotencyKey } from './modules/idempotency/idempotency.entities';
+import { CatalogVersion } from './modules/catalog/catalog.entities';
 import { Plan, Price, Product, ProductFamily } from './modules/catalog/catalog.entities';
-import { Customer } from './modules/customers/customer.entity';
-import { ApiKey, Merchant } from './modules/merchants/merchant.entity';
+import { Customer } from './modules/customers/customer.entities';
+import { ApiKey, Merchant } from './modules/merchants/merchant.entities';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments/payment.entities';
-import { ProviderConnection } from './modules/providers/provider-connection.entity';
-import { sandboxEntities } from './gateways/sandbox/sandbox.entities';
-import { TestClock } from './modules/testclock/test-clock.entity';
+import { ProviderConnection } from './modules/providers/provider-connection.entities';
+import { TestClock } from './modules/test-clock/test-clock.entities';
 import { WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhook.entities';
 
-/** Every entity of the service; each later feature adds its own here. */
+/**
+ * Every entity of the service; each later feature adds its own here. The gateway sandbox keeps its own
+ * (src/gateways/sandbox/database.ts).
+ */
 export const entities = [
   Merchant,
   ApiKey,
@@ -27,7 +29,6 @@ export const entities = [
   Payment,
   Refund,
   GatewayEventRecord,
-  ...sandboxEntities,
   WebhookEndpoint,
   WebhookDelivery,
   TestClock,

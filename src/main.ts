@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { loadConfig } from './config';
 import { EmbeddedDatabase, openDatabase, startEmbeddedPostgres } from './core/db';
+import { entities } from './entities';
 import { runProcess } from './core/lifecycle';
 import { logger } from './core/logger';
+import { connectionBudget } from './core/pool';
 import { startApp } from './app';
 import { connectDemoGateways, ensureDemoMerchant } from './modules/merchants/demo';
 
@@ -16,8 +18,15 @@ async function main() {
     embedded = await startEmbeddedPostgres(config.dataDir);
     url = embedded.url;
   }
-  const orm = await openDatabase(url, config.dbPoolMax);
+  const orm = await openDatabase(url, entities, config.dbPoolMax);
   const app = await startApp(config, orm);
+  const connections = connectionBudget({
+    ORM: (orm.config.get('pool') as { max: number }).max,
+    'service pool': app.services.plainPool.options.max ?? 0,
+    LISTEN: 1,
+    sandbox: app.sandbox?.sandbox.pool.options.max ?? 0,
+  });
+  logger.info({ connections: connections.total }, `database: ${connections.text}`);
 
   const banner: string[] = [
     '',
@@ -26,7 +35,7 @@ async function main() {
     `  GraphQL + IDE ${app.url}/graphql`,
     `  REST docs     ${app.url}/docs`,
     `  Sandbox       ${app.sandboxUrl ? `${app.sandboxUrl}${app.sandbox ? '' : ' (SANDBOX_URL: its own process)'}` : 'off (SANDBOX=off: real gateways)'}`,
-    `  Database      ${embedded ? `embedded PostgreSQL (data in ${config.dataDir})` : 'DATABASE_URL'}`,
+    `  Database      ${embedded ? `embedded PostgreSQL (data in ${config.dataDir})` : 'DATABASE_URL'}; ${connections.text}`,
   ];
   if (embedded) {
     const demo = await ensureDemoMerchant(orm, config.dataDir);

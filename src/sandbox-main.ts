@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { loadConfig } from './config';
-import { openDatabase } from './core/db';
 import { runProcess } from './core/lifecycle';
 import { logger } from './core/logger';
 import { SecretBox } from './core/secrets';
@@ -10,16 +9,16 @@ const RENEWALS_EVERY_MS = 30_000;
 
 /**
  * `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT (default 4001). Point API processes at it with
- * SANDBOX_URL so its CPU is not theirs. Needs DATABASE_URL (its state lives in the sandbox_* tables, migrated here
- * under the same advisory lock as the service).
+ * SANDBOX_URL so its CPU is not theirs. Needs DATABASE_URL (its state lives in the sandbox_* tables, which it
+ * migrates itself: its own migrations, recorded in sandbox_migrations).
  */
 async function main() {
   const config = loadConfig();
   if (!config.databaseUrl) throw new Error('npm run sandbox needs DATABASE_URL (the database the sandbox keeps its state in)');
   // Not PORT + 1: PORT belongs to the API, the sandbox has its own fixed default.
   const port = process.env.SANDBOX_PORT ? config.sandboxPort : 4001;
-  const orm = await openDatabase(config.databaseUrl, config.dbPoolMax);
-  const sandbox = await startSandbox({ orm, port, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) });
+  // The sandbox opens its own ORM and applies its own migrations (src/gateways/sandbox/database.ts).
+  const sandbox = await startSandbox({ databaseUrl: config.databaseUrl, poolMax: config.dbPoolMax, port, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) });
   // The gateways charge subscription renewals as real time passes (the in-process sandbox does the same in app.ts).
   const renewals = setInterval(
     () => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')),
@@ -34,7 +33,6 @@ async function main() {
     stop: async () => {
       clearInterval(renewals);
       await sandbox.close();
-      await orm.close(true);
     },
   };
 }

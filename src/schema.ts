@@ -10,7 +10,7 @@ import { CustomerResolver } from './modules/customers/customer.resolver';
 import { MerchantResolver } from './modules/merchants/merchant.resolver';
 import { PaymentResolver } from './modules/payments/payment.resolver';
 import { ProviderResolver } from './modules/providers/provider.resolver';
-import { TestClockResolver } from './modules/testclock/test-clock.resolver';
+import { TestClockResolver } from './modules/test-clock/test-clock.resolver';
 import { webhookResolvers } from './modules/webhooks/webhook.resolver';
 import { newPubSub, PubSub } from './core/pubsub';
 

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Config } from './config';
 import type { Ctx } from './core/context';
-import type { IdempotencyStore } from './core/idempotency';
+import type { IdempotencyStore } from './modules/idempotency/idempotency.store';
 import type { CatalogReadCache } from './core/read-cache';
 import type { Serializer } from './core/serialize';
 import type { CatalogService } from './modules/catalog/catalog.service';
@@ -9,14 +9,14 @@ import type { CustomerService } from './modules/customers/customer.service';
 import type { MerchantService } from './modules/merchants/merchant.service';
 import type { PaymentService } from './modules/payments/payment.service';
 import type { ProviderService } from './modules/providers/provider.service';
-import type { Clock } from './core/clock';
+import type { Clock } from './modules/test-clock/test-clock.service';
 import type { DeliveryRuntime } from './modules/webhooks/runtime';
 import type { WebhookService } from './modules/webhooks/webhook.service';
 
-/** The service singletons of one process; resolvers reach them through the request context. */
+/** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
 export interface Services {
   config: Config;
-  /** Plain pg pool for hot-path statements (core/rows.ts), beside the ORM's. */
+  /** The process's one service pool (src/core/sql.ts): plain statements, catalog version lookups, webhook delivery, test clock. */
   plainPool: Pool;
   merchants: MerchantService;
   catalog: CatalogService;
@@ -33,4 +33,5 @@ export interface Services {
   delivery: DeliveryRuntime;
 }
 
-export const services = (ctx: Ctx): Services => ctx.services;
+/** The request's services (the context holds them opaquely, so src/core imports no module). */
+export const services = (ctx: Ctx): Services => ctx.services as Services;

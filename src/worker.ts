@@ -1,11 +1,16 @@
 import 'reflect-metadata';
 import { loadConfig } from './config';
 import { openDatabase } from './core/db';
+import { entities } from './entities';
 import { runProcess } from './core/lifecycle';
 import { PgListener } from './core/listener';
-import { Serializer } from './core/serialize';
-import { DeliveryRuntime } from './modules/webhooks/runtime';
+import { logger } from './core/logger';
+import { connectionBudget } from './core/pool';
+import { createServices } from './container';
 import { createSchema } from './schema';
+
+/** The worker's ORM reads a few entities (endpoints, events): two connections are plenty. */
+const ORM_POOL = 2;
 
 /**
  * `npm run worker`: outbound webhook delivery alone, for scaled-out deployments (run the API with WORKER=off, or
@@ -15,20 +20,25 @@ import { createSchema } from './schema';
 async function main() {
   const config = loadConfig();
   if (!config.databaseUrl) throw new Error('npm run worker needs DATABASE_URL (the database the API uses)');
-  const orm = await openDatabase(config.databaseUrl, 2);
+  const orm = await openDatabase(config.databaseUrl, entities, ORM_POOL);
   const schema = await createSchema();
-  const serializer = new Serializer(schema);
-  const runtime = new DeliveryRuntime(config, orm, () => serializer);
+  // The same composition root as the API (src/container.ts); the worker runs only its delivery runtime.
+  const services = createServices(config, orm, schema);
+  const pool = services.plainPool; // the process's one pool for delivery and the test clock
+  const runtime = services.delivery;
   const listener = new PgListener(config.databaseUrl);
   await listener.start();
   await runtime.startWorker(listener);
-  process.stdout.write(`Cadence webhook worker running (concurrency ${config.workerConcurrency})\n`);
+  const connections = connectionBudget({ ORM: ORM_POOL, 'service pool': pool.options.max ?? 0, LISTEN: 1 });
+  logger.info({ connections: connections.total }, `database: ${connections.text}`);
+  process.stdout.write(`Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})\n`);
 
   return {
     forceAfterMs: config.webhookTimeoutMs + 5_000,
     stop: async () => {
       await runtime.close(); // attempts in flight finish and are recorded
       await listener.stop();
+      await pool.end();
       await orm.close(true);
     },
   };

@@ -4,6 +4,7 @@ import { loadConfig } from '../config';
 import { Mode } from '../core/entity';
 import { DomainError } from '../core/errors';
 import { EmbeddedDatabase, openDatabase, startEmbeddedPostgres } from '../core/db';
+import { entities } from '../entities';
 import { MerchantService } from '../modules/merchants/merchant.service';
 
 const USAGE = `Usage:
@@ -34,7 +35,7 @@ async function main() {
   const config = loadConfig();
   let embedded: EmbeddedDatabase | undefined;
   const url = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir)).url;
-  const orm = await openDatabase(url, 2);
+  const orm = await openDatabase(url, entities, 2);
   try {
     const merchants = new MerchantService(orm.em as never);
     if (command === 'create') {

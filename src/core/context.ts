@@ -3,12 +3,13 @@ import DataLoader from 'dataloader';
 import { DomainError } from './errors';
 import { Mode, TENANT_FILTER } from './entity';
 import type { Logger } from './logger';
-import type { Merchant } from '../modules/merchants/merchant.entity';
-import type { Services } from '../services';
 
-/** Who is calling: a merchant in one mode (secret key), or the operator (ADMIN_TOKEN). */
+/**
+ * Who is calling, as plain data: a merchant in one mode (secret key), or the operator (ADMIN_TOKEN). The merchant
+ * record itself is the merchants module's (src/modules/merchants/current-merchant.ts); core knows no module.
+ */
 export type Principal =
-  | { kind: 'merchant'; merchant: Merchant; mode: Mode; apiKeyId: string }
+  | { kind: 'merchant'; merchantId: string; mode: Mode; apiKeyId: string }
   | { kind: 'admin' };
 
 /** Per-request context shared by GraphQL resolvers and the REST shim (which executes the same operations). */
@@ -20,42 +21,33 @@ export interface Ctx {
   log: Logger;
   /** DataLoaders created on first use, one set per request. */
   loaders: Map<string, DataLoader<any, any>>;
-  services: Services;
-  /** Set when the request carries an Idempotency-Key: the id the request's new record must take. */
-  idempotency?: IdempotentRequest;
+  /**
+   * Other per-request values, each under its owner's symbol (e.g. the Idempotency-Key header and whether an answer
+   * was replayed). A Map rather than the context's identity, because Apollo runs each operation on a shallow copy of
+   * the context: the copies share this Map.
+   */
+  extras: Map<symbol, unknown>;
+  /**
+   * The process's services, built by the composition root (src/container.ts). Opaque here: resolvers read them
+   * through the typed accessor `services(ctx)` in src/services.ts, so core imports no module.
+   */
+  services: object;
 }
 
-/**
- * `resourceId`: the id the request's new record takes. `fresh`: no earlier attempt of this key can have created it
- * (a retry after a 5xx or a crash keeps the id, and may find its record already written).
- */
-export interface IdempotentRequest {
-  key: string;
-  resourceId: string;
-  fresh: boolean;
-}
-
-export function createContext(args: {
-  em: EntityManager;
-  principal: Principal;
-  requestId: string;
-  log: Logger;
-  services: Services;
-  idempotency?: IdempotentRequest;
-}): Ctx {
+export function createContext(args: { em: EntityManager; principal: Principal; requestId: string; log: Logger; services: object }): Ctx {
   const em = args.em.fork();
   if (args.principal.kind === 'merchant') {
-    em.setFilterParams(TENANT_FILTER, { merchantId: args.principal.merchant.id, mode: args.principal.mode });
+    em.setFilterParams(TENANT_FILTER, { merchantId: args.principal.merchantId, mode: args.principal.mode });
   }
-  return { ...args, em, loaders: new Map() };
+  return { ...args, em, loaders: new Map(), extras: new Map() };
 }
 
 /** The merchant and mode of the request; the operator token is not a merchant. */
-export function tenantOf(ctx: Ctx): { merchant: Merchant; mode: Mode } {
+export function tenantOf(ctx: Pick<Ctx, 'principal'>): { merchantId: string; mode: Mode } {
   if (ctx.principal.kind !== 'merchant') {
     throw new DomainError('invalid_api_key', 'This operation needs a merchant secret key (sk_test_... or sk_live_...).');
   }
-  return { merchant: ctx.principal.merchant, mode: ctx.principal.mode };
+  return { merchantId: ctx.principal.merchantId, mode: ctx.principal.mode };
 }
 
 /**

@@ -1,25 +1,28 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { ormConfig } from '../../mikro-orm.config';
+import type { EntityClass } from '@mikro-orm/core';
+import { serviceOrmConfig } from './orm-config';
 import { logger } from './logger';
+import { advisoryLock, advisoryUnlock } from './sql';
 export { ensureDatabase, startEmbeddedPostgres, EmbeddedDatabase } from './embedded-postgres';
 
 const MIGRATION_LOCK = 727_001; // advisory lock key shared by every Cadence process
 
 /**
- * Opens the ORM and applies pending migrations. Several processes may start at once: the advisory lock lets one
- * migrate while the others wait, then find nothing left to do.
+ * Opens the ORM on `entities` (the caller passes src/entities.ts's list) and applies pending migrations. Several
+ * processes may start at once: the advisory lock lets one migrate while the others wait, then find nothing left to do.
  */
-export async function openDatabase(url: string, poolMax = 10): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormConfig(url, poolMax));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function openDatabase(url: string, entities: EntityClass<any>[], poolMax = 10): Promise<MikroORM> {
+  const orm = await MikroORM.init(serviceOrmConfig(url, entities, poolMax));
   const lock = new Client({ connectionString: url });
   lock.on('error', (err) => logger.warn({ err }, 'migration lock connection lost')); // its query fails too
   await lock.connect();
   try {
-    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await advisoryLock(lock, MIGRATION_LOCK);
     await orm.getMigrator().up();
   } finally {
-    await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await advisoryUnlock(lock, MIGRATION_LOCK).catch(() => undefined);
     await lock.end();
   }
   return orm;

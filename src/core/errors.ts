@@ -89,12 +89,37 @@ export function paramFromPath(parts: readonly (string | number)[]): string | nul
 }
 
 /**
+ * A scalar's coercion failure (graphql-js, graphql-scalars) in plain words: `SafeInt cannot represent non-integer
+ * value: "100"` -> `expected an integer`. Both transports share these: they name JSON types, not GraphQL scalars.
+ * Anything not recognised (enums, class-validator rules) keeps its own text.
+ */
+const PLAIN_REASONS: [RegExp, string][] = [
+  [/^(?:Int|SafeInt) cannot represent non-integer value/, 'expected an integer'],
+  [/^Int cannot represent non 32-bit signed integer value/, 'expected an integer between -2147483648 and 2147483647'],
+  [/^SafeInt cannot represent unsafe integer value/, 'expected an integer between -9007199254740991 and 9007199254740991'],
+  [/^Float cannot represent/, 'expected a number'],
+  [/^String cannot represent/, 'expected a string'],
+  [/^ID cannot represent/, 'expected a string id'],
+  [/^Boolean cannot represent/, 'expected a boolean (true or false)'],
+  [/^DateTime(?:ISO)? cannot /, 'expected an ISO 8601 date-time such as 2026-01-31T12:00:00Z'],
+  [/^JSONObject cannot represent/, 'expected a JSON object'],
+  [/^Expected type "[^"]+" to be an object/, 'expected an object'],
+  [/^Expected non-nullable type "[^"]+" not to be null/, 'expected a value, not null'],
+];
+
+export function plainReason(reason: string): string {
+  return PLAIN_REASONS.find(([re]) => re.test(reason))?.[1] ?? reason.replace(/"([A-Z][A-Za-z]+)" enum/, 'the allowed values');
+}
+
+/**
  * graphql-js reports bad variables and unknown input fields as plain GraphQLErrors with a message only.
  * Turn those into the contract's codes and `param`, so both transports answer them identically.
+ * `rename` maps a variable's name to the transport's (REST calls `$first` `limit`); params and messages use it.
  */
-export function fromGraphQLError(err: GraphQLError): DomainError {
+export function fromGraphQLError(err: GraphQLError, rename: (param: string) => string = (p) => p): DomainError {
   const original = err.originalError;
   if (original instanceof DomainError) return original;
+  const named = (param: string | null) => (param === null ? null : rename(param));
   // class-validator failures, raised by type-graphql as ArgumentValidationError
   const ext = (err.extensions ?? {}) as { validationErrors?: ValidationErrorLike[]; code?: unknown; param?: unknown };
   const validationErrors =
@@ -114,23 +139,22 @@ export function fromGraphQLError(err: GraphQLError): DomainError {
   if (m) {
     const at = /at "([^"]+)"/.exec(msg);
     const base = at ? at[1].split('.') : [];
-    return new DomainError('parameter_unknown', `Received unknown parameter: ${snake(m[1])}`, paramFromPath([...base, m[1]]));
+    return new DomainError('parameter_unknown', `Received unknown parameter: ${snake(m[1])}`, named(paramFromPath([...base, m[1]])));
   }
   m = /Field "([^"]+)" of required type "[^"]+" was not provided/.exec(msg);
   if (m) {
     const at = /at "([^"]+)"/.exec(msg);
     const base = at ? at[1].split('.') : [];
     // An inline literal names the field with its input type (`CreateProductInput.name`): keep the field.
-    const param = paramFromPath([...base, m[1].slice(m[1].lastIndexOf('.') + 1)]);
+    const param = named(paramFromPath([...base, m[1].slice(m[1].lastIndexOf('.') + 1)]));
     return new DomainError('parameter_missing', `Missing required parameter: ${param}`, param);
   }
   m = /^Variable "\$([^"]+)" of (?:non-null|required) type "[^"]+" (?:must not be null|was not provided)/.exec(msg);
-  if (m) return new DomainError('parameter_missing', `Missing required parameter: ${snake(m[1])}`, snake(m[1]));
+  if (m) return new DomainError('parameter_missing', `Missing required parameter: ${rename(snake(m[1]))}`, rename(snake(m[1])));
   m = /^Variable "\$([^"]+)" got invalid value (.*?)(?: at "([^"]+)")?; (.*)$/s.exec(msg);
   if (m) {
-    const param = m[3] ? paramFromPath(m[3].split('.')) : paramFromPath([m[1]]);
-    const reason = m[4].replace(/"([A-Z][A-Za-z]+)" enum/, 'the allowed values');
-    return new DomainError('parameter_invalid', `Invalid value for ${param}: ${reason}`, param);
+    const param = named(m[3] ? paramFromPath(m[3].split('.')) : paramFromPath([m[1]]));
+    return new DomainError('parameter_invalid', `Invalid value for ${param ?? 'the request body'}: ${plainReason(m[4])}`, param);
   }
   // Several operations and no operationName, or an operationName the document does not define (Apollo wraps
   // graphql-js's own error, so it has an originalError and must not fall through to internal_error).

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { make, Mode, TenantEntity } from './entity';
 import { backoffDelay, type PgListener } from './listener';
 import { logger } from './logger';
+import { notify } from './sql';
 import type { PubSub } from './pubsub';
 
 /**
@@ -54,7 +55,7 @@ export interface Change {
 export async function announce(em: EntityManager, change: Change): Promise<void> {
   // On the transaction's own connection: a separate pool connection would notify before the commit, and wait for
   // a free connection while this transaction holds its row locks (pool starvation under concurrent writers).
-  await em.getConnection().execute('select pg_notify(?, ?)', [CHANGES_CHANNEL, JSON.stringify(change)], 'all', em.getTransactionContext());
+  await notify(em, CHANGES_CHANNEL, JSON.stringify(change));
 }
 
 /** Reads the changes made since a moment (those a lost connection may have missed), e.g. payments updated since. */

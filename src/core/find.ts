@@ -3,7 +3,7 @@ import type { EntityManager, FilterQuery, FindOneOptions } from '@mikro-orm/post
 import type { ClassType } from 'type-graphql';
 import { validate as isUuid } from 'uuid';
 import { notFound } from './errors';
-import { canReadTenantRows, tenantRows } from './rows';
+import { canReadTenantRows, tenantRows } from './sql';
 
 /**
  * Loads one record of the request's tenant by id, or answers 404 `resource_not_found`. An id of another merchant

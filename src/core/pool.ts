@@ -39,3 +39,13 @@ export async function withClient<T>(pool: Pool, fn: (client: PoolClient) => Prom
     client.release(broken ?? failed);
   }
 }
+
+/**
+ * The most connections a process opens to PostgreSQL, by what holds them (printed at start-up, so `max_connections`
+ * can be sized for the sum over all processes).
+ */
+export function connectionBudget(parts: Record<string, number>): { total: number; text: string } {
+  const used = Object.entries(parts).filter(([, n]) => n > 0);
+  const total = used.reduce((sum, [, n]) => sum + n, 0);
+  return { total, text: `at most ${total} connections (${used.map(([what, n]) => `${what} ${n}`).join(', ')})` };
+}

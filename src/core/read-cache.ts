@@ -1,33 +1,11 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { Pool } from 'pg';
-import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { LRUCache } from 'lru-cache';
-import { Mode, TENANT_FILTER, TenantParams } from './entity';
-import { watchPool } from './pool';
+import type { Mode } from './entity';
 
 /**
- * The catalog's version per merchant and mode, bumped in the same transaction as every catalog write. A cached
- * read is served only while the version it was computed at is still current, so every process sees a write as
- * soon as it commits; no invalidation messages are needed.
+ * The catalog's version for a merchant and mode (src/modules/catalog/catalog.store.ts): bumped in the transaction of
+ * every catalog write, so an answer computed at the current version is still right.
  */
-@Entity({ tableName: 'catalog_versions' })
-export class CatalogVersion {
-  @PrimaryKey({ type: 'uuid' }) merchantId!: string;
-  @PrimaryKey({ type: 'text' }) mode!: Mode;
-  @Property({ type: 'bigint' }) version!: string;
-}
-
-/** Call inside the transaction of any write to products, plans, prices or product families. */
-export async function bumpCatalogVersion(em: EntityManager): Promise<void> {
-  const t = em.getFilterParams<TenantParams>(TENANT_FILTER);
-  await em.getConnection().execute(
-    `insert into catalog_versions (merchant_id, mode, version) values (?, ?, 1)
-     on conflict (merchant_id, mode) do update set version = catalog_versions.version + 1`,
-    [t.merchantId, t.mode],
-    'run',
-    em.getTransactionContext(),
-  );
-}
+export type VersionSource = (merchantId: string, mode: Mode) => Promise<string>;
 
 /** What an entry costs beyond its body and key: the entry and Buffer objects, the backing store, lru-cache's slots. */
 export const ENTRY_OVERHEAD_BYTES = 256;
@@ -58,12 +36,10 @@ export class CatalogReadCache {
   private readonly entries: LRUCache<string, Entry> | null;
   /** Version lookups not yet sent, per merchant and mode: requests arriving meanwhile share one query. */
   private batches = new Map<string, Promise<string>>();
-  /** A few plain connections: this lookup runs on every cached read, so it skips the ORM. */
-  private readonly pool: Pool;
   readonly maxEntryBytes: number;
 
-  constructor(databaseUrl: string, readonly budgetBytes: number) {
-    this.pool = watchPool(new Pool({ connectionString: databaseUrl, max: 4 }), 'catalog-versions');
+  /** `versionOf` runs on every cached read: a prepared statement on the service pool, not the ORM. */
+  constructor(private readonly versionOf: VersionSource, readonly budgetBytes: number) {
     this.maxEntryBytes = Math.floor(budgetBytes * MAX_ENTRY_SHARE);
     this.entries =
       budgetBytes > 0 && this.maxEntryBytes > ENTRY_OVERHEAD_BYTES
@@ -106,13 +82,7 @@ export class CatalogReadCache {
       batch = new Promise<string>((resolve, reject) =>
         setImmediate(() => {
           this.batches.delete(key);
-          this.pool
-            .query<{ version: string }>({
-              name: 'catalog_version',
-              text: 'select version from catalog_versions where merchant_id = $1 and mode = $2',
-              values: [merchantId, mode],
-            })
-            .then((r) => resolve(r.rows[0]?.version ?? '0'), reject);
+          this.versionOf(merchantId, mode).then(resolve, reject);
         }),
       );
       this.batches.set(key, batch);
@@ -120,9 +90,8 @@ export class CatalogReadCache {
     return batch;
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
-  }
+  /** Nothing to release: the version lookups run on the process's service pool, closed with the process. */
+  async close(): Promise<void> {}
 
   /** Whether anything is stored under `key` (of any version): spares the version lookup for reads never cached. */
   has(key: string): boolean {

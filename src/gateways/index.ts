@@ -4,9 +4,11 @@ import { AdapterOptions, StripeAdapter } from './stripe.adapter';
 
 export * from './port';
 export { toGatewayAmount, fromGatewayAmount, gatewayExponent } from './amounts';
-export { StripeAdapter, STRIPE_EVENTS } from './stripe.adapter';
+export { StripeAdapter } from './stripe.adapter';
+export { STRIPE_EVENTS } from './stripe.events';
 export type { AdapterOptions } from './stripe.adapter';
-export { RazorpayAdapter, RAZORPAY_EVENTS } from './razorpay.adapter';
+export { RazorpayAdapter } from './razorpay.adapter';
+export { RAZORPAY_EVENTS } from './razorpay.events';
 
 /**
  * The adapter for one connection. With `sandboxUrl` (the service default) both SDKs talk to the local sandbox;

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import Razorpay from 'razorpay';
-import { fromGatewayAmount, toGatewayAmount } from './amounts';
+import { toGatewayAmount } from './amounts';
 import {
   ChangeSubscriptionInput,
   CheckoutResult,
@@ -14,26 +14,8 @@ import {
   RegisterPriceInput,
   SubscriptionCheckoutInput,
 } from './port';
+import { normaliseRazorpayEvent, RAZORPAY_EVENTS, refundStatus } from './razorpay.events';
 import type { AdapterOptions } from './stripe.adapter';
-
-/** The events Cadence needs from Razorpay; registerWebhook subscribes to exactly these. */
-export const RAZORPAY_EVENTS = [
-  'payment_link.paid',
-  'payment_link.cancelled',
-  'payment_link.expired',
-  'payment.failed',
-  'refund.processed',
-  'refund.failed',
-  'subscription.authenticated',
-  'subscription.activated',
-  'subscription.charged',
-  'subscription.pending',
-  'subscription.halted',
-  'subscription.cancelled',
-  'subscription.completed',
-  'subscription.paused',
-  'subscription.resumed',
-];
 
 /**
  * Razorpay needs a finite total_count; "until cancelled" becomes a count no subscription reaches in practice
@@ -225,134 +207,4 @@ export class RazorpayAdapter implements GatewayPort {
     const eventId = header(headers, 'x-razorpay-event-id') ?? `body_${crypto.createHash('sha256').update(rawBody).digest('hex').slice(0, 32)}`;
     return normaliseRazorpayEvent(body, eventId);
   }
-}
-
-function refundStatus(status: string | null | undefined): RefundResult['status'] | null {
-  if (status === 'processed') return 'succeeded';
-  if (status === 'failed') return 'failed';
-  if (status === 'pending' || status === 'created') return 'pending';
-  return null;
-}
-
-/** What a payment entity says about how it was paid and why it failed. */
-function paymentDetails(p: Obj | undefined) {
-  if (!p) return { method: null, bank: null, failureReason: null, providerPaymentId: null };
-  return {
-    method: (p.method as string) ?? null,
-    bank: (p.bank as string) ?? (p.card?.issuer as string) ?? null,
-    failureReason: (p.error_reason as string) ?? (p.error_code as string) ?? null,
-    providerPaymentId: (p.id as string) ?? null,
-  };
-}
-
-/** Razorpay's webhook body -> GatewayEvent. Exported for tests; parseEvent verifies the signature first. */
-export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent {
-  const type = String(body.event ?? '');
-  const payload = (body.payload ?? {}) as Obj;
-  const link = payload.payment_link?.entity as Obj | undefined;
-  const payment = payload.payment?.entity as Obj | undefined;
-  const refund = payload.refund?.entity as Obj | undefined;
-  const sub = payload.subscription?.entity as Obj | undefined;
-  const base: GatewayEvent = {
-    provider: 'razorpay',
-    eventId,
-    rawType: type,
-    kind: 'ignored',
-    occurredAt: new Date((Number(body.created_at) || Math.floor(Date.now() / 1000)) * 1000),
-    raw: body,
-  };
-  const money = (amount: unknown, currency: unknown) =>
-    typeof amount === 'number' && typeof currency === 'string'
-      ? { amount: fromGatewayAmount('razorpay', amount, currency), currency: currency.toUpperCase() }
-      : {};
-  const d = paymentDetails(payment);
-
-  switch (type) {
-    case 'payment_link.paid':
-      return {
-        ...base,
-        kind: 'payment.succeeded',
-        paymentId: link?.reference_id ?? link?.notes?.payment_id ?? null,
-        checkoutSessionId: link?.id ?? null,
-        providerPaymentId: d.providerPaymentId,
-        providerCustomerId: payment?.customer_id ?? null,
-        ...money(payment?.amount ?? link?.amount_paid, payment?.currency ?? link?.currency),
-        method: d.method,
-        bank: d.bank,
-      };
-    case 'payment_link.cancelled':
-    case 'payment_link.expired':
-      return {
-        ...base,
-        kind: 'payment.expired',
-        paymentId: link?.reference_id ?? link?.notes?.payment_id ?? null,
-        checkoutSessionId: link?.id ?? null,
-        ...money(link?.amount, link?.currency),
-      };
-    case 'payment.failed': {
-      const notes = (payment?.notes ?? {}) as Obj;
-      if (notes.payment_id) {
-        return {
-          ...base,
-          kind: 'payment.failed',
-          paymentId: notes.payment_id,
-          checkoutSessionId: notes.payment_link_id ?? null,
-          providerPaymentId: d.providerPaymentId,
-          ...money(payment?.amount, payment?.currency),
-          failureReason: d.failureReason ?? 'payment_failed',
-          method: d.method,
-          bank: d.bank,
-        };
-      }
-      // Renewal failures arrive as subscription.pending / subscription.halted.
-      return base;
-    }
-    case 'refund.processed':
-    case 'refund.failed':
-      return {
-        ...base,
-        kind: type === 'refund.processed' ? 'refund.succeeded' : 'refund.failed',
-        paymentId: payment?.notes?.payment_id ?? null,
-        providerPaymentId: refund?.payment_id ?? d.providerPaymentId,
-        providerRefundId: refund?.id ?? null,
-        ...money(refund?.amount, refund?.currency),
-      };
-  }
-
-  if (type.startsWith('subscription.') && sub) {
-    const common = {
-      ...base,
-      subscriptionId: sub.notes?.subscription_id ?? null,
-      checkoutSessionId: sub.id ?? null,
-      providerSubscriptionId: sub.id ?? null,
-      providerCustomerId: sub.customer_id ?? null,
-      providerPaymentId: d.providerPaymentId,
-      method: d.method ?? sub.payment_method ?? null,
-      bank: d.bank,
-    };
-    switch (type) {
-      case 'subscription.authenticated':
-      case 'subscription.activated':
-        return { ...common, kind: 'subscription.authorized' };
-      case 'subscription.charged':
-        return { ...common, kind: 'subscription.charged', ...money(payment?.amount, payment?.currency) };
-      case 'subscription.pending':
-      case 'subscription.halted':
-        return {
-          ...common,
-          kind: 'subscription.charge_failed',
-          ...money(payment?.amount, payment?.currency),
-          failureReason: d.failureReason ?? 'payment_failed',
-        };
-      case 'subscription.cancelled':
-        return { ...common, kind: 'subscription.cancelled', failureReason: d.failureReason };
-      case 'subscription.completed':
-        return { ...common, kind: 'subscription.completed' };
-      case 'subscription.paused':
-        return { ...common, kind: 'subscription.paused' };
-      case 'subscription.resumed':
-        return { ...common, kind: 'subscription.resumed' };
-    }
-  }
-  return base;
 }

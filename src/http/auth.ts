@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Principal } from '../core/context';
+import type { AuthPrincipal as Principal } from './principal';
 import { DomainError } from '../core/errors';
 import type { Services } from '../services';
 import { sendError } from './request';

@@ -14,7 +14,8 @@ import {
 import { CloseCode, MessageType, stringifyMessage } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createContext, Ctx, Principal } from '../core/context';
+import type { Ctx } from '../core/context';
+import { AuthPrincipal as Principal, operationContext } from './principal';
 import { DomainError, formatGraphQLError } from '../core/errors';
 import { operationTooDeep } from '../core/input-limits';
 import { logger } from '../core/logger';
@@ -249,7 +250,7 @@ export function mountGraphQLWs(opts: {
           document,
           operationName: payload.operationName ?? undefined,
           variableValues: payload.variables ?? undefined,
-          contextValue: createContext({
+          contextValue: operationContext({
             em: orm.em as never,
             principal: state.principal,
             requestId,

@@ -9,7 +9,8 @@ import { GraphQLSchema } from 'graphql';
 import { ruruHTML } from 'ruru/server';
 import { serveStatic } from 'ruru/static';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createContext, Ctx } from '../core/context';
+import type { Ctx } from '../core/context';
+import { operationContext } from './principal';
 import { formatGraphQLError, graphQLExtensions } from '../core/errors';
 import { logger } from '../core/logger';
 import type { PubSub } from '../core/pubsub';
@@ -20,6 +21,9 @@ import { introspectionDepthRule } from './introspection-depth';
 import { graphqlHttpLimits } from './graphql-limits';
 import { graphqlReadKey, isCatalogRead } from '../modules/catalog/catalog-cache';
 import { boundedDocumentStore } from './document-store';
+import { noteErrorCode, noteGraphQLErrorCode, trackGraphQLResponse } from './request';
+import { idempotencyReport } from './idempotency-report';
+import { useIdempotencyHeader } from '../modules/idempotency/with-idempotency';
 
 /** Limits for client-written queries (the REST shim's own documents are fixed and trusted). */
 /** Token limit, applied by graphql-js's own parser (a parse error is a 400 like any syntax error). */
@@ -53,8 +57,8 @@ function catalogCachePlugin(services: Services): ApolloServerPlugin<Ctx> {
           // Without an operation (several and no operationName, or an unknown name) this is no catalog read: Apollo
           // then answers its own 400.
           if (!services.catalogCache.enabled || !isCatalogRead(operation) || p.kind !== 'merchant' || !request.query) return null;
-          const key = graphqlReadKey(p.merchant.id, p.mode, request.operationName, request.query, request.variables);
-          if (key) cached = { key, version: await services.catalogCache.version(p.merchant.id, p.mode) };
+          const key = graphqlReadKey(p.merchantId, p.mode, request.operationName, request.query, request.variables);
+          if (key) cached = { key, version: await services.catalogCache.version(p.merchantId, p.mode) };
           return null;
         },
         async willSendResponse({ response }) {
@@ -115,12 +119,14 @@ export async function mountGraphQL(opts: {
       { async serverWillStart() { return { async drainServer() { await ws.dispose(); } }; } },
       catalogCachePlugin(services),
       graphqlHttpLimits(), // subscriptions over HTTP: 400
+      idempotencyReport(), // Idempotent-Replayed: true
       {
         // The request id joins the error extensions once the context exists.
         async requestDidStart() {
           return {
             async willSendResponse({ response, contextValue }) {
               if (response.body.kind === 'single' && response.body.singleResult.errors) {
+                noteGraphQLErrorCode(contextValue.requestId, response.body.singleResult.errors);
                 for (const e of response.body.singleResult.errors) {
                   (e.extensions as Record<string, unknown>).requestId = contextValue.requestId;
                 }
@@ -155,13 +161,18 @@ export async function mountGraphQL(opts: {
     '/graphql',
     authenticate(services, (req, res) => {
       const err = invalidKey();
+      noteErrorCode(res, err.code);
       res.status(401).json({ errors: [{ message: err.message, extensions: graphQLExtensions(err, req.requestId) }] });
     }),
     rateLimit(services),
     catalogCacheHits(services),
     expressMiddleware(apollo, {
-      context: async ({ req }) =>
-        createContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services }),
+      context: async ({ req, res }) => {
+        trackGraphQLResponse(req.requestId, res);
+        const ctx = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services });
+        useIdempotencyHeader(ctx, req.get('Idempotency-Key')); // for the operation's one idempotent mutation
+        return ctx;
+      },
     }),
   );
   app.use(router);

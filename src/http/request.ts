@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { Principal } from '../core/context';
+import type { AuthPrincipal as Principal } from './principal';
 import { DomainError, errorBody, graphQLExtensions } from '../core/errors';
 import { logger, Logger } from '../core/logger';
 
@@ -29,12 +29,38 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    req.log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    // originalUrl, not req.path: inside a router req.path is relative to its mount (`/payments` for /v1/payments).
+    const path = req.originalUrl.split('?')[0];
+    const code = (res.locals as { errorCode?: string }).errorCode;
+    req.log.info({ method: req.method, path, status: res.statusCode, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 }, 'request');
   });
   next();
 }
 
+/** Records the contract code of the error being answered, for the request's log line. */
+export function noteErrorCode(res: Response, code: string): void {
+  res.locals.errorCode = code;
+}
+
+/**
+ * GraphQL requests' responses by request id, so the code of an answer's first error reaches the log line. Keyed by
+ * id, not by the context object: Apollo runs each operation on a shallow copy of the context.
+ */
+const graphqlResponses = new Map<string, Response>();
+
+export function trackGraphQLResponse(requestId: string, res: Response): void {
+  graphqlResponses.set(requestId, res);
+  res.once('close', () => graphqlResponses.delete(requestId));
+}
+
+export function noteGraphQLErrorCode(requestId: string, errors: readonly { extensions?: Record<string, unknown> }[]): void {
+  const res = graphqlResponses.get(requestId);
+  const code = errors[0]?.extensions?.code;
+  if (res && typeof code === 'string') noteErrorCode(res, code);
+}
+
 export function sendError(req: Request, res: Response, err: DomainError): void {
+  noteErrorCode(res, err.code);
   for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   // GraphQL clients read `errors[]` (rate limits, body-parser failures at /graphql); everyone else the REST envelope.
   if (req.originalUrl.split('?')[0] === '/graphql') {

@@ -1,31 +1,12 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** The gateway sandbox's own tables (not tenant data: the sandbox plays the gateways). */
+/**
+ * Once created the gateway sandbox's tables. The sandbox now owns them: its own migrations
+ * (src/gateways/sandbox/migrations, recorded in `sandbox_migrations`) create them when it starts, and leave the
+ * tables this migration made in older databases as they are. Kept, empty, so migration histories stay the same.
+ */
 export class Migration20261122031548_sandbox extends Migration {
+  override async up(): Promise<void> {}
 
-  override async up(): Promise<void> {
-    this.addSql(`create table "sandbox_events" ("id" text not null, "provider" text not null, "account_key" text not null, "type" text not null, "body" text not null, "delivered" boolean not null default false, "attempts" int not null default 0, "last_error" text null, "created_at" timestamptz not null default now(), constraint "sandbox_events_pkey" primary key ("id"));`);
-    this.addSql(`create index "sandbox_events_delivered_created_at_index" on "sandbox_events" ("delivered", "created_at");`);
-
-    this.addSql(`create table "sandbox_idempotency_keys" ("id" uuid not null, "provider" text not null, "account_key" text not null, "key" text not null, "request_hash" text not null, "status" int not null, "response" jsonb not null, "created_at" timestamptz not null default now(), constraint "sandbox_idempotency_keys_pkey" primary key ("id"));`);
-    this.addSql(`alter table "sandbox_idempotency_keys" add constraint "sandbox_idempotency_keys_provider_account_key_key_unique" unique ("provider", "account_key", "key");`);
-
-    this.addSql(`create table "sandbox_objects" ("id" text not null, "provider" text not null, "account_key" text not null, "type" text not null, "data" jsonb not null, "internal" jsonb not null, "due_at" timestamptz null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), constraint "sandbox_objects_pkey" primary key ("id"));`);
-    this.addSql(`create index "sandbox_objects_due_at_index" on "sandbox_objects" ("due_at");`);
-    this.addSql(`create index "sandbox_objects_account_key_type_index" on "sandbox_objects" ("account_key", "type");`);
-
-    this.addSql(`create table "sandbox_webhooks" ("id" uuid not null, "provider" text not null, "account_key" text not null, "external_id" text not null, "url" text not null, "secret" text not null, "events" jsonb not null, "created_at" timestamptz not null default now(), constraint "sandbox_webhooks_pkey" primary key ("id"));`);
-    this.addSql(`alter table "sandbox_webhooks" add constraint "sandbox_webhooks_provider_account_key_unique" unique ("provider", "account_key");`);
-  }
-
-  override async down(): Promise<void> {
-    this.addSql(`drop table if exists "sandbox_events" cascade;`);
-
-    this.addSql(`drop table if exists "sandbox_idempotency_keys" cascade;`);
-
-    this.addSql(`drop table if exists "sandbox_objects" cascade;`);
-
-    this.addSql(`drop table if exists "sandbox_webhooks" cascade;`);
-  }
-
+  override async down(): Promise<void> {}
 }

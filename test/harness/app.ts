@@ -2,11 +2,13 @@ import path from 'node:path';
 import os from 'node:os';
 import crypto from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
 import { startApp, RunningApp } from '../../src/app';
+import { observeStatements } from '../../src/core/sql';
 import { Config, loadConfig } from '../../src/config';
-import { ensureDatabase, openDatabase } from '../../src/core/db';
+import { openDatabase } from '../../src/core/db';
+import { entities } from '../../src/entities';
 import { RunningSandbox, startSandbox } from '../../src/gateways/sandbox';
+import { freshDatabase } from './database';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -60,10 +62,25 @@ export class Client_ {
   }
 }
 
+/** POST /graphql bound to one key: `query` answers the body, `request` the whole HTTP result. */
+export class GraphqlClient {
+  constructor(readonly baseUrl: string, readonly key: string) {}
+  async query<T = any>(query: string, variables?: Record<string, unknown>) {
+    return (await this.request<T>(query, variables)).body;
+  }
+  request<T = any>(query: string, variables?: Record<string, unknown>) {
+    return request<{ data: T; errors?: any[] }>(`${this.baseUrl}/graphql`, { key: this.key, body: { query, variables } });
+  }
+}
+
 export interface TestMerchant {
   id: string;
+  /** REST clients of the test and live keys (`rest.test` is `test`). */
   test: Client_;
   live: Client_;
+  rest: { test: Client_; live: Client_ };
+  /** GraphQL with the test key. */
+  graphql: GraphqlClient;
   keys: { test: string; live: string };
 }
 
@@ -82,14 +99,9 @@ export interface TestApp {
 
 /** A fresh database (migrated by the service itself) and the real HTTP server on a free port. */
 export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const adminUrl = process.env.TEST_PG_ADMIN_URL;
-  if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL missing: run the tests through jest (global setup)');
-  const name = `cadence_test_${crypto.randomBytes(6).toString('hex')}`;
-  await ensureDatabase(adminUrl, name);
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  const databaseUrl = u.toString();
-  const orm = await openDatabase(databaseUrl, 10);
+  const db = await freshDatabase('cadence_test');
+  const databaseUrl = db.url;
+  const orm = await openDatabase(databaseUrl, entities, 10);
   const config: Config = {
     ...loadConfig({}),
     port: 0,
@@ -107,13 +119,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const sql = { count: 0, reset() { this.count = 0; } };
   const knex = (orm.em.getConnection() as unknown as { getKnex(): { on(e: string, f: () => void): void } }).getKnex();
   knex.on('query', () => void sql.count++);
-  // Hot paths bypass knex (src/core/rows.ts): their statements count too.
-  const plain = app.services.plainPool;
-  const plainQuery = plain.query.bind(plain) as (...args: unknown[]) => unknown;
-  plain.query = ((...args: unknown[]) => {
-    sql.count++;
-    return plainQuery(...args);
-  }) as typeof plain.query;
+  // Hot paths bypass knex (src/core/sql.ts): a request's statements on the service pool count too.
+  observeStatements(app.services.plainPool, () => void sql.count++);
 
   // The service keeps talking to app.sandboxUrl; a restarted sandbox listens there again.
   let sandbox: RunningSandbox | null = app.sandbox;
@@ -148,16 +155,14 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       });
       if (r.status !== 201) throw new Error(`createMerchant failed: ${r.status} ${r.text}`);
       const keys = r.body.api_keys;
-      return { id: r.body.id, keys, test: new Client_(app.url, keys.test), live: new Client_(app.url, keys.live) };
+      const rest = { test: new Client_(app.url, keys.test), live: new Client_(app.url, keys.live) };
+      return { id: r.body.id, keys, ...rest, rest, graphql: new GraphqlClient(app.url, keys.test) };
     },
     async close() {
       await app.close();
       if (sandbox && sandbox !== app.sandbox) await sandbox.close();
       await orm.close(true);
-      const c = new Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists "${name}" with (force)`);
-      await c.end();
+      await db.drop();
     },
   };
 }

@@ -69,5 +69,3 @@ export function expectNoLeak(text: string): void {
     if (re.test(text)) throw new Error(`response leaks internals (${re}): ${text.slice(0, 500)}`);
   }
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,10 +6,11 @@ import 'reflect-metadata';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/core/db';
+import { entities } from '../../src/entities';
 
 async function main() {
   const config = { ...loadConfig(), port: 0, host: '127.0.0.1' };
-  const orm = await openDatabase(config.databaseUrl!, 2);
+  const orm = await openDatabase(config.databaseUrl!, entities, 2);
   const app = await startApp(config, orm, 0);
   process.stdout.write(`LISTENING ${app.url}\n`);
   process.on('SIGTERM', () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, Browser } from 'playwright-core';
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, PROVIDERS } from './helpers';
 
 /**
@@ -19,15 +19,14 @@ if (!haveChromium) {
 const describeBrowser = haveChromium ? describe : describe.skip;
 
 describeBrowser('checkout in headless Chromium', () => {
-  let t: TestApp;
+  const h = useHarness();
   let m: TestMerchant;
   let browser: Browser;
   let shop: http.Server;
   let shopUrl: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    m = await t.createMerchant();
+    m = await h.merchant();
     // The merchant's own site: its pages read the payment from the service and show its status.
     shop = http.createServer(async (req, res) => {
       const url = new URL(req.url ?? '/', 'http://shop');
@@ -47,10 +46,9 @@ describeBrowser('checkout in headless Chromium', () => {
     });
   }, 60_000);
 
-  afterAll(async () => {
+  h.cleanup(async () => {
     await browser?.close();
     await new Promise((r) => shop?.close(r));
-    await t?.close();
   });
 
   describe.each(PROVIDERS)('%s', (provider) => {

@@ -1,25 +1,21 @@
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { TestMerchant, useHarness } from '../harness';
 import { expectNoLeak } from '../harness/http';
 import {
   connect, Connected, countRows, createPayment, outbox, pay, paymentBody, postEvent, PROVIDERS, razorpayEvent,
-  signedHeaders, stripeEvent, submitCheckout,
+  signedHeaders, stripeEvent,
 } from './helpers';
 
 /** Every way a payment can fail: at the checkout, at the gateway, and in the gateway's events. */
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const h = useHarness();
 
 const gatewayCheckouts = (paymentId: string) =>
-  countRows(t, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [`%${paymentId}%`]);
+  countRows(h.app, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [`%${paymentId}%`]);
 
 describe.each(PROVIDERS)('checkout failures through %s', (provider) => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     await connect(m.test, provider);
   });
 
@@ -28,7 +24,7 @@ describe.each(PROVIDERS)('checkout failures through %s', (provider) => {
     const { redirect, payment } = await pay(m.test, p, { outcome: 'success', method: 'card', card_number: '4000000000000002' });
     expect(redirect.startsWith(`https://merchant.example/cart?payment=${p.id}`)).toBe(true);
     expect(payment).toMatchObject({ status: 'failed', failure_reason: 'card_declined', amount_refunded: 0 });
-    const events = await outbox(t, m.id);
+    const events = await outbox(h.app, m.id);
     expect(events.filter((e) => e.payload.data.object.id === p.id).map((e) => e.type)).toEqual(['payment.failed']);
     const refund = await m.test.post(`/payments/${p.id}/refund`, {});
     expect(refund.status).toBe(409);
@@ -54,13 +50,13 @@ describe.each(PROVIDERS)('checkout failures through %s', (provider) => {
     const { redirect, payment } = await pay(m.test, p, { outcome: 'cancel' });
     expect(redirect.startsWith(`https://merchant.example/cart?payment=${p.id}`)).toBe(true);
     expect(payment.status).toBe('expired');
-    const events = await outbox(t, m.id);
+    const events = await outbox(h.app, m.id);
     expect(events.filter((e) => e.payload.data.object.id === p.id)).toEqual([]); // no payment.* event for an expiry
     const refund = await m.test.post(`/payments/${p.id}/refund`, {});
     expect(refund.status).toBe(409);
     expect(refund.body.error.code).toBe('payment_not_refundable');
     // The page is closed now; posting it again lands where the first submission did and changes nothing.
-    const again = await submitCheckout(p.checkout_url, { outcome: 'success' });
+    const again = await h.sandbox.submitCheckout(p.checkout_url, { outcome: 'success' });
     expect([303, 409]).toContain(again.status);
     expect((await m.test.get(`/payments/${p.id}`)).body.status).toBe('expired');
   });
@@ -77,7 +73,7 @@ describe.each(PROVIDERS)('checkout failures through %s', (provider) => {
 describe('validation', () => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     await connect(m.test, 'stripe');
   });
 
@@ -94,12 +90,12 @@ describe('validation', () => {
     [{ provider: 'paypal' }, 400, 'parameter_invalid', 'provider'],
     [{ provider: 'razorpay' }, 409, 'provider_not_connected', 'provider'],
   ])('%j -> %i %s', async (override, status, code, param) => {
-    const before = await countRows(t, 'payments', 'merchant_id = ?', [m.id]);
+    const before = await countRows(h.app, 'payments', 'merchant_id = ?', [m.id]);
     const r = await m.test.post('/payments', paymentBody(override));
     expect(r.status).toBe(status);
     expect(r.body.error).toMatchObject({ code, param });
-    expect(await countRows(t, 'payments', 'merchant_id = ?', [m.id])).toBe(before);
-    expect(await countRows(t, 'customers', 'merchant_id = ?', [m.id])).toBe(0);
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(before);
+    expect(await countRows(h.app, 'customers', 'merchant_id = ?', [m.id])).toBe(0);
   });
 
   it('refund amounts are validated', async () => {
@@ -117,30 +113,30 @@ describe('validation', () => {
 describe.each(PROVIDERS)('gateway down through %s', (provider) => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     await connect(m.test, provider);
   });
-  afterEach(() => t.sandbox.start());
+  afterEach(() => h.sandbox.start());
 
   it('answers 502 gateway_unavailable, writes nothing, and a retry with the same key creates exactly one payment', async () => {
     const key = `down-${provider}-${Date.now()}`;
     const body = paymentBody();
-    await t.sandbox.stop();
+    await h.sandbox.stop();
     const down = await m.test.post('/payments', body, { 'Idempotency-Key': key });
     expect(down.status).toBe(502);
     expect(down.body.error).toMatchObject({ type: 'gateway_error', code: 'gateway_unavailable', param: null });
     expect(down.headers.get('request-id')).toBe(down.body.error.request_id);
     expectNoLeak(down.text);
-    expect(await countRows(t, 'payments', 'merchant_id = ?', [m.id])).toBe(0);
-    expect(await countRows(t, 'customers', 'merchant_id = ?', [m.id])).toBe(0);
-    expect(await outbox(t, m.id)).toEqual([]);
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(0);
+    expect(await countRows(h.app, 'customers', 'merchant_id = ?', [m.id])).toBe(0);
+    expect(await outbox(h.app, m.id)).toEqual([]);
 
     // Not stored: the same key retried while still down fails the same way, not a replay.
     const down2 = await m.test.post('/payments', body, { 'Idempotency-Key': key });
     expect(down2.status).toBe(502);
     expect(down2.headers.get('idempotent-replayed')).toBeNull();
 
-    await t.sandbox.start();
+    await h.sandbox.start();
     const ok = await m.test.post('/payments', body, { 'Idempotency-Key': key });
     expect(ok.status).toBe(201);
     expect(ok.headers.get('idempotent-replayed')).toBeNull();
@@ -148,8 +144,8 @@ describe.each(PROVIDERS)('gateway down through %s', (provider) => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(ok.text);
-    expect(await countRows(t, 'payments', 'merchant_id = ?', [m.id])).toBe(1);
-    expect(await countRows(t, 'customers', 'merchant_id = ?', [m.id])).toBe(1);
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(1);
+    expect(await countRows(h.app, 'customers', 'merchant_id = ?', [m.id])).toBe(1);
     expect(await gatewayCheckouts(ok.body.id)).toBe(1);
 
     // And the payment completes normally.
@@ -160,13 +156,13 @@ describe.each(PROVIDERS)('gateway down through %s', (provider) => {
   it('a refund while the gateway is down answers 502 and releases the reserved amount', async () => {
     const p = await createPayment(m.test, { amount: 5000 });
     await pay(m.test, p);
-    await t.sandbox.stop();
+    await h.sandbox.stop();
     const r = await m.test.post(`/payments/${p.id}/refund`, { amount: 2000 });
     expect(r.status).toBe(502);
     expect(r.body.error.code).toBe('gateway_unavailable');
     expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'succeeded', amount_refunded: 0 });
-    expect(await outbox(t, m.id, 'payment.refunded')).toEqual([]);
-    await t.sandbox.start();
+    expect(await outbox(h.app, m.id, 'payment.refunded')).toEqual([]);
+    await h.sandbox.start();
     const ok = await m.test.post(`/payments/${p.id}/refund`, {});
     expect(ok.status).toBe(201);
     expect(ok.body.amount).toBe(5000);
@@ -174,15 +170,15 @@ describe.each(PROVIDERS)('gateway down through %s', (provider) => {
   });
 
   it('connecting while the gateway is down answers 502 and stores no connection', async () => {
-    const other = await t.createMerchant();
-    await t.sandbox.stop();
+    const other = await h.merchant();
+    await h.sandbox.stop();
     const creds = provider === 'stripe'
       ? { secret_key: 'sk_test_downdowndowndown', webhook_secret: 'whsec_down' }
       : { key_id: 'rzp_test_downdown', key_secret: 'x', webhook_secret: 'y' };
     const r = await other.test.post('/providers/connections', { provider, credentials: creds });
     expect(r.status).toBe(502);
     expect(r.body.error.code).toBe('gateway_unavailable');
-    expect(await countRows(t, 'provider_connections', 'merchant_id = ?', [other.id])).toBe(0);
+    expect(await countRows(h.app, 'provider_connections', 'merchant_id = ?', [other.id])).toBe(0);
   });
 });
 
@@ -190,13 +186,13 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
   let m: TestMerchant;
   let conn: Connected;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     conn = await connect(m.test, provider);
   });
 
   /** The events the sandbox really sent for a payment (exact bodies), oldest first. */
   async function sandboxEvents(p: any): Promise<{ id: string; type: string; body: string }[]> {
-    return t.orm.em.getConnection().execute(
+    return h.app.orm.em.getConnection().execute(
       `select id, type, body from sandbox_events where body like ? order by created_at, id`,
       [`%${p.checkout_session_id}%`],
     );
@@ -235,14 +231,14 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
     await pay(m.test, p);
     const sent = await sandboxEvents(p);
     expect(sent.length).toBeGreaterThan(0);
-    const before = await outbox(t, m.id);
+    const before = await outbox(h.app, m.id);
     for (const ev of sent) {
       const r = await postEvent(conn.connection.webhook_url, sign(ev));
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ received: true, duplicate: true });
     }
-    expect(await outbox(t, m.id)).toEqual(before);
-    expect(await countRows(t, 'gateway_events', 'merchant_id = ? and event_id = any(?::text[])', [m.id, `{${sent.map((e) => e.id).join(',')}}`])).toBe(sent.length);
+    expect(await outbox(h.app, m.id)).toEqual(before);
+    expect(await countRows(h.app, 'gateway_events', 'merchant_id = ? and event_id = any(?::text[])', [m.id, `{${sent.map((e) => e.id).join(',')}}`])).toBe(sent.length);
 
     // The same new event posted concurrently: one of them applies it.
     const q = await createPayment(m.test);
@@ -251,7 +247,7 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
     expect(answers.filter((a) => a.body.duplicate === false)).toHaveLength(1);
     expect((await m.test.get(`/payments/${q.id}`)).body.status).toBe('succeeded');
-    const succeeded = (await outbox(t, m.id, 'payment.succeeded')).filter((e) => e.payload.data.object.id === q.id);
+    const succeeded = (await outbox(h.app, m.id, 'payment.succeeded')).filter((e) => e.payload.data.object.id === q.id);
     expect(succeeded).toHaveLength(1);
   });
 
@@ -259,13 +255,13 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
     const p = await createPayment(m.test);
     const { payment: paid } = await pay(m.test, p);
     expect(paid.status).toBe('succeeded');
-    const before = await outbox(t, m.id);
+    const before = await outbox(h.app, m.id);
     const r = await postEvent(conn.connection.webhook_url, lateFailure(paid));
     expect(r.status).toBe(200);
     expect(r.body.duplicate).toBe(false);
     const after = (await m.test.get(`/payments/${p.id}`)).body;
     expect(after).toEqual(paid);
-    expect(await outbox(t, m.id)).toEqual(before);
+    expect(await outbox(h.app, m.id)).toEqual(before);
   });
 
   it('a late expiry after success changes nothing, and success after a failed attempt wins', async () => {
@@ -285,7 +281,7 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
     expect((await postEvent(conn.connection.webhook_url, success(q))).status).toBe(200);
     const won = (await m.test.get(`/payments/${q.id}`)).body;
     expect(won).toMatchObject({ status: 'succeeded', failure_reason: null });
-    const types = (await outbox(t, m.id)).filter((e) => e.payload.data.object.id === q.id).map((e) => e.type);
+    const types = (await outbox(h.app, m.id)).filter((e) => e.payload.data.object.id === q.id).map((e) => e.type);
     expect(types).toEqual(['payment.failed', 'payment.succeeded']);
   });
 
@@ -306,7 +302,7 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
       expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'signature_invalid' });
     }
     expect((await m.test.get(`/payments/${p.id}`)).body).toEqual(before);
-    expect(await countRows(t, 'gateway_events', 'event_id = ?', [good.id])).toBe(0);
+    expect(await countRows(h.app, 'gateway_events', 'event_id = ?', [good.id])).toBe(0);
     // The genuine event still applies afterwards.
     expect((await postEvent(conn.connection.webhook_url, good)).status).toBe(200);
     expect((await m.test.get(`/payments/${p.id}`)).body.status).toBe('succeeded');

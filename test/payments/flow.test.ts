@@ -1,24 +1,20 @@
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
-import { connect, createPayment, outbox, paymentBody, PROVIDERS, submitCheckout } from './helpers';
+import { TestMerchant, useHarness } from '../harness';
+import { connect, createPayment, outbox, paymentBody, PROVIDERS } from './helpers';
 
 /** The whole one-off payment flow through each adapter against the gateway sandbox. */
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const h = useHarness();
 
 describe.each(PROVIDERS)('payment flow through %s', (provider) => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
   });
 
   it('connects, creates, completes checkout by posting the form, applies the webhook and refunds', async () => {
     const { connection } = await connect(m.test, provider);
     expect(connection).toMatchObject({ object: 'provider_connection', provider, mode: 'test', status: 'active', is_default: true });
-    expect(connection.webhook_url).toBe(`${t.url}/v1/providers/${provider}/webhooks/${connection.id}`);
+    expect(connection.webhook_url).toBe(`${h.app.url}/v1/providers/${provider}/webhooks/${connection.id}`);
 
     const body = paymentBody({ currency: undefined, reference_id: 'order-42', metadata: { cart: '7' }, customer_phone: '+919876543210' });
     const created = await m.test.post('/payments', body);
@@ -42,7 +38,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     expect(p.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(p.customer_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(p.checkout_session_id).toBeTruthy();
-    expect(p.checkout_url.startsWith(`${t.app.sandboxUrl}/checkout/`)).toBe(true);
+    expect(p.checkout_url.startsWith(`${h.app.app.sandboxUrl}/checkout/`)).toBe(true);
     expect(p.success_url).toBe(`https://merchant.example/thanks?payment=${p.id}&session={CHECKOUT_SESSION_ID}`);
     expect(p.cancel_url).toBe(`https://merchant.example/cart?payment=${p.id}`);
     expect(p.created_at).toMatch(/Z$/);
@@ -55,7 +51,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     expect(html).toContain('<form method="post"');
     expect(html).toContain('INR 499.00');
 
-    const done = await submitCheckout(p.checkout_url, { outcome: 'success', method: 'card', card_number: '4242424242424242' });
+    const done = await h.sandbox.submitCheckout(p.checkout_url, { outcome: 'success', method: 'card', card_number: '4242424242424242' });
     expect(done.status).toBe(303);
     const redirect = new URL(done.location!);
     expect(`${redirect.origin}${redirect.pathname}`).toBe('https://merchant.example/thanks');
@@ -68,7 +64,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     expect(paid.body).toMatchObject({ id: p.id, status: 'succeeded', failure_reason: null, amount_refunded: 0 });
     expect(paid.body.provider_payment_id).toBeTruthy();
 
-    const succeeded = await outbox(t, m.id, 'payment.succeeded');
+    const succeeded = await outbox(h.app, m.id, 'payment.succeeded');
     expect(succeeded).toHaveLength(1);
     expect(succeeded[0].mode).toBe('test');
     expect(succeeded[0].payload).toMatchObject({ object: 'event', type: 'payment.succeeded', livemode: false, data: { object: { id: p.id, object: 'payment', status: 'succeeded' } } });
@@ -90,7 +86,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     const full = await m.test.get(`/payments/${p.id}`);
     expect(full.body).toMatchObject({ status: 'refunded', amount_refunded: 49900 });
 
-    const refunded = await outbox(t, m.id, 'payment.refunded');
+    const refunded = await outbox(h.app, m.id, 'payment.refunded');
     expect(refunded.map((e) => e.payload.data.object.status)).toEqual(['partially_refunded', 'refunded']);
 
     const again = await m.test.post(`/payments/${p.id}/refund`, { amount: 100 });
@@ -109,7 +105,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     const a = await createPayment(m.test, { customer_email: email });
     const b = await createPayment(m.test, { customer_email: email.toUpperCase(), amount: 1000 });
     expect(b.customer_id).toBe(a.customer_id); // found by e-mail, without regard to case
-    await submitCheckout(b.checkout_url, { outcome: 'success' });
+    await h.sandbox.submitCheckout(b.checkout_url, { outcome: 'success' });
 
     const all = await m.test.get(`/payments?customer_id=${a.customer_id}`);
     expect(all.status).toBe(200);
@@ -130,7 +126,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
 
   it('accepts the checkout form as JSON too, with UPI', async () => {
     const p = await createPayment(m.test, { amount: 2500 });
-    const done = await submitCheckout(p.checkout_url, { outcome: 'success', method: 'upi', vpa: 'success@sandbox', bank: 'HDFC' }, 'json');
+    const done = await h.sandbox.submitCheckout(p.checkout_url, { outcome: 'success', method: 'upi', vpa: 'success@sandbox', bank: 'HDFC' }, 'json');
     expect(done.status).toBe(303);
     const got = await m.test.get(`/payments/${p.id}`);
     expect(got.body.status).toBe('succeeded');
@@ -139,7 +135,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
 
 describe('payments across both connections', () => {
   it('uses the default connection unless provider is named, and converts currencies for each gateway', async () => {
-    const m = await t.createMerchant();
+    const m = await h.merchant();
     await connect(m.test, 'stripe');
     await connect(m.test, 'razorpay');
     const conns = await m.test.get('/providers/connections');
@@ -155,7 +151,7 @@ describe('payments across both connections', () => {
     expect(jpy.currency).toBe('JPY');
     const html = await (await fetch(jpy.checkout_url)).text();
     expect(html).toContain('JPY 500');
-    await submitCheckout(jpy.checkout_url);
+    await h.sandbox.submitCheckout(jpy.checkout_url);
     expect((await m.test.get(`/payments/${jpy.id}`)).body).toMatchObject({ status: 'succeeded', amount: 500, currency: 'JPY' });
   });
 });

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import Stripe from 'stripe';
-import { Client_, HttpResult, request, TestApp } from '../harness/app';
+import { Client_, request, TestApp } from '../harness/app';
+import { submitCheckout } from '../harness/checkout';
 
 /** Shared by the payment tests: gateway connections, payments, checkout completion, signed gateway events. */
 
@@ -48,23 +49,6 @@ export async function createPayment(c: Client_, overrides: Record<string, unknow
   const r = await c.post('/payments', paymentBody(overrides), headers);
   if (r.status !== 201) throw new Error(`create payment failed: ${r.status} ${r.text}`);
   return r.body;
-}
-
-/** Posts the hosted checkout form as a browser would (form-encoded), or as JSON; answers the raw result. */
-export async function submitCheckout(
-  checkoutUrl: string,
-  form: Record<string, string> = { outcome: 'success' },
-  as: 'form' | 'json' = 'form',
-): Promise<HttpResult & { location: string | null }> {
-  const r =
-    as === 'json'
-      ? await request(checkoutUrl, { method: 'POST', body: form })
-      : await request(checkoutUrl, {
-          method: 'POST',
-          rawBody: new URLSearchParams(form).toString(),
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        });
-  return { ...r, location: r.headers.get('location') };
 }
 
 /** Completes a checkout and returns the payment as the service now shows it. */
@@ -128,14 +112,4 @@ export async function outbox(t: TestApp, merchantId: string, type?: string): Pro
 export async function countRows(t: TestApp, table: string, where: string, params: unknown[]): Promise<number> {
   const [row] = await t.orm.em.getConnection().execute<{ n: string }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
   return Number(row.n);
-}
-
-/** Polls until fn() is truthy (for things that settle after an answer, e.g. background gateway events). */
-export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

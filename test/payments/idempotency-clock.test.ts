@@ -1,19 +1,17 @@
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { TestMerchant, useHarness } from '../harness';
 import type { Client_ } from '../harness/app';
 import { connect, paymentBody } from './helpers';
 
 const createPayment = (c: Client_, overrides: Record<string, unknown>, headers: Record<string, string>) =>
   c.post('/payments', paymentBody(overrides), headers);
 
-let t: TestApp;
+const h = useHarness();
 let m: TestMerchant;
 beforeAll(async () => {
-  t = await startTestApp();
-  m = await t.createMerchant();
+  m = await h.merchant();
   await connect(m.test, 'stripe');
   await connect(m.live, 'stripe');
 });
-afterAll(() => t.close());
 
 // Contract sections 5 and 14: keys are kept 24 hours, and in test mode those hours are the merchant's test clock.
 describe('Idempotency-Key expiry follows the test clock', () => {
@@ -36,7 +34,7 @@ describe('Idempotency-Key expiry follows the test clock', () => {
   it('live keys keep real time (the test clock never touches live mode)', async () => {
     const key = { 'Idempotency-Key': 'clock-key-live' };
     expect((await createPayment(m.live, { amount: 1000 }, key)).status).toBe(201);
-    await m.test.post('/test-clock/advance', { seconds: 30 * 3600 });
+    await h.clock.advance(m, 30 * 3600);
     expect((await createPayment(m.live, { amount: 2000 }, key)).body.error.code).toBe('idempotency_key_reused');
   });
 });

@@ -1,23 +1,18 @@
 import { Client } from 'pg';
-import { HttpResult, startTestApp, TestApp, TestMerchant } from '../harness/app';
-import { sleep } from '../harness/http';
+import { HttpResult, TestMerchant, useHarness, sleep } from '../harness';
 import { connect, countRows, createPayment, pay, paymentBody, PROVIDERS } from './helpers';
 
 /** Contract section 5 on POST /payments and POST /payments/{id}/refund. */
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const h = useHarness();
 
 const key = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 const gatewayCheckouts = (paymentId: string) =>
-  countRows(t, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [`%${paymentId}%`]);
+  countRows(h.app, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [`%${paymentId}%`]);
 
 /** Holds an exclusive lock on a table from another connection, so writes to it wait (reads do not). */
 async function lockTable(table: string): Promise<{ release(): Promise<void> }> {
-  const c = new Client({ connectionString: t.databaseUrl });
+  const c = new Client({ connectionString: h.app.databaseUrl });
   await c.connect();
   await c.query('begin');
   await c.query(`lock table ${table} in exclusive mode`);
@@ -32,7 +27,7 @@ async function lockTable(table: string): Promise<{ release(): Promise<void> }> {
 /** Waits until some session waits on a lock (the request under test is blocked where we want it). */
 async function waitForLockWaiter(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const rows = await t.orm.em.getConnection().execute<{ n: number }[]>(
+    const rows = await h.app.orm.em.getConnection().execute<{ n: number }[]>(
       `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
     );
     if (rows[0].n > 0) return;
@@ -44,7 +39,7 @@ async function waitForLockWaiter(): Promise<void> {
 describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (provider) => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     await connect(m.test, provider);
   });
 
@@ -62,8 +57,8 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
       expect(a.body.error).toMatchObject({ type: 'invalid_request_error', code: 'idempotency_key_in_use' });
     }
     const id = created[0].body.id;
-    expect(await countRows(t, 'payments', 'merchant_id = ?', [m.id])).toBe(1);
-    expect(await countRows(t, 'customers', 'merchant_id = ?', [m.id])).toBe(1);
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(1);
+    expect(await countRows(h.app, 'customers', 'merchant_id = ?', [m.id])).toBe(1);
     expect(await gatewayCheckouts(id)).toBe(1);
 
     // Afterwards the same request is replayed byte for byte, with its status, however often.
@@ -78,7 +73,7 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
     const late = await m.test.post('/payments', body, { 'Idempotency-Key': k });
     expect(late.text).toBe(created[0].text);
     expect(late.body.status).toBe('pending');
-    expect(await countRows(t, 'payments', 'merchant_id = ?', [m.id])).toBe(1);
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(1);
   });
 
   it('the same key with keys of the body reordered is the same request', async () => {
@@ -99,7 +94,7 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
     const body = paymentBody();
     const first = await m.test.post('/payments', body, { 'Idempotency-Key': k });
     expect(first.status).toBe(201);
-    const before = await countRows(t, 'payments', 'merchant_id = ?', [m.id]);
+    const before = await countRows(h.app, 'payments', 'merchant_id = ?', [m.id]);
     const other = await m.test.post('/payments', { ...body, amount: 50000 }, { 'Idempotency-Key': k });
     expect(other.status).toBe(400);
     expect(other.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
@@ -107,7 +102,7 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
     const refund = await m.test.post(`/payments/${first.body.id}/refund`, {}, { 'Idempotency-Key': k });
     expect(refund.status).toBe(400);
     expect(refund.body.error.code).toBe('idempotency_key_reused');
-    expect(await countRows(t, 'payments', 'merchant_id = ?', [m.id])).toBe(before);
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(before);
   });
 
   it('answers 409 idempotency_key_in_use while the first request is still running, then replays it', async () => {
@@ -149,7 +144,7 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
     // The same key in live mode and for another merchant are other keys.
     await connect(m.live, provider);
     const body = paymentBody();
-    const other = await t.createMerchant();
+    const other = await h.merchant();
     await connect(other.test, provider);
     const k2 = key('shared');
     const a = await m.test.post('/payments', body, { 'Idempotency-Key': k2 });
@@ -167,12 +162,12 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
 describe('Idempotency-Key validation', () => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     await connect(m.test, 'stripe');
   });
 
   it.each([['x'.repeat(256)], ['caf\u00e9']])('%s answers 400 parameter_invalid on Idempotency-Key', async (k) => {
-    const r = await fetch(`${t.url}/v1/payments`, {
+    const r = await fetch(`${h.app.url}/v1/payments`, {
       method: 'POST',
       headers: { authorization: `Bearer ${m.keys.test}`, 'content-type': 'application/json', 'idempotency-key': encodeURIComponent(k) === k ? k : Buffer.from(k, 'utf8').toString('latin1') },
       body: JSON.stringify(paymentBody()),
@@ -180,7 +175,7 @@ describe('Idempotency-Key validation', () => {
     const body: any = await r.json();
     expect(r.status).toBe(400);
     expect(body.error).toMatchObject({ code: 'parameter_invalid', param: 'Idempotency-Key' });
-    expect(await countRows(t, 'payments', 'merchant_id = ?', [m.id])).toBe(0);
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(0);
   });
 
   it('255 characters are accepted', async () => {
@@ -192,7 +187,7 @@ describe('Idempotency-Key validation', () => {
 describe.each(PROVIDERS)('POST /payments/{id}/refund with Idempotency-Key through %s', (provider) => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     await connect(m.test, provider);
   });
 
@@ -207,9 +202,9 @@ describe.each(PROVIDERS)('POST /payments/{id}/refund with Idempotency-Key throug
     const created = answers.filter((a) => a.status === 201);
     expect(created.filter((a) => a.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
     expect(new Set(created.map((a) => a.text)).size).toBe(1);
-    expect(await countRows(t, 'refunds', 'payment_id = ?', [p.id])).toBe(1);
+    expect(await countRows(h.app, 'refunds', 'payment_id = ?', [p.id])).toBe(1);
     expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'partially_refunded', amount_refunded: 3000 });
-    const refunds = await countRows(t, 'sandbox_objects', `type = 'refund' and data::text like ?`, [`%${created[0].body.provider_refund_id}%`]);
+    const refunds = await countRows(h.app, 'sandbox_objects', `type = 'refund' and data::text like ?`, [`%${created[0].body.provider_refund_id}%`]);
     expect(refunds).toBe(1);
 
     const replay = await m.test.post(`/payments/${p.id}/refund`, { amount: 3000 }, { 'Idempotency-Key': k });

@@ -1,19 +1,15 @@
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { TestMerchant, useHarness } from '../harness';
 import { connect, countRows, createPayment, outbox, pay, PROVIDERS } from './helpers';
 
 /** Refunds never exceed the payment, also under concurrent requests (contract 6, refund). */
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const h = useHarness();
 
 /** Waits for the sandbox's background webhooks (refund events) to be delivered and answered. */
-const settle = () => t.app.sandbox!.sandbox.settle();
+const settle = () => h.app.app.sandbox!.sandbox.settle();
 
 async function refundSum(paymentId: string, status = 'succeeded'): Promise<number> {
-  const [row] = await t.orm.em.getConnection().execute<{ s: string | null }[]>(
+  const [row] = await h.app.orm.em.getConnection().execute<{ s: string | null }[]>(
     'select sum(amount)::bigint as s from refunds where payment_id = ? and status = ?',
     [paymentId, status],
   );
@@ -23,7 +19,7 @@ async function refundSum(paymentId: string, status = 'succeeded'): Promise<numbe
 describe.each(PROVIDERS)('refunds through %s', (provider) => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await t.createMerchant();
+    m = await h.merchant();
     await connect(m.test, provider);
   });
 
@@ -48,8 +44,8 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
     await settle();
     expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 10000 });
     expect(await refundSum(p.id)).toBe(10000);
-    expect(await countRows(t, 'refunds', 'payment_id = ?', [p.id])).toBe(10);
-    const events = (await outbox(t, m.id, 'payment.refunded')).filter((e) => e.payload.data.object.id === p.id);
+    expect(await countRows(h.app, 'refunds', 'payment_id = ?', [p.id])).toBe(10);
+    const events = (await outbox(h.app, m.id, 'payment.refunded')).filter((e) => e.payload.data.object.id === p.id);
     expect(events).toHaveLength(10);
     expect(events.filter((e) => e.payload.data.object.status === 'refunded')).toHaveLength(1);
   });
@@ -98,13 +94,13 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
     const r = await m.test.post(`/payments/${p.id}/refund`, { amount: 3000 });
     expect(r.status).toBe(201);
     const before = (await m.test.get(`/payments/${p.id}`)).body;
-    const eventsBefore = await outbox(t, m.id);
+    const eventsBefore = await outbox(h.app, m.id);
     await settle();
-    await t.app.sandbox!.redeliverPending();
+    await h.app.app.sandbox!.redeliverPending();
     expect((await m.test.get(`/payments/${p.id}`)).body).toEqual(before);
-    expect(await outbox(t, m.id)).toEqual(eventsBefore);
+    expect(await outbox(h.app, m.id)).toEqual(eventsBefore);
     expect(before).toMatchObject({ status: 'partially_refunded', amount_refunded: 3000 });
-    const refund = await t.orm.em.getConnection().execute<{ status: string }[]>('select status from refunds where id = ?', [r.body.id]);
+    const refund = await h.app.orm.em.getConnection().execute<{ status: string }[]>('select status from refunds where id = ?', [r.body.id]);
     expect(refund[0].status).toBe('succeeded');
   });
 

@@ -1,32 +1,27 @@
 import { Client as WsClient, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
-import { sleep } from '../harness/http';
-import { connect, createPayment, eventually, pay } from './helpers';
+import { eventually, TestMerchant, useHarness, sleep } from '../harness';
+import { connect, createPayment, pay } from './helpers';
 
 /** GraphQL subscription paymentUpdated(id) over graphql-ws: live changes, only ever the subscriber's own. */
 
-let t: TestApp;
+const h = useHarness();
 let a: TestMerchant;
 let b: TestMerchant;
 const clients: WsClient[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp();
-  a = await t.createMerchant();
-  b = await t.createMerchant();
+  a = await h.merchant();
+  b = await h.merchant();
   await connect(a.test, 'stripe');
   await connect(a.live, 'razorpay');
   await connect(b.test, 'stripe');
 });
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
-  await t.close();
-});
+h.cleanup(() => Promise.all(clients.map((c) => c.dispose())));
 
 function wsClient(key: string | null, onClosed?: (e: unknown) => void): WsClient {
   const c = createClient({
-    url: `${t.url.replace(/^http/, 'ws')}/graphql`,
+    url: `${h.app.url.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: WebSocket,
     connectionParams: key ? { Authorization: `Bearer ${key}` } : {},
     retryAttempts: 0,

@@ -1,4 +1,4 @@
-import { Client_, HttpResult, startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { Client_, HttpResult, TestMerchant, useHarness } from '../harness';
 import { errorFingerprint, gqlErrorFingerprint, gqlRequest, unknownId } from '../harness/http';
 import { connect, Connected, createPayment, pay, postEvent, stripeEvent } from './helpers';
 
@@ -7,7 +7,7 @@ import { connect, Connected, createPayment, pay, postEvent, stripeEvent } from '
  * merchant's other mode: the record answers exactly as an unknown id, never appears in a list, and is left alone.
  */
 
-let t: TestApp;
+const h = useHarness();
 let a: TestMerchant;
 let b: TestMerchant;
 let aStripe: Connected;
@@ -15,9 +15,8 @@ let bStripe: Connected;
 const A: { payment: any; refundable: any; customer: string; connection: string } = {} as never;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  a = await t.createMerchant();
-  b = await t.createMerchant();
+  a = await h.merchant();
+  b = await h.merchant();
   aStripe = await connect(a.test, 'stripe');
   bStripe = await connect(b.test, 'stripe');
   await connect(a.live, 'stripe');
@@ -31,7 +30,6 @@ beforeAll(async () => {
   await createPayment(b.test, { customer_email: 'shared@example.com' });
   await createPayment(a.live, { customer_email: 'shared@example.com' });
 });
-afterAll(() => t.close());
 
 const strangers = () => [
   ['another merchant', b.test],
@@ -111,8 +109,8 @@ describe('GraphQL', () => {
     const before = await snapshot();
     for (const [label, c] of strangers()) {
       const missing = unknownId();
-      const theirs = await gqlRequest(t.url, c.key, op.query, { id: op.id() });
-      const unknown = await gqlRequest(t.url, c.key, op.query, { id: missing });
+      const theirs = await gqlRequest(h.app.url, c.key, op.query, { id: op.id() });
+      const unknown = await gqlRequest(h.app.url, c.key, op.query, { id: missing });
       expect([label, theirs.body.errors?.[0]?.extensions?.code]).toEqual([label, 'resource_not_found']);
       expect([label, gqlErrorFingerprint(theirs, op.id())]).toEqual([label, gqlErrorFingerprint(unknown, missing)]);
     }

@@ -1,24 +1,19 @@
 import { useHostLookup } from '../../src/modules/webhooks/address';
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { TestMerchant, eventually, Receiver, sleep, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
-import { emitEvent, eventually, Receiver, sleep, verify } from './receiver';
+import { emitEvent, verify } from './helpers';
 
-let t: TestApp;
+const h = useHarness();
 let rx: Receiver;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  rx = await Receiver.start();
+  rx = await h.receiver();
 });
-afterAll(async () => {
-  useHostLookup(null);
-  await t.close();
-  await rx.close();
-});
+afterAll(() => useHostLookup(null));
 
 /** A fresh merchant with one test endpoint on the receiver (path tells endpoints apart). */
 async function setup(body: Record<string, unknown> = {}) {
-  const m = await t.createMerchant();
+  const m = await h.merchant();
   const path = `/${Math.random().toString(36).slice(2)}`;
   const ep = (await m.test.post('/webhooks/endpoints', { url: `${rx.url}${path}`, mode: 'test', ...body })).body;
   const seen = () => rx.received.filter((r) => r.path === path);
@@ -136,11 +131,11 @@ describe('retries', () => {
     try {
       await m.test.post('/webhooks/trigger-test', { endpoint_id: ep.id });
       await eventually(async () => seen().length === 1, 10_000, 'the first attempt');
-      await m.test.post('/test-clock/advance', { seconds: 4 * 24 * 3600 });
+      await h.clock.advance(m, 4 * 24 * 3600);
       expect((await m.test.get(`/webhooks/endpoints/${ep.id}`)).body.enabled).toBe(true); // 4 days: still on
-      await m.test.post('/test-clock/advance', { seconds: 24 * 3600 + 60 });
+      await h.clock.advance(m, 24 * 3600 + 60);
       await m.test.post('/webhooks/trigger-test', { endpoint_id: ep.id });
-      await m.test.post('/test-clock/advance', { seconds: 1 });
+      await h.clock.advance(m, 1);
       const after = (await m.test.get(`/webhooks/endpoints/${ep.id}`)).body;
       expect(after).toMatchObject({ enabled: false, disabled_reason: 'failing' });
       const notes = rx.received.filter((r) => r.path === watcherPath);
@@ -159,15 +154,15 @@ describe('retries', () => {
 
 describe('routing', () => {
   it('sends each endpoint only the event types it takes', async () => {
-    const m = await t.createMerchant();
+    const m = await h.merchant();
     const mk = async (p: string, events?: string[]) =>
       (await m.test.post('/webhooks/endpoints', { url: `${rx.url}${p}`, mode: 'test', ...(events ? { enabled_events: events } : {}) })).body;
     const tag = Math.random().toString(36).slice(2);
     await mk(`/all-${tag}`);
     await mk(`/failed-${tag}`, ['payment.failed']);
     await mk(`/subs-${tag}`, ['subscription.*']);
-    for (const type of ['payment.failed', 'subscription.created', 'subscription.cancelled', 'invoice.paid']) await emitEvent(t, m.id, 'test', type);
-    await t.app.services.delivery.dispatcher.drain();
+    for (const type of ['payment.failed', 'subscription.created', 'subscription.cancelled', 'invoice.paid']) await emitEvent(h.app, m.id, 'test', type);
+    await h.app.app.services.delivery.dispatcher.drain();
     const types = (p: string) => rx.received.filter((r) => r.path === p).map((r) => JSON.parse(r.body).type).sort();
     await eventually(async () => types(`/all-${tag}`).length === 4, 10_000, 'all four');
     await sleep(200);
@@ -183,9 +178,9 @@ describe('routing', () => {
     const { m, seen } = await setup();
     const live = (await m.live.post('/webhooks/endpoints', { url: 'https://hooks.example.com/live', mode: 'live' })).body;
     expect(live.mode).toBe('live');
-    const liveEvent = await emitEvent(t, m.id, 'live', 'payment.succeeded', { id: 'live_obj', object: 'payment' });
-    const testEvent = await emitEvent(t, m.id, 'test', 'payment.succeeded', { id: 'test_obj', object: 'payment' });
-    await t.app.services.delivery.dispatcher.drain();
+    const liveEvent = await emitEvent(h.app, m.id, 'live', 'payment.succeeded', { id: 'live_obj', object: 'payment' });
+    const testEvent = await emitEvent(h.app, m.id, 'test', 'payment.succeeded', { id: 'test_obj', object: 'payment' });
+    await h.app.app.services.delivery.dispatcher.drain();
     await eventually(async () => seen().length === 1, 10_000, 'the test event');
     await sleep(200);
     expect(seen().map((r) => r.headers['webhook-id'])).toEqual([testEvent]);
@@ -201,8 +196,8 @@ describe('routing', () => {
     await m.test.post(`/webhooks/endpoints/${ep.id}/toggle`, { enabled: false });
     const tt = await m.test.post('/webhooks/trigger-test');
     expect(tt.body.deliveries).toEqual([]);
-    await emitEvent(t, m.id, 'test', 'payment.succeeded');
-    await t.app.services.delivery.dispatcher.drain();
+    await emitEvent(h.app, m.id, 'test', 'payment.succeeded');
+    await h.app.app.services.delivery.dispatcher.drain();
     await sleep(300);
     expect(seen()).toHaveLength(0);
 
@@ -214,7 +209,7 @@ describe('routing', () => {
       await eventually(async () => (await delivery(m, d.id)).attempts === 1, 10_000, 'the first attempt');
       await m.test.post(`/webhooks/endpoints/${ep.id}/toggle`, { enabled: false });
       rx.respond = () => 200;
-      await m.test.post('/test-clock/advance', { seconds: 60 });
+      await h.clock.advance(m, 60);
       expect(seen()).toHaveLength(1);
       expect(await delivery(m, d.id)).toMatchObject({ status: 'failed', attempts: 1, error: 'endpoint disabled' });
       const retry = await m.test.post(`/webhooks/deliveries/${d.id}/retry`);
@@ -225,8 +220,8 @@ describe('routing', () => {
     // deleted: nothing either
     await m.test.post(`/webhooks/endpoints/${ep.id}/toggle`, { enabled: true });
     await m.test.delete(`/webhooks/endpoints/${ep.id}`);
-    await emitEvent(t, m.id, 'test', 'payment.succeeded');
-    await t.app.services.delivery.dispatcher.drain();
+    await emitEvent(h.app, m.id, 'test', 'payment.succeeded');
+    await h.app.app.services.delivery.dispatcher.drain();
     await sleep(300);
     expect(seen()).toHaveLength(1);
   });
@@ -244,7 +239,7 @@ describe('secret rolling', () => {
     verify(ep.secret, seen()[0]); // receivers not yet updated
     verify(rolled.secret, seen()[0]); // receivers already updated
 
-    await m.test.post('/test-clock/advance', { seconds: 24 * 3600 + 1 });
+    await h.clock.advance(m, 24 * 3600 + 1);
     await m.test.post('/webhooks/trigger-test');
     await eventually(async () => seen().length === 2, 10_000, 'the second delivery');
     expect(seen()[1].headers['webhook-signature'].split(' ')).toHaveLength(1);
@@ -265,7 +260,7 @@ describe('SSRF at delivery', () => {
     };
     let phase: 'create' | 'deliver' = 'create';
     useHostLookup(async (host) => [{ address: phase === 'create' ? '93.184.216.34' : (answers[host] ?? '127.0.0.1'), family: 4 }]);
-    const m = await t.createMerchant();
+    const m = await h.merchant();
     const eps = [];
     for (const host of Object.keys(answers)) {
       const r = await m.live.post('/webhooks/endpoints', { url: `https://${host}:${port}/hook`, mode: 'live' });
@@ -273,15 +268,15 @@ describe('SSRF at delivery', () => {
       eps.push(r.body);
     }
     // and one stored before the rules existed, pointing straight at the receiver
-    await t.orm.em.getConnection().execute(
+    await h.app.orm.em.getConnection().execute(
       `insert into webhook_endpoints (id, created_at, merchant_id, mode, url, enabled, enabled_events, secret_sealed, updated_at)
        select gen_random_uuid(), now() - interval '1 minute', merchant_id, mode, ?, true, '["*"]', secret_sealed, now() from webhook_endpoints where id = ?`,
       [`https://127.0.0.1:${port}/hook`, eps[0].id],
     );
     phase = 'deliver';
     const before = connections;
-    await emitEvent(t, m.id, 'live', 'payment.succeeded');
-    await t.app.services.delivery.dispatcher.drain();
+    await emitEvent(h.app, m.id, 'live', 'payment.succeeded');
+    await h.app.app.services.delivery.dispatcher.drain();
     const log = (await m.live.get('/webhooks/deliveries')).body.data;
     expect(log).toHaveLength(4);
     for (const d of log) {

@@ -5,9 +5,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { startApp, RunningApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/core/db';
-import { startTestApp, TestApp } from '../harness/app';
+import { entities } from '../../src/entities';
+import { eventually, Receiver, sleep, useHarness } from '../harness';
 import { spawnTs } from '../harness/process';
-import { emitEvent, emitMany, eventually, Receiver, sleep, verify } from './receiver';
+import { emitEvent, emitMany, verify } from './helpers';
 
 /**
  * Durability: deliveries live in PostgreSQL, so a worker killed at any point loses nothing, and several workers on
@@ -22,40 +23,37 @@ async function startWorkerProcess(databaseUrl: string, env: Record<string, strin
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
 
 describe('several workers on one database', () => {
-  let t: TestApp;
+  const h = useHarness({ workerConcurrency: 16 });
+  let rx: Receiver;
   let app2: RunningApp;
   let orm2: MikroORM;
-  let rx: Receiver;
   beforeAll(async () => {
-    t = await startTestApp({ workerConcurrency: 16 });
-    orm2 = await openDatabase(t.databaseUrl, 4);
-    app2 = await startApp({ ...loadConfig({}), port: 0, databaseUrl: t.databaseUrl, sandbox: false, workerConcurrency: 16, dataDir: DATA_DIR }, orm2, 0);
-    rx = await Receiver.start();
+    orm2 = await openDatabase(h.app.databaseUrl, entities, 4);
+    app2 = await startApp({ ...loadConfig({}), port: 0, databaseUrl: h.app.databaseUrl, sandbox: false, workerConcurrency: 16, dataDir: DATA_DIR }, orm2, 0);
+    rx = await h.receiver();
   });
-  afterAll(async () => {
+  h.cleanup(async () => {
     await app2.close();
     await orm2.close(true);
-    await t.close();
-    await rx.close();
   });
 
   it('deliver each attempt once', async () => {
-    const m = await t.createMerchant();
+    const m = await h.merchant();
     const ep = (await m.test.post('/webhooks/endpoints', { url: `${rx.url}/two`, mode: 'test' })).body;
     rx.respond = async () => {
       await sleep(5); // a receiver that takes a moment, so attempts overlap
       return 200;
     };
-    const ids = await emitMany(t, m.id, 'test', 300);
+    const ids = await emitMany(h.app, m.id, 'test', 300);
     // a third sender races them: a pass run directly
-    await t.app.services.delivery.dispatcher.drain();
+    await h.app.app.services.delivery.dispatcher.drain();
     await rx.waitFor(300, 30_000);
     await sleep(500);
     const got = rx.received.filter((r) => r.path === '/two');
     expect(got).toHaveLength(300);
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids));
     verify(ep.secret, got[123]);
-    const rows = await t.orm.em.getConnection().execute(
+    const rows = await h.app.orm.em.getConnection().execute(
       `select status, attempts, count(*)::int as n from webhook_deliveries where merchant_id = ? group by status, attempts`,
       [m.id],
     );
@@ -64,29 +62,26 @@ describe('several workers on one database', () => {
 });
 
 describe('a worker killed mid-delivery', () => {
-  let t: TestApp;
+  const h = useHarness({ worker: false }); // the API alone: separate worker processes deliver
   let rx: Receiver;
   const children: ChildProcess[] = [];
   beforeAll(async () => {
-    t = await startTestApp({ worker: false }); // the API alone: separate worker processes deliver
-    rx = await Receiver.start();
+    rx = await h.receiver();
   });
-  afterAll(async () => {
+  h.cleanup(async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    await t.close();
-    await rx.close();
   });
 
   it('loses nothing: the attempt is sent again, with the same webhook-id, once its lease runs out', async () => {
-    const m = await t.createMerchant();
+    const m = await h.merchant();
     const ep = (await m.test.post('/webhooks/endpoints', { url: `${rx.url}/kill`, mode: 'test' })).body;
     const tt = (await m.test.post('/webhooks/trigger-test')).body;
     // written while no worker runs: waits in the outbox
-    const queued = await emitEvent(t, m.id, 'test', 'subscription.created');
+    const queued = await emitEvent(h.app, m.id, 'test', 'subscription.created');
 
     let hang = true;
     rx.respond = () => (hang ? new Promise<number>(() => undefined) : 200); // the first requests never get an answer
-    const first = await startWorkerProcess(t.databaseUrl, { WEBHOOK_TIMEOUT_MS: '2000' });
+    const first = await startWorkerProcess(h.app.databaseUrl, { WEBHOOK_TIMEOUT_MS: '2000' });
     children.push(first);
     await rx.waitFor(2, 20_000);
     first.kill('SIGKILL'); // mid-delivery: sent, no answer recorded
@@ -95,7 +90,7 @@ describe('a worker killed mid-delivery', () => {
     expect(d).toMatchObject({ status: 'pending', attempts: 0 });
 
     hang = false;
-    const second = await startWorkerProcess(t.databaseUrl, { WEBHOOK_TIMEOUT_MS: '2000' });
+    const second = await startWorkerProcess(h.app.databaseUrl, { WEBHOOK_TIMEOUT_MS: '2000' });
     children.push(second);
     await eventually(async () => {
       const all = (await m.test.get('/webhooks/deliveries')).body.data;

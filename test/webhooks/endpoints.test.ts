@@ -1,8 +1,8 @@
 import { useHostLookup } from '../../src/modules/webhooks/address';
-import { startTestApp, TestApp, TestMerchant } from '../harness/app';
+import { TestMerchant, useHarness } from '../harness';
 import { errorFingerprint, unknownId } from '../harness/http';
 
-let t: TestApp;
+const h = useHarness();
 let m: TestMerchant;
 let other: TestMerchant;
 
@@ -21,14 +21,10 @@ beforeAll(async () => {
     if (!a) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     return a.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   });
-  t = await startTestApp();
-  m = await t.createMerchant();
-  other = await t.createMerchant();
+  m = await h.merchant();
+  other = await h.merchant();
 });
-afterAll(async () => {
-  useHostLookup(null);
-  await t.close();
-});
+afterAll(() => useHostLookup(null));
 
 describe('POST /webhooks/endpoints', () => {
   it('creates an endpoint and shows its whsec_ secret only in the create answer', async () => {
@@ -213,7 +209,7 @@ describe('trigger-test', () => {
   });
 
   it('targets only enabled test endpoints that take payment.succeeded', async () => {
-    const fresh = await t.createMerchant();
+    const fresh = await h.merchant();
     const a = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/a', mode: 'test' })).body;
     const b = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/b', mode: 'test', enabled_events: ['payment.*'] })).body;
     const c = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/c', mode: 'test', enabled_events: ['subscription.created'] })).body;
@@ -273,7 +269,7 @@ describe('GraphQL', () => {
 
 describe('GET /webhooks/deliveries', () => {
   it('paginates like the other lists and filters by endpoint_id and status', async () => {
-    const fresh = await t.createMerchant();
+    const fresh = await h.merchant();
     const ep = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/p', mode: 'test' })).body;
     for (let i = 0; i < 5; i++) await fresh.test.post('/webhooks/trigger-test', { endpoint_id: ep.id });
     const p1 = await fresh.test.get(`/webhooks/deliveries?limit=2&endpoint_id=${ep.id}`);

@@ -1,20 +1,15 @@
 import { pruneHistory, uuidv7Floor } from '../../src/modules/webhooks/retention';
 import { v7 as uuidv7 } from 'uuid';
-import { startTestApp, TestApp } from '../harness/app';
+import { Receiver, useHarness } from '../harness';
 import { connect, countRows, createPayment, pay } from '../payments/helpers';
-import { emitEvent, Receiver } from './receiver';
+import { emitEvent } from './helpers';
 
-let t: TestApp;
+const h = useHarness();
 let rx: Receiver;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  rx = await Receiver.start();
+  rx = await h.receiver();
   rx.respond = (r) => (r.path === '/fail' ? 500 : 200);
-});
-afterAll(async () => {
-  await t.close();
-  await rx.close();
 });
 
 const DAY = 86_400_000;
@@ -28,20 +23,20 @@ it('uuidv7Floor sorts below every id made at or after the instant and above ever
 });
 
 it('prunes finished deliveries, fanned-out events without deliveries and inbound gateway events past the retention; keeps pending ones', async () => {
-  const m = await t.createMerchant();
+  const m = await h.merchant();
   await m.test.post('/webhooks/endpoints', { url: `${rx.url}/ok`, mode: 'test', enabled_events: ['payment.succeeded'] });
   await m.test.post('/webhooks/endpoints', { url: `${rx.url}/fail`, mode: 'test', enabled_events: ['payment.failed'] });
-  const succeeded = await emitEvent(t, m.id, 'test', 'payment.succeeded');
-  const failing = await emitEvent(t, m.id, 'test', 'payment.failed');
-  const unheard = await emitEvent(t, m.id, 'test', 'customer.created'); // no endpoint takes it
+  const succeeded = await emitEvent(h.app, m.id, 'test', 'payment.succeeded');
+  const failing = await emitEvent(h.app, m.id, 'test', 'payment.failed');
+  const unheard = await emitEvent(h.app, m.id, 'test', 'customer.created'); // no endpoint takes it
   // a real checkout: inbound gateway events, and its own payment.succeeded delivered
   await connect(m.test, 'stripe');
   await pay(m.test, await createPayment(m.test));
-  const { dispatcher, db } = t.app.services.delivery;
+  const { dispatcher, db } = h.app.app.services.delivery;
   await dispatcher.drain();
-  const deliveries = () => countRows(t, 'webhook_deliveries', 'merchant_id = ?', [m.id]);
-  const events = () => countRows(t, 'outbox_events', 'merchant_id = ?', [m.id]);
-  const gatewayEvents = () => countRows(t, 'gateway_events', 'merchant_id = ?', [m.id]);
+  const deliveries = () => countRows(h.app, 'webhook_deliveries', 'merchant_id = ?', [m.id]);
+  const events = () => countRows(h.app, 'outbox_events', 'merchant_id = ?', [m.id]);
+  const gatewayEvents = () => countRows(h.app, 'gateway_events', 'merchant_id = ?', [m.id]);
   expect(await deliveries()).toBe(3); // two succeeded, one pending a retry
   const eventsBefore = await events();
   expect(eventsBefore).toBeGreaterThanOrEqual(4);
@@ -58,7 +53,7 @@ it('prunes finished deliveries, fanned-out events without deliveries and inbound
   expect(log).toHaveLength(1);
   expect(log[0]).toMatchObject({ event_id: failing, status: 'pending' });
   // the pending delivery's event stays; the others (with or without deliveries) are gone
-  const left = await t.orm.em.getConnection().execute<{ id: string }[]>('select id from outbox_events where merchant_id = ?', [m.id]);
+  const left = await h.app.orm.em.getConnection().execute<{ id: string }[]>('select id from outbox_events where merchant_id = ?', [m.id]);
   expect(left.map((r) => r.id)).toEqual([failing]);
   expect(pruned.events).toBe(eventsBefore - 1);
   expect([succeeded, unheard].every((id) => !left.some((r) => r.id === id))).toBe(true);

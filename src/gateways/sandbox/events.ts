@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Stripe from 'stripe';
-import type { SecretBox } from '../../core/secrets';
+import type { SecretBox } from './sealed';
 import { gid, unix } from './ids';
 import { openSecret } from './sealed';
 import { SandboxEvent, SandboxProvider, SandboxWebhook } from './sandbox.entities';

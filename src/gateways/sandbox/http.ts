@@ -5,7 +5,7 @@ import { logger } from '../../core/logger';
 import { SandboxIdempotencyKey } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { v7 as uuidv7 } from 'uuid';
-import { fingerprint } from '../../core/idempotency';
+import { requestHash } from './request-hash';
 import { MAX_JSON_DEPTH, pathDeeperThan } from '../../core/input-limits';
 import { nulAt } from '../../core/nul';
 import { openAnswer, sealAnswer } from './sealed';
@@ -81,7 +81,7 @@ export async function runApi(
   handler: (em: EntityManager) => Promise<Result>,
   reused: () => ApiError,
 ): Promise<void> {
-  const hash = fingerprint(req.method, `${req.baseUrl}${req.path}`, req.body ?? {});
+  const hash = requestHash(req.method, `${req.baseUrl}${req.path}`, req.body ?? {});
   const attempt = () =>
     sb.tx(async (em) => {
       if (idempotencyKey) {
@@ -171,7 +171,7 @@ export async function runCreate(
   handler: (draft: Draft) => Promise<CreateResult>,
   reused: () => ApiError,
 ): Promise<void> {
-  const hash = fingerprint(req.method, `${req.baseUrl}${req.path}`, req.body ?? {});
+  const hash = requestHash(req.method, `${req.baseUrl}${req.path}`, req.body ?? {});
   const replay = (prior: StoredKey) => {
     if (prior.request_hash !== hash) throw reused();
     res.setHeader('Idempotent-Replayed', 'true');

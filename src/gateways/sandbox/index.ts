@@ -4,6 +4,8 @@ import express, { Express } from 'express';
 import { checkoutRouter } from './checkout';
 import { inputChecks, sandboxErrorHandler } from './http';
 import { razorpayRouter } from './razorpay.routes';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { openSandboxDatabase } from './database';
 import { Sandbox, SandboxOptions } from './sandbox';
 import { stripeRouter } from './stripe.routes';
 
@@ -11,6 +13,7 @@ export { Sandbox } from './sandbox';
 export type { SandboxOptions, RenewalFilter, RenewalResult } from './sandbox';
 export { sandboxAccountKey } from './ids';
 export { sandboxEntities } from './sandbox.entities';
+export { openSandboxDatabase } from './database';
 
 /**
  * The gateway sandbox (contract 9): a Stripe-compatible API at /v1, a Razorpay-compatible API at
@@ -48,11 +51,24 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
+export type StartSandboxOptions = Omit<SandboxOptions, 'orm'> & {
+  port: number;
+  host?: string;
+  /** The database its state lives in; it opens its own ORM there and applies its own migrations. */
+  databaseUrl?: string;
+  /** Alternatively any ORM open on that database: only its connection URL is read. */
+  orm?: MikroORM;
+};
+
 /**
- * Starts the sandbox on its own port (0: any free one). `publicUrl` defaults to the address it listens on.
+ * Starts the sandbox on its own port (0: any free one): opens its own ORM and migrates its tables
+ * (src/gateways/sandbox/database.ts). `publicUrl` defaults to the address it listens on.
  */
-export async function startSandbox(opts: SandboxOptions & { port: number; host?: string }): Promise<RunningSandbox> {
-  const sb = createSandbox(opts);
+export async function startSandbox(opts: StartSandboxOptions): Promise<RunningSandbox> {
+  const databaseUrl = opts.databaseUrl ?? opts.orm?.config.get('clientUrl');
+  if (!databaseUrl) throw new Error('startSandbox needs databaseUrl');
+  const orm = await openSandboxDatabase(databaseUrl);
+  const sb = createSandbox({ ...opts, orm });
   await sb.sealStoredSecrets();
   const server = http.createServer(sb.app);
   const host = opts.host ?? '127.0.0.1';
@@ -73,7 +89,8 @@ export async function startSandbox(opts: SandboxOptions & { port: number; host?:
       await sb.settle();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await sb.close(); // its pool last: nothing can use it once the server is closed
+      await sb.close(); // its pools last: nothing can use them once the server is closed
+      if (await orm.isConnected()) await orm.close(true); // tests close a stopped sandbox once more
     },
   };
 }

@@ -1,15 +1,15 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { Pool } from 'pg';
-import { watchPool } from '../../core/pool';
-import type { SecretBox } from '../../core/secrets';
+import { logger } from '../../core/logger';
 import { deliverEvent, DeliveryOptions } from './events';
 import { renewRazorpaySubscription, retryRazorpayCharge } from './razorpay.billing';
 import { SandboxEvent, SandboxObject, SandboxProvider, SandboxWebhook } from './sandbox.entities';
-import { isSealed } from './sealed';
+import { isSealed, SecretBox } from './sealed';
 import { renewStripeSubscription, retryStripeInvoice } from './stripe.billing';
 
 export interface SandboxOptions {
+  /** The sandbox's own ORM (src/gateways/sandbox/database.ts: its entities and migrations only). */
   orm: MikroORM;
   /** Base URL the hosted checkout pages are served under (startSandbox fills it once listening). */
   publicUrl?: string;
@@ -21,6 +21,8 @@ export interface SandboxOptions {
   clock?: (accountKey: string) => Date | Promise<Date>;
   /** Plain connections for the hot create path (default: a pool of its own on the ORM's database, closed with it). */
   pool?: Pool;
+  /** Size of that pool of its own (default 10). */
+  poolMax?: number;
   /** Seals the webhook secrets merchants register (src/gateways/sandbox/sealed.ts). */
   secrets: SecretBox;
 }
@@ -58,8 +60,9 @@ export class Sandbox {
     this.orm = opts.orm;
     this.secrets = opts.secrets;
     this.ownsPool = !opts.pool;
-    this.pool = opts.pool ?? new Pool({ connectionString: opts.orm.config.get('clientUrl'), max: opts.orm.config.get('pool')?.max ?? 10, allowExitOnIdle: true });
-    if (this.ownsPool) watchPool(this.pool, 'sandbox'); // a broken idle connection is replaced on the next query
+    this.pool = opts.pool ?? new Pool({ connectionString: opts.orm.config.get('clientUrl'), max: opts.poolMax ?? 10, allowExitOnIdle: true });
+    // A broken idle connection is logged (an unheard 'error' would end the process) and replaced on the next query.
+    if (this.ownsPool) this.pool.on('error', (err) => logger.warn({ err, pool: 'sandbox' }, 'idle database connection lost'));
     this.publicUrl = (opts.publicUrl ?? '').replace(/\/$/, '');
     this.delivery = opts.delivery ?? {};
     this.clock = opts.clock;

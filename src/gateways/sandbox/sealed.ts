@@ -1,4 +1,11 @@
-import type { SecretBox } from '../../core/secrets';
+/**
+ * What seals the secrets (the service hands in its SecretBox, src/core/secrets.ts; any AES-GCM box of the same shape
+ * does): an interface here, so the sandbox imports nothing of the service but the port types and the currency table.
+ */
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
 
 /**
  * The sandbox holds webhook signing secrets that merchants hand it (through the service's connect call): sealed at

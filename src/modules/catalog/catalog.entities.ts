@@ -1,6 +1,6 @@
-import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { TenantEntity } from '../../core/entity';
+import { Mode, TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
 
 export enum ProductType {
@@ -153,4 +153,16 @@ export class Price extends TenantEntity {
   @Field(() => JSONObject)
   @Property({ type: 'jsonb' })
   providerPriceIds: Record<string, string> = {};
+}
+
+/**
+ * The catalog's version per merchant and mode, bumped in the same transaction as every catalog write. A cached
+ * read is served only while the version it was computed at is still current, so every process sees a write as
+ * soon as it commits; no invalidation messages are needed.
+ */
+@Entity({ tableName: 'catalog_versions' })
+export class CatalogVersion {
+  @PrimaryKey({ type: 'uuid' }) merchantId!: string;
+  @PrimaryKey({ type: 'text' }) mode!: Mode;
+  @Property({ type: 'bigint' }) version!: string;
 }

@@ -1,6 +1,6 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Ctx } from '../../core/context';
-import { tenantOf } from '../../core/context';
+import { currentMerchant } from '../merchants/current-merchant';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
 import { Plan, Price, Product, ProductFamily, ProductStatus, ProductType } from './catalog.entities';
@@ -72,7 +72,7 @@ export class PlanResolver {
     description: "The default price in the merchant's reporting currency, else the oldest default price.",
   })
   async defaultPrice(@C() ctx: Ctx, @Root() plan: Plan) {
-    return pickDefaultPrice(await defaultPricesByPlan(ctx).load(plan.id), tenantOf(ctx).merchant.reportingCurrency);
+    return pickDefaultPrice(await defaultPricesByPlan(ctx).load(plan.id), (await currentMerchant(ctx)).reportingCurrency);
   }
 }
 

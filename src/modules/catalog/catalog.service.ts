@@ -4,7 +4,7 @@ import { defineLoader, groupBy, tenantOf } from '../../core/context';
 import { normaliseCurrency } from '../../core/currency';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { make } from '../../core/entity';
-import { bumpCatalogVersion } from '../../core/read-cache';
+import { bumpCatalogVersion } from './catalog.store';
 import { DomainError } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';

@@ -1,10 +1,12 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { defineLoader, tenantOf } from '../../core/context';
+import { currentMerchant } from '../merchants/current-merchant';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { Money } from '../../core/scalars';
 import { services } from '../../services';
-import { Customer } from './customer.entity';
+import { revenueByCustomer as paymentRevenueByCustomer } from '../payments/payment.store';
+import { Customer } from './customer.entities';
 
 export const CustomerConnection = ConnectionType(Customer);
 
@@ -19,18 +21,11 @@ class CustomersArgs extends PageArgs {
   @Field(() => String, { nullable: true }) email?: string | null;
 }
 
-/** Revenue per customer and currency: payments collected less refunds, one query for a whole page. */
+/** Revenue per customer and currency (the payments module's rule: collected less refunds), one query per page. */
 const revenueByCustomer = defineLoader<string, CurrencyAmount[]>('revenueByCustomer', async (ctx, ids) => {
-  const { merchant, mode } = tenantOf(ctx);
-  const rows = await ctx.em.getConnection().execute<{ customer_id: string; currency: string; amount: string }[]>(
-    `select customer_id, currency, sum(amount - amount_refunded)::bigint as amount from payments
-     where merchant_id = ? and mode = ? and customer_id = any(?::uuid[])
-       and status in ('succeeded', 'partially_refunded', 'refunded')
-     group by customer_id, currency order by currency`,
-    [merchant.id, mode, `{${ids.join(',')}}`],
-  );
+  const rows = await paymentRevenueByCustomer(ctx.em, ids);
   return ids.map((id) =>
-    rows.filter((r) => r.customer_id === id).map((r) => Object.assign(new CurrencyAmount(), { currency: r.currency, amount: Number(r.amount) })),
+    rows.filter((r) => r.customerId === id).map((r) => Object.assign(new CurrencyAmount(), { currency: r.currency, amount: r.amount })),
   );
 });
 
@@ -56,7 +51,7 @@ export class CustomerResolver {
 
   @FieldResolver(() => Money, { description: "Lifetime revenue in the merchant's reporting currency (no conversion)." })
   async totalLifetimeRevenue(@C() ctx: Ctx, @Root() customer: Customer) {
-    const currency = tenantOf(ctx).merchant.reportingCurrency;
+    const currency = (await currentMerchant(ctx)).reportingCurrency;
     const all = await revenueByCustomer(ctx).load(customer.id);
     return all.find((r) => r.currency === currency)?.amount ?? 0;
   }

@@ -6,8 +6,8 @@ import { createContext } from '../../core/context';
 import { Mode } from '../../core/entity';
 import { logger } from '../../core/logger';
 import type { Services } from '../../services';
-import { Provider } from '../providers/provider-connection.entity';
-import { Merchant } from './merchant.entity';
+import { Provider } from '../providers/provider-connection.entities';
+import { Merchant } from './merchant.entities';
 import { MerchantService } from './merchant.service';
 
 export interface DemoMerchant {
@@ -42,11 +42,10 @@ export async function ensureDemoMerchant(orm: MikroORM, dataDir: string): Promis
  * ones (contract section 14): they work only against the local gateway sandbox.
  */
 export async function connectDemoGateways(orm: MikroORM, services: Services, merchantId: string): Promise<void> {
-  const merchant = await orm.em.fork().findOneOrFail(Merchant, { id: merchantId });
   for (const mode of [Mode.TEST, Mode.LIVE]) {
     const ctx = createContext({
       em: orm.em as never,
-      principal: { kind: 'merchant', merchant, mode, apiKeyId: 'demo' },
+      principal: { kind: 'merchant', merchantId, mode, apiKeyId: 'demo' },
       requestId: 'demo-setup',
       log: logger,
       services,

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import type { Mode } from '../../core/entity';
 import type { ChangeSource } from '../../core/events';
+import { keysExpiringSince } from './merchant.store';
 
 /**
  * The keys retired by rolls whose `api_key` NOTIFY a lost LISTEN connection may have missed: every key that stops
@@ -9,10 +9,7 @@ import type { ChangeSource } from '../../core/events';
  */
 export function retiredKeyChanges(pool: Pool): ChangeSource {
   return async (since) => {
-    const { rows } = await pool.query<{ id: string; merchant_id: string; mode: Mode; expires_at: Date }>(
-      'select id, merchant_id, mode, expires_at from api_keys where expires_at >= $1',
-      [since],
-    );
+    const rows = await keysExpiringSince(pool, since);
     return rows.map((r) => ({
       topic: 'api_key' as const,
       merchantId: r.merchant_id,

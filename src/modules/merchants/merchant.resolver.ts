@@ -5,7 +5,8 @@ import { tenantOf } from '../../core/context';
 import { DomainError } from '../../core/errors';
 import { DateTime } from '../../core/scalars';
 import { services } from '../../services';
-import { Merchant } from './merchant.entity';
+import { currentMerchant } from './current-merchant';
+import { Merchant } from './merchant.entities';
 
 @InputType()
 export class CreateMerchantInput {
@@ -43,8 +44,8 @@ export class RolledApiKey {
 @Resolver()
 export class MerchantResolver {
   @Query(() => Merchant, { description: 'The merchant the secret key belongs to.' })
-  merchant(@C() ctx: Ctx): Merchant {
-    return tenantOf(ctx).merchant;
+  merchant(@C() ctx: Ctx): Promise<Merchant> {
+    return currentMerchant(ctx);
   }
 
   @Mutation(() => CreatedMerchant, { description: 'Operator only (ADMIN_TOKEN): onboard a merchant.' })
@@ -59,8 +60,8 @@ export class MerchantResolver {
     @C() ctx: Ctx,
     @Arg('graceSeconds', () => Int, { nullable: true, defaultValue: 0 }) graceSeconds: number,
   ): Promise<RolledApiKey> {
-    const { merchant, mode } = tenantOf(ctx);
-    const r = await services(ctx).merchants.rollKey(merchant.id, mode, { graceSeconds });
+    const { merchantId, mode } = tenantOf(ctx);
+    const r = await services(ctx).merchants.rollKey(merchantId, mode, { graceSeconds });
     return Object.assign(new RolledApiKey(), {
       secretKey: r.secretKey,
       mode,

@@ -4,7 +4,7 @@ import currencyCodes from 'currency-codes';
 import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
 import { announce, Change } from '../../core/events';
-import { ApiKey, Merchant } from './merchant.entity';
+import { ApiKey, Merchant } from './merchant.entities';
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

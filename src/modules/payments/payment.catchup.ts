@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import type { Mode } from '../../core/entity';
 import type { ChangeSource } from '../../core/events';
 import { logger } from '../../core/logger';
+import { paymentsChangedSince } from './payment.store';
 
 /** At most this many payments (the most recently updated) are republished by one catch-up. */
 const CATCH_UP_LIMIT = 10_000;
@@ -12,10 +12,7 @@ const CATCH_UP_LIMIT = 10_000;
  */
 export function paymentChanges(pool: Pool): ChangeSource {
   return async (since) => {
-    const { rows } = await pool.query<{ id: string; merchant_id: string; mode: Mode }>(
-      'select id, merchant_id, mode from payments where updated_at >= $1 order by updated_at desc limit $2',
-      [since, CATCH_UP_LIMIT],
-    );
+    const rows = await paymentsChangedSince(pool, since, CATCH_UP_LIMIT);
     if (rows.length === CATCH_UP_LIMIT) logger.warn({ since, limit: CATCH_UP_LIMIT }, 'payment catch-up truncated to the most recent changes');
     return rows.reverse().map((r) => ({ topic: 'payment' as const, merchantId: r.merchant_id, mode: r.mode, id: r.id }));
   };

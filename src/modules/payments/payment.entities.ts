@@ -2,8 +2,8 @@ import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
-import { Customer } from '../customers/customer.entity';
-import { Provider } from '../providers/provider-connection.entity';
+import { Customer } from '../customers/customer.entities';
+import { Provider } from '../providers/provider-connection.entities';
 
 export enum PaymentStatus {
   PENDING = 'pending',

@@ -1,7 +1,7 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { JSONObject, Money } from '../../core/scalars';
-import { Provider } from '../providers/provider-connection.entity';
+import { Provider } from '../providers/provider-connection.entities';
 
 @InputType()
 export class CreatePaymentInput {

@@ -8,8 +8,13 @@ import { services } from '../../services';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
 import { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
 import { refundsByPayment } from './payment.service';
+import { storedEntity, withIdempotency } from '../idempotency/with-idempotency';
 
 export const PaymentConnection = ConnectionType(Payment);
+
+const IDEMPOTENCY_KEY =
+  'Contract section 5: the same key and input again answers the first result; another input: idempotency_key_reused. ' +
+  'Also taken from the Idempotency-Key header. Keys are shared with REST (per merchant and mode) and kept 24 hours.';
 
 @ArgsType()
 class PaymentsArgs extends PageArgs {
@@ -29,9 +34,15 @@ export class PaymentResolver {
     return services(ctx).payments.payments(ctx, args);
   }
 
-  @Mutation(() => Payment, { description: 'Creates a payment and its hosted checkout URL (send Idempotency-Key over REST).' })
-  createPayment(@C() ctx: Ctx, @Arg('input') input: CreatePaymentInput) {
-    return services(ctx).payments.create(ctx, input);
+  @Mutation(() => Payment, { description: 'Creates a payment and its hosted checkout URL.' })
+  createPayment(
+    @C() ctx: Ctx,
+    @Arg('input') input: CreatePaymentInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+  ) {
+    return withIdempotency(ctx, idempotencyKey, { operation: 'createPayment', input, result: storedEntity(Payment) }, (attempt) =>
+      services(ctx).payments.create(ctx, input, attempt),
+    );
   }
 
   @Mutation(() => Refund, { description: 'Refunds a succeeded payment, fully (no amount) or partly.' })
@@ -39,8 +50,10 @@ export class PaymentResolver {
     @C() ctx: Ctx,
     @Arg('id', () => ID) id: string,
     @Arg('input', () => RefundPaymentInput, { nullable: true }) input: RefundPaymentInput | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
   ) {
-    return services(ctx).payments.refund(ctx, id, input ?? {});
+    const request = { operation: 'refundPayment', input: { id, input: input ?? {} }, result: storedEntity(Refund) };
+    return withIdempotency(ctx, idempotencyKey, request, (attempt) => services(ctx).payments.refund(ctx, id, input ?? {}, attempt));
   }
 
   @FieldResolver(() => [Refund])
@@ -52,15 +65,15 @@ export class PaymentResolver {
     description: "Every change of the payment (or of any of the merchant's payments in this mode when id is omitted).",
     topics: 'payment',
     filter: ({ payload, args, context }: { payload: Change; args: { id?: string | null }; context: Ctx }) => {
-      const { merchant, mode } = tenantOf(context);
-      return payload.merchantId === merchant.id && payload.mode === mode && (!args.id || args.id === payload.id);
+      const { merchantId, mode } = tenantOf(context);
+      return payload.merchantId === merchantId && payload.mode === mode && (!args.id || args.id === payload.id);
     },
   })
   paymentUpdated(@Root() change: Change, @C() ctx: Ctx, @Arg('id', () => ID, { nullable: true }) _id?: string): Promise<Payment> {
-    const { merchant, mode } = tenantOf(ctx);
+    const { merchantId, mode } = tenantOf(ctx);
     // Read once for all of this process's subscribers of the tenant, in a fresh fork of the subscriber's tenant-bound
     // EntityManager (it reads the committed row afresh); nested fields still resolve through each subscriber's loaders.
-    return readOncePerChange(change, `${merchant.id}:${mode}`, () =>
+    return readOncePerChange(change, `${merchantId}:${mode}`, () =>
       services(ctx).payments.payment({ ...ctx, em: ctx.em.fork({ clear: true }), loaders: new Map() }, change.id),
     );
   }

@@ -8,15 +8,17 @@ import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
 import { announce, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
-import { plainQuery, tenantOfEm, tenantRows } from '../../core/rows';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
 import type { GatewayEvent } from '../../gateways/port';
 import { CustomerDetails, CustomerService, normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
-import { ProviderConnection } from '../providers/provider-connection.entity';
+import { ProviderConnection } from '../providers/provider-connection.entities';
 import { fromGatewayError, ProviderService } from '../providers/provider.service';
+import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
+import { insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
+import type { IdempotentAttempt } from '../idempotency/with-idempotency';
 import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
 
 export const MIN_PAYMENT_AMOUNT = 100;
@@ -31,7 +33,7 @@ const PAYMENT_MOVES: Record<'succeeded' | 'failed' | 'expired', PaymentStatus[]>
 const REFUNDABLE = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED];
 
 export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment', async (ctx, ids) =>
-  groupBy(ids, await tenantRows(ctx.em, Refund, 'payment_id = any(?::uuid[])', [[...ids]], { orderBy: 'id' }), (r) => r.paymentId),
+  groupBy(ids, await refundsOfPayments(ctx.em, ids), (r) => r.paymentId),
 );
 
 export class PaymentService {
@@ -46,8 +48,8 @@ export class PaymentService {
    * it answers are the customer and the payment written, together. A gateway failure leaves nothing behind, and a
    * retry with the same Idempotency-Key reuses the payment id, so the gateway replays instead of duplicating.
    */
-  async create(ctx: Ctx, input: CreatePaymentInput): Promise<Payment> {
-    const { merchant } = tenantOf(ctx);
+  async create(ctx: Ctx, input: CreatePaymentInput, attempt: IdempotentAttempt | null = null): Promise<Payment> {
+    const merchant = await currentMerchant(ctx);
     requireInteger(input.amount, 'amount', 0);
     if (input.amount < MIN_PAYMENT_AMOUNT) {
       throw new DomainError('amount_too_small', `amount must be at least ${MIN_PAYMENT_AMOUNT} subunits.`, 'amount');
@@ -67,9 +69,9 @@ export class PaymentService {
     validateUrl(input.cancelUrl, 'cancel_url');
     if (input.referenceId != null && input.referenceId.length > 255) throw invalid('reference_id', 'reference_id is longer than 255 characters.');
 
-    const id = ctx.idempotency?.resourceId ?? uuidv7();
+    const id = attempt?.resourceId ?? uuidv7();
     // A retried request (same Idempotency-Key) whose first attempt committed before failing: answer that payment.
-    const existing = ctx.idempotency && !ctx.idempotency.fresh ? await ctx.em.findOne(Payment, { id }) : null;
+    const existing = attempt && !attempt.fresh ? await ctx.em.findOne(Payment, { id }) : null;
     if (existing) return existing;
 
     const connection = await this.providers.resolve(ctx, input.provider);
@@ -109,7 +111,7 @@ export class PaymentService {
   }
 
   /**
-   * Writes the payment with its customer, found or created by e-mail (CustomerService.upsertCte), in one statement;
+   * Writes the payment with its customer, found or created by e-mail, in one statement (payment.store.ts);
    * the payment takes the request's name and phone, else the customer's.
    */
   private async insert(
@@ -129,26 +131,13 @@ export class PaymentService {
       cancelUrl: string;
     },
   ): Promise<Payment> {
-    const tenant = tenantOfEm(em);
-    const c = p.customer;
-    const customer = this.customers.upsertCte(tenant, c);
-    const rows = await plainQuery(
-      em,
-      `with ${customer.sql}
-       insert into payments (id, created_at, updated_at, merchant_id, mode, amount, amount_refunded, currency, status,
-         customer_id, customer_email, customer_name, customer_phone, reference_id, metadata, provider, connection_id,
-         provider_payment_id, checkout_session_id, checkout_url, success_url, cancel_url)
-       select ?, now(), now(), ?, ?, ?, 0, ?, 'pending', c.id, ?, coalesce(?, c.name), coalesce(?, c.phone), ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?
-       from c
-       returning *`,
-      [
-        ...customer.params,
-        p.id, tenant.merchantId, tenant.mode, p.amount, p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
-        JSON.stringify(p.metadata), p.connection.provider, p.connection.id, p.providerPaymentId, p.checkoutSessionId,
-        p.checkoutUrl, p.successUrl, p.cancelUrl,
-      ],
-    );
-    return em.map(Payment, rows[0] as never);
+    const { connection, customer, ...rest } = p;
+    return insertPayment(em, {
+      ...rest,
+      customer: { ...customer, email: normaliseEmail(customer.email) },
+      provider: connection.provider,
+      connectionId: connection.id,
+    });
   }
 
   payment(ctx: Ctx, id: string) {
@@ -171,10 +160,10 @@ export class PaymentService {
    * refunds can never exceed it; the gateway is called after that commit, and a gateway failure releases the
    * reservation.
    */
-  async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput): Promise<Refund> {
+  async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput, attempt: IdempotentAttempt | null = null): Promise<Refund> {
     const { mode } = tenantOf(ctx);
-    const refundId = ctx.idempotency?.resourceId ?? uuidv7();
-    const prior = ctx.idempotency ? await ctx.em.findOne(Refund, { id: refundId }) : null;
+    const refundId = attempt?.resourceId ?? uuidv7();
+    const prior = attempt ? await ctx.em.findOne(Refund, { id: refundId }) : null;
     if (prior) return prior;
     if (input.amount != null) requireInteger(input.amount, 'amount', 1);
     if (input.reason != null && input.reason.length > 255) throw invalid('reason', 'reason is longer than 255 characters.');
@@ -269,14 +258,15 @@ export class PaymentService {
    */
   async applyGatewayEvent(em: EntityManager, connection: ProviderConnection, event: GatewayEvent): Promise<boolean> {
     return em.transactional(async (tx) => {
-      const inserted = await tx.getConnection().execute<{ id: string }[]>(
-        `insert into gateway_events (id, created_at, merchant_id, mode, provider, event_id, type, connection_id, payload)
-         values (?, now(), ?, ?, ?, ?, ?, ?, ?) on conflict (provider, event_id) do nothing returning id`,
-        [uuidv7(), connection.merchantId, connection.mode, connection.provider, event.eventId, event.rawType, connection.id, JSON.stringify(event.raw ?? null)],
-        'all',
-        tx.getTransactionContext(),
-      );
-      if (!inserted.length) return false;
+      const tenant = { merchantId: connection.merchantId, mode: connection.mode };
+      const fresh = await recordGatewayEvent(tx, tenant, {
+        provider: connection.provider,
+        eventId: event.eventId,
+        type: event.rawType,
+        connectionId: connection.id,
+        payload: event.raw,
+      });
+      if (!fresh) return false;
       switch (event.kind) {
         case 'payment.succeeded':
         case 'payment.failed':
@@ -291,16 +281,8 @@ export class PaymentService {
           if (!refund) {
             // The gateway can report a refund before our call that created it has stored the gateway's id. Refuse
             // the event then (nothing is recorded): the gateway delivers it again, by when the id is known.
-            const awaiting = event.providerPaymentId
-              ? await tx.getConnection().execute<{ n: string }[]>(
-                  `select count(*) as n from refunds r join payments p on p.id = r.payment_id
-                   where p.merchant_id = ? and p.mode = ? and p.provider_payment_id = ? and r.status = 'pending' and r.provider_refund_id is null`,
-                  [connection.merchantId, connection.mode, event.providerPaymentId],
-                  'all',
-                  tx.getTransactionContext(),
-                )
-              : [];
-            if (Number(awaiting[0]?.n ?? 0) > 0) {
+            const awaiting = event.providerPaymentId ? await refundsAwaitingGatewayId(tx, tenant, event.providerPaymentId) : 0;
+            if (awaiting > 0) {
               throw new DomainError('gateway_unavailable', 'The refund this event reports is still being recorded; deliver it again.');
             }
             break;

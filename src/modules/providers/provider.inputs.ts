@@ -1,6 +1,6 @@
 import { IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
-import { Provider } from './provider-connection.entity';
+import { Provider } from './provider-connection.entities';
 
 @InputType({ description: 'Stripe: secretKey + webhookSecret. Razorpay: keyId + keySecret + webhookSecret.' })
 export class ProviderCredentialsInput {

@@ -2,7 +2,7 @@ import { Arg, Args, Ctx as C, Field, ID, Mutation, ObjectType, Query, Resolver }
 import type { Ctx } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
-import { ProviderConnection } from './provider-connection.entity';
+import { ProviderConnection } from './provider-connection.entities';
 import { ConnectProviderInput } from './provider.inputs';
 
 @ObjectType()

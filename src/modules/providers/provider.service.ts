@@ -7,11 +7,11 @@ import { make } from '../../core/entity';
 import { DomainError } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { Connection, PageArgs, paginate } from '../../core/pagination';
-import { tenantRows } from '../../core/rows';
 import type { SecretBox } from '../../core/secrets';
 import { Credentials, GatewayError, GatewayPort, ProviderName } from '../../gateways/port';
-import { Provider, ProviderConnection } from './provider-connection.entity';
+import { Provider, ProviderConnection } from './provider-connection.entities';
 import type { ConnectProviderInput, ProviderCredentialsInput } from './provider.inputs';
+import { connectionFor } from './provider.store';
 
 export type GatewayFactory = (provider: ProviderName, credentials: Credentials) => GatewayPort;
 
@@ -143,10 +143,7 @@ export class ProviderService {
   /** The connection a new payment or subscription uses: the named provider, else the mode's default. */
   async resolve(ctx: Ctx, provider?: Provider | null): Promise<ProviderConnection> {
     const { mode } = tenantOf(ctx);
-    // Every payment asks: a plain statement rather than the ORM's query building (core/rows.ts).
-    const [connection] = provider
-      ? await tenantRows(ctx.em, ProviderConnection, 'provider = ?', [provider])
-      : await tenantRows(ctx.em, ProviderConnection, 'is_default', []);
+    const connection = await connectionFor(ctx.em, provider);
     if (!connection) {
       throw new DomainError(
         'provider_not_connected',

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { logger } from '../../core/logger';
+import { pruneBatch } from './delivery.store';
 
 /** The smallest UUIDv7 of an instant: every id made before it sorts below (ids are time-ordered UUIDv7s). */
 export function uuidv7Floor(at: Date): string {
@@ -21,28 +22,17 @@ export interface Pruned {
  */
 export async function pruneHistory(db: Pool, retentionDays: number, now = new Date(), batch = 5000): Promise<Pruned> {
   const floor = uuidv7Floor(new Date(now.getTime() - retentionDays * 86_400_000));
-  const drain = async (sql: string): Promise<number> => {
+  const drain = async (which: 'deliveries' | 'events' | 'gatewayEvents'): Promise<number> => {
     let total = 0;
     for (;;) {
-      const r = await db.query(sql, [floor, batch]);
-      total += r.rowCount ?? 0;
-      if ((r.rowCount ?? 0) < batch) return total;
+      const n = await pruneBatch(db, which, floor, batch);
+      total += n;
+      if (n < batch) return total;
     }
   };
-  const deliveries = await drain(
-    `delete from webhook_deliveries where id in (
-       select id from webhook_deliveries where id < $1 and status <> 'pending' limit $2 for update skip locked)`,
-  );
-  const events = await drain(
-    `delete from outbox_events where id in (
-       select o.id from outbox_events o
-       where o.id < $1 and o.dispatched_at is not null
-         and not exists (select 1 from webhook_deliveries d where d.event_id = o.id)
-       limit $2 for update skip locked)`,
-  );
-  const gatewayEvents = await drain(
-    `delete from gateway_events where id in (select id from gateway_events where id < $1 limit $2 for update skip locked)`,
-  );
+  const deliveries = await drain('deliveries');
+  const events = await drain('events');
+  const gatewayEvents = await drain('gatewayEvents');
   return { deliveries, events, gatewayEvents };
 }
 

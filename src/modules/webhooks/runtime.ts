@@ -1,43 +1,25 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { Config } from '../../config';
-import { Clock } from '../../core/clock';
 import type { PgListener } from '../../core/listener';
-import { watchPool } from '../../core/pool';
-import { SecretBox } from '../../core/secrets';
-import type { Serializer } from '../../core/serialize';
-import type { LookupAll } from './address';
-import { WebhookDispatcher, WebhookWorker } from './dispatcher';
+import { WebhookWorker } from './delivery.worker';
+import type { WebhookDispatcher } from './dispatcher';
 import { scheduleRetention } from './retention';
-import { WebhookService } from './webhook.service';
 
 /**
- * Outbound delivery of one process: its own small pg pool (so background work never competes with requests for
- * ORM connections), the dispatcher, and the worker loop when this process runs it. The test clock shares the pool.
+ * Outbound delivery of one process: the dispatcher's worker loop, when this process runs it, and the history
+ * retention beside it. Built by the composition root (src/container.ts), which also makes the dispatcher, the
+ * test clock and the webhook service on the process's service pool.
  */
 export class DeliveryRuntime {
-  readonly db: Pool;
-  readonly clock: Clock;
-  readonly dispatcher: WebhookDispatcher;
-  readonly webhooks: WebhookService;
   private worker: WebhookWorker | null = null;
   private retention: { stop(): void } | null = null;
 
-  constructor(private readonly config: Config, orm: MikroORM, serializer: () => Serializer, lookupAll?: LookupAll) {
-    this.db = watchPool(new Pool({ connectionString: orm.config.get('clientUrl'), max: Math.max(4, config.dbPoolMax) }), 'delivery');
-    this.clock = new Clock(this.db);
-    const secrets = SecretBox.fromEnv(config.dataDir);
-    const timeoutMs = config.webhookTimeoutMs;
-    this.dispatcher = new WebhookDispatcher(this.db, orm, secrets, serializer, {
-      schedule: config.webhookRetrySchedule,
-      timeoutMs,
-      // An attempt is abandoned after timeoutMs, so a lease this long is never held by two live senders.
-      leaseMs: timeoutMs + Math.max(1000, Math.round(timeoutMs / 2)),
-      lookupAll,
-    });
-    this.clock.register(this.dispatcher.dueWork);
-    this.webhooks = new WebhookService(secrets, this.clock, serializer, lookupAll);
-  }
+  constructor(
+    private readonly config: Config,
+    readonly dispatcher: WebhookDispatcher,
+    /** The process's service pool (src/core/sql.ts): owned by the container, not closed here. */
+    readonly db: Pool,
+  ) {}
 
   /**
    * Starts the delivery loop in this process (npm start unless WORKER=off; npm run worker), woken through the
@@ -72,6 +54,5 @@ export class DeliveryRuntime {
   async close(): Promise<void> {
     await this.stopWorker();
     this.dispatcher.close();
-    await this.db.end().catch(() => undefined);
   }
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
-import type { Clock } from '../../core/clock';
+import type { Clock } from '../test-clock/test-clock.service';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { make, Mode } from '../../core/entity';
@@ -13,9 +13,10 @@ import { PageArgs, paginate } from '../../core/pagination';
 import type { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
 import { Payment, PaymentStatus } from '../payments/payment.entities';
-import { Provider } from '../providers/provider-connection.entity';
+import { Provider } from '../providers/provider-connection.entities';
 import { liveUrlProblem, LookupAll, systemLookupAll } from './address';
-import { acceptsEvent, WEBHOOK_CHANNEL } from './dispatcher';
+import { acceptsEvent } from './delivery.policy';
+import { notifyDeliveryDue } from './delivery.store';
 import { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from './webhook.entities';
 import type { CreateWebhookEndpointInput } from './webhook.inputs';
 
@@ -31,7 +32,10 @@ export interface TestEventResult {
   deliveries: WebhookDelivery[];
 }
 
-/** Webhook endpoints, the delivery log and the test trigger. Sending is the dispatcher's (dispatcher.ts). */
+/**
+ * Webhook endpoints, the delivery log and the test trigger. Sending is the dispatcher's (dispatcher.ts), the delivery
+ * statements delivery.store.ts's.
+ */
 export class WebhookService {
   constructor(
     private readonly secrets: SecretBox,
@@ -102,8 +106,8 @@ export class WebhookService {
 
   /** A new signing secret, shown this once; the previous one also signs for 24 hours (merchant clock). */
   async rollSecret(ctx: Ctx, id: string): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-    const { merchant, mode } = tenantOf(ctx);
-    const now = await this.clock.now(merchant.id, mode);
+    const { merchantId, mode } = tenantOf(ctx);
+    const now = await this.clock.now(merchantId, mode);
     const secret = newWebhookSecret();
     const endpoint = await ctx.em.transactional(async (em) => {
       const ep = await this.endpoint(ctx, id, em, true);
@@ -133,8 +137,8 @@ export class WebhookService {
 
   /** Sends the delivery again now (whatever its status); the worker picks it up at once. */
   async retryDelivery(ctx: Ctx, id: string): Promise<WebhookDelivery> {
-    const { merchant, mode } = tenantOf(ctx);
-    const now = await this.clock.now(merchant.id, mode);
+    const { merchantId, mode } = tenantOf(ctx);
+    const now = await this.clock.now(merchantId, mode);
     return ctx.em.transactional(async (em) => {
       const d = await findOr404(em, WebhookDelivery, id, 'webhook delivery', { lockMode: LockMode.PESSIMISTIC_WRITE });
       const ep = await em.findOneOrFail(WebhookEndpoint, { id: d.endpointId });
@@ -147,7 +151,7 @@ export class WebhookService {
       d.status = WebhookDeliveryStatus.PENDING;
       d.nextAttemptAt = now;
       await em.flush();
-      await em.getConnection().execute('select pg_notify(?, ?)', [WEBHOOK_CHANNEL, 'retry'], 'all', em.getTransactionContext());
+      await notifyDeliveryDue(em, 'retry');
       return d;
     });
   }
@@ -157,18 +161,18 @@ export class WebhookService {
    * one named). The event goes through the outbox and the worker like any other; the answer lists the deliveries.
    */
   async triggerTest(ctx: Ctx, endpointId?: string | null): Promise<TestEventResult> {
-    const { merchant, mode } = tenantOf(ctx);
+    const { merchantId, mode } = tenantOf(ctx);
     if (mode !== Mode.TEST) {
       throw new DomainError('test_mode_only', 'Test events are sent to test endpoints only: use your test secret key (sk_test_...).');
     }
     const type = 'payment.succeeded';
-    const now = await this.clock.now(merchant.id, mode);
+    const now = await this.clock.now(merchantId, mode);
     return ctx.em.transactional(async (em) => {
       const candidates = endpointId
         ? [await this.endpoint(ctx, endpointId, em)]
         : await em.find(WebhookEndpoint, { enabled: true, deletedAt: null }, { orderBy: { id: 'asc' } });
       const targets = candidates.filter((ep) => ep.enabled && !ep.deletedAt && acceptsEvent(ep.enabledEvents, type));
-      const event = recordEvent(em, type, this.serializer().toRest(samplePayment(merchant.id, now)), mode);
+      const event = recordEvent(em, type, this.serializer().toRest(samplePayment(merchantId, now)), mode);
       event.dispatchedAt = new Date(); // fanned out here, to the targets only
       const deliveries = targets.map((ep) =>
         make(WebhookDelivery, { endpointId: ep.id, eventId: event.id, eventType: type, nextAttemptAt: now }),
@@ -176,7 +180,7 @@ export class WebhookService {
       em.persist(deliveries);
       await em.flush();
       if (deliveries.length) {
-        await em.getConnection().execute('select pg_notify(?, ?)', [WEBHOOK_CHANNEL, 'test'], 'all', em.getTransactionContext());
+        await notifyDeliveryDue(em, 'test');
       }
       return { eventId: event.id, type, deliveries };
     });

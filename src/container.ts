@@ -1,0 +1,87 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
+import type { GraphQLSchema } from 'graphql';
+import type { Config } from './config';
+import { logger } from './core/logger';
+import { SecretBox } from './core/secrets';
+import { Serializer } from './core/serialize';
+import { openServicePool } from './core/sql';
+import { createGateway } from './gateways';
+import { CatalogReadCache } from './core/read-cache';
+import { catalogVersion } from './modules/catalog/catalog.store';
+import { CatalogService } from './modules/catalog/catalog.service';
+import { CustomerService } from './modules/customers/customer.service';
+import { IdempotencyStore } from './modules/idempotency/idempotency.store';
+import { MerchantService } from './modules/merchants/merchant.service';
+import { PaymentService } from './modules/payments/payment.service';
+import { ProviderService } from './modules/providers/provider.service';
+import { Clock } from './modules/test-clock/test-clock.service';
+import { leaseMsFor } from './modules/webhooks/delivery.policy';
+import { WebhookDispatcher } from './modules/webhooks/dispatcher';
+import { DeliveryRuntime } from './modules/webhooks/runtime';
+import { WebhookService } from './modules/webhooks/webhook.service';
+import type { Services } from './services';
+
+/**
+ * The composition root: every service of a process is built here, once, and handed to the transports (src/app.ts)
+ * or the worker (src/worker.ts). Requests reach them through `services(ctx)` (src/services.ts); src/core never
+ * imports a module. A new module's service is constructed here and added to `Services`.
+ */
+export function createServices(
+  config: Config,
+  orm: MikroORM,
+  schema: GraphQLSchema,
+  /** The gateway sandbox's URL when SANDBOX is on (gateways are then created against it). */
+  sandboxUrl: string | null = null,
+  /** The service's public URL (gateway webhook addresses), known once the server listens. */
+  publicUrl: () => string = () => config.publicUrl ?? '',
+): Services {
+  const serializer = new Serializer(schema);
+  const customers = new CustomerService();
+  if (config.databaseUrl && !process.env.ENCRYPTION_KEY) {
+    // Every process sharing the database must seal and open credentials with the same key.
+    logger.warn({ dataDir: config.dataDir }, 'ENCRYPTION_KEY unset: using the key file in DATA_DIR; set ENCRYPTION_KEY when several hosts share the database');
+  }
+  const secrets = SecretBox.fromEnv(config.dataDir);
+  const providers = new ProviderService(
+    secrets,
+    (provider, credentials) =>
+      createGateway(provider, credentials, { sandboxUrl: sandboxUrl ?? undefined, timeoutMs: config.gatewayTimeoutMs }),
+    publicUrl,
+  );
+  // The process's one service pool: plain statements, the catalog's version lookups, webhook delivery, the test clock.
+  const pool = openServicePool(orm, config.dbPoolMax);
+  return {
+    config,
+    plainPool: pool,
+    merchants: new MerchantService(orm.em),
+    catalog: new CatalogService(),
+    customers,
+    providers,
+    payments: new PaymentService(providers, customers, () => serializer),
+    idempotency: new IdempotencyStore(orm.em),
+    catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
+    serializer,
+    ...webhookServices(config, orm, pool, secrets, () => serializer),
+  };
+}
+
+/**
+ * Outbound webhooks and the test clock, on the service pool: the dispatcher (outbox -> deliveries), the merchant
+ * clock that runs its due work when a test clock advances, the webhook service, and the worker runtime.
+ */
+function webhookServices(config: Config, orm: MikroORM, pool: Pool, secrets: SecretBox, serializer: () => Serializer) {
+  const clock = new Clock(pool);
+  const timeoutMs = config.webhookTimeoutMs;
+  const dispatcher = new WebhookDispatcher(pool, orm, secrets, serializer, {
+    schedule: config.webhookRetrySchedule,
+    timeoutMs,
+    leaseMs: leaseMsFor(timeoutMs),
+  });
+  clock.register(dispatcher.dueWork);
+  return {
+    clock,
+    webhooks: new WebhookService(secrets, clock, serializer),
+    delivery: new DeliveryRuntime(config, dispatcher, pool),
+  };
+}

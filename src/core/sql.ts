@@ -1,0 +1,265 @@
+import crypto from 'node:crypto';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { Pool } from 'pg';
+import type { ClassType } from 'type-graphql';
+import { TENANT_FILTER, TenantEntity, TenantParams } from './entity';
+import { watchPool } from './pool';
+
+/**
+ * The one way stores write SQL (every statement lives in a module's `*.store.ts`; test/core/sql-literals.test.ts keeps it
+ * so).
+ *
+ * - `tenantQuery(em, sql, params)`: a statement over rows of the EntityManager's tenant. The SQL names the tenant
+ *   columns with `{tenant}` (or `{tenant:alias}` for `alias.merchant_id = ... and alias.mode = ...`, and
+ *   `{tenant_values}` for the two values of an insert); the helper writes them and their parameters itself, and
+ *   refuses to run without a bound tenant or without the placeholder. `tenantQueryAs(db, tenant, ...)` is the same with the tenant given (the worker, the cache).
+ * - `systemQuery(db, sql, params)`: the few statements that are not about one tenant (auth by key hash,
+ *   cross-tenant sweeps of the worker, catch-ups, locks). Greppable on purpose: each one is a decision.
+ * - `tenantRows(em, Entity, where, params)`: rows of an entity of the tenant as managed entities (`em.map`).
+ *
+ * Placeholders are `?` (`$1..$n` is accepted on a pg pool or client). Why not the ORM: it builds each query through
+ * knex and inlines its parameters, so PostgreSQL parses and plans every statement afresh (~0.6 ms of client CPU per
+ * `findOne` here). Here a statement is a named prepared statement (parsed and planned once per connection) on the
+ * process's one service pool, or, inside an ORM transaction, a raw statement on the transaction's connection.
+ */
+
+/** A pg pool, a checked-out client or a plain client: anything that runs `query({ name, text, values })`. */
+export interface Queryable {
+  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+/** Where a statement runs: the request's EntityManager (its transaction, else the service pool) or a pg connection. */
+export type Db = EntityManager | Queryable;
+
+const pools = new WeakMap<object, Pool>();
+
+/**
+ * Opens the process's service pool (same database as the ORM): plain statements of EntityManagers of this ORM, the
+ * webhook delivery runtime, the test clock and the catalog version lookups all run on it. At least 4 connections:
+ * a test-clock advance holds one (its advisory lock) while its due work runs statements on others.
+ */
+export function openServicePool(orm: MikroORM, max: number): Pool {
+  const pool = watchPool(new Pool({ connectionString: orm.config.get('clientUrl'), max: servicePoolSize(max) }), 'service');
+  pools.set(orm.config, pool);
+  return pool;
+}
+
+/** The service pool's size for DB_POOL_MAX `max`. */
+export const servicePoolSize = (max: number) => Math.max(4, max);
+
+const observers = new WeakMap<Pool, Set<(sql: string) => void>>();
+
+/**
+ * Calls `fn` for every statement an EntityManager (a request) runs on `pool`, the service pool; not for the work
+ * that uses the pool directly (webhook delivery, catalog version lookups, catch-ups). Tests count statements with
+ * it (the ORM's own are seen through knex). Answers a function that stops observing.
+ */
+export function observeStatements(pool: Pool, fn: (sql: string) => void): () => void {
+  let set = observers.get(pool);
+  if (!set) observers.set(pool, (set = new Set()));
+  set.add(fn);
+  return () => void set.delete(fn);
+}
+
+interface Prepared {
+  name: string;
+  text: string;
+}
+const prepared = new Map<string, Prepared>();
+/** Bumped when PostgreSQL refuses a prepared statement whose result type changed (a migration ran meanwhile). */
+let generation = 0;
+
+/** `?` placeholders become `$1..$n`; the name is derived from the text, so one text is always one statement. */
+function prepare(sql: string): Prepared {
+  let p = prepared.get(sql);
+  if (!p) {
+    let n = 0;
+    const hash = crypto.createHash('sha1').update(sql).digest('hex').slice(0, 20);
+    p = { name: `q${hash}g${generation}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    if (prepared.size > 1000) prepared.clear();
+    prepared.set(sql, p);
+  }
+  return p;
+}
+
+const isEm = (db: Db): db is EntityManager => typeof (db as EntityManager).getConnection === 'function';
+
+/** A prepared statement on a pg pool or client; prepared again under a new name when a migration changed its result type. */
+async function runPrepared<R>(db: Queryable, sql: string, params: unknown[]): Promise<R[]> {
+  const p = prepare(sql);
+  try {
+    return (await db.query({ name: p.name, text: p.text, values: params })).rows as R[];
+  } catch (err) {
+    // "cached plan must not change result type": the table changed under a prepared statement. Statements are
+    // prepared again under new names, on every connection as each one next runs them.
+    const e = err as { code?: string; message?: string };
+    if (e.code !== '0A000' || !/cached plan must not change result type/.test(e.message ?? '')) throw err;
+    generation++;
+    prepared.clear();
+    const again = prepare(sql);
+    return (await db.query({ name: again.name, text: again.text, values: params })).rows as R[];
+  }
+}
+
+/** Runs a finished statement where `db` says. Array parameters (`= any(?)`) need a pg connection, not a transaction's. */
+async function run<R>(db: Db, sql: string, params: unknown[]): Promise<R[]> {
+  if (!isEm(db)) return runPrepared<R>(db, sql, params);
+  const trx = db.getTransactionContext();
+  const pool = pools.get(db.config);
+  if (trx || !pool) {
+    if (params.some(Array.isArray)) throw new Error('array parameters need the service pool (outside a transaction)');
+    return db.getConnection().execute<R[]>(sql, params, 'all', trx);
+  }
+  observers.get(pool)?.forEach((observe) => observe(sql));
+  return runPrepared<R>(pool, sql, params);
+}
+
+const TENANT = /\{tenant(?::(\w+))?\}|\{tenant_values\}/g;
+
+/**
+ * Writes the tenant where the SQL says: `{tenant}` / `{tenant:alias}` as the condition `merchant_id = ? and mode = ?`,
+ * `{tenant_values}` as the two values of an insert (`values (?, {tenant_values}, ...)`), each with its parameters
+ * where they belong.
+ */
+function withTenant(sql: string, params: unknown[], tenant: TenantParams): [string, unknown[]] {
+  if (!tenant?.merchantId || !tenant.mode) throw new Error('tenant statement run without a tenant');
+  const c = compile(sql, params.length);
+  const values: unknown[] = [];
+  let used = 0;
+  for (const at of c.at) {
+    for (; used < at; used++) values.push(params[used]);
+    values.push(tenant.merchantId, tenant.mode);
+  }
+  for (; used < params.length; used++) values.push(params[used]);
+  return [c.text, values];
+}
+
+/** A tenant statement's text, and before how many of the caller's parameters each tenant pair goes. */
+interface Compiled {
+  text: string;
+  at: number[];
+}
+const compiled = new Map<string, Compiled>();
+
+/** Expands the tenant placeholders once per text (a hot path: every payment runs several tenant statements). */
+function compile(sql: string, paramCount: number): Compiled {
+  // `$n` style: the tenant's two parameters follow the caller's, so the text depends on how many there are.
+  const dollar = /\$\d/.test(sql);
+  const key = dollar ? `${paramCount}|${sql}` : sql;
+  let c = compiled.get(key);
+  if (c) return c;
+  if (!sql.match(TENANT)) throw new Error('tenant statement without {tenant}: it must name its tenant columns');
+  const expand = (match: string, alias: string | undefined, m: string, o: string) => {
+    if (match === '{tenant_values}') return `${m}, ${o}`;
+    const col = (name: string) => (alias ? `${alias}.${name}` : name);
+    return `${col('merchant_id')} = ${m} and ${col('mode')} = ${o}`;
+  };
+  const at: number[] = [];
+  let text: string;
+  if (dollar) {
+    text = sql.replace(TENANT, (match, a) => expand(match, a, `$${paramCount + 1}`, `$${paramCount + 2}`));
+    at.push(paramCount);
+  } else {
+    // `?` style: each expansion's two parameters go in where its placeholders stand.
+    let before = 0;
+    let last = 0;
+    text = sql.replace(TENANT, (match, a, offset: number) => {
+      before += (sql.slice(last, offset).match(/\?/g) ?? []).length;
+      last = offset + match.length;
+      at.push(before);
+      return expand(match, a, '?', '?');
+    });
+  }
+  c = { text, at };
+  if (compiled.size > 1000) compiled.clear();
+  compiled.set(key, c);
+  return c;
+}
+
+/** The merchant and mode the EntityManager's tenant filter is bound to, if it is. */
+function boundTenant(em: EntityManager): TenantParams | undefined {
+  const p = em.getFilterParams<TenantParams>(TENANT_FILTER) as TenantParams | undefined;
+  return p?.merchantId && p.mode ? p : undefined;
+}
+
+/** The merchant and mode the EntityManager is bound to (for statements over rows of the tenant); none is an error. */
+export function tenantOfEm(em: EntityManager): TenantParams {
+  const p = boundTenant(em);
+  if (!p) throw new Error('tenant rows read without a tenant');
+  return p;
+}
+
+/** A statement over rows of the EntityManager's tenant; `{tenant}` in `sql` becomes `merchant_id = ? and mode = ?`. */
+export async function tenantQuery<R = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
+  const [text, values] = withTenant(sql, params, tenantOfEm(em));
+  return run<R>(em, text, values);
+}
+
+/** `tenantQuery` with the tenant given: for work outside a request (the worker, the catalog cache). */
+export async function tenantQueryAs<R = Record<string, unknown>>(db: Db, tenant: TenantParams, sql: string, params: unknown[]): Promise<R[]> {
+  const [text, values] = withTenant(sql, params, tenant);
+  return run<R>(db, text, values);
+}
+
+/** A statement about no single tenant (auth, cross-tenant sweeps, locks, catch-ups): each use is a decision. */
+export async function systemQuery<R = Record<string, unknown>>(db: Db, sql: string, params: unknown[] = []): Promise<R[]> {
+  if (sql.match(TENANT)) throw new Error('{tenant} in a system statement: use tenantQuery');
+  return run<R>(db, sql, params);
+}
+
+/** NOTIFY on the EntityManager's transaction connection, so listeners hear it when (and only if) it commits. */
+export async function notify(em: EntityManager, channel: string, payload: string): Promise<void> {
+  await em.getConnection().execute('select pg_notify(?, ?)', [channel, payload], 'all', em.getTransactionContext());
+}
+
+/**
+ * A session advisory lock (`pg_advisory_lock(key)`, or `(key, hashtext(name))` per name) on a connection the caller
+ * holds (a pg client: the lock is the session's). Migrations and test-clock advances serialise across processes.
+ */
+export async function advisoryLock(db: Queryable, key: number, name?: string): Promise<void> {
+  if (name === undefined) await db.query({ text: 'select pg_advisory_lock($1)', values: [key] });
+  else await db.query({ text: 'select pg_advisory_lock($1, hashtext($2))', values: [key, name] });
+}
+
+export async function advisoryUnlock(db: Queryable, key: number, name?: string): Promise<void> {
+  if (name === undefined) await db.query({ text: 'select pg_advisory_unlock($1)', values: [key] });
+  else await db.query({ text: 'select pg_advisory_unlock($1, hashtext($2))', values: [key, name] });
+}
+
+/** Whether the database answers (GET /readyz). */
+export async function ping(em: EntityManager): Promise<void> {
+  await em.getConnection().execute('select 1');
+}
+
+/** `select` list of an entity's columns: named, so a column added by a later migration leaves the statement as it was. */
+const selectList = new Map<string, string>();
+function columnsOf(em: EntityManager, entity: ClassType<TenantEntity>): string {
+  let list = selectList.get(entity.name);
+  if (!list) {
+    const meta = em.getMetadata().get(entity.name);
+    const columns = meta.props.filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length).flatMap((p) => p.fieldNames);
+    list = `${columns.map((c) => `"${c}"`).join(', ')} from "${meta.tableName}"`;
+    selectList.set(entity.name, list);
+  }
+  return list;
+}
+
+/** Rows of `entity` of the EntityManager's tenant matching `where` (SQL over column names), as managed entities. */
+export async function tenantRows<T extends TenantEntity>(
+  em: EntityManager,
+  entity: ClassType<T>,
+  where: string,
+  params: unknown[],
+  opts: { orderBy?: string; forUpdate?: boolean } = {},
+): Promise<T[]> {
+  const sql =
+    `select ${columnsOf(em, entity)} where {tenant} and (${where})` +
+    (opts.orderBy ? ` order by ${opts.orderBy}` : '') +
+    (opts.forUpdate ? ' for update' : '');
+  const rows = await tenantQuery(em, sql, params);
+  return rows.map((row) => em.map(entity, row as never));
+}
+
+/** Whether the entity is tenant-scoped and the EntityManager has its tenant bound: the cases tenantRows serves. */
+export function canReadTenantRows(em: EntityManager, entity: ClassType<object>): entity is ClassType<TenantEntity> {
+  return entity.prototype instanceof TenantEntity && boundTenant(em) !== undefined;
+}

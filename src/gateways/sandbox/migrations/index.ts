@@ -1,0 +1,6 @@
+// The sandbox's own migrations, oldest first, recorded in `sandbox_migrations` (not the service's table).
+import { Migration20261123200000_sandbox_tables } from './Migration20261123200000_sandbox_tables';
+
+export const sandboxMigrations = [
+  { name: 'Migration20261123200000_sandbox_tables', class: Migration20261123200000_sandbox_tables },
+];

@@ -1,0 +1,207 @@
+import type Stripe from 'stripe';
+import { fromGatewayAmount } from './amounts';
+import type { GatewayEvent, RefundResult } from './port';
+
+/**
+ * Stripe's events as Cadence reads them: the ones it subscribes to, and each one's meaning as a GatewayEvent
+ * (payment, refund and subscription outcomes). The adapter verifies the signature before anything here runs.
+ */
+
+/** The events Cadence needs from Stripe; registerWebhook subscribes to exactly these. */
+export const STRIPE_EVENTS = [
+  'checkout.session.completed',
+  'checkout.session.expired',
+  'checkout.session.async_payment_succeeded',
+  'checkout.session.async_payment_failed',
+  'payment_intent.payment_failed',
+  'charge.refunded',
+  'refund.created',
+  'refund.updated',
+  'refund.failed',
+  'invoice.paid',
+  'invoice.payment_failed',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+];
+
+/** The id of an expandable field: the string itself, or the expanded object's id. */
+export const idOf = (v: unknown): string | null =>
+  v == null ? null : typeof v === 'string' ? v : typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null;
+
+/** Stripe's refund status -> Cadence's; null: not one Cadence reads. */
+export function refundStatus(status: string | null | undefined): RefundResult['status'] | null {
+  if (status === 'succeeded') return 'succeeded';
+  if (status === 'failed' || status === 'canceled') return 'failed';
+  if (status === 'pending' || status === 'requires_action') return 'pending';
+  return null;
+}
+
+type Obj = Record<string, any>;
+
+/** Payment method, bank and failure reason from a PaymentIntent or Charge when the event carries them expanded. */
+function paymentDetails(pi: unknown): { method: string | null; bank: string | null; failureReason: string | null; providerPaymentId: string | null } {
+  const out = { method: null as string | null, bank: null as string | null, failureReason: null as string | null, providerPaymentId: idOf(pi) };
+  if (!pi || typeof pi !== 'object') return out;
+  const p = pi as Obj;
+  const err = p.last_payment_error ?? p.last_setup_error;
+  if (err) out.failureReason = err.decline_code && err.decline_code !== 'generic_decline' ? err.decline_code : err.code ?? null;
+  const charge = typeof p.latest_charge === 'object' && p.latest_charge ? (p.latest_charge as Obj) : null;
+  const pmd: Obj | null = charge?.payment_method_details ?? (typeof p.payment_method === 'object' ? p.payment_method : null) ?? err?.payment_method ?? null;
+  if (pmd?.type) {
+    out.method = pmd.type;
+    out.bank = pmd[pmd.type]?.issuer ?? null;
+  }
+  return out;
+}
+
+/** Stripe's event -> GatewayEvent. Exported for tests; parseEvent verifies the signature first. */
+export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
+  const obj = event.data.object as unknown as Obj;
+  const base: GatewayEvent = {
+    provider: 'stripe',
+    eventId: event.id,
+    rawType: event.type,
+    kind: 'ignored',
+    occurredAt: new Date(event.created * 1000),
+    raw: event,
+  };
+  const money = (amount: unknown, currency: unknown) =>
+    typeof amount === 'number' && typeof currency === 'string'
+      ? { amount: fromGatewayAmount('stripe', amount, currency), currency: currency.toUpperCase() }
+      : {};
+
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded': {
+      if (obj.mode === 'subscription') {
+        const d = paymentDetails(obj.setup_intent);
+        return {
+          ...base,
+          kind: event.type === 'checkout.session.completed' ? 'subscription.authorized' : 'ignored',
+          subscriptionId: obj.metadata?.subscription_id ?? obj.client_reference_id ?? null,
+          checkoutSessionId: obj.id,
+          providerSubscriptionId: idOf(obj.subscription),
+          providerCustomerId: idOf(obj.customer),
+          method: d.method,
+          bank: d.bank,
+        };
+      }
+      // A completed session whose payment is still processing (bank debits) is settled by async_payment_*.
+      if (obj.payment_status !== 'paid' && obj.payment_status !== 'no_payment_required') return base;
+      const d = paymentDetails(obj.payment_intent);
+      return {
+        ...base,
+        kind: 'payment.succeeded',
+        paymentId: obj.metadata?.payment_id ?? obj.client_reference_id ?? null,
+        checkoutSessionId: obj.id,
+        providerPaymentId: d.providerPaymentId,
+        providerCustomerId: idOf(obj.customer),
+        ...money(obj.amount_total, obj.currency),
+        method: d.method,
+        bank: d.bank,
+      };
+    }
+    case 'checkout.session.expired':
+    case 'checkout.session.async_payment_failed': {
+      const expired = event.type === 'checkout.session.expired';
+      if (obj.mode === 'subscription') {
+        const d = paymentDetails(obj.setup_intent);
+        return {
+          ...base,
+          kind: 'subscription.cancelled',
+          subscriptionId: obj.metadata?.subscription_id ?? obj.client_reference_id ?? null,
+          checkoutSessionId: obj.id,
+          failureReason: d.failureReason,
+          method: d.method,
+          bank: d.bank,
+        };
+      }
+      const d = paymentDetails(obj.payment_intent);
+      return {
+        ...base,
+        kind: expired ? 'payment.expired' : 'payment.failed',
+        paymentId: obj.metadata?.payment_id ?? obj.client_reference_id ?? null,
+        checkoutSessionId: obj.id,
+        providerPaymentId: d.providerPaymentId,
+        ...money(obj.amount_total, obj.currency),
+        failureReason: expired ? null : d.failureReason ?? 'payment_failed',
+        method: d.method,
+        bank: d.bank,
+      };
+    }
+    case 'payment_intent.payment_failed': {
+      const d = paymentDetails(obj);
+      const paymentId = obj.metadata?.payment_id ?? null;
+      // Renewal PaymentIntents belong to invoices: invoice.payment_failed reports those.
+      if (!paymentId) return base;
+      return {
+        ...base,
+        kind: 'payment.failed',
+        paymentId,
+        providerPaymentId: obj.id,
+        ...money(obj.amount, obj.currency),
+        failureReason: d.failureReason ?? 'payment_failed',
+        method: d.method,
+        bank: d.bank,
+      };
+    }
+    case 'refund.created':
+    case 'refund.updated':
+    case 'refund.failed': {
+      const status = event.type === 'refund.failed' ? 'failed' : refundStatus(obj.status);
+      if (status !== 'succeeded' && status !== 'failed') return base;
+      return {
+        ...base,
+        kind: status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
+        paymentId: obj.metadata?.payment_id ?? null,
+        providerPaymentId: idOf(obj.payment_intent),
+        providerRefundId: obj.id,
+        ...money(obj.amount, obj.currency),
+        failureReason: obj.failure_reason ?? null,
+      };
+    }
+    // charge.refunded carries the cumulative refunded amount, not one refund: refund.* events report each refund.
+    case 'invoice.paid':
+    case 'invoice.payment_failed': {
+      const sd = obj.parent?.subscription_details;
+      const providerSubscriptionId = idOf(sd?.subscription ?? obj.subscription);
+      if (!providerSubscriptionId) return base;
+      const pi = obj.payments?.data?.[0]?.payment?.payment_intent ?? obj.payment_intent ?? null;
+      const d = paymentDetails(pi);
+      const paid = event.type === 'invoice.paid';
+      return {
+        ...base,
+        kind: paid ? 'subscription.charged' : 'subscription.charge_failed',
+        subscriptionId: sd?.metadata?.subscription_id ?? obj.subscription_details?.metadata?.subscription_id ?? null,
+        providerSubscriptionId,
+        providerCustomerId: idOf(obj.customer),
+        providerPaymentId: d.providerPaymentId,
+        ...money(paid ? obj.amount_paid : obj.amount_due, obj.currency),
+        failureReason: paid ? null : d.failureReason ?? 'payment_failed',
+        method: d.method,
+        bank: d.bank,
+      };
+    }
+    case 'customer.subscription.updated': {
+      const prev = (event.data as { previous_attributes?: Obj }).previous_attributes ?? {};
+      if (!('pause_collection' in prev)) return base;
+      return {
+        ...base,
+        kind: obj.pause_collection ? 'subscription.paused' : 'subscription.resumed',
+        subscriptionId: obj.metadata?.subscription_id ?? null,
+        providerSubscriptionId: obj.id,
+        providerCustomerId: idOf(obj.customer),
+      };
+    }
+    case 'customer.subscription.deleted':
+      return {
+        ...base,
+        kind: 'subscription.cancelled',
+        subscriptionId: obj.metadata?.subscription_id ?? null,
+        providerSubscriptionId: obj.id,
+        providerCustomerId: idOf(obj.customer),
+      };
+    default:
+      return base;
+  }
+}

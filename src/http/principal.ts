@@ -1,0 +1,26 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createContext, Ctx } from '../core/context';
+import type { Mode } from '../core/entity';
+import type { Logger } from '../core/logger';
+import { primeMerchant } from '../modules/merchants/current-merchant';
+import type { Merchant } from '../modules/merchants/merchant.entities';
+import type { Services } from '../services';
+
+/**
+ * Who authenticated (src/http/auth.ts): the operator token, or a merchant's secret key with its merchant record
+ * (the rate limit reads it). The request context gets the plain data (src/core/context.ts).
+ */
+export type AuthPrincipal =
+  | { kind: 'merchant'; merchant: Merchant; mode: Mode; apiKeyId: string }
+  | { kind: 'admin' };
+
+/** The per-request context of every transport (REST shim, GraphQL over HTTP and WebSocket). */
+export function operationContext(args: { em: EntityManager; principal: AuthPrincipal; requestId: string; log: Logger; services: Services }): Ctx {
+  const p = args.principal;
+  const ctx = createContext({
+    ...args,
+    principal: p.kind === 'merchant' ? { kind: 'merchant', merchantId: p.merchant.id, mode: p.mode, apiKeyId: p.apiKeyId } : p,
+  });
+  if (p.kind === 'merchant') primeMerchant(ctx, p.merchant);
+  return ctx;
+}

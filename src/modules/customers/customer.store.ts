@@ -1,0 +1,35 @@
+import { v7 as uuidv7 } from 'uuid';
+
+/** Statements on customers beyond the ORM's (the module's services use the ORM for the rest). */
+
+export interface CustomerUpsert {
+  email: string;
+  name?: string | null;
+  phone?: string | null;
+  stateCode?: string | null;
+  gstin?: string | null;
+}
+
+/**
+ * A CTE `c(id, name, phone)` that finds the tenant's customer with this e-mail (already normalised) or creates it,
+ * for a statement of another store that writes a record of that customer in the same breath (atomic without a
+ * transaction of its own; concurrent requests for one e-mail meet on the unique key). The record gains the details
+ * it lacked and never loses what the merchant already gave; `updated_at` moves only when something was filled in.
+ * Its tenant is `{tenant_values}`: the enclosing tenant statement fills it in.
+ */
+export function customerUpsertCte(d: CustomerUpsert): { sql: string; params: unknown[] } {
+  return {
+    sql: `c as (
+       insert into customers as x (id, created_at, updated_at, merchant_id, mode, email, name, phone, state_code, gstin)
+       values (?, now(), now(), {tenant_values}, ?, ?, ?, ?, ?)
+       on conflict (merchant_id, mode, email) do update set
+         name = coalesce(x.name, excluded.name), phone = coalesce(x.phone, excluded.phone),
+         state_code = coalesce(x.state_code, excluded.state_code), gstin = coalesce(x.gstin, excluded.gstin),
+         updated_at = case when (x.name is null and excluded.name is not null) or (x.phone is null and excluded.phone is not null)
+           or (x.state_code is null and excluded.state_code is not null) or (x.gstin is null and excluded.gstin is not null)
+           then now() else x.updated_at end
+       returning id, name, phone
+     )`,
+    params: [uuidv7(), d.email, d.name ?? null, d.phone ?? null, d.stateCode ?? null, d.gstin ?? null],
+  };
+}

@@ -1,0 +1,22 @@
+import type { Ctx } from '../../core/context';
+import { defineLoader, tenantOf } from '../../core/context';
+import { Merchant } from './merchant.entities';
+
+const merchantById = defineLoader<string, Merchant>('merchantById', async (ctx, ids) => {
+  const rows = await ctx.em.find(Merchant, { id: { $in: [...ids] } });
+  const byId = new Map(rows.map((m) => [m.id, m]));
+  return ids.map((id) => byId.get(id)!);
+});
+
+/**
+ * The request's merchant record (reporting currency, name, rate limit). Authentication already loaded it and primes
+ * the request's loader with it (primeMerchant), so this costs no query on the request path.
+ */
+export function currentMerchant(ctx: Ctx): Promise<Merchant> {
+  return merchantById(ctx).load(tenantOf(ctx).merchantId);
+}
+
+/** Hands the merchant that authenticated the request to the request's loader. */
+export function primeMerchant(ctx: Ctx, merchant: Merchant): void {
+  merchantById(ctx).prime(merchant.id, merchant);
+}

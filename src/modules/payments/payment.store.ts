@@ -1,0 +1,110 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import type { Mode, TenantParams } from '../../core/entity';
+import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
+import { customerUpsertCte, CustomerUpsert } from '../customers/customer.store';
+import { Payment, PaymentStatus, Refund } from './payment.entities';
+
+/**
+ * Every statement on payments, refunds and gateway_events beyond the ORM's. Other modules read payments through
+ * these functions (e.g. `revenueByCustomer`), never the tables.
+ */
+
+/** Statuses whose amount was collected: revenue is their amount less refunds. */
+export const COLLECTED_STATUSES = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED, PaymentStatus.REFUNDED];
+
+export interface NewPayment {
+  id: string;
+  amount: number;
+  currency: string;
+  customer: CustomerUpsert;
+  referenceId: string | null;
+  metadata: Record<string, string>;
+  provider: string;
+  connectionId: string;
+  providerPaymentId: string | null;
+  checkoutSessionId: string;
+  checkoutUrl: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/**
+ * Writes the payment with its customer, found or created by e-mail, in one statement (a prepared one: every payment
+ * runs it); the payment takes the request's name and phone, else the customer's.
+ */
+export async function insertPayment(em: EntityManager, p: NewPayment): Promise<Payment> {
+  const c = p.customer;
+  const customer = customerUpsertCte(c);
+  const rows = await tenantQuery(
+    em,
+    `with ${customer.sql}
+     insert into payments (id, created_at, updated_at, merchant_id, mode, amount, amount_refunded, currency, status,
+       customer_id, customer_email, customer_name, customer_phone, reference_id, metadata, provider, connection_id,
+       provider_payment_id, checkout_session_id, checkout_url, success_url, cancel_url)
+     select ?, now(), now(), {tenant_values}, ?, 0, ?, 'pending', c.id, ?, coalesce(?, c.name), coalesce(?, c.phone), ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?
+     from c
+     returning *`,
+    [
+      ...customer.params,
+      p.id, p.amount, p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
+      JSON.stringify(p.metadata), p.provider, p.connectionId, p.providerPaymentId, p.checkoutSessionId,
+      p.checkoutUrl, p.successUrl, p.cancelUrl,
+    ],
+  );
+  return em.map(Payment, rows[0] as never);
+}
+
+/** Refunds of the tenant's payments `ids`, oldest first (the refunds loader: one prepared statement per page). */
+export function refundsOfPayments(em: EntityManager, ids: readonly string[]): Promise<Refund[]> {
+  return tenantRows(em, Refund, 'payment_id = any(?::uuid[])', [[...ids]], { orderBy: 'id' });
+}
+
+/** Revenue per customer and currency: payments collected less refunds, for a page of customers in one statement. */
+export async function revenueByCustomer(
+  em: EntityManager,
+  customerIds: readonly string[],
+): Promise<{ customerId: string; currency: string; amount: number }[]> {
+  const rows = await tenantQuery<{ customer_id: string; currency: string; amount: string }>(
+    em,
+    `select customer_id, currency, sum(amount - amount_refunded)::bigint as amount from payments
+     where {tenant} and customer_id = any(?::uuid[]) and status = any(?::text[])
+     group by customer_id, currency order by currency`,
+    // Array literals rather than arrays: the statement may run on a transaction's connection too.
+    [`{${customerIds.join(',')}}`, `{${COLLECTED_STATUSES.join(',')}}`],
+  );
+  return rows.map((r) => ({ customerId: r.customer_id, currency: r.currency, amount: Number(r.amount) }));
+}
+
+/** Records a verified gateway event of a connection once; false when (provider, event id) was recorded before. */
+export async function recordGatewayEvent(
+  em: EntityManager,
+  tenant: TenantParams,
+  e: { provider: string; eventId: string; type: string; connectionId: string; payload: unknown },
+): Promise<boolean> {
+  const inserted = await tenantQueryAs(
+    em,
+    tenant,
+    `insert into gateway_events (id, created_at, merchant_id, mode, provider, event_id, type, connection_id, payload)
+     values (?, now(), {tenant_values}, ?, ?, ?, ?, ?) on conflict (provider, event_id) do nothing returning id`,
+    [uuidv7(), e.provider, e.eventId, e.type, e.connectionId, JSON.stringify(e.payload ?? null)],
+  );
+  return inserted.length > 0;
+}
+
+/** Refunds of the gateway payment still waiting for the gateway's refund id (their create call has not returned). */
+export async function refundsAwaitingGatewayId(em: EntityManager, tenant: TenantParams, providerPaymentId: string): Promise<number> {
+  const [row] = await tenantQueryAs<{ n: string }>(
+    em,
+    tenant,
+    `select count(*) as n from refunds r join payments p on p.id = r.payment_id
+     where {tenant:p} and p.provider_payment_id = ? and r.status = 'pending' and r.provider_refund_id is null`,
+    [providerPaymentId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Payments of every tenant updated since `since`, newest `limit` (the live-update catch-up after a reconnection). */
+export function paymentsChangedSince(db: Db, since: Date, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(db, 'select id, merchant_id, mode from payments where updated_at >= ? order by updated_at desc limit ?', [since, limit]);
+}

@@ -1,0 +1,299 @@
+/**
+ * Tenancy: a record belongs to one merchant and one mode. Any other key (another merchant, or the same merchant's
+ * other mode) gets 404 resource_not_found for its id, indistinguishable from an id that does not exist, and never
+ * sees it in a list. Driven by the route table, so a new route with `{id}` fails here until it has a case.
+ */
+import { routes } from '../../rest-shim/routes';
+import { TestMerchant, Client_, useHarness } from '../harness';
+import { errorFingerprint, gqlErrorFingerprint, gqlRequest, unknownId } from '../harness/http';
+
+const h = useHarness();
+let a: TestMerchant;
+let b: TestMerchant;
+
+/** Merchant A's test-mode records, by the first path segment of the routes that take their id. */
+const A: Record<string, string> = {};
+/** A second set, for the control requests through A's own key (writes would otherwise change the records above). */
+const A2: Record<string, string> = {};
+/** Records of the other tenants, so their lists are not trivially empty. */
+const other: { bTest: string[]; aLive: string[]; bFamily: string } = { bTest: [], aLive: [], bFamily: '' };
+
+beforeAll(async () => {
+  a = await h.merchant();
+  b = await h.merchant();
+  A['product-families'] = (await a.test.post('/product-families', { name: 'A family' })).body.id;
+  A.products = (await a.test.post('/products', { name: 'A product', type: 'subscription', product_family_id: A['product-families'] })).body.id;
+  A.plans = (await a.test.post(`/products/${A.products}/plans`, { name: 'A plan', billing_frequency: 'monthly' })).body.id;
+  A.prices = (await a.test.post(`/plans/${A.plans}/prices`, { currency: 'INR', amount: 1000 })).body.id;
+  for (const v of Object.values(A)) expect(v).toMatch(/^[0-9a-f-]{36}$/);
+  A2['product-families'] = (await a.test.post('/product-families', { name: 'A family 2' })).body.id;
+  A2.products = (await a.test.post('/products', { name: 'A product 2', type: 'subscription' })).body.id;
+  A2.plans = (await a.test.post(`/products/${A2.products}/plans`, { name: 'A plan 2', billing_frequency: 'monthly' })).body.id;
+  A2.prices = (await a.test.post(`/plans/${A2.plans}/prices`, { currency: 'INR', amount: 2000 })).body.id;
+
+  // Gateway connections (sandbox credentials), a payment and its customer.
+  A.providers = (await a.test.post('/providers/connections', { provider: 'stripe', credentials: STRIPE_TEST })).body.id;
+  A2.providers = (await a.test.post('/providers/connections', { provider: 'razorpay', credentials: RAZORPAY_TEST })).body.id;
+  const pay = (email: string) =>
+    a.test.post('/payments', { amount: 5000, currency: 'INR', customer_email: email, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no' });
+  A.payments = (await pay('a1@example.com')).body.id;
+  A2.payments = (await pay('a2@example.com')).body.id;
+  const customers = (await a.test.get('/customers?limit=100')).body.data as any[];
+  A.customers = customers.find((c) => c.email === 'a1@example.com')?.id;
+  A2.customers = customers.find((c) => c.email === 'a2@example.com')?.id;
+  for (const set of [A, A2]) for (const [k, v] of Object.entries(set)) expect([k, v]).toEqual([k, expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+
+  // Webhook endpoints and a delivery to each (trigger-test aimed at one endpoint).
+  for (const set of [A, A2]) {
+    set['webhooks/endpoints'] = (await a.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/hook', mode: 'test' })).body.id;
+    set['webhooks/deliveries'] = (await a.test.post('/webhooks/trigger-test', { endpoint_id: set['webhooks/endpoints'] })).body.deliveries[0].id;
+  }
+
+  other.bFamily = (await b.test.post('/product-families', { name: 'B family' })).body.id;
+  other.bTest.push((await b.test.post('/products', { name: 'B product', type: 'one_time' })).body.id);
+  other.aLive.push((await a.live.post('/products', { name: 'A live product', type: 'one_time' })).body.id);
+});
+
+const STRIPE_TEST = { secret_key: `sk_test_${'s'.repeat(24)}`, webhook_secret: `whsec_${'w'.repeat(24)}` };
+const RAZORPAY_TEST = { key_id: `rzp_test_${'k'.repeat(14)}`, key_secret: 'secret', webhook_secret: 'whsecret' };
+
+/**
+ * One case per route with a path id: a valid request (so only the id can make it fail) and how to check that
+ * merchant A's record was left alone. The record used is chosen by the path's first segment.
+ */
+const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, string] }> = {
+  'get /product-families/{id}': {},
+  'get /products/{id}': {},
+  'post /products/{id}': { body: { name: 'Stolen', status: 'inactive' } },
+  'post /products/{id}/plans': { body: { name: 'Intruder plan', billing_frequency: 'monthly' } },
+  'get /plans/{id}': {},
+  'post /plans/{id}/prices': { body: { currency: 'INR', amount: 1, is_default: true } },
+  'get /prices/{id}': {},
+  'delete /providers/connections/{id}': {},
+  'get /payments/{id}': {},
+  // A pending payment cannot be refunded: for its owner that is a 409, which proves the record was found.
+  'post /payments/{id}/refund': { body: { amount: 100 }, own: [409, 'payment_not_refundable'] },
+  'get /customers/{id}': {},
+  'get /webhooks/endpoints/{id}': {},
+  'post /webhooks/endpoints/{id}/toggle': { body: { enabled: true } },
+  'post /webhooks/endpoints/{id}/roll-secret': {},
+  'get /webhooks/deliveries/{id}': {},
+  'post /webhooks/deliveries/{id}/retry': {},
+  'delete /webhooks/endpoints/{id}': {}, // after the other endpoint routes in the table: the control deletes A2's
+};
+
+const idRoutes = routes.filter((r) => r.path.includes('{id}'));
+
+function call(client: Client_, method: string, path: string, body?: Record<string, unknown>) {
+  return method === 'get' ? client.get(path) : method === 'delete' ? client.delete(path) : client.post(path, body ?? {});
+}
+
+/** Merchant A's record for a route: `/plans/{id}/prices` -> A's plan. */
+function recordFor(path: string, set = A): string {
+  const parts = path.split('/');
+  const kind = set[`${parts[1]}/${parts[2]}`] ? `${parts[1]}/${parts[2]}` : parts[1]; // `/webhooks/endpoints/{id}`
+  const id = set[kind];
+  if (!id) throw new Error(`tenancy.test.ts: no record of merchant A for "${kind}": add one in beforeAll`);
+  return id;
+}
+
+describe('the route table', () => {
+  it('has a tenancy case for every route with an {id}', () => {
+    // A route listed here needs an entry in CASES (and a record of merchant A for its first path segment).
+    const missing = idRoutes.map((r) => `${r.method} ${r.path}`).filter((k) => !(k in CASES));
+    expect(missing).toEqual([]);
+    // and the cases are real routes (a renamed route must not leave a dead case behind)
+    const known = new Set(idRoutes.map((r) => `${r.method} ${r.path}`));
+    expect(Object.keys(CASES).filter((k) => !known.has(k))).toEqual([]);
+    expect(idRoutes.length).toBeGreaterThanOrEqual(7);
+  });
+});
+
+describe.each(idRoutes.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))('%s', (_name, route) => {
+  const kase = () => CASES[`${route.method} ${route.path}`];
+
+  it("works for merchant A's own key (control: the request itself is valid)", async () => {
+    const id = recordFor(route.path, A2);
+    const r = await call(a.test, route.method, route.path.replace('{id}', id), kase()?.body);
+    const own = kase()?.own;
+    if (own) {
+      expect([r.status, r.body.error?.code]).toEqual(own);
+    } else {
+      expect(r.status).toBe(route.status ?? 200);
+      if (route.method !== 'post') expect(r.body.id).toBe(id);
+    }
+  });
+
+  it.each([
+    ['another merchant', () => b.test],
+    ["the same merchant's live key", () => a.live],
+    ["another merchant's live key", () => b.live],
+  ])('answers 404 to %s, exactly like an unknown id', async (_who, client) => {
+    const id = recordFor(route.path);
+    const ghost = unknownId();
+    const theirs = await call(client(), route.method, route.path.replace('{id}', id), kase()?.body);
+    const none = await call(client(), route.method, route.path.replace('{id}', ghost), kase()?.body);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_not_found' });
+    expect(theirs.body.error.request_id).toBe(theirs.headers.get('request-id'));
+    expect(errorFingerprint(theirs, id)).toEqual(errorFingerprint(none, ghost));
+    // nothing in the answer is about the record itself
+    expect(theirs.text).not.toContain('A product');
+    expect(theirs.text).not.toContain('A plan');
+  });
+});
+
+describe("writes through another tenant's id change nothing", () => {
+  it("keeps A's product, plans and prices as they were", async () => {
+    const product = await a.test.get(`/products/${A.products}`);
+    expect(product.status).toBe(200);
+    expect(product.body).toMatchObject({ name: 'A product', status: 'active', livemode: false });
+    expect(product.body.plans.map((p: any) => p.id)).toEqual([A.plans]);
+    const plan = await a.test.get(`/plans/${A.plans}`);
+    expect(plan.body.prices.map((p: any) => p.id)).toEqual([A.prices]);
+    expect(plan.body.default_price.id).toBe(A.prices);
+    // and nothing was created in the intruders' own catalogs either
+    for (const c of [b.test, a.live, b.live]) {
+      const list = await c.get('/products?limit=100');
+      for (const p of list.body.data) expect(p.plans.map((x: any) => x.name)).not.toContain('Intruder plan');
+    }
+  });
+
+  it("refuses A's family as product_family_id of B's product", async () => {
+    const r = await b.test.post('/products', { name: 'x', type: 'one_time', product_family_id: A['product-families'] });
+    const ghost = unknownId();
+    const none = await b.test.post('/products', { name: 'x', type: 'one_time', product_family_id: ghost });
+    expect(r.status).toBe(404);
+    expect(r.body.error).toMatchObject({ code: 'resource_not_found', param: 'product_family_id' });
+    expect(errorFingerprint(r, A['product-families'])).toEqual(errorFingerprint(none, ghost));
+    const live = await a.live.post('/products', { name: 'x', type: 'one_time', product_family_id: A['product-families'] });
+    expect(live.status).toBe(404);
+  });
+});
+
+describe('lists', () => {
+  const listRoutes = routes.filter((r) => r.method === 'get' && !r.path.includes('{') && r.tag === 'Catalog');
+
+  it('covers every catalog list route', () => {
+    expect(listRoutes.map((r) => r.path).sort()).toEqual(['/product-families', '/products']);
+  });
+
+  it.each(listRoutes.map((r) => [r.path]))('%s shows each tenant only its own records', async (path) => {
+    const own = async (c: Client_) => {
+      const r = await c.get(`${path}?limit=100`);
+      expect(r.status).toBe(200);
+      expect(r.body.has_more).toBe(false);
+      return r.body.data as any[];
+    };
+    const aTest = await own(a.test);
+    const aLive = await own(a.live);
+    const bTest = await own(b.test);
+    const bLive = await own(b.live);
+    const ids = (rows: any[]) => rows.map((x) => x.id);
+    const aTestId = path === '/products' ? A.products : A['product-families'];
+    expect(ids(aTest)).toContain(aTestId);
+    expect(ids(aTest)).toContain(path === '/products' ? A2.products : A2['product-families']);
+    for (const rows of [aLive, bTest, bLive]) expect(ids(rows)).not.toContain(aTestId);
+    // every record in every list is the caller's mode, and the four lists are disjoint
+    expect(aTest.every((x) => x.livemode === false)).toBe(true);
+    expect(aLive.every((x) => x.livemode === true)).toBe(true);
+    expect(bTest.every((x) => x.livemode === false)).toBe(true);
+    const all = [...ids(aTest), ...ids(aLive), ...ids(bTest), ...ids(bLive)];
+    expect(new Set(all).size).toBe(all.length);
+    if (path === '/products') {
+      expect(ids(aLive)).toEqual(other.aLive);
+      expect(ids(bTest)).toEqual(other.bTest);
+      expect(ids(bLive)).toEqual([]);
+    } else {
+      expect(ids(bTest)).toEqual([other.bFamily]);
+      expect(ids(aLive)).toEqual([]);
+    }
+  });
+
+  // (GET /test-clock is no list: it answers live keys 400 test_mode_only, see test/test-clock/test-clock.test.ts)
+  it.each(routes.filter((r) => r.method === 'get' && !r.path.includes('{') && r.auth !== 'admin' && r.path !== '/test-clock').map((r) => [r.path]))(
+    "GET %s never shows merchant A's test records to another key",
+    async (path) => {
+      const mine = await a.test.get(path);
+      expect(mine.status).toBe(200);
+      const ownIds = Object.values(A).filter((id) => mine.text.includes(id));
+      for (const c of [b.test, b.live, a.live]) {
+        const r = await c.get(path);
+        expect(r.status).toBe(200);
+        for (const id of Object.values(A)) expect(r.text).not.toContain(id);
+      }
+      // the list is not trivially empty for its owner (a check that can fail)
+      if (['/products', '/product-families', '/payments', '/customers', '/providers/connections'].includes(path)) {
+        expect(ownIds.length).toBeGreaterThan(0);
+      }
+    },
+  );
+
+  it('filters do not widen the scope', async () => {
+    const r = await b.test.get('/products?status=active&type=subscription&limit=100');
+    expect(r.status).toBe(200);
+    expect(r.body.data.map((x: any) => x.id)).not.toContain(A.products);
+    expect(r.body.data).toEqual([]);
+  });
+});
+
+describe('GraphQL', () => {
+  const ONE: Record<string, [string, string]> = {
+    product: ['products', '{ id name plans { id prices { id } } }'],
+    plan: ['plans', '{ id name prices { id } }'],
+    price: ['prices', '{ id amount }'],
+    productFamily: ['product-families', '{ id name }'],
+  };
+
+  it.each(Object.keys(ONE))('%s(id) of another tenant is not found, exactly like an unknown id', async (field) => {
+    const [kind, sel] = ONE[field];
+    const id = A[kind];
+    const q = `query($id: ID!) { ${field}(id: $id) ${sel} }`;
+    const mine = await gqlRequest(h.app.url, a.keys.test, q, { id });
+    expect(mine.body.errors).toBeUndefined();
+    expect(mine.body.data[field].id).toBe(id);
+    for (const key of [b.keys.test, a.keys.live, b.keys.live]) {
+      const theirs = await gqlRequest(h.app.url, key, q, { id });
+      const ghost = unknownId();
+      const none = await gqlRequest(h.app.url, key, q, { id: ghost });
+      expect(theirs.body.errors?.[0]?.extensions).toMatchObject({ code: 'resource_not_found', http: { status: 404 } });
+      expect(theirs.body.data ?? null).toBeNull();
+      expect(gqlErrorFingerprint(theirs, id)).toEqual(gqlErrorFingerprint(none, ghost));
+    }
+  });
+
+  it('products and productFamilies list only the caller\'s records', async () => {
+    const q = '{ products(first: 100) { totalCount edges { node { id livemode } } } productFamilies(first: 100) { totalCount edges { node { id } } } }';
+    const seen = async (key: string) => {
+      const r = await gqlRequest(h.app.url, key, q);
+      expect(r.body.errors).toBeUndefined();
+      const d = r.body.data;
+      expect(d.products.totalCount).toBe(d.products.edges.length);
+      expect(d.productFamilies.totalCount).toBe(d.productFamilies.edges.length);
+      return {
+        products: d.products.edges.map((e: any) => e.node.id),
+        families: d.productFamilies.edges.map((e: any) => e.node.id),
+      };
+    };
+    expect(await seen(a.keys.test)).toEqual({ products: [A2.products, A.products], families: [A2['product-families'], A['product-families']] });
+    expect(await seen(a.keys.live)).toEqual({ products: other.aLive, families: [] });
+    expect(await seen(b.keys.test)).toEqual({ products: other.bTest, families: [other.bFamily] });
+    expect(await seen(b.keys.live)).toEqual({ products: [], families: [] });
+  });
+
+  it("mutations on another tenant's records are not found and change nothing", async () => {
+    const mutations: [string, Record<string, unknown>][] = [
+      ['mutation($id: ID!) { updateProduct(id: $id, input: { name: "Stolen" }) { id } }', { id: A.products }],
+      ['mutation($id: ID!) { createPlan(productId: $id, input: { name: "X", billingFrequency: MONTHLY }) { id } }', { id: A.products }],
+      ['mutation($id: ID!) { createPrice(planId: $id, input: { currency: "INR", amount: 5 }) { id } }', { id: A.plans }],
+    ];
+    for (const [q, vars] of mutations) {
+      for (const key of [b.keys.test, a.keys.live]) {
+        const r = await gqlRequest(h.app.url, key, q, vars);
+        expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'resource_not_found', http: { status: 404 } });
+      }
+    }
+    const r = await a.test.gql('query($id: ID!) { product(id: $id) { name plans { id prices { id } } } }', { id: A.products });
+    expect(r.data).toEqual({ product: { name: 'A product', plans: [{ id: A.plans, prices: [{ id: A.prices }] }] } });
+  });
+});

@@ -1,0 +1,26 @@
+import { request, HttpResult } from './app';
+
+export interface CheckoutAnswer extends HttpResult {
+  /** The 303 target (success or cancel URL), if any. */
+  location: string | null;
+}
+
+/** Posts the sandbox's hosted checkout form as a browser would (form-encoded), or as JSON; answers the raw result. */
+export async function submitCheckout(
+  checkoutUrl: string,
+  form: Record<string, string> = { outcome: 'success' },
+  as: 'form' | 'json' = 'form',
+): Promise<CheckoutAnswer> {
+  const r =
+    as === 'json'
+      ? await request(checkoutUrl, { method: 'POST', body: form })
+      : await request(checkoutUrl, {
+          method: 'POST',
+          rawBody: new URLSearchParams(form).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+  return { ...r, location: r.headers.get('location') };
+}
+
+/** Status and redirect of a checkout answer: what a browser acts on. */
+export const redirectOf = (r: CheckoutAnswer) => ({ status: r.status, location: r.location });
