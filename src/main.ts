@@ -24,7 +24,7 @@ async function main() {
     ORM: (orm.config.get('pool') as { max: number }).max,
     'service pool': app.services.plainPool.options.max ?? 0,
     LISTEN: 1,
-    sandbox: app.sandbox?.sandbox.pool.options.max ?? 0,
+    sandbox: app.sandbox?.connections ?? 0,
   });
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
 

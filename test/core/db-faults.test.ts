@@ -106,7 +106,7 @@ function configuredConnections(): number {
   // test clock: each distinct pool counts once.
   const pools = new Set([s.plainPool, s.delivery.db]);
   const serviceMax = [...pools].reduce((n, p) => n + p.options.max!, 0);
-  const sandboxMax = h.app.app.sandbox?.sandbox.pool.options.max ?? 0;
+  const sandboxMax = h.app.app.sandbox?.connections ?? 0; // its own ORM and plain pools
   return ormMax + serviceMax + sandboxMax + 1;
 }
 

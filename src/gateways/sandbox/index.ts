@@ -48,6 +48,8 @@ export interface RunningSandbox {
   chargeDueRenewals: Sandbox['chargeDueRenewals'];
   retryCharge: Sandbox['retryCharge'];
   redeliverPending: Sandbox['redeliverPending'];
+  /** The most database connections it opens: its ORM's pool and its plain pool. */
+  connections: number;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<RunningSa
     chargeDueRenewals: sb.chargeDueRenewals.bind(sb),
     retryCharge: sb.retryCharge.bind(sb),
     redeliverPending: sb.redeliverPending.bind(sb),
+    connections: (orm.config.get('pool') as { max: number }).max + (sb.pool.options.max ?? 0),
     async close() {
       await sb.settle();
       server.closeAllConnections();
