@@ -129,8 +129,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await services.catalogCache.close();
       await services.delivery.close();
       await listener.stop();
-      await sandbox?.close();
-      await services.plainPool.end();
+      await sandbox?.close(); // the service pool is the ORM's: the caller closes it with the ORM
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { ServicePool } from './core/orm-pool';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from './config';
 import { logger } from './core/logger';
@@ -49,8 +49,9 @@ export function createServices(
       createGateway(provider, credentials, { sandboxUrl: sandboxUrl ?? undefined, timeoutMs: config.gatewayTimeoutMs }),
     publicUrl,
   );
-  // The process's one service pool: plain statements, the catalog's version lookups, webhook delivery, the test clock.
-  const pool = openServicePool(orm, config.dbPoolMax);
+  // The process's one pool (the ORM's connections): plain statements, the catalog's version lookups, webhook delivery,
+  // the test clock.
+  const pool = openServicePool(orm);
   return {
     config,
     plainPool: pool,
@@ -70,7 +71,7 @@ export function createServices(
  * Outbound webhooks and the test clock, on the service pool: the dispatcher (outbox -> deliveries), the merchant
  * clock that runs its due work when a test clock advances, the webhook service, and the worker runtime.
  */
-function webhookServices(config: Config, orm: MikroORM, pool: Pool, secrets: SecretBox, serializer: () => Serializer) {
+function webhookServices(config: Config, orm: MikroORM, pool: ServicePool, secrets: SecretBox, serializer: () => Serializer) {
   const clock = new Clock(pool);
   const timeoutMs = config.webhookTimeoutMs;
   const dispatcher = new WebhookDispatcher(pool, orm, secrets, serializer, {

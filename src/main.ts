@@ -5,6 +5,7 @@ import { entities } from './entities';
 import { runProcess } from './core/lifecycle';
 import { logger } from './core/logger';
 import { connectionBudget } from './core/pool';
+import { servicePoolSize } from './core/sql';
 import { startApp } from './app';
 import { connectDemoGateways, ensureDemoMerchant } from './modules/merchants/demo';
 
@@ -18,11 +19,11 @@ async function main() {
     embedded = await startEmbeddedPostgres(config.dataDir);
     url = embedded.url;
   }
-  const orm = await openDatabase(url, entities, config.dbPoolMax);
+  // The process's one pool: the ORM's, also running the plain statements, webhook delivery and the test clock.
+  const orm = await openDatabase(url, entities, servicePoolSize(config.dbPoolMax));
   const app = await startApp(config, orm);
   const connections = connectionBudget({
-    ORM: (orm.config.get('pool') as { max: number }).max,
-    'service pool': app.services.plainPool.options.max ?? 0,
+    pool: app.services.plainPool.options.max,
     LISTEN: 1,
     sandbox: app.sandbox?.connections ?? 0,
   });

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { ServicePool } from './core/orm-pool';
 import type { Config } from './config';
 import type { Ctx } from './core/context';
 import type { IdempotencyStore } from './modules/idempotency/idempotency.store';
@@ -16,8 +16,8 @@ import type { WebhookService } from './modules/webhooks/webhook.service';
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
 export interface Services {
   config: Config;
-  /** The process's one service pool (src/core/sql.ts): plain statements, catalog version lookups, webhook delivery, test clock. */
-  plainPool: Pool;
+  /** The process's one pool, the ORM's connections (src/core/orm-pool.ts): also plain statements, catalog version lookups, webhook delivery, test clock. */
+  plainPool: ServicePool;
   merchants: MerchantService;
   catalog: CatalogService;
   customers: CustomerService;

@@ -6,11 +6,9 @@ import { runProcess } from './core/lifecycle';
 import { PgListener } from './core/listener';
 import { logger } from './core/logger';
 import { connectionBudget } from './core/pool';
+import { servicePoolSize } from './core/sql';
 import { createServices } from './container';
 import { createSchema } from './schema';
-
-/** The worker's ORM reads a few entities (endpoints, events): two connections are plenty. */
-const ORM_POOL = 2;
 
 /**
  * `npm run worker`: outbound webhook delivery alone, for scaled-out deployments (run the API with WORKER=off, or
@@ -20,16 +18,17 @@ const ORM_POOL = 2;
 async function main() {
   const config = loadConfig();
   if (!config.databaseUrl) throw new Error('npm run worker needs DATABASE_URL (the database the API uses)');
-  const orm = await openDatabase(config.databaseUrl, entities, ORM_POOL);
+  // One pool, the ORM's: delivery claims, attempts and the test clock run on its connections.
+  const orm = await openDatabase(config.databaseUrl, entities, servicePoolSize(config.dbPoolMax));
   const schema = await createSchema();
   // The same composition root as the API (src/container.ts); the worker runs only its delivery runtime.
   const services = createServices(config, orm, schema);
-  const pool = services.plainPool; // the process's one pool for delivery and the test clock
+  const pool = services.plainPool; // the process's one pool (the ORM's)
   const runtime = services.delivery;
   const listener = new PgListener(config.databaseUrl);
   await listener.start();
   await runtime.startWorker(listener);
-  const connections = connectionBudget({ ORM: ORM_POOL, 'service pool': pool.options.max ?? 0, LISTEN: 1 });
+  const connections = connectionBudget({ pool: pool.options.max, LISTEN: 1 });
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
   process.stdout.write(`Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})\n`);
 
@@ -38,8 +37,7 @@ async function main() {
     stop: async () => {
       await runtime.close(); // attempts in flight finish and are recorded
       await listener.stop();
-      await pool.end();
-      await orm.close(true);
+      await orm.close(true); // its pool is the process's one pool
     },
   };
 }

@@ -1,26 +1,22 @@
-import type { Pool, PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { DomainError } from './errors';
 import { logger } from './logger';
+import type { ServicePool } from './orm-pool';
 
 /**
  * A dropped database connection must never take the process down. pg emits `'error'` on a connection the server
  * closed (a restart, `pg_terminate_backend`, a network cut), and an `'error'` event nobody listens to kills the
- * process. pg-pool listens while a connection sits idle and re-emits on the pool: `watchPool` listens there. While
- * a connection is checked out (`pool.connect()`) nobody does: `withClient` does for that time.
+ * process. The service pool's connections are knex's, which listens on each one for its whole life (and drops a
+ * broken one when it is next acquired); `withClient` also listens while a connection is checked out, to log the loss
+ * and to close the connection instead of reusing it.
  */
-
-/** Logs (instead of crashing on) errors of idle pool connections; pg-pool has already dropped the broken one. */
-export function watchPool<P extends Pool>(pool: P, name: string): P {
-  pool.on('error', (err) => logger.warn({ err, pool: name }, 'idle database connection lost; a new one is opened on next use'));
-  return pool;
-}
 
 /**
  * Runs `fn` on a connection checked out of `pool`, listening for its `'error'` meanwhile, and gives it back. A
  * connection that broke, or whose work failed other than with a DomainError, is closed instead of reused: its
  * session may still hold a transaction or an advisory lock.
  */
-export async function withClient<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(pool: ServicePool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   const onError = (err: Error) => {

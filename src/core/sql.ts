@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { Pool } from 'pg';
 import type { ClassType } from 'type-graphql';
 import { TENANT_FILTER, TenantEntity, TenantParams } from './entity';
-import { watchPool } from './pool';
+import { ormPool, plainTypes, ServicePool } from './orm-pool';
 
 /**
  * The one way stores write SQL (every statement lives in a module's `*.store.ts`; test/core/sql-literals.test.ts keeps it
@@ -20,40 +19,43 @@ import { watchPool } from './pool';
  * Placeholders are `?` (`$1..$n` is accepted on a pg pool or client). Why not the ORM: it builds each query through
  * knex and inlines its parameters, so PostgreSQL parses and plans every statement afresh (~0.6 ms of client CPU per
  * `findOne` here). Here a statement is a named prepared statement (parsed and planned once per connection) on the
- * process's one service pool, or, inside an ORM transaction, a raw statement on the transaction's connection.
+ * process's one pool (the ORM's connections, src/core/orm-pool.ts), or, inside an ORM transaction, a raw statement on the transaction's connection.
  */
 
 /** A pg pool, a checked-out client or a plain client: anything that runs `query({ name, text, values })`. */
 export interface Queryable {
-  query(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values?: unknown[]; types?: typeof plainTypes }): Promise<{ rows: unknown[] }>;
 }
 /** Where a statement runs: the request's EntityManager (its transaction, else the service pool) or a pg connection. */
 export type Db = EntityManager | Queryable;
 
-const pools = new WeakMap<object, Pool>();
+const pools = new WeakMap<object, ServicePool>();
 
 /**
- * Opens the process's service pool (same database as the ORM): plain statements of EntityManagers of this ORM, the
- * webhook delivery runtime, the test clock and the catalog version lookups all run on it. At least 4 connections:
- * a test-clock advance holds one (its advisory lock) while its due work runs statements on others.
+ * The process's one pool: the ORM's own connections (src/core/orm-pool.ts), also running the plain statements of
+ * EntityManagers of this ORM, webhook delivery, the test clock and the catalog version lookups. Its size is the ORM's
+ * (`servicePoolSize(DB_POOL_MAX)`, given to openDatabase).
  */
-export function openServicePool(orm: MikroORM, max: number): Pool {
-  const pool = watchPool(new Pool({ connectionString: orm.config.get('clientUrl'), max: servicePoolSize(max) }), 'service');
-  pools.set(orm.config, pool);
+export function openServicePool(orm: MikroORM): ServicePool {
+  let pool = pools.get(orm.config);
+  if (!pool) pools.set(orm.config, (pool = ormPool(orm)));
   return pool;
 }
 
-/** The service pool's size for DB_POOL_MAX `max`. */
+/**
+ * The pool's size for DB_POOL_MAX `max`: at least 4, as a test-clock advance holds one connection (its advisory lock)
+ * while its due work runs statements (and ORM transactions) on others.
+ */
 export const servicePoolSize = (max: number) => Math.max(4, max);
 
-const observers = new WeakMap<Pool, Set<(sql: string) => void>>();
+const observers = new WeakMap<ServicePool, Set<(sql: string) => void>>();
 
 /**
- * Calls `fn` for every statement an EntityManager (a request) runs on `pool`, the service pool; not for the work
+ * Calls `fn` for every plain statement an EntityManager (a request) runs on `pool`, the service pool; not for the work
  * that uses the pool directly (webhook delivery, catalog version lookups, catch-ups). Tests count statements with
  * it (the ORM's own are seen through knex). Answers a function that stops observing.
  */
-export function observeStatements(pool: Pool, fn: (sql: string) => void): () => void {
+export function observeStatements(pool: ServicePool, fn: (sql: string) => void): () => void {
   let set = observers.get(pool);
   if (!set) observers.set(pool, (set = new Set()));
   set.add(fn);
@@ -87,7 +89,7 @@ const isEm = (db: Db): db is EntityManager => typeof (db as EntityManager).getCo
 async function runPrepared<R>(db: Queryable, sql: string, params: unknown[]): Promise<R[]> {
   const p = prepare(sql);
   try {
-    return (await db.query({ name: p.name, text: p.text, values: params })).rows as R[];
+    return (await db.query({ name: p.name, text: p.text, values: params, types: plainTypes })).rows as R[];
   } catch (err) {
     // "cached plan must not change result type": the table changed under a prepared statement. Statements are
     // prepared again under new names, on every connection as each one next runs them.
@@ -96,7 +98,7 @@ async function runPrepared<R>(db: Queryable, sql: string, params: unknown[]): Pr
     generation++;
     prepared.clear();
     const again = prepare(sql);
-    return (await db.query({ name: again.name, text: again.text, values: params })).rows as R[];
+    return (await db.query({ name: again.name, text: again.text, values: params, types: plainTypes })).rows as R[];
   }
 }
 

@@ -98,16 +98,16 @@ async function serviceConnections(): Promise<number> {
   return r.rows[0].n;
 }
 
-/** Every connection the process may open: its pools' maxima and the one LISTEN connection. */
+/** Every connection the process may open: its one pool's maximum, its sandbox's and the one LISTEN connection. */
 function configuredConnections(): number {
   const s = h.app.app.services;
   const ormMax = (h.app.orm.config.get('pool') as { max: number }).max;
-  // One service pool (src/core/sql.ts) runs plain statements, catalog version lookups, webhook delivery and the
-  // test clock: each distinct pool counts once.
-  const pools = new Set([s.plainPool, s.delivery.db]);
-  const serviceMax = [...pools].reduce((n, p) => n + p.options.max!, 0);
+  // One pool (src/core/orm-pool.ts): the ORM's connections also run plain statements, catalog version lookups,
+  // webhook delivery and the test clock.
+  expect(s.plainPool.options.max).toBe(ormMax);
+  expect(s.delivery.db).toBe(s.plainPool);
   const sandboxMax = h.app.app.sandbox?.connections ?? 0; // its own ORM and plain pools
-  return ormMax + serviceMax + sandboxMax + 1;
+  return ormMax + sandboxMax + 1;
 }
 
 /** Recovered: the listener is back, LISTENing every channel, and has caught up. */

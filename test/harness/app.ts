@@ -3,7 +3,7 @@ import os from 'node:os';
 import crypto from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { startApp, RunningApp } from '../../src/app';
-import { observeStatements } from '../../src/core/sql';
+import { observeStatements, servicePoolSize } from '../../src/core/sql';
 import { Config, loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/core/db';
 import { entities } from '../../src/entities';
@@ -101,7 +101,8 @@ export interface TestApp {
 export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const db = await freshDatabase('cadence_test');
   const databaseUrl = db.url;
-  const orm = await openDatabase(databaseUrl, entities, 10);
+  // Sized as src/main.ts does: the ORM's pool is the process's one pool.
+  const orm = await openDatabase(databaseUrl, entities, servicePoolSize(overrides.dbPoolMax ?? 10));
   const config: Config = {
     ...loadConfig({}),
     port: 0,
@@ -119,7 +120,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const sql = { count: 0, reset() { this.count = 0; } };
   const knex = (orm.em.getConnection() as unknown as { getKnex(): { on(e: string, f: () => void): void } }).getKnex();
   knex.on('query', () => void sql.count++);
-  // Hot paths bypass knex (src/core/sql.ts): a request's statements on the service pool count too.
+  // Hot paths bypass knex's query builder (src/core/sql.ts): a request's plain statements count too.
   observeStatements(app.services.plainPool, () => void sql.count++);
 
   // The service keeps talking to app.sandboxUrl; a restarted sandbox listens there again.

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { ServicePool } from '../../core/orm-pool';
 import type { ChangeSource } from '../../core/events';
 import { keysExpiringSince } from './merchant.store';
 
@@ -7,7 +7,7 @@ import { keysExpiringSince } from './merchant.store';
  * working after the moment (a roll sets `expires_at` to its own time plus the grace). Re-announcing one already seen
  * is harmless: the earliest expiry wins. One query (api_keys is small) per reconnection.
  */
-export function retiredKeyChanges(pool: Pool): ChangeSource {
+export function retiredKeyChanges(pool: ServicePool): ChangeSource {
   return async (since) => {
     const rows = await keysExpiringSince(pool, since);
     return rows.map((r) => ({

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { ServicePool } from '../../core/orm-pool';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { Mode } from '../../core/entity';
@@ -31,7 +31,7 @@ export class Clock {
   private readonly work: DueWork[] = [];
   private readonly store: TestClockStore;
 
-  constructor(db: Pool) {
+  constructor(db: ServicePool) {
     this.store = new TestClockStore(db);
   }
 

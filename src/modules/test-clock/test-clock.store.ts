@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { ServicePool } from '../../core/orm-pool';
 import { withClient } from '../../core/pool';
 import { systemQuery } from '../../core/sql';
 
@@ -11,7 +11,7 @@ const CLOCK_LOCK = 727_002;
  * primary key and run as system statements: the tenant is the key itself.
  */
 export class TestClockStore {
-  constructor(private readonly db: Pool) {}
+  constructor(private readonly db: ServicePool) {}
 
   async offsetMs(merchantId: string): Promise<number> {
     const rows = await systemQuery<{ offset_ms: string }>(this.db, 'select offset_ms from test_clocks where merchant_id = $1', [

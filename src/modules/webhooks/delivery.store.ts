@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { ServicePool } from '../../core/orm-pool';
 import { v7 as uuidv7 } from 'uuid';
 import { Mode, TENANT_FILTER } from '../../core/entity';
 import { withClient } from '../../core/pool';
@@ -91,7 +91,7 @@ const testMode = (merchantId: string) => ({ merchantId, mode: Mode.TEST });
 
 export class DeliveryStore {
   constructor(
-    private readonly db: Pool,
+    private readonly db: ServicePool,
     private readonly orm: MikroORM,
   ) {}
 
@@ -365,7 +365,7 @@ const PRUNE = {
   gatewayEvents: `delete from gateway_events where id in (select id from gateway_events where id < $1 limit $2 for update skip locked)`,
 } as const;
 
-export async function pruneBatch(db: Pool, which: keyof typeof PRUNE, floor: string, batch: number): Promise<number> {
+export async function pruneBatch(db: ServicePool, which: keyof typeof PRUNE, floor: string, batch: number): Promise<number> {
   const [r] = await systemQuery<{ n: number }>(db, `with gone as (${PRUNE[which]} returning 1) select count(*)::int as n from gone`, [
     floor,
     batch,

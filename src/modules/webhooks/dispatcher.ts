@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Pool } from 'pg';
+import type { ServicePool } from '../../core/orm-pool';
 import { Webhook } from 'standardwebhooks';
 import { Mode } from '../../core/entity';
 import { recordEvent } from '../../core/events';
@@ -58,7 +58,7 @@ export class WebhookDispatcher {
   private readonly opened = new Map<string, string>();
 
   constructor(
-    db: Pool,
+    db: ServicePool,
     orm: MikroORM,
     private readonly secrets: SecretBox,
     private readonly serializer: () => Serializer,

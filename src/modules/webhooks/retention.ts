@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { ServicePool } from '../../core/orm-pool';
 import { logger } from '../../core/logger';
 import { pruneBatch } from './delivery.store';
 
@@ -20,7 +20,7 @@ export interface Pruned {
  * retrying after days). Pending deliveries and their events stay whatever their age. Works in batches of primary-key
  * ranges, so it never holds many locks or scans a table; several processes may run it at once.
  */
-export async function pruneHistory(db: Pool, retentionDays: number, now = new Date(), batch = 5000): Promise<Pruned> {
+export async function pruneHistory(db: ServicePool, retentionDays: number, now = new Date(), batch = 5000): Promise<Pruned> {
   const floor = uuidv7Floor(new Date(now.getTime() - retentionDays * 86_400_000));
   const drain = async (which: 'deliveries' | 'events' | 'gatewayEvents'): Promise<number> => {
     let total = 0;
@@ -37,7 +37,7 @@ export async function pruneHistory(db: Pool, retentionDays: number, now = new Da
 }
 
 /** Runs pruneHistory now and then every `everyMs` (0 days: keep everything); stop() ends the timer. */
-export function scheduleRetention(db: Pool, retentionDays: number, everyMs = 3_600_000): { stop(): void } {
+export function scheduleRetention(db: ServicePool, retentionDays: number, everyMs = 3_600_000): { stop(): void } {
   if (retentionDays <= 0) return { stop: () => undefined };
   const run = () =>
     void pruneHistory(db, retentionDays)

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { ServicePool } from '../../core/orm-pool';
 import type { Config } from '../../config';
 import type { PgListener } from '../../core/listener';
 import { WebhookWorker } from './delivery.worker';
@@ -17,8 +17,8 @@ export class DeliveryRuntime {
   constructor(
     private readonly config: Config,
     readonly dispatcher: WebhookDispatcher,
-    /** The process's service pool (src/core/sql.ts): owned by the container, not closed here. */
-    readonly db: Pool,
+    /** The process's one pool (src/core/orm-pool.ts, the ORM's connections): closed with the ORM, not here. */
+    readonly db: ServicePool,
   ) {}
 
   /**
