@@ -66,6 +66,20 @@ export class CatalogReadCache {
     return this.entries?.calculatedSize ?? 0;
   }
 
+  /**
+   * Bytes of memory the entries keep alive: their Buffers' backing stores, each counted once. Equal to the bodies'
+   * sizes because every body is copied into its own memory (a small Buffer cut from a shared 8 KiB pool would keep
+   * the whole pool alive); weighed entries add their keys and overhead on top, so this stays within `bytes`.
+   */
+  get retainedBytes(): number {
+    if (!this.entries) return 0;
+    const stores = new Set<ArrayBufferLike>();
+    for (const entry of this.entries.values()) stores.add(entry.body.buffer);
+    let n = 0;
+    for (const store of stores) n += store.byteLength;
+    return n;
+  }
+
   /** Entries held. */
   get size(): number {
     return this.entries?.size ?? 0;

@@ -1,5 +1,3 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { CatalogReadCache, ENTRY_OVERHEAD_BYTES } from '../../src/core/read-cache';
 import { graphqlReadKey, restReadKey } from '../../src/modules/catalog/catalog-cache';
 import { request, startTestApp, TestMerchant, useHarness } from '../harness';
@@ -230,15 +228,9 @@ describe('catalog read cache through HTTP', () => {
     expect(cache().size).toBeLessThan(pages);
   });
 
-  it('keeps the process memory of cached answers near the budget after serving 16 times as much', async () => {
-    // The server runs in this process: Buffers (cached answers) show in arrayBuffers once garbage is collected.
-    v8.setFlagsFromString('--expose-gc');
-    const gc = vm.runInNewContext('gc') as () => void;
-    const held = () => {
-      gc();
-      return process.memoryUsage().arrayBuffers;
-    };
-    const before = held();
+  it('keeps the memory of cached answers within the budget after serving 16 times as much', async () => {
+    // Measured on what the cache keeps alive (its Buffers' backing stores), not on the process's arrayBuffers, which
+    // also hold sockets' and the driver's buffers and are freed by V8 on its own schedule (a flaky measure).
     let served = 0;
     for (let i = 0; i < 200; i++) {
       // 200 distinct query texts (extra spaces), each a full page of 20 long descriptions.
@@ -250,8 +242,8 @@ describe('catalog read cache through HTTP', () => {
     }
     expect(served).toBeGreaterThan(16 * budget);
     expect(cache().bytes).toBeLessThanOrEqual(budget);
-    // What the cache holds, give or take other buffers of the process (sockets, the driver's); not what was served.
-    expect(held() - before).toBeLessThan(4 * budget);
+    expect(cache().retainedBytes).toBeGreaterThan(budget / 2); // full, so the bound below is a real one
+    expect(cache().retainedBytes).toBeLessThanOrEqual(cache().bytes);
   });
 
   it('serves a write at once: the next read is computed again', async () => {
