@@ -26,7 +26,7 @@ export const restName = (graphqlName: string): string => toSnake(graphqlName);
 export const restEnumValue = (graphqlValue: string): string => graphqlValue.toLowerCase();
 
 /** REST enum value -> GraphQL's. */
-export const graphQLEnumValue = (restValue: string): string => restValue.toUpperCase();
+const graphQLEnumValue = (restValue: string): string => restValue.toUpperCase();
 
 /**
  * A REST enum value as GraphQL's, or a 400 naming the REST parameter and REST's lower-case values (graphql-js would

@@ -77,12 +77,12 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
      * (src/modules/idempotency/with-idempotency.ts): the header is passed as `$idempotencyKey`, and the operation
      * reports a replay, whose error body keeps the first request's id (byte for byte, contract section 5).
      */
-    const run = async (req: Request): Promise<[number, string, DomainError?, boolean?]> => {
+    const run = async (req: Request, parsed?: Record<string, unknown>): Promise<[number, string, DomainError?, boolean?]> => {
       const status = route.status ?? 200;
       let payload: unknown;
       let contextValue: Ctx | undefined;
       try {
-        const variableValues = variablesFor(route, req);
+        const variableValues = parsed ?? variablesFor(route, req);
         if (route.idempotent) variableValues[IDEMPOTENCY_KEY_VARIABLE] = req.get('Idempotency-Key');
         contextValue = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services });
         const result = await execute({ schema, document: route.documentNode, variableValues, contextValue });
@@ -118,9 +118,10 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       if (route.cache && req.principal?.kind === 'merchant') {
         // Keyed by the parsed variables, not the URL as spelled (src/modules/catalog/catalog-cache.ts).
         const { merchant: { id: merchantId }, mode } = req.principal;
-        const cacheKey = restReadKey(merchantId, mode, route, () => variablesFor(route, req));
+        let parsed: Record<string, unknown> | undefined;
+        const cacheKey = restReadKey(merchantId, mode, route, () => (parsed = variablesFor(route, req)));
         const [status, body] = await services.catalogCache.serve(merchantId, mode, cacheKey, async () => {
-          const answer = await run(req);
+          const answer = await run(req, parsed); // a miss runs on the variables the key was made of
           if (answer[2]) noteErrorCode(res, answer[2].code);
           return answer;
         });

@@ -126,7 +126,6 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       clearInterval(purge);
       if (renewals) clearInterval(renewals);
       await changes.stop();
-      await services.catalogCache.close();
       await services.delivery.close();
       await listener.stop();
       await sandbox?.close(); // the service pool is the ORM's: the caller closes it with the ORM

@@ -59,7 +59,7 @@ export function createServices(
     catalog: new CatalogService(),
     customers,
     providers,
-    payments: new PaymentService(providers, customers, () => serializer),
+    payments: new PaymentService(providers, () => serializer),
     idempotency: new IdempotencyStore(orm.em),
     catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
     serializer,

@@ -29,7 +29,7 @@ export interface Services {
   /** Merchant time: the wall clock, or the merchant's test clock in test mode (contract 8, 14). */
   clock: Clock;
   webhooks: WebhookService;
-  /** Outbound delivery: dispatcher, worker loop, their pg pool. */
+  /** Outbound delivery: dispatcher and worker loop (on the service pool). */
   delivery: DeliveryRuntime;
 }
 

@@ -1,7 +1,7 @@
 import { getNamedType, GraphQLField, isScalarType } from 'graphql';
 import { toSnake } from './case';
 import { DomainError, paramFromPath } from './errors';
-import { MAX_ARGUMENT_LENGTH, MAX_JSON_DEPTH, pathDeeperThan } from './input-limits';
+import { MAX_ARGUMENT_LENGTH, MAX_JSON_DEPTH, nestedTooDeep, pathDeeperThan } from './input-limits';
 
 /** The first string in `value` (a string or a list of them) longer than `max` characters. */
 function longString(value: unknown, max: number): string | null {
@@ -32,14 +32,7 @@ export function refuseOversizeArguments(field: GraphQLField<unknown, unknown>, a
     const value = args[def.name];
     if (value === null || value === undefined) continue;
     const deep = pathDeeperThan(value, MAX_JSON_DEPTH);
-    if (deep) {
-      const param = paramFromPath([def.name, ...deep.slice(0, 1)]);
-      throw new DomainError(
-        'parameter_invalid',
-        `${param ?? def.name} is nested too deeply: objects and arrays may nest at most ${MAX_JSON_DEPTH} levels deep.`,
-        param,
-      );
-    }
+    if (deep) throw nestedTooDeep(paramFromPath([def.name, ...deep.slice(0, 1)]) ?? toSnake(def.name));
     const named = getNamedType(def.type);
     if (!isScalarType(named) || longString(value, max) === null) continue;
     if (named.name === 'ID') {

@@ -107,7 +107,7 @@ const PLAIN_REASONS: [RegExp, string][] = [
   [/^Expected non-nullable type "[^"]+" not to be null/, 'expected a value, not null'],
 ];
 
-export function plainReason(reason: string): string {
+function plainReason(reason: string): string {
   return PLAIN_REASONS.find(([re]) => re.test(reason))?.[1] ?? reason.replace(/"([A-Z][A-Za-z]+)" enum/, 'the allowed values');
 }
 
@@ -158,7 +158,7 @@ export function fromGraphQLError(err: GraphQLError, rename: (param: string) => s
   }
   // Several operations and no operationName, or an operationName the document does not define (Apollo wraps
   // graphql-js's own error, so it has an originalError and must not fall through to internal_error).
-  if (err.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') return new DomainError('parameter_invalid', msg, 'operationName');
+  if (err.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') return operationNotFound(null, msg);
   if (err.extensions?.code === 'GRAPHQL_PARSE_FAILED' || err.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' ||
       err.extensions?.code === 'BAD_USER_INPUT' || /^Syntax Error|Cannot query field|Unknown argument|Unknown type/.test(msg)) {
     return new DomainError('parameter_invalid', msg);
@@ -166,6 +166,17 @@ export function fromGraphQLError(err: GraphQLError, rename: (param: string) => s
   if (!original && !/^Cannot return null for non-nullable field/.test(msg)) return new DomainError('parameter_invalid', msg);
   return new DomainError('internal_error', 'An internal error occurred.');
 }
+
+/**
+ * No operation to run: several in the document and no `operationName`, or a name it does not define. Over HTTP
+ * graphql-js words it (through Apollo, `message`); graphql-ws gets the same words and `param` from this.
+ */
+export const operationNotFound = (operationName: string | null | undefined, message?: string) =>
+  new DomainError(
+    'parameter_invalid',
+    message ?? (operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.'),
+    'operationName',
+  );
 
 interface ValidationErrorLike {
   property: string;
@@ -191,6 +202,11 @@ export function graphQLExtensions(err: DomainError, requestId?: string) {
     ...(requestId ? { requestId } : {}),
     http: { status: err.status },
   };
+}
+
+/** A GraphQL-over-HTTP answer holding only this error (refused before Apollo runs: auth, body, rate limit). */
+export function graphQLErrorBody(err: DomainError, requestId: string) {
+  return { errors: [{ message: err.message, extensions: graphQLExtensions(err, requestId) }] };
 }
 
 /** Formats any error leaving graphql-js (Apollo, graphql-ws, the REST shim) into the contract's terms. */

@@ -104,8 +104,6 @@ export class CatalogReadCache {
     return batch;
   }
 
-  /** Nothing to release: the version lookups run on the process's service pool, closed with the process. */
-  async close(): Promise<void> {}
 
   /** Whether anything is stored under `key` (of any version): spares the version lookup for reads never cached. */
   has(key: string): boolean {

@@ -184,7 +184,7 @@ function boundTenant(em: EntityManager): TenantParams | undefined {
 }
 
 /** The merchant and mode the EntityManager is bound to (for statements over rows of the tenant); none is an error. */
-export function tenantOfEm(em: EntityManager): TenantParams {
+function tenantOfEm(em: EntityManager): TenantParams {
   const p = boundTenant(em);
   if (!p) throw new Error('tenant rows read without a tenant');
   return p;

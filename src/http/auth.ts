@@ -1,15 +1,14 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { AuthPrincipal as Principal } from './principal';
+import { AuthPrincipal as Principal, merchantPrincipal } from './principal';
 import { DomainError } from '../core/errors';
 import type { Services } from '../services';
 import { sendError } from './request';
 
-const bearer = (req: Request): string | null => {
-  const h = req.headers.authorization;
-  if (!h) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+/** The token of an `Authorization: Bearer ...` value (an HTTP header, or graphql-ws's `connection_init` params). */
+export const bearerToken = (authorization: unknown): string | null => {
+  const m = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
   return m ? m[1] : null;
 };
 
@@ -25,7 +24,7 @@ export async function resolvePrincipal(services: Services, token: string | null)
   const admin = services.config.adminToken;
   if (admin && sameSecret(token, admin)) return { kind: 'admin' };
   const hit = await services.merchants.authenticate(token);
-  return hit ? { kind: 'merchant', merchant: hit.merchant, mode: hit.mode, apiKeyId: hit.apiKeyId } : null;
+  return hit ? merchantPrincipal(hit) : null;
 }
 
 export const invalidKey = () =>
@@ -38,7 +37,7 @@ export function authenticate(
 ) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await resolvePrincipal(services, bearer(req));
+      const principal = await resolvePrincipal(services, bearerToken(req.headers.authorization));
       if (!principal) return unauthorized(req, res);
       req.principal = principal;
       next();

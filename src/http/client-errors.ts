@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { DomainError, errorBody, graphQLExtensions } from '../core/errors';
+import { DomainError, errorBody, graphQLErrorBody } from '../core/errors';
 import { newRequestId } from './request';
 
 /**
@@ -24,7 +24,7 @@ export function answerClientErrors(server: http.Server): void {
     const requestId = newRequestId();
     const graphql = /^[A-Z]+ \/graphql[?# ]/.test(err.rawPacket?.subarray(0, 64).toString('latin1') ?? '');
     const body = JSON.stringify(
-      graphql ? { errors: [{ message: error.message, extensions: graphQLExtensions(error, requestId) }] } : errorBody(error, requestId),
+      graphql ? graphQLErrorBody(error, requestId) : errorBody(error, requestId),
     );
     socket.end(
       `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -15,14 +15,14 @@ import { CloseCode, MessageType, stringifyMessage } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Ctx } from '../core/context';
-import { AuthPrincipal as Principal, operationContext } from './principal';
-import { DomainError, formatGraphQLError } from '../core/errors';
+import { MerchantPrincipal, merchantPrincipal, operationContext } from './principal';
+import { DomainError, formatGraphQLError, operationNotFound } from '../core/errors';
 import { operationTooDeep } from '../core/input-limits';
 import { logger } from '../core/logger';
 import type { PubSub } from '../core/pubsub';
 import { KeyRetirement, retires } from '../modules/merchants/merchant.service';
 import type { Services } from '../services';
-import { consumeRateLimit, invalidKey } from './auth';
+import { bearerToken, consumeRateLimit, invalidKey } from './auth';
 import { followKeyRetirements } from './key-retirements';
 import { newRequestId } from './request';
 
@@ -46,8 +46,6 @@ export const WS_MAX_PAYLOAD = 1024 * 1024;
 export const CLOSE_KEY_RETIRED = CloseCode.Unauthorized; // 4401
 /** The key already holds WS_MAX_SOCKETS_PER_KEY sockets in this process. graphql-ws clients do not retry it. */
 export const CLOSE_TOO_MANY_SOCKETS = 4429;
-
-type MerchantPrincipal = Extract<Principal, { kind: 'merchant' }>;
 
 /** What the server keeps per authenticated socket. */
 interface SocketState {
@@ -123,13 +121,6 @@ class SocketRegistry {
 
 const closeRetired = (s: SocketState) => s.socket.close(CLOSE_KEY_RETIRED, 'Unauthorized');
 
-const bearerOf = (params: ConnectionParams | undefined): string | null => {
-  const header = params?.Authorization ?? params?.authorization;
-  const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return m ? m[1] : null;
-};
-
-
 const asGraphQLError = (err: DomainError) => new GraphQLError(err.message, { originalError: err });
 
 export function mountGraphQLWs(opts: {
@@ -175,7 +166,7 @@ export function mountGraphQLWs(opts: {
     {
       schema,
       onConnect: async (ctx) => {
-        const token = bearerOf(ctx.connectionParams);
+        const token = bearerToken(ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization);
         const key = token ? await services.merchants.authenticate(token) : null;
         if (!token || !key) return false; // closes with 4403 Forbidden
         if (maxSockets > 0 && sockets.count(key.apiKeyId) >= maxSockets) {
@@ -185,7 +176,7 @@ export function mountGraphQLWs(opts: {
         const state: SocketState = {
           socket: ctx.extra.socket,
           token,
-          principal: { kind: 'merchant', merchant: key.merchant, mode: key.mode, apiKeyId: key.apiKeyId },
+          principal: merchantPrincipal(key),
           expiresAt: key.expiresAt,
           subscriptions: new Set(),
         };
@@ -210,7 +201,7 @@ export function mountGraphQLWs(opts: {
           closeRetired(state);
           return errors;
         }
-        state.principal = { kind: 'merchant', merchant: key.merchant, mode: key.mode, apiKeyId: key.apiKeyId };
+        state.principal = merchantPrincipal(key);
 
         const limited = await consumeRateLimit(services, state.principal);
         if (limited) return tagged([asGraphQLError(limited)], requestId);
@@ -228,10 +219,7 @@ export function mountGraphQLWs(opts: {
         const invalid = validate(schema, document, rules);
         if (invalid.length) return tagged(invalid, requestId);
         const operation = getOperationAST(document, payload.operationName);
-        if (!operation) {
-          const message = payload.operationName ? `Unknown operation named "${payload.operationName}".` : 'Must provide operationName when the document has several operations.';
-          return tagged([asGraphQLError(new DomainError('parameter_invalid', message, 'operation_name'))], requestId);
-        }
+        if (!operation) return tagged([asGraphQLError(operationNotFound(payload.operationName))], requestId);
 
         if (operation.operation === 'subscription' && maxSubscriptions > 0) {
           for (const running of state.subscriptions) if (!(running in ctx.subscriptions)) state.subscriptions.delete(running);
@@ -279,7 +267,6 @@ export function mountGraphQLWs(opts: {
   });
 
   return {
-    wsServer,
     dispose: async () => {
       sockets.clearTimers();
       await stopFollowing();

@@ -11,7 +11,7 @@ import { serveStatic } from 'ruru/static';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Ctx } from '../core/context';
 import { operationContext } from './principal';
-import { formatGraphQLError, graphQLExtensions } from '../core/errors';
+import { formatGraphQLError, graphQLErrorBody } from '../core/errors';
 import { logger } from '../core/logger';
 import type { PubSub } from '../core/pubsub';
 import type { Services } from '../services';
@@ -25,8 +25,10 @@ import { noteErrorCode, noteGraphQLErrorCode, trackGraphQLResponse } from './req
 import { idempotencyReport } from './idempotency-report';
 import { useIdempotencyHeader } from '../modules/idempotency/with-idempotency';
 
-/** Limits for client-written queries (the REST shim's own documents are fixed and trusted). */
-/** Token limit, applied by graphql-js's own parser (a parse error is a 400 like any syntax error). */
+/**
+ * Limits for client-written queries (the REST shim's own documents are fixed and trusted). Token limit, applied by
+ * graphql-js's own parser (a parse error is a 400 like any syntax error).
+ */
 export const MAX_TOKENS = 5000;
 
 export const armor = new ApolloArmor({
@@ -43,6 +45,17 @@ const armored = armor.protect();
 const protection = { ...armored, validationRules: [...armored.validationRules, introspectionDepthRule()] };
 
 /**
+ * What catalogCacheHits worked out for a POST it could not answer (by request, then in the context's extras): the
+ * key, and the version if it read one, so the plugin below neither hashes the request nor looks the version up again.
+ */
+interface CatalogLookup {
+  key: string | null;
+  version?: string;
+}
+const CATALOG_LOOKUP = Symbol('catalogLookup');
+const catalogLookups = new WeakMap<Request, CatalogLookup>();
+
+/**
  * Stores the answers of catalog-only queries in the versioned catalog read cache (src/core/read-cache.ts), keyed as
  * src/modules/catalog/catalog-cache.ts says, as the REST shim does for its catalog routes. The version is read
  * before the query runs, so an answer is never stored under a version newer than the data it shows.
@@ -57,8 +70,9 @@ function catalogCachePlugin(services: Services): ApolloServerPlugin<Ctx> {
           // Without an operation (several and no operationName, or an unknown name) this is no catalog read: Apollo
           // then answers its own 400.
           if (!services.catalogCache.enabled || !isCatalogRead(operation) || p.kind !== 'merchant' || !request.query) return null;
-          const key = graphqlReadKey(p.merchantId, p.mode, request.operationName, request.query, request.variables);
-          if (key) cached = { key, version: await services.catalogCache.version(p.merchantId, p.mode) };
+          const seen = contextValue.extras.get(CATALOG_LOOKUP) as CatalogLookup | undefined; // GET: none
+          const key = seen ? seen.key : graphqlReadKey(p.merchantId, p.mode, request.operationName, request.query, request.variables);
+          if (key) cached = { key, version: seen?.version ?? (await services.catalogCache.version(p.merchantId, p.mode)) };
           return null;
         },
         async willSendResponse({ response }) {
@@ -81,9 +95,11 @@ function catalogCacheHits(services: Services): RequestHandler {
       if (!services.catalogCache.enabled || req.method !== 'POST' || p?.kind !== 'merchant' || !body || typeof body.query !== 'string') {
         return next();
       }
-      const key = graphqlReadKey(p.merchant.id, p.mode, body.operationName, body.query, body.variables);
-      if (!key || !services.catalogCache.has(key)) return next();
-      const hit = services.catalogCache.get(key, await services.catalogCache.version(p.merchant.id, p.mode));
+      const lookup: CatalogLookup = { key: graphqlReadKey(p.merchant.id, p.mode, body.operationName, body.query, body.variables) };
+      catalogLookups.set(req, lookup);
+      if (!lookup.key || !services.catalogCache.has(lookup.key)) return next();
+      lookup.version = await services.catalogCache.version(p.merchant.id, p.mode);
+      const hit = services.catalogCache.get(lookup.key, lookup.version);
       if (!hit) return next();
       res.status(200).type('application/json; charset=utf-8').send(hit);
     } catch (err) {
@@ -162,7 +178,7 @@ export async function mountGraphQL(opts: {
     authenticate(services, (req, res) => {
       const err = invalidKey();
       noteErrorCode(res, err.code);
-      res.status(401).json({ errors: [{ message: err.message, extensions: graphQLExtensions(err, req.requestId) }] });
+      res.status(401).json(graphQLErrorBody(err, req.requestId));
     }),
     rateLimit(services),
     catalogCacheHits(services),
@@ -171,10 +187,13 @@ export async function mountGraphQL(opts: {
         trackGraphQLResponse(req.requestId, res);
         const ctx = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services });
         useIdempotencyHeader(ctx, req.get('Idempotency-Key')); // for the operation's one idempotent mutation
+        const lookup = catalogLookups.get(req);
+        if (lookup) ctx.extras.set(CATALOG_LOOKUP, lookup);
         return ctx;
       },
     }),
   );
   app.use(router);
-  return { apollo, wsServer: ws.wsServer, stop: () => apollo.stop() };
+  // Stopping Apollo drains HTTP and, through the plugin above, disposes of the WebSocket server.
+  return { stop: () => apollo.stop() };
 }

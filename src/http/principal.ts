@@ -10,9 +10,16 @@ import type { Services } from '../services';
  * Who authenticated (src/http/auth.ts): the operator token, or a merchant's secret key with its merchant record
  * (the rate limit reads it). The request context gets the plain data (src/core/context.ts).
  */
-export type AuthPrincipal =
-  | { kind: 'merchant'; merchant: Merchant; mode: Mode; apiKeyId: string }
-  | { kind: 'admin' };
+export type AuthPrincipal = MerchantPrincipal | { kind: 'admin' };
+export type MerchantPrincipal = { kind: 'merchant'; merchant: Merchant; mode: Mode; apiKeyId: string };
+
+/** A merchant's authenticated key (MerchantService.authenticate answers more: only these go into the principal). */
+export const merchantPrincipal = (key: Omit<MerchantPrincipal, 'kind'>): MerchantPrincipal => ({
+  kind: 'merchant',
+  merchant: key.merchant,
+  mode: key.mode,
+  apiKeyId: key.apiKeyId,
+});
 
 /** The per-request context of every transport (REST shim, GraphQL over HTTP and WebSocket). */
 export function operationContext(args: { em: EntityManager; principal: AuthPrincipal; requestId: string; log: Logger; services: Services }): Ctx {

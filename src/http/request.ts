@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthPrincipal as Principal } from './principal';
-import { DomainError, errorBody, graphQLExtensions } from '../core/errors';
+import { DomainError, errorBody, graphQLErrorBody } from '../core/errors';
 import { logger, Logger } from '../core/logger';
 
 declare global {
@@ -64,7 +64,7 @@ export function sendError(req: Request, res: Response, err: DomainError): void {
   for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   // GraphQL clients read `errors[]` (rate limits, body-parser failures at /graphql); everyone else the REST envelope.
   if (req.originalUrl.split('?')[0] === '/graphql') {
-    res.status(err.status).json({ errors: [{ message: err.message, extensions: graphQLExtensions(err, req.requestId) }] });
+    res.status(err.status).json(graphQLErrorBody(err, req.requestId));
     return;
   }
   res.status(err.status).json(errorBody(err, req.requestId));

@@ -11,14 +11,8 @@ const KiB = 1024;
 const M = '00000000-0000-0000-0000-000000000001';
 
 describe('CatalogReadCache', () => {
-  const caches: CatalogReadCache[] = [];
   // These tests never ask for a version.
-  const cache = (budget: number) => {
-    const c = new CatalogReadCache(async () => '0', budget);
-    caches.push(c);
-    return c;
-  };
-  afterAll(() => Promise.all(caches.map((c) => c.close())));
+  const cache = (budget: number) => new CatalogReadCache(async () => '0', budget);
 
   const body = (n: number, fill = 'x') => fill.repeat(n);
 

@@ -1,19 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
-import { sleep, useHarness } from '../harness';
+import { closedPortUrl, sleep, useHarness } from '../harness';
 import { connect, createPayment, PROVIDERS } from '../payments/helpers';
 
 const SANDBOX_MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'sandbox-main.js'); // built by `npm test`
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = net.createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 /** `npm run sandbox` next to an API started with SANDBOX_URL: the service starts no sandbox and pays through it. */
 let child: ChildProcess;
@@ -21,7 +11,7 @@ let exited: Promise<number | null>;
 let sandboxUrl: string;
 // The service only calls the sandbox once a merchant connects, so it can start first and share its database.
 const h = useHarness(async () => {
-  sandboxUrl = `http://127.0.0.1:${await freePort()}`;
+  sandboxUrl = await closedPortUrl(); // a free port on 127.0.0.1 for the sandbox process
   return { sandboxUrl };
 });
 

@@ -119,7 +119,7 @@ describe('Stripe adapter against the sandbox', () => {
     expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
     expect(bodies[0]).toMatchObject({ object: 'checkout.session', amount_total: 2000, currency: 'inr', status: 'open', url: `${env.sandbox.url}/checkout/${bodies[0].id}` });
     expect(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
-    const [{ products, prices, sessions }] = await env.orm.em.getConnection().execute(
+    const [{ products, prices, sessions }] = await env.sandbox.sandbox.orm.em.getConnection().execute(
       `select (select count(*) from sandbox_objects where type = 'product' and data->>'name' = ?)::int as products,
               (select count(*) from sandbox_objects price join sandbox_objects product on product.id = price.data->>'product'
                 where price.type = 'price' and product.data->>'name' = ?)::int as prices,
@@ -165,7 +165,7 @@ describe('Stripe adapter against the sandbox', () => {
   it('keeps its state across a restart (checkout created before, completed after)', async () => {
     const input = paymentInput();
     const c = await gw().createPaymentCheckout(input);
-    const second = await startSandbox({ orm: env.orm, port: 0, secrets: SANDBOX_SECRETS });
+    const second = await startSandbox({ databaseUrl: env.databaseUrl, port: 0, secrets: SANDBOX_SECRETS });
     try {
       const url = c.checkoutUrl.replace(env.sandbox.url, second.url);
       expect(await submitCheckout(url, { outcome: 'success' })).toMatchObject({ status: 303 });
@@ -183,7 +183,7 @@ describe('Stripe adapter against the sandbox', () => {
 
     it('starts periods on the sandbox clock (a merchant test clock ahead of the wall clock)', async () => {
       const ahead = new Date(Date.now() + 40 * 86_400_000);
-      const clocked = await startSandbox({ orm: env.orm, port: 0, clock: () => ahead, secrets: SANDBOX_SECRETS });
+      const clocked = await startSandbox({ databaseUrl: env.databaseUrl, port: 0, clock: () => ahead, secrets: SANDBOX_SECRETS });
       try {
         const gw2 = createGateway('stripe', credentials, { sandboxUrl: clocked.url });
         const input = subInput({ trialDays: 7 });

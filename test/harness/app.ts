@@ -62,25 +62,11 @@ export class Client_ {
   }
 }
 
-/** POST /graphql bound to one key: `query` answers the body, `request` the whole HTTP result. */
-export class GraphqlClient {
-  constructor(readonly baseUrl: string, readonly key: string) {}
-  async query<T = any>(query: string, variables?: Record<string, unknown>) {
-    return (await this.request<T>(query, variables)).body;
-  }
-  request<T = any>(query: string, variables?: Record<string, unknown>) {
-    return request<{ data: T; errors?: any[] }>(`${this.baseUrl}/graphql`, { key: this.key, body: { query, variables } });
-  }
-}
-
 export interface TestMerchant {
   id: string;
-  /** REST clients of the test and live keys (`rest.test` is `test`). */
+  /** REST clients (and `gql`) of the test and live keys. */
   test: Client_;
   live: Client_;
-  rest: { test: Client_; live: Client_ };
-  /** GraphQL with the test key. */
-  graphql: GraphqlClient;
   keys: { test: string; live: string };
 }
 
@@ -138,7 +124,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     async start() {
       if (sandbox || !app.sandboxUrl) return;
       const u = new URL(app.sandboxUrl);
-      sandbox = await startSandbox({ orm, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl, secrets: app.sandbox!.sandbox.secrets });
+      sandbox = await startSandbox({ databaseUrl, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl, secrets: app.sandbox!.sandbox.secrets });
     },
   };
 
@@ -156,8 +142,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       });
       if (r.status !== 201) throw new Error(`createMerchant failed: ${r.status} ${r.text}`);
       const keys = r.body.api_keys;
-      const rest = { test: new Client_(app.url, keys.test), live: new Client_(app.url, keys.live) };
-      return { id: r.body.id, keys, ...rest, rest, graphql: new GraphqlClient(app.url, keys.test) };
+      return { id: r.body.id, keys, test: new Client_(app.url, keys.test), live: new Client_(app.url, keys.live) };
     },
     async close() {
       await app.close();

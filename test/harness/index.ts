@@ -6,7 +6,7 @@
  *   const h = useHarness();                    // or useHarness({ workerPollMs: 60_000 }) for config overrides
  *   let m: TestMerchant;
  *   beforeAll(async () => { m = await h.merchant(); });
- *   it('...', async () => { await m.rest.test.post('/payments', ...); await h.clock.advance(m, 3600); });
+ *   it('...', async () => { await m.test.post('/payments', ...); await h.clock.advance(m, 3600); });
  */
 import type { Config } from '../../src/config';
 import { request, HttpResult, TestApp, TestMerchant, startTestApp } from './app';
@@ -21,13 +21,12 @@ export interface Harness {
   rest<T = any>(path: string, init?: Parameters<typeof request>[1]): Promise<HttpResult<T>>;
   /** POST /graphql with any key (or none), answering the whole HTTP result. */
   graphql(key: string | undefined, query: string, variables?: Record<string, unknown>): Promise<HttpResult<any>>;
-  /** A new merchant (admin API) with REST clients for both modes and a GraphQL client. */
+  /** A new merchant (admin API) with a REST and GraphQL client for each mode. */
   merchant(body?: Record<string, unknown>): Promise<TestMerchant>;
   /** The gateway sandbox the service talks to: take it down, bring it back, pay its hosted checkouts. */
   readonly sandbox: {
     stop(): Promise<void>;
     start(): Promise<void>;
-    readonly running: boolean;
     submitCheckout(checkoutUrl: string, form?: Record<string, string>, as?: 'form' | 'json'): Promise<CheckoutAnswer>;
   };
   /** A merchant's test clock (test mode only), through the API. */
@@ -76,9 +75,6 @@ export function useHarness(overrides: HarnessOverrides = {}): Harness {
     sandbox: {
       stop: () => app().sandbox.stop(),
       start: () => app().sandbox.start(),
-      get running() {
-        return app().sandbox.running;
-      },
       submitCheckout,
     },
     clock: {
@@ -104,7 +100,7 @@ export function useHarness(overrides: HarnessOverrides = {}): Harness {
   };
 }
 
-export { ADMIN_TOKEN, Client_, GraphqlClient, request, startTestApp } from './app';
+export { ADMIN_TOKEN, Client_, request, startTestApp } from './app';
 export type { HttpResult, TestApp, TestMerchant } from './app';
 export { submitCheckout, redirectOf } from './checkout';
 export type { CheckoutAnswer } from './checkout';

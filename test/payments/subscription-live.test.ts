@@ -80,19 +80,19 @@ describe('paymentUpdated over graphql-ws', () => {
     const aLiveSpy = await subscribe(a.keys.live, p.id); // A's other mode asks for it too
 
     await pay(a.test, p);
-    const first = await eventually(async () => aOne.events.length >= 1 && aAll.events.length >= 1);
+    const first = await eventually(async () => aOne.events.length >= 1 && aAll.events.length >= 1, 5000); // the bound the old helper had
     expect(first).toBe(true);
     // The notice reads the committed row: it already says SUCCEEDED.
     expect(aOne.events[0]).toEqual({ id: p.id, status: 'SUCCEEDED', amountRefunded: 0, provider: 'STRIPE' });
 
     expect((await a.test.post(`/payments/${p.id}/refund`, { amount: 1000 })).status).toBe(201);
-    await eventually(async () => aOne.events.some((e) => e.status === 'PARTIALLY_REFUNDED'));
+    await eventually(async () => aOne.events.some((e) => e.status === 'PARTIALLY_REFUNDED'), 5000);
     expect(aOne.events.at(-1)).toEqual({ id: p.id, status: 'PARTIALLY_REFUNDED', amountRefunded: 1000, provider: 'STRIPE' });
 
     await pay(a.test, q, { outcome: 'failure' });
     await pay(b.test, bp);
     await pay(a.live, lp);
-    await eventually(async () => aAll.events.some((e) => e.id === q.id) && bAll.events.length >= 1 && aLive.events.length >= 1);
+    await eventually(async () => aAll.events.some((e) => e.id === q.id) && bAll.events.length >= 1 && aLive.events.length >= 1, 5000);
     await sleep(500); // anything misrouted would have arrived by now
 
     expect(new Set(aOne.events.map((e) => e.id))).toEqual(new Set([p.id]));

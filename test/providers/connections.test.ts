@@ -175,6 +175,25 @@ describe('sandbox secrets stored before sealing', () => {
   });
 });
 
+describe('sandbox answers stored before sealing', () => {
+  it('have their secret sealed when the sandbox starts; payments still go through', async () => {
+    const m = await h.merchant();
+    const credentials = sandboxCredentials('stripe', 'test');
+    expect((await m.test.post('/providers/connections', { provider: 'stripe', credentials })).status).toBe(201);
+    const conn = h.app.orm.em.getConnection();
+    // The webhook endpoint's stored answer, as an older version kept it: its secret in plain text.
+    const [stored] = await conn.execute(`select id from sandbox_idempotency_keys
+      where provider = 'stripe' and response->>'object' = 'webhook_endpoint' order by created_at desc limit 1`);
+    await h.sandbox.stop();
+    await conn.execute(`update sandbox_idempotency_keys set response = jsonb_set(response, '{secret}', to_jsonb(?::text)) where id = ?`, [credentials.webhook_secret, stored.id]);
+    expect(JSON.stringify(await conn.execute('select response from sandbox_idempotency_keys'))).toContain(credentials.webhook_secret);
+    await h.sandbox.start();
+    expect(JSON.stringify(await conn.execute('select response from sandbox_idempotency_keys'))).not.toContain(credentials.webhook_secret);
+    const paid = await pay(m.test, await createPayment(m.test));
+    expect(paid.payment.status).toBe('succeeded');
+  });
+});
+
 describe('default connection', () => {
   it('the first connection of a mode is the default; is_default moves it; deleting the default promotes another', async () => {
     const m = await h.merchant();

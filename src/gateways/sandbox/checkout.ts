@@ -10,7 +10,7 @@ import { SandboxObject } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { createObject, patch } from './store';
 import { accountOf as stripeAccountOf, createPaymentIntent, paymentMethodDetails, startStripeSubscription } from './stripe.billing';
-import { inputChecks } from './http';
+import { bodyChecks } from './http';
 
 /**
  * The hosted checkout page (contract 9): GET shows a plain HTML form, POST (form or JSON) completes it. Before the
@@ -281,7 +281,7 @@ export function checkoutRouter(sb: Sandbox): Router {
     res.type('html').send(page(obj.id, await view(em, obj)));
   });
 
-  r.post('/checkout/:id', express.urlencoded({ extended: false }), express.json(), inputChecks, async (req: Request, res: Response) => {
+  r.post('/checkout/:id', express.urlencoded({ extended: false }), express.json(), bodyChecks, async (req: Request, res: Response) => {
     let form: ReturnType<typeof readForm>;
     try {
       form = readForm((req.body ?? {}) as Obj);

@@ -26,30 +26,47 @@ export class ApiError extends Error {
 }
 
 /**
- * Refuses input the sandbox's store cannot take, as a 400 (mount it after the body parser): a body nested deeper
- * than the service accepts (before the idempotency fingerprint walks it), and U+0000 anywhere (PostgreSQL cannot
- * store it in text or jsonb).
+ * Refuses a path or query the sandbox's store cannot take, as a 400: U+0000 anywhere (PostgreSQL cannot store it in
+ * text or jsonb). Mounted once, before every route; bodies are checked after each router's parser (bodyChecks).
  */
-export function inputChecks(req: Request, _res: Response, next: NextFunction): void {
-  req.body ??= {}; // a body of another content type is not parsed: the handlers then see no parameters
-  if (pathDeeperThan(req.body, MAX_JSON_DEPTH)) return next(new ApiError(400, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'parameter_invalid'));
+export function requestChecks(req: Request, _res: Response, next: NextFunction): void {
   let path = req.path;
   try {
     path = decodeURIComponent(path);
   } catch {
     /* the router answers an undecodable path */
   }
-  const at = path.includes('\u0000') ? ['path'] : nulAt(req.query, 'query') ?? nulAt(req.body, 'body');
-  if (at) return next(new ApiError(400, 'Parameters must not contain the NUL character (\\u0000).', 'parameter_invalid', at.slice(1).join('.') || null));
+  const at = path.includes('\u0000') ? ['path'] : nulAt(req.query, 'query');
+  if (at) return next(nulError(at));
   next();
 }
 
 /**
- * The sandbox's last error handler (the gateways' routers answer their own errors in their own shapes first): a
- * client's error (body-parser's 4xx: bad encodings, bad JSON) keeps its status; anything else is a 500.
+ * Refuses a body the sandbox's store cannot take, as a 400 (mount it after the body parser): nested deeper than the
+ * service accepts (before the idempotency fingerprint walks it), or holding U+0000.
+ */
+export function bodyChecks(req: Request, _res: Response, next: NextFunction): void {
+  req.body ??= {}; // a body of another content type is not parsed: the handlers then see no parameters
+  if (pathDeeperThan(req.body, MAX_JSON_DEPTH)) return next(new ApiError(400, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'parameter_invalid'));
+  const at = nulAt(req.body, 'body');
+  if (at) return next(nulError(at));
+  next();
+}
+
+const nulError = (at: (string | number)[]) =>
+  new ApiError(400, 'Parameters must not contain the NUL character (\\u0000).', 'parameter_invalid', at.slice(1).join('.') || null);
+
+/**
+ * The sandbox's error handler in Stripe's shape: the Stripe routes' own, and the last one of the whole app (the
+ * Razorpay routes answer in Razorpay's shape first). An ApiError answers its status, code and param; a client's
+ * error (body-parser's 4xx: bad encodings, bad JSON) keeps its status; anything else is a 500.
  */
 export function sandboxErrorHandler(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) return;
+  if (err instanceof ApiError) {
+    res.status(err.status).json({ error: { type: err.type, code: err.code ?? undefined, message: err.message, param: err.param ?? undefined } });
+    return;
+  }
   const e = err as { status?: unknown; statusCode?: unknown; message?: unknown };
   const status = typeof e?.status === 'number' ? e.status : typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {

@@ -2,9 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { Express } from 'express';
 import { checkoutRouter } from './checkout';
-import { inputChecks, sandboxErrorHandler } from './http';
+import { requestChecks, sandboxErrorHandler } from './http';
 import { razorpayRouter } from './razorpay.routes';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { openSandboxDatabase } from './database';
 import { Sandbox, SandboxOptions } from './sandbox';
 import { stripeRouter } from './stripe.routes';
@@ -25,7 +24,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } 
   app.disable('x-powered-by');
   // Stripe's SDK sends nested parameters (expand[]=..., metadata[k]=...) in query strings too.
   app.set('query parser', 'extended');
-  app.use(inputChecks); // path and query; each router repeats it after parsing its bodies
+  app.use(requestChecks); // path and query; each router checks its bodies after parsing them (bodyChecks)
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
@@ -57,9 +56,7 @@ export type StartSandboxOptions = Omit<SandboxOptions, 'orm'> & {
   port: number;
   host?: string;
   /** The database its state lives in; it opens its own ORM there and applies its own migrations. */
-  databaseUrl?: string;
-  /** Alternatively any ORM open on that database: only its connection URL is read. */
-  orm?: MikroORM;
+  databaseUrl: string;
 };
 
 /**
@@ -67,9 +64,7 @@ export type StartSandboxOptions = Omit<SandboxOptions, 'orm'> & {
  * (src/gateways/sandbox/database.ts). `publicUrl` defaults to the address it listens on.
  */
 export async function startSandbox(opts: StartSandboxOptions): Promise<RunningSandbox> {
-  const databaseUrl = opts.databaseUrl ?? opts.orm?.config.get('clientUrl');
-  if (!databaseUrl) throw new Error('startSandbox needs databaseUrl');
-  const orm = await openSandboxDatabase(databaseUrl);
+  const orm = await openSandboxDatabase(opts.databaseUrl);
   const sb = createSandbox({ ...opts, orm });
   await sb.sealStoredSecrets();
   const server = http.createServer(sb.app);

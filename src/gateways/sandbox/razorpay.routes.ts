@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent } from '../../core/currency';
 import { logger } from '../../core/logger';
 import { queueRazorpayEvent } from './events';
-import { ApiError, CreateResult, inputChecks, intParam, listParam, Result, runApi, runCreate, strParam } from './http';
+import { ApiError, bodyChecks, CreateResult, intParam, listParam, Result, runApi, runCreate, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
 import { initialInternal } from './razorpay.billing';
 import { SandboxWebhook } from './sandbox.entities';
@@ -241,7 +241,7 @@ async function subscriptionCommand(em: EntityManager, account: Account, id: stri
 
 export function razorpayRouter(sb: Sandbox): Router {
   const r = express.Router();
-  r.use(express.json({ limit: '1mb' }), inputChecks);
+  r.use(express.json({ limit: '1mb' }), bodyChecks);
   const reused = () => bad('The idempotency key was already used with different request parameters');
   const post = (handler: (em: EntityManager, account: Account, req: Request) => Promise<Result>) =>
     async (req: Request, res: Response) => {

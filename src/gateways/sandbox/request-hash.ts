@@ -12,7 +12,7 @@ export function requestHash(method: string, path: string, body: unknown): string
 }
 
 function stableJson(value: unknown, depth = 1): string {
-  // Bodies are depth-checked on arrival (inputChecks in ./http.ts); this keeps the recursion bounded regardless.
+  // Bodies are depth-checked on arrival (bodyChecks in ./http.ts); this keeps the recursion bounded regardless.
   if (value !== null && typeof value === 'object' && depth > MAX_JSON_DEPTH) throw new Error('JSON nested too deep');
   if (Array.isArray(value)) return `[${value.map((v) => stableJson(v, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {

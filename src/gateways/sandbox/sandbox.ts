@@ -73,11 +73,24 @@ export class Sandbox {
     return this.clock ? await this.clock(accountKey) : new Date();
   }
 
-  /** Seals webhook secrets stored in plain text before sealing existed (one row per gateway account). */
+  /**
+   * Seals what was stored in plain text before sealing existed: webhook secrets (one row per gateway account) and
+   * the `secret` of stored idempotent answers (a webhook endpoint's creation; only those rows are read).
+   */
   async sealStoredSecrets(): Promise<void> {
     await this.tx(async (em) => {
       for (const hook of await em.find(SandboxWebhook, {})) {
         if (!isSealed(hook.secret)) hook.secret = this.secrets.seal(hook.secret);
+      }
+      const answers = await em.getConnection().execute<{ id: string; secret: string }[]>(
+        `select id, response->>'secret' as secret from sandbox_idempotency_keys where jsonb_typeof(response->'secret') = 'string'`,
+      );
+      for (const { id, secret } of answers) {
+        if (isSealed(secret)) continue;
+        await em.getConnection().execute(
+          `update sandbox_idempotency_keys set response = jsonb_set(response, '{secret}', to_jsonb(?::text)) where id = ?`,
+          [this.secrets.seal(secret), id],
+        );
       }
     });
   }

@@ -22,13 +22,12 @@ export function openSecret(box: SecretBox, stored: string): string {
 }
 
 /** An answer as stored: its top-level `secret`, when it has one, sealed. */
-export function sealAnswer(box: SecretBox, body: unknown): unknown {
-  if (!body || typeof body !== 'object' || typeof (body as { secret?: unknown }).secret !== 'string') return body;
-  return { ...(body as object), secret: box.seal((body as { secret: string }).secret) };
-}
+export const sealAnswer = (box: SecretBox, body: unknown): unknown => mapSecret(body, (s) => box.seal(s));
 
 /** A stored answer as replayed. */
-export function openAnswer(box: SecretBox, body: unknown): unknown {
-  if (!body || typeof body !== 'object' || typeof (body as { secret?: unknown }).secret !== 'string') return body;
-  return { ...(body as object), secret: openSecret(box, (body as { secret: string }).secret) };
+export const openAnswer = (box: SecretBox, body: unknown): unknown => mapSecret(body, (s) => openSecret(box, s));
+
+function mapSecret(body: unknown, f: (secret: string) => string): unknown {
+  const secret = body && typeof body === 'object' ? (body as { secret?: unknown }).secret : undefined;
+  return typeof secret === 'string' ? { ...(body as object), secret: f(secret) } : body;
 }

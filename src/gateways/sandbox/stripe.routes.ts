@@ -1,9 +1,8 @@
-import express, { NextFunction, Request, Response, Router } from 'express';
+import express, { Request, Response, Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent } from '../../core/currency';
-import { logger } from '../../core/logger';
 import { queueStripeEvent } from './events';
-import { ApiError, CreateResult, inputChecks, intParam, listParam, metadataParam, Result, runApi, runCreate, strParam } from './http';
+import { ApiError, bodyChecks, CreateResult, intParam, listParam, metadataParam, Result, runApi, runCreate, sandboxErrorHandler, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
@@ -268,7 +267,7 @@ async function cancelSubscription(em: EntityManager, account: Account, id: strin
 
 export function stripeRouter(sb: Sandbox): Router {
   const r = express.Router();
-  r.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000 }), inputChecks);
+  r.use(express.urlencoded({ extended: true, limit: '1mb', parameterLimit: 10_000 }), bodyChecks);
 
   const reused = () =>
     new ApiError(
@@ -362,18 +361,6 @@ export function stripeRouter(sb: Sandbox): Router {
   r.use((req: Request) => {
     throw new ApiError(404, `Unrecognized request URL (${req.method}: ${req.originalUrl}).`, null, null);
   });
-  r.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    if (err instanceof ApiError) {
-      res.status(err.status).json({ error: { type: err.type, code: err.code ?? undefined, message: err.message, param: err.param ?? undefined } });
-      return;
-    }
-    const status = (err as { status?: number; statusCode?: number })?.status ?? (err as { statusCode?: number })?.statusCode;
-    if (status && status >= 400 && status < 500) {
-      res.status(status).json({ error: { type: 'invalid_request_error', message: (err as Error).message } });
-      return;
-    }
-    logger.error({ err }, 'gateway sandbox error');
-    res.status(500).json({ error: { type: 'api_error', message: 'An unexpected error occurred in the gateway sandbox.' } });
-  });
+  r.use(sandboxErrorHandler);
   return r;
 }

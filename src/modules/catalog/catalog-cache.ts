@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
 import type { OperationDefinitionNode } from 'graphql';
 import { Kind } from 'graphql';
+import { DomainError } from '../../core/errors';
+// The same stable JSON as idempotency fingerprints (object keys sorted at every level, depth-bounded).
+import { canonicalJson } from '../idempotency/fingerprint';
 
 /**
  * Which reads the catalog read cache (src/core/read-cache.ts) keeps, and under which key. Both transports key here,
@@ -21,28 +24,6 @@ export function isCatalogRead(operation: OperationDefinitionNode | null | undefi
 }
 
 /**
- * Values nested deeper than this are not keyed (the read is then simply not cached). Request bodies are refused
- * past 32 levels before they get here; this bound keeps the key builder's recursion safe on its own.
- */
-export const MAX_KEY_DEPTH = 32;
-
-class TooDeep extends Error {}
-
-/** JSON with object keys sorted, so equal values give equal text whatever the order they were sent in. */
-function canonicalJson(value: unknown, depth = 0): string {
-  if (depth > MAX_KEY_DEPTH) throw new TooDeep();
-  if (value === null || value === undefined) return 'null';
-  if (typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
-  const o = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const k of Object.keys(o).sort()) {
-    if (o[k] !== undefined) parts.push(`${JSON.stringify(k)}:${canonicalJson(o[k], depth + 1)}`);
-  }
-  return `{${parts.join(',')}}`;
-}
-
-/**
  * `<merchant>:<mode>:<sha-256 of the parts>`. The parts are hashed, so a key is short whatever the request's size.
  * Every part but the last is canonical JSON, which holds no raw newline, so the joined text is unambiguous.
  * Null when a part is nested too deep to key.
@@ -50,9 +31,10 @@ function canonicalJson(value: unknown, depth = 0): string {
 function readKey(merchantId: string, mode: string, parts: unknown[], tail: string): string | null {
   const hash = crypto.createHash('sha256');
   try {
-    for (const p of parts) hash.update(canonicalJson(p)).update('\n');
+    // Depth 0: a part is the variables object itself, one level above the values the input limits count.
+    for (const p of parts) hash.update(canonicalJson(p, 0)).update('\n');
   } catch (err) {
-    if (err instanceof TooDeep) return null;
+    if (err instanceof DomainError) return null; // nested too deep to key (refused earlier on every request path)
     throw err;
   }
   return `${merchantId}:${mode}:${hash.update(tail).digest('hex')}`;

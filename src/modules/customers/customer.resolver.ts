@@ -1,6 +1,6 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { Ctx } from '../../core/context';
-import { defineLoader, tenantOf } from '../../core/context';
+import { defineLoader } from '../../core/context';
 import { currentMerchant } from '../merchants/current-merchant';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { Money } from '../../core/scalars';

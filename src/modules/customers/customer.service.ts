@@ -4,14 +4,7 @@ import { invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
 import { Customer } from './customer.entities';
-
-export interface CustomerDetails {
-  email: string;
-  name?: string | null;
-  phone?: string | null;
-  stateCode?: string | null;
-  gstin?: string | null;
-}
+import type { CustomerDetails } from './customer.store';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

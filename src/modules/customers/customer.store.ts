@@ -2,7 +2,8 @@ import { v7 as uuidv7 } from 'uuid';
 
 /** Statements on customers beyond the ORM's (the module's services use the ORM for the rest). */
 
-export interface CustomerUpsert {
+/** A customer's details as a request gives them (payments, subscriptions); the e-mail is the tenant's key. */
+export interface CustomerDetails {
   email: string;
   name?: string | null;
   phone?: string | null;
@@ -17,7 +18,7 @@ export interface CustomerUpsert {
  * it lacked and never loses what the merchant already gave; `updated_at` moves only when something was filled in.
  * Its tenant is `{tenant_values}`: the enclosing tenant statement fills it in.
  */
-export function customerUpsertCte(d: CustomerUpsert): { sql: string; params: unknown[] } {
+export function customerUpsertCte(d: CustomerDetails): { sql: string; params: unknown[] } {
   return {
     sql: `c as (
        insert into customers as x (id, created_at, updated_at, merchant_id, mode, email, name, phone, state_code, gstin)

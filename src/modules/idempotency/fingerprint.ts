@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import type { Mode } from '../../core/entity';
 import { DomainError } from '../../core/errors';
 import { MAX_JSON_DEPTH } from '../../core/input-limits';
 
@@ -30,9 +29,4 @@ export function validateIdempotencyKey(key: string): void {
   if (key.length < 1 || key.length > 255 || /[^\x20-\x7e]/.test(key)) {
     throw new DomainError('parameter_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', 'Idempotency-Key');
   }
-}
-
-/** A key derived from the client's Idempotency-Key for one gateway call, so a retried request never duplicates there. */
-export function gatewayIdempotencyKey(merchantId: string, mode: Mode, key: string, purpose: string): string {
-  return crypto.createHash('sha256').update(`${merchantId}:${mode}:${key}:${purpose}`).digest('hex').slice(0, 48);
 }

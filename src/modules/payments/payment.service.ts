@@ -12,7 +12,7 @@ import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
 import type { GatewayEvent } from '../../gateways/port';
-import { CustomerDetails, CustomerService, normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
+import { normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
 import { ProviderConnection } from '../providers/provider-connection.entities';
 import { fromGatewayError, ProviderService } from '../providers/provider.service';
 import { currentMerchant } from '../merchants/current-merchant';
@@ -39,7 +39,6 @@ export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment
 export class PaymentService {
   constructor(
     private readonly providers: ProviderService,
-    private readonly customers: CustomerService,
     private readonly serializer: () => Serializer,
   ) {}
 
@@ -94,49 +93,21 @@ export class PaymentService {
       throw fromGatewayError(err);
     }
 
-    return this.insert(ctx.em, {
+    // The payment with its customer, found or created by e-mail, in one statement (payment.store.ts).
+    return insertPayment(ctx.em, {
       id,
       amount: input.amount,
       currency,
       customer,
       referenceId: input.referenceId ?? null,
       metadata,
-      connection,
+      provider: connection.provider,
+      connectionId: connection.id,
       providerPaymentId: checkout.providerPaymentId ?? null,
       checkoutSessionId: checkout.checkoutSessionId,
       checkoutUrl: checkout.checkoutUrl,
       successUrl,
       cancelUrl,
-    });
-  }
-
-  /**
-   * Writes the payment with its customer, found or created by e-mail, in one statement (payment.store.ts);
-   * the payment takes the request's name and phone, else the customer's.
-   */
-  private async insert(
-    em: EntityManager,
-    p: {
-      id: string;
-      amount: number;
-      currency: string;
-      customer: CustomerDetails;
-      referenceId: string | null;
-      metadata: Record<string, string>;
-      connection: ProviderConnection;
-      providerPaymentId: string | null;
-      checkoutSessionId: string;
-      checkoutUrl: string;
-      successUrl: string;
-      cancelUrl: string;
-    },
-  ): Promise<Payment> {
-    const { connection, customer, ...rest } = p;
-    return insertPayment(em, {
-      ...rest,
-      customer: { ...customer, email: normaliseEmail(customer.email) },
-      provider: connection.provider,
-      connectionId: connection.id,
     });
   }
 

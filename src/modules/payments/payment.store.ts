@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { Mode, TenantParams } from '../../core/entity';
 import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
-import { customerUpsertCte, CustomerUpsert } from '../customers/customer.store';
+import { CustomerDetails, customerUpsertCte } from '../customers/customer.store';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
 
 /**
@@ -17,7 +17,7 @@ export interface NewPayment {
   id: string;
   amount: number;
   currency: string;
-  customer: CustomerUpsert;
+  customer: CustomerDetails;
   referenceId: string | null;
   metadata: Record<string, string>;
   provider: string;

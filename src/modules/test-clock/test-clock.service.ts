@@ -40,13 +40,9 @@ export class Clock {
     this.work.push(work);
   }
 
-  offsetMs(merchantId: string): Promise<number> {
-    return this.store.offsetMs(merchantId);
-  }
-
   async now(merchantId: string, mode: Mode): Promise<Date> {
     if (mode !== Mode.TEST) return new Date();
-    return new Date(Date.now() + (await this.offsetMs(merchantId)));
+    return new Date(Date.now() + (await this.store.offsetMs(merchantId)));
   }
 
   /** The request's test clock (GET /v1/test-clock, `testClock`); test mode only. */
