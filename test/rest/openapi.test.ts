@@ -1,7 +1,7 @@
 /**
  * The OpenAPI document as outside clients use it: Redocly's linter finds nothing to report, and a TypeScript client
  * generated from it by openapi-typescript names the resources, inputs and list envelopes and type-checks.
- * (test/schema.test.ts keeps schema/openapi.json equal to what the code generates.)
+ * (test/cli/emit-schema.test.ts keeps schema/openapi.json equal to what the code generates.)
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
