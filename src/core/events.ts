@@ -76,7 +76,6 @@ export class ChangeListener {
   private readonly sources: ChangeSource[] = [];
   private stopped = true;
   private unlisten: (() => Promise<void>) | null = null;
-  private offReconnect: (() => void) | null = null;
   /** Changes since here are still to be caught up on. */
   private pending: Date | null = null;
   private catching: Promise<void> | null = null;
@@ -94,16 +93,13 @@ export class ChangeListener {
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
-    this.offReconnect = this.listener.onReconnect((since) => this.recover(since));
-    this.unlisten = await this.listener.listen(CHANGES_CHANNEL, (payload) => this.receive(payload));
+    this.unlisten = await this.listener.listen(CHANGES_CHANNEL, (payload) => this.receive(payload), (since) => this.recover(since));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
-    this.offReconnect?.();
-    this.offReconnect = null;
     const unlisten = this.unlisten;
     this.unlisten = null;
     await unlisten?.();

@@ -64,17 +64,20 @@ export class PgListener {
   }
 
   /**
-   * Calls `handler` for every notification on `channel` (a plain lower-case identifier). Resolves once the channel
-   * is LISTENed when connected (at once otherwise: the next connection LISTENs it). Answers the function that stops.
+   * Calls `handler` for every notification on `channel` (a plain lower-case identifier), and `onReconnect` (if given)
+   * after every reconnection, to catch up on what was NOTIFYed meanwhile. Resolves once the channel is LISTENed when
+   * connected (at once otherwise: the next connection LISTENs it). Answers the one function that stops both.
    */
-  async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
+  async listen(channel: string, handler: NotificationHandler, onReconnect?: ReconnectHandler): Promise<() => Promise<void>> {
     if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    const offReconnect = onReconnect ? this.onReconnect(onReconnect) : () => undefined;
     let set = this.handlers.get(channel);
     if (!set) this.handlers.set(channel, (set = new Set()));
     set.add(handler);
     const client = this.client;
     if (client && this.up && !this.listening.has(channel)) await this.run(client, `listen ${channel}`).then(() => this.listening.add(channel), () => undefined);
     return async () => {
+      offReconnect();
       const handlers = this.handlers.get(channel);
       if (!handlers?.delete(handler) || handlers.size) return;
       this.handlers.delete(channel);
@@ -84,7 +87,7 @@ export class PgListener {
   }
 
   /** Calls `fn` after every reconnection (not the first connection); answers the function that unregisters it. */
-  onReconnect(fn: ReconnectHandler): () => void {
+  private onReconnect(fn: ReconnectHandler): () => void {
     this.reconnectHandlers.add(fn);
     return () => void this.reconnectHandlers.delete(fn);
   }

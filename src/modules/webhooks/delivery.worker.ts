@@ -16,7 +16,6 @@ export class WebhookWorker {
   private woken = false;
   private full = false;
   private unlisten: (() => Promise<void>) | null = null;
-  private offReconnect: (() => void) | null = null;
 
   constructor(
     private readonly dispatcher: WebhookDispatcher,
@@ -29,8 +28,8 @@ export class WebhookWorker {
     if (this.running) return;
     this.running = true;
     if (this.listener) {
-      this.offReconnect = this.listener.onReconnect(() => this.wake());
-      this.unlisten = await this.listener.listen(WEBHOOK_CHANNEL, () => this.wake());
+      // Woken by each NOTIFY, and after each reconnection (a sweep: NOTIFYs sent meanwhile are lost).
+      this.unlisten = await this.listener.listen(WEBHOOK_CHANNEL, () => this.wake(), () => this.wake());
     }
     this.loopDone = this.loop();
     logger.info({ concurrency: this.options.concurrency }, 'webhook worker started');
@@ -40,8 +39,6 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    this.offReconnect?.();
-    this.offReconnect = null;
     const unlisten = this.unlisten;
     this.unlisten = null;
     await unlisten?.();
