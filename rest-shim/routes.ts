@@ -1,4 +1,6 @@
 import type { ErrorCode } from '../src/core/errors';
+import { INVOICE_ROUTES } from './routes/invoices';
+import { SUBSCRIPTION_ROUTES } from './routes/subscriptions';
 
 /**
  * The REST API as one table: each documented `/v1` path runs one GraphQL operation in-process.
@@ -200,5 +202,7 @@ export const routes: Route[] = [
     summary: 'Retrieve a customer with active subscription count and lifetime revenue.',
     document: 'query($id: ID!) { customer(id: $id) { ...CustomerFields lifetimeRevenue { currency amount } } }',
   },
+  ...SUBSCRIPTION_ROUTES,
+  ...INVOICE_ROUTES,
   ...WEBHOOK_ROUTES,
 ];

@@ -14,6 +14,8 @@ import { CustomerService } from './modules/customers/customer.service';
 import { IdempotencyStore } from './modules/idempotency/idempotency.store';
 import { MerchantService } from './modules/merchants/merchant.service';
 import { PaymentService } from './modules/payments/payment.service';
+import { InvoiceService } from './modules/invoices/invoice.service';
+import { SubscriptionService } from './modules/subscriptions/subscription.service';
 import { ProviderService } from './modules/providers/provider.service';
 import { Clock } from './modules/test-clock/test-clock.service';
 import { leaseMsFor } from './modules/webhooks/delivery.policy';
@@ -62,6 +64,8 @@ export function createServices(
     payments: new PaymentService(providers, () => serializer),
     idempotency: new IdempotencyStore(orm.em),
     catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
+    invoices: new InvoiceService(() => serializer),
+    subscriptions: new SubscriptionService(),
     serializer,
     ...webhookServices(config, orm, pool, secrets, () => serializer),
   };

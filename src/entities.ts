@@ -7,6 +7,8 @@ import { Customer } from './modules/customers/customer.entities';
 import { ApiKey, Merchant } from './modules/merchants/merchant.entities';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments/payment.entities';
 import { ProviderConnection } from './modules/providers/provider-connection.entities';
+import { BillingSubscription, SubscriptionEvent } from './modules/subscriptions/subscription.entities';
+import { Invoice, InvoiceSequence } from './modules/invoices/invoice.entities';
 import { TestClock } from './modules/test-clock/test-clock.entities';
 import { WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhook.entities';
 
@@ -32,6 +34,10 @@ export const entities = [
   WebhookEndpoint,
   WebhookDelivery,
   TestClock,
+  BillingSubscription,
+  SubscriptionEvent,
+  Invoice,
+  InvoiceSequence,
 ];
 
 /** Names of the entities scoped by the tenant filter: all that extend TenantEntity. */

@@ -10,6 +10,8 @@ import { CustomerResolver } from './modules/customers/customer.resolver';
 import { MerchantResolver } from './modules/merchants/merchant.resolver';
 import { PaymentResolver } from './modules/payments/payment.resolver';
 import { ProviderResolver } from './modules/providers/provider.resolver';
+import { invoiceResolvers } from './modules/invoices/invoice.resolver';
+import { subscriptionResolvers } from './modules/subscriptions/subscription.resolver';
 import { TestClockResolver } from './modules/test-clock/test-clock.resolver';
 import { webhookResolvers } from './modules/webhooks/webhook.resolver';
 import { newPubSub, PubSub } from './core/pubsub';
@@ -48,6 +50,8 @@ export const resolvers = [
   PaymentResolver,
   ...webhookResolvers,
   TestClockResolver,
+  ...subscriptionResolvers,
+  ...invoiceResolvers,
 ] as unknown as NonEmptyArray<Function>;
 
 export async function createSchema(pubSub: PubSub = newPubSub()): Promise<GraphQLSchema> {

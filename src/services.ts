@@ -11,6 +11,8 @@ import type { PaymentService } from './modules/payments/payment.service';
 import type { ProviderService } from './modules/providers/provider.service';
 import type { Clock } from './modules/test-clock/test-clock.service';
 import type { DeliveryRuntime } from './modules/webhooks/runtime';
+import type { InvoiceService } from './modules/invoices/invoice.service';
+import type { SubscriptionService } from './modules/subscriptions/subscription.service';
 import type { WebhookService } from './modules/webhooks/webhook.service';
 
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
@@ -29,6 +31,8 @@ export interface Services {
   /** Merchant time: the wall clock, or the merchant's test clock in test mode (contract 8, 14). */
   clock: Clock;
   webhooks: WebhookService;
+  invoices: InvoiceService;
+  subscriptions: SubscriptionService;
   /** Outbound delivery: dispatcher and worker loop (on the service pool). */
   delivery: DeliveryRuntime;
 }

@@ -6,6 +6,7 @@ import { Migration20261122034255_catalog_versions } from './Migration20261122034
 import { Migration20261122035348_webhooks } from './Migration20261122035348_webhooks';
 import { Migration20261122072223_retention } from './Migration20261122072223_retention';
 import { Migration20261123184500_payments_updated_at } from './Migration20261123184500_payments_updated_at';
+import { Migration20261123211507_subscriptions_invoices } from './Migration20261123211507_subscriptions_invoices';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: 'Migration20261122035348_webhooks', class: Migration20261122035348_webhooks },
   { name: 'Migration20261122072223_retention', class: Migration20261122072223_retention },
   { name: 'Migration20261123184500_payments_updated_at', class: Migration20261123184500_payments_updated_at },
+  { name: 'Migration20261123211507_subscriptions_invoices', class: Migration20261123211507_subscriptions_invoices },
 ];

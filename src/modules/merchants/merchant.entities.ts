@@ -32,6 +32,21 @@ export class Merchant extends BaseEntity {
   @Property({ type: 'integer', nullable: true })
   rateLimitPerSecond?: number | null;
 
+  /** GST rate on taxable invoices, in basis points (1800 = 18%). */
+  @Field(() => Int)
+  @Property({ default: 1800 })
+  taxRateBps: number = 1800;
+
+  /** SAC (services accounting code) printed on every invoice line. */
+  @Field(() => String, { nullable: true })
+  @Property({ length: 8, nullable: true })
+  sacCode?: string | null;
+
+  /** Registered address of the supplier, printed on tax invoices (GST rule 46). */
+  @Field(() => String, { nullable: true })
+  @Property({ type: 'text', nullable: true })
+  address?: string | null;
+
   /** Dunning: failed retries before a past_due subscription is halted. */
   @Field(() => Int)
   @Property({ default: 3 })

@@ -1,0 +1,100 @@
+import { BigIntType, Entity, Enum, Index, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Mode, TenantEntity } from '../../core/entity';
+import { DateTime, Money } from '../../core/scalars';
+
+export enum InvoiceType {
+  INVOICE = 'invoice',
+  CREDIT_NOTE = 'credit_note',
+}
+export enum BillingReason {
+  SUBSCRIPTION_CREATE = 'subscription_create',
+  SUBSCRIPTION_CYCLE = 'subscription_cycle',
+  SUBSCRIPTION_UPDATE = 'subscription_update',
+  ONE_TIME = 'one_time',
+}
+export enum InvoiceStatus {
+  OPEN = 'open',
+  PAID = 'paid',
+  VOID = 'void',
+  UNCOLLECTIBLE = 'uncollectible',
+  /** Credit notes. */
+  ISSUED = 'issued',
+}
+registerEnumType(InvoiceType, { name: 'InvoiceType' });
+registerEnumType(BillingReason, { name: 'BillingReason' });
+registerEnumType(InvoiceStatus, { name: 'InvoiceStatus' });
+
+@ObjectType({ description: 'One line of an invoice, with its share of each tax head.' })
+export class InvoiceLineItem {
+  @Field() description!: string;
+  @Field(() => Int) quantity!: number;
+  @Field(() => Money) unitAmount!: number;
+  @Field(() => Money) amount!: number;
+  @Field(() => DateTime, { nullable: true }) periodStart?: Date | null;
+  @Field(() => DateTime, { nullable: true }) periodEnd?: Date | null;
+  @Field() proration!: boolean;
+  @Field(() => String, { nullable: true }) hsnSac?: string | null;
+  @Field(() => Money) cgstAmount!: number;
+  @Field(() => Money) sgstAmount!: number;
+  @Field(() => Money) igstAmount!: number;
+}
+
+/** A GST tax invoice or credit note (contract 6 and 11); numbers are gap-free per merchant, mode, type and financial year. */
+@Entity({ tableName: 'invoices' })
+@Unique({ properties: ['merchantId', 'mode', 'type', 'number'] })
+@Index({ properties: ['merchantId', 'mode', 'customerId', 'id'] })
+@Index({ properties: ['merchantId', 'mode', 'subscriptionId', 'id'] })
+@ObjectType({ description: 'A GST tax invoice or credit note.' })
+export class Invoice extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'invoice';
+  }
+
+  @Field(() => InvoiceType) @Enum({ items: () => InvoiceType }) type!: InvoiceType;
+  /** GST rule 46: at most 16 characters, unique per financial year. */
+  @Field() @Property({ length: 16 }) number!: string;
+  @Field(() => BillingReason) @Enum({ items: () => BillingReason }) billingReason!: BillingReason;
+  @Field(() => InvoiceStatus) @Enum({ items: () => InvoiceStatus }) status!: InvoiceStatus;
+  @Field(() => ID) @Property({ type: 'uuid' }) customerId!: string;
+  @Field(() => ID, { nullable: true }) @Property({ type: 'uuid', nullable: true }) subscriptionId?: string | null;
+  @Field(() => ID, { nullable: true }) @Property({ type: 'uuid', nullable: true }) paymentId?: string | null;
+  @Field() @Property({ length: 3 }) currency!: string;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) subtotal!: number;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) cgstAmount: number = 0;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) sgstAmount: number = 0;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) igstAmount: number = 0;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) taxAmount: number = 0;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) total!: number;
+  /** Credit from earlier credit notes applied to this invoice (reduces amount_due). */
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) creditApplied: number = 0;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) amountPaid: number = 0;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) amountDue!: number;
+  @Field(() => Int) @Property() taxRateBps: number = 0;
+  /** 2-digit state code of the place of supply (the customer's state, else the merchant's). */
+  @Field(() => String, { nullable: true }) @Property({ length: 2, nullable: true }) placeOfSupply?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ length: 15, nullable: true }) supplierGstin?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ length: 15, nullable: true }) customerGstin?: string | null;
+  @Field(() => [InvoiceLineItem]) @Property({ type: 'jsonb' }) lineItems: InvoiceLineItem[] = [];
+  @Field(() => ID, { nullable: true }) @Property({ type: 'uuid', nullable: true }) relatedInvoiceId?: string | null;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) periodStart?: Date | null;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) periodEnd?: Date | null;
+  /** Merchant time (the test clock in test mode). */
+  @Field(() => DateTime) @Property({ type: 'timestamptz' }) issuedAt!: Date;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) paidAt?: Date | null;
+}
+
+/**
+ * The last number issued per merchant, mode, invoice type and financial year. Taken with a row lock in the
+ * transaction that writes the invoice: a rollback gives the number back, so numbers have no gaps.
+ */
+@Entity({ tableName: 'invoice_sequences' })
+export class InvoiceSequence {
+  @PrimaryKey({ type: 'uuid' }) merchantId!: string;
+  @PrimaryKey({ type: 'text' }) mode!: Mode;
+  @PrimaryKey({ type: 'text' }) type!: InvoiceType;
+  /** e.g. 2026 for FY 2026-27 (April to March). */
+  @PrimaryKey({ type: 'integer' }) financialYear!: number;
+  @Property({ type: 'integer' }) lastNumber!: number;
+}

@@ -1,0 +1,2 @@
+/** GraphQL for invoices (queries invoice(id), invoices(...)). */
+export const invoiceResolvers: Function[] = [];

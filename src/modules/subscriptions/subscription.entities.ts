@@ -1,0 +1,120 @@
+import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { TenantEntity } from '../../core/entity';
+import { DateTime, JSONObject, Money } from '../../core/scalars';
+import { BillingFrequency, Plan, Price, Product, TrialEndAction } from '../catalog/catalog.entities';
+import { Customer } from '../customers/customer.entities';
+import { Provider } from '../providers/provider-connection.entities';
+import { SubscriptionStatus } from './subscription.machine';
+
+registerEnumType(SubscriptionStatus, { name: 'SubscriptionStatus' });
+
+/** What the scheduler does next for a subscription, at `nextActionAt` (subscription.scheduler.ts). */
+export enum ScheduledAction {
+  /** A checkout nobody completed: cancelled when the gateway's session would have expired. */
+  CHECKOUT_EXPIRY = 'checkout_expiry',
+  TRIAL_END_CANCEL = 'trial_end_cancel',
+  PERIOD_END_CANCEL = 'period_end_cancel',
+  COMPLETE = 'complete',
+  /** A dunning retry: the gateway is asked to charge the open invoice again. */
+  RETRY = 'retry',
+  HALT = 'halt',
+}
+
+/**
+ * A customer's subscription to a plan at one price (contract 6). GraphQL calls it BillingSubscription: the root
+ * `Subscription` type of GraphQL has the name. Periods and cycles are the service's own, aligned with the gateway's
+ * by the periods its charge events report.
+ */
+@Entity({ tableName: 'subscriptions' })
+@Index({ properties: ['merchantId', 'mode', 'customerId', 'status'] })
+@Index({ properties: ['merchantId', 'mode', 'status', 'id'] })
+@Index({ properties: ['merchantId', 'mode', 'planId', 'id'] })
+@Index({ properties: ['providerSubscriptionId'] })
+@Index({ properties: ['checkoutSessionId'] })
+@Index({ properties: ['updatedAt'] })
+@Index({ name: 'subscriptions_next_action_index', expression: 'create index "subscriptions_next_action_index" on "subscriptions" ("next_action_at") where "next_action_at" is not null' })
+@ObjectType('BillingSubscription', { description: "A customer's subscription to a plan (REST object `subscription`)." })
+export class BillingSubscription extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'subscription';
+  }
+
+  @Field(() => ID) @ManyToOne(() => Customer, { mapToPk: true, fieldName: 'customer_id' }) customerId!: string;
+  @Field(() => ID) @ManyToOne(() => Product, { mapToPk: true, fieldName: 'product_id' }) productId!: string;
+  @Field(() => ID) @ManyToOne(() => Plan, { mapToPk: true, fieldName: 'plan_id' }) planId!: string;
+  @Field(() => ID) @ManyToOne(() => Price, { mapToPk: true, fieldName: 'price_id' }) priceId!: string;
+  @Field(() => SubscriptionStatus) @Enum({ items: () => SubscriptionStatus }) status: SubscriptionStatus = SubscriptionStatus.CREATED;
+  @Field() @Property({ length: 3 }) currency!: string;
+  /** The recurring amount of the current price, tax-exclusive (subunits). */
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) amount!: number;
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) setupFee: number = 0;
+  @Field(() => BillingFrequency) @Enum({ items: () => BillingFrequency }) billingFrequency!: BillingFrequency;
+  @Field(() => Int) @Property() billingInterval: number = 1;
+  @Field(() => Int) @Property() trialPeriodDays: number = 0;
+  @Field(() => TrialEndAction) @Enum({ items: () => TrialEndAction }) trialEndAction: TrialEndAction = TrialEndAction.START_SUBSCRIPTION;
+
+  @Field(() => Provider) @Enum({ items: () => Provider }) provider!: Provider;
+  @Property({ type: 'uuid' }) connectionId!: string;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) providerSubscriptionId?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) providerCustomerId?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) checkoutSessionId?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ type: 'text', nullable: true }) checkoutUrl?: string | null;
+  @Field() @Property({ type: 'text' }) successUrl!: string;
+  @Field() @Property({ type: 'text' }) cancelUrl!: string;
+
+  @Field() @Property() cancelAtPeriodEnd: boolean = false;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) currentPeriodStart?: Date | null;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) currentPeriodEnd?: Date | null;
+  /** Periods are counted from here (calendar arithmetic keeping its day); a cadence change restarts it. */
+  @Property({ type: 'timestamptz', nullable: true }) billingAnchor?: Date | null;
+  /** The current period's index from `billingAnchor` (0: the first). */
+  @Property() anchorCycle: number = 0;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) trialStart?: Date | null;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) trialEnd?: Date | null;
+  /** Billed periods, the first included (contract 14, max_cycles). */
+  @Field(() => Int) @Property() cyclesCompleted: number = 0;
+  @Field(() => Int, { nullable: true }) @Property({ type: 'integer', nullable: true }) maxCycles?: number | null;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) pausedAt?: Date | null;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) cancelledAt?: Date | null;
+  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) endedAt?: Date | null;
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) couponCode?: string | null;
+  @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadata: Record<string, string> = {};
+
+  /** Dunning: failed retries of the open charge so far (0 right after the failed renewal). */
+  @Field(() => Int) @Property() retryAttempt: number = 0;
+  /** Credit from credit notes not yet applied to an invoice (subunits of `currency`). */
+  @Field(() => Money) @Property({ type: new BigIntType('number') }) creditBalance: number = 0;
+  /** The invoice of the charge that failed, while dunning runs. */
+  @Property({ type: 'uuid', nullable: true }) openInvoiceId?: string | null;
+
+  /** The scheduler's next action and when it is due, in merchant time (a partial index finds due rows). */
+  @Enum({ items: () => ScheduledAction, nullable: true }) nextAction?: ScheduledAction | null;
+  @Property({ type: 'timestamptz', nullable: true }) nextActionAt?: Date | null;
+  /** A command calling the gateway right now: another command meanwhile is refused (409). */
+  @Property({ nullable: true }) pendingCommand?: string | null;
+  @Property({ type: 'timestamptz', nullable: true }) pendingCommandAt?: Date | null;
+
+  @Field(() => DateTime)
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}
+
+/** One state transition of a subscription (the API document's audit record), written with the change. */
+@Entity({ tableName: 'subscription_events' })
+@Index({ properties: ['subscriptionId', 'id'] })
+@ObjectType({ description: 'A state transition of a subscription, as recorded when it happened.' })
+export class SubscriptionEvent extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'subscription_event';
+  }
+
+  @Field(() => ID) @Property({ type: 'uuid' }) subscriptionId!: string;
+  @Field(() => SubscriptionStatus, { nullable: true }) @Enum({ items: () => SubscriptionStatus, nullable: true }) fromState?: SubscriptionStatus | null;
+  @Field(() => SubscriptionStatus) @Enum({ items: () => SubscriptionStatus }) toState!: SubscriptionStatus;
+  @Field() @Property({ length: 64 }) eventType!: string;
+  @Field() @Property({ length: 16 }) triggeredBy!: string;
+  @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadataJson: Record<string, unknown> = {};
+}

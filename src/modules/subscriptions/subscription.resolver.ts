@@ -1,0 +1,2 @@
+/** GraphQL for subscriptions. */
+export const subscriptionResolvers: Function[] = [];
