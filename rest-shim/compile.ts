@@ -26,6 +26,8 @@ export interface CompiledRoute extends Route {
   /** REST argument name -> GraphQL variable; read from the query string (and, for a POST without `$input`, the body). */
   argParams: Map<string, { variable: string; type: GraphQLInputType }>;
   inputType: GraphQLInputType | null;
+  /** A `binary` route: the field names from the root field's value down to its `{ filename contentType base64 }`. */
+  filePath: string[] | null;
 }
 
 /** The variable an idempotent route's `Idempotency-Key` header fills. */
@@ -42,6 +44,21 @@ function leafFragment(schema: GraphQLSchema, typeName: string): string {
     .filter((f) => isLeafType(getNamedType(f.type)) && !('args' in f && f.args.some((a: { type: { toString(): string } }) => a.type.toString().endsWith('!'))))
     .map((f) => f.name);
   return `fragment ${typeName}Fields on ${typeName} { ${fields.join(' ')} }`;
+}
+
+/** The one-field chain below `root` that ends in a selection of exactly `filename contentType base64`. */
+function fileSelectionPath(route: Route, root: FieldNode): string[] {
+  const names: string[] = [];
+  let node = root;
+  for (;;) {
+    const fields = (node.selectionSet?.selections ?? []).map((s) => (s.kind === Kind.FIELD ? s.name.value : null));
+    if ([...fields].sort().join(' ') === 'base64 contentType filename') return names;
+    if (fields.length !== 1 || !fields[0]) {
+      throw new Error(`REST shim: ${route.method} ${route.path}: a binary route selects one { filename contentType base64 } object`);
+    }
+    node = node.selectionSet!.selections[0] as FieldNode;
+    names.push(node.alias?.value ?? node.name.value); // the key in the answer
+  }
 }
 
 export function compileRoute(schema: GraphQLSchema, route: Route): CompiledRoute {
@@ -76,5 +93,6 @@ export function compileRoute(schema: GraphQLSchema, route: Route): CompiledRoute
     pathParams,
     argParams,
     inputType,
+    filePath: route.binary ? fileSelectionPath(route, rootNode) : null,
   };
 }

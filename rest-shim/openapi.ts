@@ -276,6 +276,25 @@ function errorAnswers(route: CompiledRoute, hasBody: boolean): Record<string, Sc
   return out;
 }
 
+/** The JSON answer: the named shape, or its list envelope. */
+function success(c: Components, route: CompiledRoute, item: Schema): Schema {
+  return route.isList ? c.listEnvelope(String(item.$ref).split('/').pop()!) : item;
+}
+
+/** A file route's answer (Route.binary): the bytes in the route's media type, named by Content-Disposition. */
+function fileAnswer(mediaType: string): Schema {
+  return {
+    description: 'The file',
+    headers: { 'Content-Disposition': { description: '`inline; filename="..."`', schema: { type: 'string' } } },
+    content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } },
+  };
+}
+
+/** The root field's name; a file route adds the file field's (`invoicePdf`), as the root field alone is taken. */
+function operationId(route: CompiledRoute): string {
+  return [route.rootField, ...(route.filePath ?? []).map((k) => k[0].toUpperCase() + k.slice(1))].join('');
+}
+
 /** OpenAPI 3.1 document of the REST API, generated from the route table and the GraphQL types. */
 export function openApiDocument(schema: GraphQLSchema): Schema {
   const c = new Components();
@@ -292,26 +311,25 @@ export function openApiDocument(schema: GraphQLSchema): Schema {
     }
     const argBody = route.method !== 'get' && !route.inputType && route.argParams.size > 0;
     const body = route.inputType ? c.input(route.inputType, false) : argBody ? c.argumentBody(route) : null;
-    return { route, parameters, body, answer: answerShape(c, route) };
+    // A file answer has no JSON shape to name.
+    return { route, parameters, body, answer: route.binary ? null : answerShape(c, route) };
   });
   const shapeRef = c.nameShapes();
 
   const paths: Record<string, Record<string, Schema>> = {};
   for (const { route, parameters, body, answer } of operations) {
-    const item = shapeRef(answer);
-    const success = route.isList ? c.listEnvelope(String(item.$ref).split('/').pop()!) : item;
     const status = String(route.status ?? 200);
     paths[route.path] ??= {};
     paths[route.path][route.method] = {
       summary: route.summary,
       tags: [route.tag],
-      operationId: route.rootField,
+      operationId: operationId(route),
       security: [{ [route.auth === 'admin' ? 'operatorToken' : 'secretKey']: [] }],
       ...(parameters.length ? { parameters } : {}),
       // A nullable `$input` (refund) may be left out: the body is optional.
       ...(body ? { requestBody: { required: !!route.inputType && isNonNullType(route.inputType), content: { 'application/json': { schema: body } } } } : {}),
       responses: {
-        [status]: { description: 'Success', content: { 'application/json': { schema: success } } },
+        [status]: answer === null ? fileAnswer(route.binary!) : { description: 'Success', content: { 'application/json': { schema: success(c, route, shapeRef(answer)) } } },
         ...errorAnswers(route, !!body),
         default: { description: 'Error', content: { 'application/json': { schema: ref('Error') } } },
       },

@@ -51,6 +51,18 @@ function variablesFor(route: CompiledRoute, req: Request): Record<string, unknow
   return vars;
 }
 
+/** A `binary` route's answer: the file its operation rendered. */
+interface FileAnswer {
+  contentType: string;
+  filename: string;
+  bytes: Buffer;
+}
+
+/** `inline; filename="..."`, with the name kept to characters every client reads the same. */
+function contentDisposition(filename: string): string {
+  return `inline; filename="${filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"`;
+}
+
 /** The contract names pagination parameters `limit`/`cursor`; GraphQL names them `first`/`after`. */
 function restParam(param: string | null): string | null {
   if (!param) return param;
@@ -77,9 +89,10 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
      * (src/modules/idempotency/with-idempotency.ts): the header is passed as `$idempotencyKey`, and the operation
      * reports a replay, whose error body keeps the first request's id (byte for byte, contract section 5).
      */
-    const run = async (req: Request, parsed?: Record<string, unknown>): Promise<[number, string, DomainError?, boolean?]> => {
+    const run = async (req: Request, parsed?: Record<string, unknown>): Promise<[number, string, DomainError?, boolean?, FileAnswer?]> => {
       const status = route.status ?? 200;
       let payload: unknown;
+      let file: FileAnswer | undefined;
       let contextValue: Ctx | undefined;
       try {
         const variableValues = parsed ?? variablesFor(route, req);
@@ -92,7 +105,15 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
           throw new DomainError(err.code, err.message, restParam(err.param), err.headers);
         }
         const data = (result.data as Record<string, unknown>)[route.rootField];
-        if (route.isList) {
+        if (route.filePath) {
+          // A file answer (Route.binary): the operation's { filename contentType base64 }, decoded.
+          const doc = route.filePath.reduce((o, k) => (o as Record<string, unknown> | null)?.[k], data) as
+            | { filename: string; contentType: string; base64: string }
+            | null
+            | undefined;
+          if (!doc) throw new Error(`${route.method} ${route.path}: the operation answered no file`);
+          file = { contentType: doc.contentType, filename: doc.filename, bytes: Buffer.from(doc.base64, 'base64') };
+        } else if (route.isList) {
           const conn = data as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
           const connType = getNamedType(route.resultType) as GraphQLObjectType;
           const edgeType = getNamedType(connType.getFields().edges.type) as GraphQLObjectType;
@@ -111,7 +132,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
         const replay = contextValue && idempotentReplay(contextValue);
         return [err.status, JSON.stringify(errorBody(err, replay?.firstRequestId ?? req.requestId)), err, !!replay];
       }
-      return [status, JSON.stringify(payload), undefined, !!idempotentReplay(contextValue!)];
+      return [status, file ? '' : JSON.stringify(payload), undefined, !!idempotentReplay(contextValue!), file];
     };
 
     const handler = async (req: Request, res: Response) => {
@@ -127,10 +148,14 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
         });
         return void res.status(status).type('application/json').send(body);
       }
-      const [status, body, err, replayed] = await run(req);
+      const [status, body, err, replayed, file] = await run(req);
       if (err) noteErrorCode(res, err.code);
       for (const [k, v] of Object.entries(err?.headers ?? {})) res.setHeader(k, v);
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      if (file) {
+        res.setHeader('Content-Disposition', contentDisposition(file.filename));
+        return void res.status(status).type(file.contentType).send(file.bytes);
+      }
       res.status(status).type('application/json').send(body);
     };
     const guards = route.auth === 'admin' ? [adminAuth] : [merchantAuth, limiter];

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../src/core/errors';
 import { INVOICE_ROUTES } from './routes/invoices';
+import { INVOICE_PDF_ROUTES } from './routes/invoice-pdf';
 import { SUBSCRIPTION_ROUTES } from './routes/subscriptions';
 
 /**
@@ -28,6 +29,12 @@ export interface Route {
   conflicts?: ErrorCode[];
   /** Calls the merchant's payment gateway, so it can answer 502 `gateway_unavailable` / `gateway_rejected`. */
   gateway?: boolean;
+  /**
+   * The answer is a file of this media type (e.g. `application/pdf`), not JSON: the document selects one object
+   * `{ filename contentType base64 }`, whose decoded bytes are sent with its Content-Type and an inline
+   * Content-Disposition.
+   */
+  binary?: string;
 }
 
 const PRODUCT_TREE = '...ProductFields plans { ...PlanFields defaultPrice { ...PriceFields } }';
@@ -204,5 +211,6 @@ export const routes: Route[] = [
   },
   ...SUBSCRIPTION_ROUTES,
   ...INVOICE_ROUTES,
+  ...INVOICE_PDF_ROUTES,
   ...WEBHOOK_ROUTES,
 ];

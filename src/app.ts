@@ -18,6 +18,7 @@ import { bodyLimits } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
 import { retiredKeyChanges } from './modules/merchants/key.catchup';
 import { paymentChanges } from './modules/payments/payment.catchup';
+import { subscriptionChanges } from './modules/subscriptions/subscription.catchup';
 import { createSchema } from './schema';
 import type { Services } from './services';
 import { createServices } from './container';
@@ -54,6 +55,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   const listener = new PgListener(orm.config.get('clientUrl')!);
   const changes = new ChangeListener(listener, pubsub);
   changes.catchUp(paymentChanges(services.plainPool));
+  changes.catchUp(subscriptionChanges(services.plainPool));
   changes.catchUp(retiredKeyChanges(services.plainPool)); // keys rolled meanwhile: their sockets are cut
   await changes.start();
   await listener.start();
@@ -109,6 +111,8 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   renewals?.unref();
   // Outbound webhook delivery runs in this process unless WORKER=off (then `npm run worker` does it).
   if (config.worker) await services.delivery.startWorker(listener);
+  // So does the subscriptions scheduler (trial and period ends, dunning, reconciliation).
+  if (config.worker) services.schedulerLoop.start();
 
   return {
     server,
@@ -126,6 +130,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       clearInterval(purge);
       if (renewals) clearInterval(renewals);
       await changes.stop();
+      await services.schedulerLoop.stop();
       await services.delivery.close();
       await listener.stop();
       await sandbox?.close(); // the service pool is the ORM's: the caller closes it with the ORM

@@ -29,6 +29,12 @@ export interface Config {
   webhookRetrySchedule: number[];
   /** An attempt that has not answered by then fails (WEBHOOK_TIMEOUT_MS, default 10 s). */
   webhookTimeoutMs: number;
+  /** How often a worker looks for due subscription work: trial ends, period ends, dunning (SCHEDULER_POLL_MS). */
+  schedulerPollMs: number;
+  /** How often a worker reads back subscriptions whose gateway event is overdue (RECONCILE_INTERVAL_MS). */
+  reconcileIntervalMs: number;
+  /** A renewal or trial end is overdue when its gateway event is this late (RECONCILE_GRACE_MS). */
+  reconcileGraceMs: number;
   /** Deliveries one worker process sends at once (WORKER_CONCURRENCY). */
   workerConcurrency: number;
   /** How often an idle worker looks for due retries (WORKER_POLL_MS); new events wake it at once. */
@@ -85,6 +91,9 @@ export function loadConfig(env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 30),
     readCacheBytes: int(env, 'READ_CACHE_MB', 16) * 2 ** 20,
+    schedulerPollMs: Math.max(10, int(env, 'SCHEDULER_POLL_MS', 1_000)),
+    reconcileIntervalMs: Math.max(1_000, int(env, 'RECONCILE_INTERVAL_MS', 60_000)),
+    reconcileGraceMs: Math.max(0, int(env, 'RECONCILE_GRACE_MS', 15 * 60_000)),
     workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 64)),
     workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
     wsMaxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100),

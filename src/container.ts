@@ -16,6 +16,7 @@ import { MerchantService } from './modules/merchants/merchant.service';
 import { PaymentService } from './modules/payments/payment.service';
 import { InvoiceService } from './modules/invoices/invoice.service';
 import { SubscriptionService } from './modules/subscriptions/subscription.service';
+import { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
 import { ProviderService } from './modules/providers/provider.service';
 import { Clock } from './modules/test-clock/test-clock.service';
 import { leaseMsFor } from './modules/webhooks/delivery.policy';
@@ -54,6 +55,14 @@ export function createServices(
   // The process's one pool (the ORM's connections): plain statements, the catalog's version lookups, webhook delivery,
   // the test clock.
   const pool = openServicePool(orm);
+  const webhooks = webhookServices(config, orm, pool, secrets, () => serializer);
+  const invoices = new InvoiceService(() => serializer);
+  const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer);
+  // Registered after the webhook dispatcher: at equal times the service's own actions (a period-end cancellation) run
+  // before the gateway sandbox's clock moves (which would renew).
+  const scheduler = new SubscriptionScheduler(subscriptions, pool);
+  webhooks.clock.register(scheduler.dueWork);
+  webhooks.clock.register(scheduler.gatewayDueWork);
   return {
     config,
     plainPool: pool,
@@ -61,13 +70,19 @@ export function createServices(
     catalog: new CatalogService(),
     customers,
     providers,
-    payments: new PaymentService(providers, () => serializer),
+    payments: new PaymentService(providers, () => serializer, invoices),
     idempotency: new IdempotencyStore(orm.em),
     catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
-    invoices: new InvoiceService(() => serializer),
-    subscriptions: new SubscriptionService(),
+    invoices,
+    subscriptions,
+    scheduler,
+    schedulerLoop: new SchedulerLoop(scheduler, {
+      pollMs: config.schedulerPollMs,
+      reconcileMs: config.reconcileIntervalMs,
+      reconcileGraceMs: config.reconcileGraceMs,
+    }),
     serializer,
-    ...webhookServices(config, orm, pool, secrets, () => serializer),
+    ...webhooks,
   };
 }
 

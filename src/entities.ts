@@ -7,7 +7,7 @@ import { Customer } from './modules/customers/customer.entities';
 import { ApiKey, Merchant } from './modules/merchants/merchant.entities';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments/payment.entities';
 import { ProviderConnection } from './modules/providers/provider-connection.entities';
-import { BillingSubscription, SubscriptionEvent } from './modules/subscriptions/subscription.entities';
+import { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './modules/subscriptions/subscription.entities';
 import { Invoice, InvoiceSequence } from './modules/invoices/invoice.entities';
 import { TestClock } from './modules/test-clock/test-clock.entities';
 import { WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhook.entities';
@@ -36,6 +36,7 @@ export const entities = [
   TestClock,
   BillingSubscription,
   SubscriptionEvent,
+  GatewayClockSync,
   Invoice,
   InvoiceSequence,
 ];

@@ -19,7 +19,9 @@ async function main() {
   const port = process.env.SANDBOX_PORT ? config.sandboxPort : 4001;
   // The sandbox opens its own ORM and applies its own migrations (src/gateways/sandbox/database.ts).
   const sandbox = await startSandbox({ databaseUrl: config.databaseUrl, poolMax: config.dbPoolMax, port, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) });
-  // The gateways charge subscription renewals as real time passes (the in-process sandbox does the same in app.ts).
+  // The gateways charge subscription renewals as real time passes (the in-process sandbox does the same in app.ts):
+  // each account by its own clock (wall time plus what test-clock advances added), so a test clock far ahead is not
+  // charged by the wall clock, nor the others by its.
   const renewals = setInterval(
     () => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')),
     RENEWALS_EVERY_MS,

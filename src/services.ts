@@ -13,6 +13,7 @@ import type { Clock } from './modules/test-clock/test-clock.service';
 import type { DeliveryRuntime } from './modules/webhooks/runtime';
 import type { InvoiceService } from './modules/invoices/invoice.service';
 import type { SubscriptionService } from './modules/subscriptions/subscription.service';
+import type { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
 import type { WebhookService } from './modules/webhooks/webhook.service';
 
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
@@ -33,6 +34,10 @@ export interface Services {
   webhooks: WebhookService;
   invoices: InvoiceService;
   subscriptions: SubscriptionService;
+  /** Subscriptions' own clock work (trial and period ends, dunning) and the gateway sandbox's clock. */
+  scheduler: SubscriptionScheduler;
+  /** The scheduler's loop, run by worker processes (npm start unless WORKER=off; npm run worker). */
+  schedulerLoop: SchedulerLoop;
   /** Outbound delivery: dispatcher and worker loop (on the service pool). */
   delivery: DeliveryRuntime;
 }

@@ -11,7 +11,7 @@ import { createServices } from './container';
 import { createSchema } from './schema';
 
 /**
- * `npm run worker`: outbound webhook delivery alone, for scaled-out deployments (run the API with WORKER=off, or
+ * `npm run worker`: outbound webhook delivery and the subscriptions scheduler alone, for scaled-out deployments (run the API with WORKER=off, or
  * not: any number of API and worker processes share the work through PostgreSQL). Needs DATABASE_URL, and the
  * same ENCRYPTION_KEY as the API processes (endpoint secrets are stored sealed).
  */
@@ -28,6 +28,7 @@ async function main() {
   const listener = new PgListener(config.databaseUrl);
   await listener.start();
   await runtime.startWorker(listener);
+  services.schedulerLoop.start();
   const connections = connectionBudget({ pool: pool.options.max, LISTEN: 1 });
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
   process.stdout.write(`Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})\n`);
@@ -35,6 +36,7 @@ async function main() {
   return {
     forceAfterMs: config.webhookTimeoutMs + 5_000,
     stop: async () => {
+      await services.schedulerLoop.stop();
       await runtime.close(); // attempts in flight finish and are recorded
       await listener.stop();
       await orm.close(true); // its pool is the process's one pool

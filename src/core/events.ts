@@ -164,3 +164,21 @@ export class ChangeListener {
     }
   }
 }
+
+/** At most this many records (the most recently updated) are republished by one catch-up of one topic. */
+const CATCH_UP_LIMIT = 10_000;
+
+/**
+ * A catch-up source for one topic from a table's `updated_at`: after the LISTEN connection comes back, GraphQL
+ * subscribers re-read every record whose NOTIFY may have been lost meanwhile. One query for the whole process.
+ */
+export function changedSince(
+  topic: Change['topic'],
+  read: (since: Date, limit: number) => Promise<{ id: string; merchant_id: string; mode: Mode }[]>,
+): ChangeSource {
+  return async (since) => {
+    const rows = await read(since, CATCH_UP_LIMIT);
+    if (rows.length === CATCH_UP_LIMIT) logger.warn({ since, topic, limit: CATCH_UP_LIMIT }, 'catch-up truncated to the most recent changes');
+    return rows.reverse().map((r) => ({ topic, merchantId: r.merchant_id, mode: r.mode, id: r.id }));
+  };
+}

@@ -133,8 +133,50 @@ export interface GatewayEvent {
   failureReason?: string | null;
   method?: string | null;
   bank?: string | null;
+  /**
+   * Subscription kinds: the period the event is about, as the gateway counts it (to the second). On charged /
+   * charge_failed: the charged period (Stripe: the invoice line's period; Razorpay: current_start / current_end).
+   * On authorized without a trial: the first period, when the event carries it.
+   */
+  periodStart?: Date | null;
+  periodEnd?: Date | null;
+  /** On authorized with a trial: when the gateway ends the trial and first charges. */
+  trialEnd?: Date | null;
+  /** On charged / charge_failed: the charge attempt for that period (1 = the scheduled charge, 2.. = retries), when known. */
+  attempt?: number | null;
+  /**
+   * On subscription.cancelled: true when a subscription checkout failed, expired or was cancelled before the mandate
+   * was authorised (created -> cancelled); false when the gateway ended a running subscription.
+   */
+  checkoutFailed?: boolean;
   occurredAt: Date;
   raw: unknown;
+}
+
+/** A subscription as the gateway holds it now (reconciliation: what webhooks may have failed to say). */
+export interface GatewaySubscription {
+  status: 'pending_authorization' | 'trialing' | 'active' | 'past_due' | 'paused' | 'cancelled' | 'completed' | 'halted';
+  currentPeriodStart: Date | null;
+  currentPeriodEnd: Date | null;
+  trialEnd: Date | null;
+  cancelAtPeriodEnd: boolean;
+  /** The newest charge of a period (not the mandate authorisation, not a zero-amount trial invoice); null: none yet. */
+  latestCharge: GatewayCharge | null;
+}
+
+export interface GatewayCharge {
+  status: 'succeeded' | 'failed';
+  failureReason: string | null;
+  periodStart: Date | null;
+  periodEnd: Date | null;
+  /** Subunits (ISO 4217). */
+  amount: number | null;
+}
+
+export interface RetryChargeResult {
+  /** nothing_due: no open charge to retry (already paid, or the gateway retries on its own schedule). */
+  outcome: 'succeeded' | 'failed' | 'nothing_due';
+  failureReason: string | null;
 }
 
 export interface GatewayPort {
@@ -151,6 +193,21 @@ export interface GatewayPort {
   resumeSubscription(providerSubscriptionId: string): Promise<void>;
   cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void>;
   changeSubscriptionPrice(input: ChangeSubscriptionInput): Promise<void>;
+  /**
+   * Charges the subscription's open (failed) charge again now: Stripe pays its latest open invoice; Razorpay (sandbox
+   * only; the real Razorpay retries on its own schedule and answers nothing_due here) retries the pending cycle.
+   * A decline is an outcome, not an error. In the sandbox the resulting webhook has been delivered and answered when
+   * this returns.
+   */
+  retrySubscriptionCharge(providerSubscriptionId: string, idempotencyKey: string): Promise<RetryChargeResult>;
+  /** The subscription as the gateway holds it, with its latest charge. */
+  getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription>;
+  /**
+   * Sandbox only (a real gateway: GatewayError('gateway_rejected')): moves the sandbox account's clock to `to`
+   * (never backwards) and first charges every renewal, trial end and period-end cancellation due by then, in time
+   * order, each webhook delivered and answered before this returns.
+   */
+  advanceTestClock(to: Date): Promise<void>;
   /** Verifies the signature (constant time) and normalises the event; throws GatewayError('signature_invalid'). */
   parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent;
 }

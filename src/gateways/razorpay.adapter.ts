@@ -1,17 +1,19 @@
 import crypto from 'node:crypto';
 import Razorpay from 'razorpay';
-import { toGatewayAmount } from './amounts';
+import { fromGatewayAmount, toGatewayAmount } from './amounts';
 import {
   ChangeSubscriptionInput,
   CheckoutResult,
   GatewayError,
   GatewayEvent,
   GatewayPort,
+  GatewaySubscription,
   PaymentCheckoutInput,
   RazorpayCredentials,
   RefundInput,
   RefundResult,
   RegisterPriceInput,
+  RetryChargeResult,
   SubscriptionCheckoutInput,
 } from './port';
 import { normaliseRazorpayEvent, RAZORPAY_EVENTS, refundStatus } from './razorpay.events';
@@ -42,6 +44,23 @@ export function razorpayError(err: unknown): GatewayError {
   return new GatewayError('gateway_unavailable', `Razorpay unavailable: ${(err as Error)?.message ?? String(err)}`, err);
 }
 
+/** A test-clock advance delivers every webhook that falls due on the way: longer than one API call. */
+const ADVANCE_TIMEOUT_MS = 120_000;
+
+const STATUS: Record<string, GatewaySubscription['status']> = {
+  created: 'pending_authorization',
+  authenticated: 'trialing',
+  active: 'active',
+  pending: 'past_due',
+  halted: 'halted',
+  paused: 'paused',
+  cancelled: 'cancelled',
+  expired: 'cancelled',
+  completed: 'completed',
+};
+
+const fromUnix = (v: unknown): Date | null => (typeof v === 'number' && v > 0 ? new Date(v * 1000) : null);
+
 const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
   const v = headers[name] ?? headers[name.toLowerCase()];
   return Array.isArray(v) ? v[0] : v;
@@ -69,11 +88,11 @@ export class RazorpayAdapter implements GatewayPort {
    * A configured SDK instance. The SDK has no base-URL or timeout option, so both are set on its axios instance;
    * a call with an idempotency key gets an instance of its own so the header never leaks into concurrent calls.
    */
-  private client(idempotencyKey?: string): RazorpayClient {
+  private client(idempotencyKey?: string, timeoutMs?: number): RazorpayClient {
     const rzp = new Razorpay({ key_id: this.credentials.key_id || 'rzp_missing', key_secret: this.credentials.key_secret });
     const rq = (rzp.api as unknown as { rq: { defaults: Obj } }).rq;
     if (this.opts.sandboxUrl) rq.defaults.baseURL = `${this.opts.sandboxUrl.replace(/\/$/, '')}/razorpay`;
-    rq.defaults.timeout = this.opts.timeoutMs ?? 10_000;
+    rq.defaults.timeout = timeoutMs ?? this.opts.timeoutMs ?? 10_000;
     rq.defaults.proxy = false;
     if (idempotencyKey) rq.defaults.headers.common[RAZORPAY_IDEMPOTENCY_HEADER] = idempotencyKey;
     return rzp;
@@ -190,6 +209,61 @@ export class RazorpayAdapter implements GatewayPort {
         customer_notify: 0,
       } as any),
     );
+  }
+
+  /** A POST to a sandbox extension route through the SDK's own HTTP client (its auth, base URL and error shape). */
+  private sandboxPost(rzp: RazorpayClient, url: string, data: Obj): Promise<Obj> {
+    const api = rzp.api as unknown as { post(params: { url: string; data: Obj }): Promise<Obj> };
+    return this.call(() => api.post({ url, data }));
+  }
+
+  async retrySubscriptionCharge(providerSubscriptionId: string, idempotencyKey: string): Promise<RetryChargeResult> {
+    // The real Razorpay retries a pending subscription on its own schedule and has no API to charge it now.
+    if (!this.opts.sandboxUrl) return { outcome: 'nothing_due', failureReason: null };
+    const answer = await this.sandboxPost(this.client(idempotencyKey), `/test_helpers/subscriptions/${encodeURIComponent(providerSubscriptionId)}/retry_charge`, {});
+    const outcome = answer.outcome === 'succeeded' || answer.outcome === 'failed' ? answer.outcome : 'nothing_due';
+    return { outcome, failureReason: outcome === 'failed' ? String(answer.failure_reason ?? 'payment_failed') : null };
+  }
+
+  async getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription> {
+    const sub = (await this.call(() => this.shared.subscriptions.fetch(providerSubscriptionId))) as Obj;
+    const invoices = (await this.call(() => this.shared.invoices.all({ subscription_id: providerSubscriptionId, count: 5 } as any))) as Obj;
+    // The newest invoice of a billing cycle (not the mandate authorisation's).
+    const invoice = ((invoices.items ?? []) as Obj[]).find((i) => i.billing_start != null && Number(i.amount) > 0) ?? null;
+    let latestCharge: GatewaySubscription['latestCharge'] = null;
+    if (invoice && (invoice.status === 'paid' || invoice.payment_id)) {
+      const paid = invoice.status === 'paid';
+      let failureReason: string | null = null;
+      if (!paid) {
+        const payment = (await this.call(() => this.shared.payments.fetch(invoice.payment_id))) as Obj;
+        failureReason = payment.error_reason ?? payment.error_code ?? 'payment_failed';
+      }
+      latestCharge = {
+        status: paid ? 'succeeded' : 'failed',
+        failureReason,
+        periodStart: fromUnix(invoice.billing_start),
+        periodEnd: fromUnix(invoice.billing_end),
+        amount: fromGatewayAmount('razorpay', Number(invoice.amount), String(invoice.currency ?? 'INR')),
+      };
+    }
+    const trialing = sub.status === 'authenticated';
+    return {
+      status: STATUS[sub.status] ?? 'active',
+      currentPeriodStart: fromUnix(sub.current_start),
+      currentPeriodEnd: fromUnix(sub.current_end),
+      // Razorpay reports the trial (a later start_at) only while it runs.
+      trialEnd: trialing ? fromUnix(sub.start_at ?? sub.charge_at) : null,
+      // cancel_at_cycle_end on the entity is the sandbox's; the real gateway shows the scheduled change otherwise.
+      cancelAtPeriodEnd: Boolean(sub.cancel_at_cycle_end),
+      latestCharge,
+    };
+  }
+
+  async advanceTestClock(to: Date): Promise<void> {
+    if (!this.opts.sandboxUrl) {
+      throw new GatewayError('gateway_rejected', 'Razorpay: the account clock is a gateway sandbox extension; the real Razorpay has no test clock.');
+    }
+    await this.sandboxPost(this.client(undefined, Math.max(ADVANCE_TIMEOUT_MS, this.opts.timeoutMs ?? 0)), '/test_helpers/advance', { frozen_time: to.getTime() / 1000 });
   }
 
   parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent {

@@ -121,6 +121,10 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
   }
 
   if (type.startsWith('subscription.') && sub) {
+    const at = (v: unknown) => (typeof v === 'number' && v > 0 ? new Date(v * 1000) : null);
+    const period = { periodStart: at(sub.current_start), periodEnd: at(sub.current_end) };
+    // auth_attempts: the charge attempts of the current cycle.
+    const attempt = typeof sub.auth_attempts === 'number' && sub.auth_attempts > 0 ? sub.auth_attempts : null;
     const common = {
       ...base,
       subscriptionId: sub.notes?.subscription_id ?? null,
@@ -130,23 +134,39 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
       providerPaymentId: d.providerPaymentId,
       method: d.method ?? sub.payment_method ?? null,
       bank: d.bank,
+      failureReason: null,
+      periodStart: null,
+      periodEnd: null,
+      trialEnd: null,
+      attempt: null,
     };
     switch (type) {
       case 'subscription.authenticated':
-      case 'subscription.activated':
-        return { ...common, kind: 'subscription.authorized' };
+      case 'subscription.activated': {
+        // Authorised with a later start (start_at): a trial until the first charge.
+        const trial = sub.status === 'authenticated' && sub.current_start == null;
+        return { ...common, kind: 'subscription.authorized', ...(trial ? { trialEnd: at(sub.start_at ?? sub.charge_at) } : period) };
+      }
       case 'subscription.charged':
-        return { ...common, kind: 'subscription.charged', ...money(payment?.amount, payment?.currency) };
+        return { ...common, kind: 'subscription.charged', ...period, attempt, ...money(payment?.amount, payment?.currency) };
       case 'subscription.pending':
       case 'subscription.halted':
         return {
           ...common,
           kind: 'subscription.charge_failed',
+          ...period,
+          attempt,
           ...money(payment?.amount, payment?.currency),
           failureReason: d.failureReason ?? 'payment_failed',
         };
       case 'subscription.cancelled':
-        return { ...common, kind: 'subscription.cancelled', failureReason: d.failureReason };
+        return {
+          ...common,
+          kind: 'subscription.cancelled',
+          failureReason: d.failureReason,
+          // Never authorised (no customer yet, nothing paid): the checkout failed or was abandoned.
+          checkoutFailed: !sub.customer_id && !Number(sub.paid_count) && sub.current_start == null,
+        };
       case 'subscription.completed':
         return { ...common, kind: 'subscription.completed' };
       case 'subscription.paused':

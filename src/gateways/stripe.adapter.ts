@@ -1,19 +1,21 @@
 import Stripe from 'stripe';
-import { toGatewayAmount } from './amounts';
+import { fromGatewayAmount, toGatewayAmount } from './amounts';
 import {
   ChangeSubscriptionInput,
   CheckoutResult,
   GatewayError,
   GatewayEvent,
   GatewayPort,
+  GatewaySubscription,
   PaymentCheckoutInput,
   RefundInput,
   RefundResult,
   RegisterPriceInput,
+  RetryChargeResult,
   StripeCredentials,
   SubscriptionCheckoutInput,
 } from './port';
-import { idOf, normaliseStripeEvent, refundStatus, STRIPE_EVENTS } from './stripe.events';
+import { fromUnix, idOf, invoicePeriod, normaliseStripeEvent, paymentDetails, refundStatus, STRIPE_EVENTS, subscriptionPeriod } from './stripe.events';
 
 export interface AdapterOptions {
   /** The gateway sandbox's base URL (e.g. http://127.0.0.1:4100); unset: the real gateway. */
@@ -39,6 +41,24 @@ export function stripeError(err: unknown): GatewayError {
   return new GatewayError('gateway_unavailable', `Stripe unavailable: ${e?.message ?? String(err)}`, err);
 }
 
+/** A test-clock advance delivers every webhook that falls due on the way: longer than one API call. */
+const ADVANCE_TIMEOUT_MS = 120_000;
+
+const STATUS: Record<string, GatewaySubscription['status']> = {
+  incomplete: 'pending_authorization',
+  incomplete_expired: 'cancelled',
+  trialing: 'trialing',
+  active: 'active',
+  past_due: 'past_due',
+  unpaid: 'halted',
+  paused: 'paused',
+  canceled: 'cancelled',
+};
+
+/** A card error's reason: the decline code when it says more than "generic", else the error code. */
+const declineReason = (e: { decline_code?: string; code?: string }) =>
+  e.decline_code && e.decline_code !== 'generic_decline' ? e.decline_code : e.code ?? 'payment_failed';
+
 const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
   const v = headers[name] ?? headers[name.toLowerCase()];
   return Array.isArray(v) ? v[0] : v;
@@ -47,8 +67,10 @@ const header = (headers: Record<string, string | string[] | undefined>, name: st
 export class StripeAdapter implements GatewayPort {
   readonly provider = 'stripe' as const;
   private readonly stripe: Stripe;
+  private readonly sandbox: boolean;
 
   constructor(private readonly credentials: StripeCredentials, opts: AdapterOptions = {}) {
+    this.sandbox = Boolean(opts.sandboxUrl);
     const config: ConstructorParameters<typeof Stripe>[1] = {
       timeout: opts.timeoutMs ?? 10_000,
       // Retrying is the caller's job (it holds the idempotency key); a down gateway must fail fast.
@@ -215,6 +237,66 @@ export class StripeAdapter implements GatewayPort {
         { items: [{ id: item.id, price: input.providerPriceId }], proration_behavior: 'none' },
         { idempotencyKey: input.idempotencyKey },
       ),
+    );
+  }
+
+  async retrySubscriptionCharge(providerSubscriptionId: string, idempotencyKey: string): Promise<RetryChargeResult> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(providerSubscriptionId));
+    const invoiceId = idOf(sub.latest_invoice);
+    if (!invoiceId) return { outcome: 'nothing_due', failureReason: null };
+    const invoice = await this.call(() => this.stripe.invoices.retrieve(invoiceId));
+    // Paid already (by an earlier retry whose answer was lost, or otherwise), or voided: nothing to charge.
+    if (invoice.status !== 'open') return { outcome: 'nothing_due', failureReason: null };
+    try {
+      await this.stripe.invoices.pay(invoiceId, {}, { idempotencyKey });
+      return { outcome: 'succeeded', failureReason: null };
+    } catch (err) {
+      // A decline is Stripe's 402 card_error: the retry's outcome, not a gateway failure.
+      const e = err as { type?: string; statusCode?: number; decline_code?: string; code?: string };
+      if (e?.type === 'StripeCardError' || e?.statusCode === 402) return { outcome: 'failed', failureReason: declineReason(e) };
+      throw stripeError(err);
+    }
+  }
+
+  async getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(providerSubscriptionId));
+    const s = sub as unknown as Record<string, any>;
+    const period = subscriptionPeriod(s);
+    const invoiceId = idOf(sub.latest_invoice);
+    const invoice = invoiceId
+      ? ((await this.call(() => this.stripe.invoices.retrieve(invoiceId, { expand: ['payments.data.payment.payment_intent'] }))) as unknown as Record<string, any>)
+      : null;
+    let latestCharge: GatewaySubscription['latestCharge'] = null;
+    // A zero-amount invoice (Stripe's at a trial's start) charged nothing; draft and void ones were never charged.
+    if (invoice && Number(invoice.amount_due) > 0 && ['paid', 'open', 'uncollectible'].includes(invoice.status)) {
+      const paid = invoice.status === 'paid';
+      const bounds = invoicePeriod(invoice);
+      const pi = invoice.payments?.data?.[0]?.payment?.payment_intent;
+      latestCharge = {
+        status: paid ? 'succeeded' : 'failed',
+        failureReason: paid ? null : paymentDetails(pi).failureReason ?? 'payment_failed',
+        periodStart: bounds.start,
+        periodEnd: bounds.end,
+        amount: fromGatewayAmount('stripe', Number(paid ? invoice.amount_paid : invoice.amount_due), String(invoice.currency)),
+      };
+    }
+    const paused = s.pause_collection != null && ['active', 'past_due', 'trialing'].includes(sub.status);
+    return {
+      status: paused ? 'paused' : STATUS[sub.status] ?? 'active',
+      currentPeriodStart: period.start,
+      currentPeriodEnd: period.end,
+      trialEnd: fromUnix(s.trial_end),
+      cancelAtPeriodEnd: Boolean(s.cancel_at_period_end),
+      latestCharge,
+    };
+  }
+
+  async advanceTestClock(to: Date): Promise<void> {
+    if (!this.sandbox) {
+      throw new GatewayError('gateway_rejected', "Stripe: the account clock is a gateway sandbox extension; use Stripe's own test clocks against the real Stripe.");
+    }
+    await this.call(() =>
+      this.stripe.rawRequest('POST', '/v1/test_helpers/sandbox/advance', { frozen_time: to.getTime() / 1000 }, { timeout: ADVANCE_TIMEOUT_MS }),
     );
   }
 

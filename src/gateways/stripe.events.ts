@@ -39,7 +39,7 @@ export function refundStatus(status: string | null | undefined): RefundResult['s
 type Obj = Record<string, any>;
 
 /** Payment method, bank and failure reason from a PaymentIntent or Charge when the event carries them expanded. */
-function paymentDetails(pi: unknown): { method: string | null; bank: string | null; failureReason: string | null; providerPaymentId: string | null } {
+export function paymentDetails(pi: unknown): { method: string | null; bank: string | null; failureReason: string | null; providerPaymentId: string | null } {
   const out = { method: null as string | null, bank: null as string | null, failureReason: null as string | null, providerPaymentId: idOf(pi) };
   if (!pi || typeof pi !== 'object') return out;
   const p = pi as Obj;
@@ -53,6 +53,28 @@ function paymentDetails(pi: unknown): { method: string | null; bank: string | nu
   }
   return out;
 }
+
+/** Unix seconds -> Date (null when absent). */
+export const fromUnix = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000) : null);
+
+/** A subscription's current period (on its first item since API 2025-03-31; on the subscription before). */
+export function subscriptionPeriod(sub: Obj): { start: Date | null; end: Date | null } {
+  const item = sub.items?.data?.[0] ?? {};
+  return { start: fromUnix(item.current_period_start ?? sub.current_period_start), end: fromUnix(item.current_period_end ?? sub.current_period_end) };
+}
+
+/**
+ * The period an invoice bills: its recurring line's (one-time lines such as a setup fee have start = end), else the
+ * invoice's own period fields.
+ */
+export function invoicePeriod(invoice: Obj): { start: Date | null; end: Date | null } {
+  const lines = (invoice.lines?.data ?? []) as Obj[];
+  const line = lines.find((l) => l.period && Number(l.period.end) > Number(l.period.start)) ?? lines[0];
+  return { start: fromUnix(line?.period?.start ?? invoice.period_start), end: fromUnix(line?.period?.end ?? invoice.period_end) };
+}
+
+/** The subscription fields every subscription kind carries, null unless the event says more. */
+const SUBSCRIPTION_FIELDS = { periodStart: null, periodEnd: null, trialEnd: null, attempt: null } as const;
 
 /** Stripe's event -> GatewayEvent. Exported for tests; parseEvent verifies the signature first. */
 export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
@@ -75,8 +97,13 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
     case 'checkout.session.async_payment_succeeded': {
       if (obj.mode === 'subscription') {
         const d = paymentDetails(obj.setup_intent);
+        // With the subscription expanded (the sandbox sends it so): its trial end, or its first period.
+        const sub = typeof obj.subscription === 'object' && obj.subscription ? (obj.subscription as Obj) : null;
+        const trialing = sub?.status === 'trialing';
+        const period = sub && !trialing ? subscriptionPeriod(sub) : { start: null, end: null };
         return {
           ...base,
+          ...SUBSCRIPTION_FIELDS,
           kind: event.type === 'checkout.session.completed' ? 'subscription.authorized' : 'ignored',
           subscriptionId: obj.metadata?.subscription_id ?? obj.client_reference_id ?? null,
           checkoutSessionId: obj.id,
@@ -84,6 +111,9 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
           providerCustomerId: idOf(obj.customer),
           method: d.method,
           bank: d.bank,
+          periodStart: period.start,
+          periodEnd: period.end,
+          trialEnd: trialing ? fromUnix(sub!.trial_end) : null,
         };
       }
       // A completed session whose payment is still processing (bank debits) is settled by async_payment_*.
@@ -108,12 +138,15 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
         const d = paymentDetails(obj.setup_intent);
         return {
           ...base,
+          ...SUBSCRIPTION_FIELDS,
           kind: 'subscription.cancelled',
           subscriptionId: obj.metadata?.subscription_id ?? obj.client_reference_id ?? null,
           checkoutSessionId: obj.id,
           failureReason: d.failureReason,
           method: d.method,
           bank: d.bank,
+          // The subscription checkout ended without a mandate (declined, failed, cancelled or timed out).
+          checkoutFailed: true,
         };
       }
       const d = paymentDetails(obj.payment_intent);
@@ -169,9 +202,14 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
       const pi = obj.payments?.data?.[0]?.payment?.payment_intent ?? obj.payment_intent ?? null;
       const d = paymentDetails(pi);
       const paid = event.type === 'invoice.paid';
+      const period = invoicePeriod(obj);
       return {
         ...base,
+        ...SUBSCRIPTION_FIELDS,
         kind: paid ? 'subscription.charged' : 'subscription.charge_failed',
+        periodStart: period.start,
+        periodEnd: period.end,
+        attempt: typeof obj.attempt_count === 'number' ? obj.attempt_count : null,
         subscriptionId: sd?.metadata?.subscription_id ?? obj.subscription_details?.metadata?.subscription_id ?? null,
         providerSubscriptionId,
         providerCustomerId: idOf(obj.customer),
@@ -187,20 +225,29 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
       if (!('pause_collection' in prev)) return base;
       return {
         ...base,
+        ...SUBSCRIPTION_FIELDS,
         kind: obj.pause_collection ? 'subscription.paused' : 'subscription.resumed',
         subscriptionId: obj.metadata?.subscription_id ?? null,
         providerSubscriptionId: obj.id,
         providerCustomerId: idOf(obj.customer),
       };
     }
-    case 'customer.subscription.deleted':
+    case 'customer.subscription.deleted': {
+      const period = subscriptionPeriod(obj);
       return {
         ...base,
+        ...SUBSCRIPTION_FIELDS,
         kind: 'subscription.cancelled',
         subscriptionId: obj.metadata?.subscription_id ?? null,
         providerSubscriptionId: obj.id,
         providerCustomerId: idOf(obj.customer),
+        periodStart: period.start,
+        periodEnd: period.end,
+        trialEnd: fromUnix(obj.trial_end),
+        // A subscription only exists once its checkout completed: this ends a running one.
+        checkoutFailed: false,
       };
+    }
     default:
       return base;
   }

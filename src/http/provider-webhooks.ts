@@ -33,7 +33,9 @@ export function providerWebhooks(orm: MikroORM, services: Services): Router {
         }
         const em = orm.em.fork();
         em.setFilterParams(TENANT_FILTER, { merchantId: connection.merchantId, mode: connection.mode });
-        const applied = await services.payments.applyGatewayEvent(em as never, connection, event);
+        const applied = event.kind.startsWith('subscription.')
+          ? await services.subscriptions.applyGatewayEvent(em as never, connection, event)
+          : await services.payments.applyGatewayEvent(em as never, connection, event);
         req.log.info({ provider, event_id: event.eventId, type: event.rawType, applied }, 'gateway event');
         res.json({ received: true, duplicate: !applied });
       } catch (err) {

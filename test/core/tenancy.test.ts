@@ -4,7 +4,7 @@
  * sees it in a list. Driven by the route table, so a new route with `{id}` fails here until it has a case.
  */
 import { routes } from '../../rest-shim/routes';
-import { TestMerchant, Client_, useHarness } from '../harness';
+import { TestMerchant, Client_, useHarness, submitCheckout } from '../harness';
 import { errorFingerprint, gqlErrorFingerprint, gqlRequest, unknownId } from '../harness/http';
 
 const h = useHarness();
@@ -38,6 +38,18 @@ beforeAll(async () => {
     a.test.post('/payments', { amount: 5000, currency: 'INR', customer_email: email, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no' });
   A.payments = (await pay('a1@example.com')).body.id;
   A2.payments = (await pay('a2@example.com')).body.id;
+  const subscribe = (email: string, set: Record<string, string>) =>
+    a.test.post('/subscriptions', {
+      plan_id: set.plans, price_id: set.prices, customer_email: email, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no',
+    });
+  A.subscriptions = (await subscribe('a1@example.com', A)).body.id;
+  A2.subscriptions = (await subscribe('a2@example.com', A2)).body.id;
+  // Paid payments have invoices.
+  for (const [set, email] of [[A, 'a3@example.com'], [A2, 'a4@example.com']] as const) {
+    const payment = (await pay(email)).body;
+    expect((await submitCheckout(payment.checkout_url)).status).toBe(303);
+    set.invoices = (await a.test.get(`/invoices?customer_id=${payment.customer_id}`)).body.data[0]?.id;
+  }
   const customers = (await a.test.get('/customers?limit=100')).body.data as any[];
   A.customers = customers.find((c) => c.email === 'a1@example.com')?.id;
   A2.customers = customers.find((c) => c.email === 'a2@example.com')?.id;
@@ -74,6 +86,18 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   // A pending payment cannot be refunded: for its owner that is a 409, which proves the record was found.
   'post /payments/{id}/refund': { body: { amount: 100 }, own: [409, 'payment_not_refundable'] },
   'get /customers/{id}': {},
+  'get /subscriptions/{id}': {},
+  // A bare array: found for its owner, no id of its own.
+  'get /subscriptions/{id}/events': { own: [200, undefined as unknown as string] },
+  // A subscription whose checkout is still open can be neither paused nor resumed: a 409 proves it was found.
+  'post /subscriptions/{id}/pause': { own: [409, 'invalid_state_transition'] },
+  'post /subscriptions/{id}/resume': { own: [409, 'invalid_state_transition'] },
+  'post /subscriptions/{id}/cancel': {},
+  // After the control's cancel above, A2's subscription has ended: 409 for its owner.
+  'post /subscriptions/{id}/change-plan': { body: { plan_id: '00000000-0000-7000-8000-000000000000' }, own: [409, 'invalid_state_transition'] },
+  'get /invoices/{id}': {},
+  // A PDF, not JSON: found for its owner.
+  'get /invoices/{id}/pdf': { own: [200, undefined as unknown as string] },
   'get /webhooks/endpoints/{id}': {},
   'post /webhooks/endpoints/{id}/toggle': { body: { enabled: true } },
   'post /webhooks/endpoints/{id}/roll-secret': {},

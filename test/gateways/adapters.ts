@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { createGateway, GatewayEvent, GatewayPort } from '../../src/gateways';
-import type { Credentials, RazorpayCredentials, StripeCredentials } from '../../src/gateways/port';
+import type { Credentials, RazorpayCredentials, RegisterPriceInput, StripeCredentials } from '../../src/gateways/port';
+import { sandboxAccountKey } from '../../src/gateways/sandbox';
 import { useGatewaySandbox } from '../harness/sandbox';
 
 /** Shared by the adapter tests: each gateway adapter against the sandbox, and what differs between them. */
@@ -33,6 +34,16 @@ export interface AdapterProfile<C extends Credentials = Credentials> {
   mandateForm: { method: string; bank: string };
   /** The raw event that says a subscription's mandate is authorised. */
   authorizedRawType: string;
+  /** The raw event of a failed later charge with this decline reason. */
+  failedRawType(reason: string): string;
+  /** getSubscription's status after a later charge failed with this reason. */
+  failedStatus(reason: string): string;
+  /** The raw events of a subscription checkout that ended without a mandate, and of a running subscription's end. */
+  cancelledRawType: { checkout: string; running: string };
+  /** Whether the gateway itself ends a subscription after max_cycles (Razorpay's total_count; Stripe has none). */
+  endsAfterMaxCycles: boolean;
+  /** Payment methods whose subscriptions the gateway refuses to move to another plan. */
+  planChangeRefused: string[];
 }
 
 export const STRIPE: AdapterProfile<StripeCredentials> = {
@@ -50,6 +61,11 @@ export const STRIPE: AdapterProfile<StripeCredentials> = {
   tamper: (body) => body.replace('"amount_total":49900', '"amount_total":1'),
   mandateForm: { method: 'card', bank: 'ICICI' },
   authorizedRawType: 'checkout.session.completed',
+  failedRawType: () => 'invoice.payment_failed',
+  failedStatus: () => 'past_due',
+  cancelledRawType: { checkout: 'checkout.session.expired', running: 'customer.subscription.deleted' },
+  endsAfterMaxCycles: false,
+  planChangeRefused: [],
 };
 
 export const RAZORPAY: AdapterProfile<RazorpayCredentials> = {
@@ -64,6 +80,11 @@ export const RAZORPAY: AdapterProfile<RazorpayCredentials> = {
   tamper: (body) => body.replace('49900', '1'),
   mandateForm: { method: 'emandate', bank: 'SBI' },
   authorizedRawType: 'subscription.authenticated',
+  failedRawType: (reason) => (reason === 'stolen_card' ? 'subscription.halted' : 'subscription.pending'),
+  failedStatus: (reason) => (reason === 'stolen_card' ? 'halted' : 'past_due'),
+  cancelledRawType: { checkout: 'subscription.cancelled', running: 'subscription.cancelled' },
+  endsAfterMaxCycles: true,
+  planChangeRefused: ['upi', 'emandate'],
 };
 
 export const ADAPTERS: AdapterProfile[] = [STRIPE, RAZORPAY] as AdapterProfile[];
@@ -78,8 +99,12 @@ export interface AdapterUnderTest<C extends Credentials = Credentials> {
   events(): GatewayEvent[];
   paymentInput(over?: Partial<PaymentInput>): PaymentInput;
   subscriptionInput(over?: Partial<SubscriptionInput>): SubscriptionInput;
-  /** Registers a monthly INR 999.00 price (in the file's or block's beforeAll) and answers its provider id. */
-  registerPrice(): Promise<string>;
+  /** Registers a monthly INR 999.00 price (in the file's or block's beforeAll) and answers its provider id; others with `over`. */
+  registerPrice(over?: Partial<RegisterPriceInput>): Promise<string>;
+  /** The sandbox account of these credentials. */
+  readonly accountKey: string;
+  /** The sandbox account's clock. */
+  now(): Promise<Date>;
 }
 
 /** One adapter against its own sandbox for the file or describe block it is called in (registers the hooks). */
@@ -135,8 +160,8 @@ export function useAdapter<C extends Credentials>(profile: AdapterProfile<C>): A
         ...over,
       };
     },
-    async registerPrice() {
-      ({ providerPriceId: priceId } = await adapter().registerPrice({
+    async registerPrice(over = {}) {
+      const { providerPriceId } = await adapter().registerPrice({
         priceId: crypto.randomUUID(),
         productName: 'Cadence Pro',
         planName: 'Monthly',
@@ -145,8 +170,17 @@ export function useAdapter<C extends Credentials>(profile: AdapterProfile<C>): A
         frequency: 'monthly',
         interval: 1,
         idempotencyKey: crypto.randomUUID(),
-      }));
-      return priceId;
+        ...over,
+      });
+      // The default price of subscriptionInput() is the first one registered without overrides.
+      if (!priceId && Object.keys(over).length === 0) priceId = providerPriceId;
+      return providerPriceId;
+    },
+    get accountKey() {
+      return sandboxAccountKey(profile.provider, credentials);
+    },
+    now() {
+      return env.sandbox.sandbox.now(sandboxAccountKey(profile.provider, credentials));
     },
   };
 }

@@ -29,9 +29,9 @@ it('a new database: the service creates no sandbox table, the sandbox creates it
     const orm = await openDatabase(db.url, entities, 2);
     expect(await sandboxTables(db.url)).toEqual([]);
     const sandboxes = await Promise.all([1, 2, 3].map(() => openSandboxDatabase(db.url, 2)));
-    expect(await sandboxTables(db.url)).toEqual(['sandbox_events', 'sandbox_idempotency_keys', 'sandbox_migrations', 'sandbox_objects', 'sandbox_webhooks']);
-    const applied = await query(db.url, 'select name from sandbox_migrations');
-    expect(applied.map((r) => r.name)).toEqual(['Migration20261123200000_sandbox_tables']);
+    expect(await sandboxTables(db.url)).toEqual(['sandbox_clocks', 'sandbox_events', 'sandbox_idempotency_keys', 'sandbox_migrations', 'sandbox_objects', 'sandbox_webhooks']);
+    const applied = await query(db.url, 'select name from sandbox_migrations order by id');
+    expect(applied.map((r) => r.name)).toEqual(['Migration20261123200000_sandbox_tables', 'Migration20261124090000_sandbox_clocks']);
     await Promise.all([orm, ...sandboxes].map((o) => o.close(true)));
   } finally {
     await db.drop();

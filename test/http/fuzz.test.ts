@@ -908,6 +908,21 @@ describe('string lengths', () => {
     'UpdateProductInput.description': ['Product.description'],
     'CreatePlanInput.name': ['Plan.name'],
     'CreatePriceInput.currency': ['Price.currency'],
+    'CreateMerchantInput.sacCode': ['Merchant.sacCode'],
+    'CreateMerchantInput.address': ['Merchant.address'],
+    'UpdateTaxSettingsInput.gstin': ['Merchant.gstin'],
+    'UpdateTaxSettingsInput.stateCode': ['Merchant.stateCode'],
+    'UpdateTaxSettingsInput.sacCode': ['Merchant.sacCode'],
+    'UpdateTaxSettingsInput.address': ['Merchant.address'],
+    'CreateSubscriptionInput.currency': ['BillingSubscription.currency'],
+    'CreateSubscriptionInput.customerEmail': ['Customer.email'],
+    'CreateSubscriptionInput.customerName': ['Customer.name'],
+    'CreateSubscriptionInput.customerPhone': ['Customer.phone'],
+    'CreateSubscriptionInput.customerStateCode': ['Customer.stateCode'],
+    'CreateSubscriptionInput.customerGstin': ['Customer.gstin'],
+    'CreateSubscriptionInput.successUrl': ['BillingSubscription.successUrl'],
+    'CreateSubscriptionInput.cancelUrl': ['BillingSubscription.cancelUrl'],
+    'CreateSubscriptionInput.couponCode': ['BillingSubscription.couponCode'],
   };
 
   /** The declared maximum of a class-validator MaxLength or Length on a field. */

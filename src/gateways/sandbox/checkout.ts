@@ -189,7 +189,7 @@ async function completeStripeSubscription(em: EntityManager, s: SandboxObject, o
   if (outcome === 'cancel' || failure) {
     patch(s, { status: 'expired', setup_intent: setupIntent.id });
     const eventObject = { ...s.data, setup_intent: outcome === 'cancel' ? setupIntent.id : setupIntent };
-    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', eventObject)] };
+    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', eventObject, undefined, now)] };
   }
   const customerId = s.data.customer ?? gid('cus_', 14);
   if (!s.data.customer) {
@@ -197,8 +197,9 @@ async function completeStripeSubscription(em: EntityManager, s: SandboxObject, o
   }
   const { sub, afterCompletion } = await startStripeSubscription(em, account, s, i, customerId, now);
   patch(s, { status: 'complete', payment_status: s.data.amount_total > 0 ? 'paid' : 'no_payment_required', subscription: sub.id, customer: customerId, setup_intent: setupIntent.id });
-  const eventObject = { ...s.data, setup_intent: setupIntent };
-  const events = [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', eventObject)];
+  // The event carries the subscription expanded (as `expand: ['subscription']` would): its trial end and first period.
+  const eventObject = { ...s.data, setup_intent: setupIntent, subscription: sub.data };
+  const events = [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', eventObject, undefined, now)];
   events.push(...afterCompletion());
   return { redirect: withSessionId(s.data.success_url, s.id), events };
 }
@@ -260,11 +261,12 @@ function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, out
   const failure = outcome === 'cancel' ? null : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
   if (outcome === 'cancel' || failure) {
     const payment = failure
-      ? createPayment(em, account, { amount: 0, currency: sub.internal.currency, notes, instrument: i, failure, description: 'Mandate authorisation' })
+      ? createPayment(em, account, { amount: 0, currency: sub.internal.currency, notes, instrument: i, failure, description: 'Mandate authorisation', at: now })
       : null;
+    // Never authorised: no customer_id (the adapter reads that as a failed checkout, not a cancelled subscription).
     patch(sub, { status: 'cancelled', ended_at: unix(now), payment_method: i.method });
     sub.dueAt = null;
-    return { redirect: cancel, events: [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data, payment: payment?.data })] };
+    return { redirect: cancel, events: [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data, payment: payment?.data }, now)] };
   }
   return { redirect: success, events: authorizeRazorpaySubscription(em, sub, i, now) };
 }

@@ -11,7 +11,10 @@ const stripeSigner = new Stripe('sk_test_sandbox_signer', { telemetry: false });
 
 const STRIPE_API_VERSION = '2026-10-28.endive';
 
-/** Queues a Stripe event (delivered after the caller's transaction commits); returns its id. */
+/**
+ * Queues a Stripe event (delivered after the caller's transaction commits); returns its id. `at`: when it happened
+ * on the account's clock (default: the wall clock).
+ */
 export function queueStripeEvent(
   em: EntityManager,
   accountKey: string,
@@ -19,13 +22,14 @@ export function queueStripeEvent(
   type: string,
   object: unknown,
   previousAttributes?: Record<string, unknown>,
+  at?: Date,
 ): string {
   const id = gid('evt_');
   const body = {
     id,
     object: 'event',
     api_version: STRIPE_API_VERSION,
-    created: unix(),
+    created: unix(at),
     data: { object, ...(previousAttributes ? { previous_attributes: previousAttributes } : {}) },
     livemode,
     pending_webhooks: 1,
@@ -36,8 +40,8 @@ export function queueStripeEvent(
   return id;
 }
 
-/** Queues a Razorpay event; `entities` become payload.<name>.entity as Razorpay sends them. */
-export function queueRazorpayEvent(em: EntityManager, accountKey: string, type: string, entities: Record<string, unknown>): string {
+/** Queues a Razorpay event; `entities` become payload.<name>.entity as Razorpay sends them. `at` as for Stripe. */
+export function queueRazorpayEvent(em: EntityManager, accountKey: string, type: string, entities: Record<string, unknown>, at?: Date): string {
   const id = gid('evt_', 14);
   const payload: Record<string, { entity: unknown }> = {};
   for (const [name, entity] of Object.entries(entities)) if (entity) payload[name] = { entity };
@@ -47,7 +51,7 @@ export function queueRazorpayEvent(em: EntityManager, accountKey: string, type: 
     event: type,
     contains: Object.keys(payload),
     payload,
-    created_at: unix(),
+    created_at: unix(at),
   };
   em.persist(Object.assign(new SandboxEvent(), { id, provider: 'razorpay', accountKey, type, body: JSON.stringify(body) }));
   return id;

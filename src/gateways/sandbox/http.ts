@@ -82,6 +82,11 @@ export interface Result {
   body: unknown;
   /** Events queued in the transaction, delivered after it commits. */
   events?: string[];
+  /**
+   * Deliver the events (and wait for the merchant's answers) before answering, as checkouts do: for calls whose
+   * caller must see its own state moved when the call returns (charge retries). Default: in the background.
+   */
+  deliverFirst?: boolean;
 }
 
 /**
@@ -105,7 +110,7 @@ export async function runApi(
         const prior = await em.findOne(SandboxIdempotencyKey, { provider: account.provider, accountKey: account.accountKey, key: idempotencyKey });
         if (prior) {
           if (prior.requestHash !== hash) throw reused();
-          return { replayed: true, status: prior.status, body: openAnswer(sb.secrets, prior.response), events: [] as string[] };
+          return { replayed: true, status: prior.status, body: openAnswer(sb.secrets, prior.response), events: [] as string[], deliverFirst: false };
         }
       }
       const result = await handler(em);
@@ -123,7 +128,7 @@ export async function runApi(
         );
         await em.flush();
       }
-      return { replayed: false, status, body: result.body, events: result.events ?? [] };
+      return { replayed: false, status, body: result.body, events: result.events ?? [], deliverFirst: Boolean(result.deliverFirst) };
     });
   let out;
   try {
@@ -133,7 +138,8 @@ export async function runApi(
     if (!(err instanceof UniqueConstraintViolationException) || !idempotencyKey) throw err;
     out = await attempt();
   }
-  sb.deliverLater(out.events);
+  if (out.deliverFirst) await sb.deliver(out.events);
+  else sb.deliverLater(out.events);
   if (out.replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.status(out.status).json(out.body);
 }

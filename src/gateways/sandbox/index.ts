@@ -9,7 +9,7 @@ import { Sandbox, SandboxOptions } from './sandbox';
 import { stripeRouter } from './stripe.routes';
 
 export { Sandbox } from './sandbox';
-export type { SandboxOptions, RenewalFilter, RenewalResult } from './sandbox';
+export type { SandboxOptions, RenewalFilter, RenewalResult, AdvanceResult } from './sandbox';
 export { sandboxAccountKey } from './ids';
 export { sandboxEntities } from './sandbox.entities';
 export { openSandboxDatabase } from './database';
@@ -17,6 +17,9 @@ export { openSandboxDatabase } from './database';
 /**
  * The gateway sandbox (contract 9): a Stripe-compatible API at /v1, a Razorpay-compatible API at
  * /razorpay/v1, and the hosted checkout pages at /checkout/{id}. State lives in the service's database.
+ * Extensions (test mode): a clock per account (POST /v1/test_helpers/sandbox/advance,
+ * /razorpay/v1/test_helpers/advance) and a dunning retry for Razorpay
+ * (/razorpay/v1/test_helpers/subscriptions/{id}/retry_charge).
  */
 export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } {
   const sb = new Sandbox(opts) as Sandbox & { app: Express };
@@ -45,6 +48,7 @@ export interface RunningSandbox {
   url: string;
   sandbox: Sandbox;
   chargeDueRenewals: Sandbox['chargeDueRenewals'];
+  advanceClock: Sandbox['advanceClock'];
   retryCharge: Sandbox['retryCharge'];
   redeliverPending: Sandbox['redeliverPending'];
   /** The most database connections it opens: its ORM's pool and its plain pool. */
@@ -80,6 +84,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<RunningSa
     url,
     sandbox: sb,
     chargeDueRenewals: sb.chargeDueRenewals.bind(sb),
+    advanceClock: sb.advanceClock.bind(sb),
     retryCharge: sb.retryCharge.bind(sb),
     redeliverPending: sb.redeliverPending.bind(sb),
     connections: (orm.config.get('pool') as { max: number }).max + (sb.pool.options.max ?? 0),

@@ -4,7 +4,7 @@ import { gid, unix } from './ids';
 import { addUnits, PeriodUnit, RAZORPAY_PERIOD_UNIT } from './periods';
 import { HARD_DECLINES, Instrument, laterChargeFailure } from './rules';
 import { SandboxObject } from './sandbox.entities';
-import { Account, createObject, patch } from './store';
+import { Account, createObject, findObject, patch } from './store';
 
 /** Razorpay-side money movements of the sandbox: payments (for links and subscriptions) and subscription cycles. */
 
@@ -22,7 +22,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 export function createPayment(
   em: EntityManager,
   account: Account,
-  p: { amount: number; currency: string; notes: Record<string, string>; email?: string | null; contact?: string | null; instrument: Instrument; failure: string | null; description?: string | null; invoiceId?: string | null },
+  p: { amount: number; currency: string; notes: Record<string, string>; email?: string | null; contact?: string | null; instrument: Instrument; failure: string | null; description?: string | null; invoiceId?: string | null; at?: Date },
 ): SandboxObject {
   const i = p.instrument;
   return createObject(em, account, 'payment', {
@@ -46,12 +46,13 @@ export function createPayment(
     error_code: p.failure ? 'BAD_REQUEST_ERROR' : null,
     error_description: p.failure ? (ERROR_DESCRIPTIONS[p.failure] ?? 'Payment failed.') : null,
     error_reason: p.failure,
-    created_at: unix(),
+    created_at: unix(p.at),
   });
 }
 
 interface SubInternal {
   instrument: Instrument | null;
+  /** Charges attempted after authorisation (the card rules count these). */
   attempts: number;
   unit: PeriodUnit;
   count: number;
@@ -60,6 +61,10 @@ interface SubInternal {
   planAmount: number;
   currency: string;
   pendingAddons: number;
+  /** The invoice of a cycle whose charge failed (retried by the test-helper route). */
+  openInvoice?: string | null;
+  /** Cancel when the current cycle (or the trial) ends. */
+  cancelAtCycleEnd?: boolean;
 }
 
 const bounds = (si: SubInternal, cycle: number) => ({
@@ -79,45 +84,89 @@ export function initialInternal(plan: SandboxObject, addonsTotal: number): SubIn
     planAmount: Number(plan.data.item.amount),
     currency: plan.data.item.currency,
     pendingAddons: addonsTotal,
+    openInvoice: null,
   };
 }
 
-/** Charges the current cycle: a payment plus subscription.charged, or subscription.pending / .halted. */
-function chargeCycle(em: EntityManager, sub: SandboxObject, failure: string | null): string[] {
+export interface ChargeOutcome {
+  failure: string | null;
+  payment: SandboxObject;
+  events: string[];
+}
+
+/**
+ * Charges the current cycle at `at`: its invoice (a new one, or `invoice` for a retry) and a payment, then
+ * subscription.charged (and .completed after the last of total_count), or subscription.pending / .halted (hard
+ * declines). `auth_attempts` counts the charge attempts of the current cycle.
+ */
+function chargeCycle(em: EntityManager, sub: SandboxObject, failure: string | null, at: Date, retried?: SandboxObject): ChargeOutcome {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
+  const atS = unix(at);
+  const invoice =
+    retried ??
+    createObject(em, account, 'invoice', {
+      id: gid('inv_', 14),
+      entity: 'invoice',
+      type: 'invoice',
+      subscription_id: sub.id,
+      customer_id: sub.data.customer_id,
+      status: 'issued',
+      amount: si.planAmount + si.pendingAddons,
+      amount_paid: 0,
+      amount_due: si.planAmount + si.pendingAddons,
+      currency: si.currency,
+      billing_start: sub.data.current_start,
+      billing_end: sub.data.current_end,
+      payment_id: null,
+      paid_at: null,
+      issued_at: atS,
+      created_at: atS,
+    });
   const payment = createPayment(em, account, {
-    amount: si.planAmount + si.pendingAddons,
+    amount: Number(invoice.data.amount),
     currency: si.currency,
     notes: sub.data.notes ?? {},
     instrument: si.instrument!,
     failure,
-    invoiceId: gid('inv_', 14),
+    invoiceId: invoice.id,
+    at,
   });
+  // Sandbox convention: payment_id names the latest attempt, paid or failed (reconciliation reads its error).
+  patch(invoice, {
+    payment_id: payment.id,
+    status: failure ? 'issued' : 'paid',
+    amount_paid: failure ? 0 : invoice.data.amount,
+    amount_due: failure ? invoice.data.amount : 0,
+    paid_at: failure ? null : atS,
+  });
+  const authAttempts = retried ? Number(sub.data.auth_attempts ?? 0) + 1 : 1;
+  // The add-ons are on this invoice now, paid or open: no later cycle carries them again.
+  patch(sub, { auth_attempts: authAttempts }, { pendingAddons: 0, openInvoice: failure ? invoice.id : null });
   if (failure) {
     const halted = HARD_DECLINES.has(failure);
     patch(sub, { status: halted ? 'halted' : 'pending' });
     if (halted) sub.dueAt = null;
-    return [queueRazorpayEvent(em, account.accountKey, halted ? 'subscription.halted' : 'subscription.pending', { subscription: sub.data, payment: payment.data })];
+    return { failure, payment, events: [queueRazorpayEvent(em, account.accountKey, halted ? 'subscription.halted' : 'subscription.pending', { subscription: sub.data, payment: payment.data }, at)] };
   }
   const paidCount = Number(sub.data.paid_count) + 1;
   const remaining = Math.max(0, Number(sub.data.total_count) - paidCount);
-  patch(sub, { status: 'active', paid_count: paidCount, remaining_count: remaining }, { pendingAddons: 0 });
-  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.charged', { subscription: sub.data, payment: payment.data })];
+  patch(sub, { status: 'active', paid_count: paidCount, remaining_count: remaining });
+  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.charged', { subscription: sub.data, payment: payment.data }, at)];
   if (remaining === 0) {
     // Razorpay completes a subscription once total_count cycles are paid; it stays usable until the period ends.
     patch(sub, { status: 'completed', ended_at: sub.data.current_end });
     sub.dueAt = null;
-    events.push(queueRazorpayEvent(em, account.accountKey, 'subscription.completed', { subscription: sub.data }));
+    events.push(queueRazorpayEvent(em, account.accountKey, 'subscription.completed', { subscription: sub.data }, at));
   }
-  return events;
+  return { failure: null, payment, events };
 }
 
-/** The mandate was authorised at the hosted page: trial (start_at later) waits, otherwise cycle 1 is charged now. */
+/** The mandate was authorised at the hosted page at `now` (the account's time): a trial waits, otherwise cycle 1 is charged now. */
 export function authorizeRazorpaySubscription(em: EntityManager, sub: SandboxObject, instrument: Instrument, now: Date): string[] {
   const account = accountOf(sub);
   const nowS = unix(now);
-  // start_at was fixed against wall time at creation; the trial it encodes runs from the sandbox clock's now.
+  // start_at was fixed against wall time at creation; the trial it encodes runs from the account clock's now.
   const trialSeconds = Number(sub.internal.trialSeconds ?? 0);
   const startAt = trialSeconds > 0 ? nowS + trialSeconds : null;
   const si = { ...(sub.internal as SubInternal), instrument, anchor: startAt ?? nowS, cycle: 0 };
@@ -131,30 +180,32 @@ export function authorizeRazorpaySubscription(em: EntityManager, sub: SandboxObj
     instrument,
     failure: null,
     description: 'Mandate authorisation',
+    at: now,
   });
   patch(sub, {
     status: startAt ? 'authenticated' : 'active',
     customer_id: customerId,
     payment_method: instrument.method,
-    auth_attempts: Number(sub.data.auth_attempts ?? 0) + 1,
+    auth_attempts: 0,
     current_start: startAt ? null : period.start,
     current_end: startAt ? null : period.end,
+    start_at: startAt ?? nowS,
     charge_at: startAt ?? period.end,
   });
   sub.dueAt = new Date((startAt ?? period.end) * 1000);
-  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.authenticated', { subscription: sub.data, payment: authPayment.data })];
-  if (!startAt) events.push(...chargeCycle(em, sub, null));
+  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.authenticated', { subscription: sub.data, payment: authPayment.data }, now)];
+  if (!startAt) events.push(...chargeCycle(em, sub, null, now).events);
   return events;
 }
 
-/** A due cycle: cancel at cycle end, skip while paused, otherwise advance and charge by the card rules. */
-export function renewRazorpaySubscription(em: EntityManager, sub: SandboxObject, now: Date): string[] {
+/** A due cycle at `at` (its due time on the account's clock): cancel at cycle end, skip while paused, otherwise advance and charge by the card rules. */
+export function renewRazorpaySubscription(em: EntityManager, sub: SandboxObject, at: Date): string[] {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
-  if (sub.internal.cancelAtCycleEnd) {
-    patch(sub, { status: 'cancelled', ended_at: unix(now) });
+  if (si.cancelAtCycleEnd) {
+    patch(sub, { status: 'cancelled', ended_at: unix(at) });
     sub.dueAt = null;
-    return [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data })];
+    return [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data }, at)];
   }
   const first = sub.data.status === 'authenticated';
   const cycle = first ? 0 : si.cycle + 1;
@@ -164,16 +215,37 @@ export function renewRazorpaySubscription(em: EntityManager, sub: SandboxObject,
   if (sub.data.status === 'paused') return [];
   const attempts = si.attempts + 1;
   patch(sub, {}, { attempts });
-  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts));
+  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts), at).events;
 }
 
-/** Retries the current cycle of a pending (or halted) subscription. */
-export function retryRazorpayCharge(em: EntityManager, sub: SandboxObject): string[] {
-  if (sub.data.status !== 'pending' && sub.data.status !== 'halted') return [];
+/** Retries the failed cycle of a pending (or halted) subscription at `at`; null: nothing to retry. */
+export async function retryRazorpayCharge(em: EntityManager, sub: SandboxObject, at: Date): Promise<ChargeOutcome | null> {
   const si = sub.internal as SubInternal;
+  if ((sub.data.status !== 'pending' && sub.data.status !== 'halted') || !si.openInvoice) return null;
+  const invoice = await findObject(em, accountOf(sub), 'invoice', si.openInvoice, true);
+  if (!invoice || invoice.data.status !== 'issued') return null;
   const attempts = si.attempts + 1;
   patch(sub, {}, { attempts });
   if (sub.dueAt == null && sub.data.current_end) sub.dueAt = new Date(Number(sub.data.current_end) * 1000);
-  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts));
+  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts), at, invoice);
 }
 
+/**
+ * A new plan (PATCH plan_id, applied now). The same cadence keeps the cycle (the new amount is charged from the next
+ * one); another cadence starts a new cycle at `now` when the subscription is running, or from start_at in a trial.
+ * Nothing is charged here: the service bills its own proration.
+ */
+export function changeRazorpayPlan(sub: SandboxObject, plan: SandboxObject, now: Date): void {
+  const si = sub.internal as SubInternal;
+  const next = initialInternal(plan, 0);
+  const sameCadence = next.unit === si.unit && next.count === si.count;
+  const changes: Partial<SubInternal> = { planAmount: next.planAmount, unit: next.unit, count: next.count };
+  const data: Record<string, unknown> = { plan_id: plan.id };
+  if (!sameCadence && sub.data.current_start != null && sub.data.status !== 'authenticated') {
+    Object.assign(changes, { anchor: unix(now), cycle: 0 });
+    const b = bounds({ ...si, ...changes } as SubInternal, 0);
+    Object.assign(data, { current_start: b.start, current_end: b.end, charge_at: b.end });
+    if (sub.dueAt) sub.dueAt = new Date(b.end * 1000);
+  }
+  patch(sub, data, changes);
+}

@@ -5,8 +5,8 @@ import { logger } from '../../core/logger';
 import { queueRazorpayEvent } from './events';
 import { ApiError, bodyChecks, CreateResult, intParam, listParam, Result, runApi, runCreate, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
-import { initialInternal } from './razorpay.billing';
-import { SandboxWebhook } from './sandbox.entities';
+import { changeRazorpayPlan, initialInternal, retryRazorpayCharge } from './razorpay.billing';
+import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { Account, createObject, Draft, findObject, patch } from './store';
 
@@ -194,15 +194,16 @@ async function createSubscription(sb: Sandbox, em: EntityManager, account: Accou
   return { body: sub.data };
 }
 
-async function subscriptionCommand(em: EntityManager, account: Account, id: string, command: 'pause' | 'resume' | 'cancel' | 'update', b: Obj): Promise<Result> {
+async function subscriptionCommand(sb: Sandbox, em: EntityManager, account: Account, id: string, command: 'pause' | 'resume' | 'cancel' | 'update', b: Obj): Promise<Result> {
   const sub = await findObject(em, account, 'subscription', id, true);
   if (!sub) throw unknownId();
   const status = sub.data.status as string;
-  const queue = (type: string) => [queueRazorpayEvent(em, account.accountKey, type, { subscription: sub.data })];
+  const now = await sb.now(account.accountKey);
+  const queue = (type: string) => [queueRazorpayEvent(em, account.accountKey, type, { subscription: sub.data }, now)];
   switch (command) {
     case 'pause':
       if (status !== 'active') throw bad(`Subscription cannot be paused in ${status} state`);
-      patch(sub, { status: 'paused', paused_at: unix() });
+      patch(sub, { status: 'paused', paused_at: unix(now) });
       return { body: sub.data, events: queue('subscription.paused') };
     case 'resume':
       if (status !== 'paused') throw bad(`Subscription cannot be resumed in ${status} state`);
@@ -212,31 +213,67 @@ async function subscriptionCommand(em: EntityManager, account: Account, id: stri
       if (['cancelled', 'completed', 'expired'].includes(status)) throw bad(`Subscription cannot be cancelled in ${status} state`);
       const atCycleEnd = b.cancel_at_cycle_end === 1 || b.cancel_at_cycle_end === true || b.cancel_at_cycle_end === '1';
       if (atCycleEnd && sub.dueAt) {
-        patch(sub, { has_scheduled_changes: true, change_scheduled_at: sub.data.current_end ?? sub.data.charge_at }, { cancelAtCycleEnd: true });
+        // Sandbox field cancel_at_cycle_end: the adapter's getSubscription reads it as cancelAtPeriodEnd.
+        patch(
+          sub,
+          { has_scheduled_changes: true, change_scheduled_at: sub.data.current_end ?? sub.data.charge_at, cancel_at_cycle_end: true },
+          { cancelAtCycleEnd: true },
+        );
         return { body: sub.data };
       }
-      patch(sub, { status: 'cancelled', ended_at: unix() });
+      patch(sub, { status: 'cancelled', ended_at: unix(now) });
       sub.dueAt = null;
       return { body: sub.data, events: queue('subscription.cancelled') };
     }
     case 'update': {
       if (['cancelled', 'completed', 'expired', 'halted'].includes(status)) throw bad(`Subscription cannot be updated in ${status} state`);
-      if (sub.data.payment_method === 'upi' || sub.data.payment_method === 'emandate') {
-        throw bad('Subscription update is not supported for UPI and emandate subscriptions');
-      }
+      // Razorpay refuses updates of UPI and e-mandate subscriptions, in these words.
+      if (sub.data.payment_method === 'upi') throw bad('subscriptions cannot be updated when payment mode is UPI');
+      if (sub.data.payment_method === 'emandate') throw bad('subscriptions cannot be updated when payment mode is emandate');
       const planId = strParam(b.plan_id, 'plan_id');
       if (planId) {
         const plan = await findObject(em, account, 'plan', planId);
         if (!plan) throw unknownId();
         if (plan.data.item.currency !== sub.internal.currency) throw bad('The plan currency must match the subscription currency', 'plan_id');
-        const next = initialInternal(plan, 0);
-        patch(sub, { plan_id: plan.id }, { planAmount: next.planAmount, unit: next.unit, count: next.count });
+        changeRazorpayPlan(sub, plan, now);
       }
       const q = intField(b.quantity, 'quantity', 1, false);
       if (q) patch(sub, { quantity: q });
       return { body: sub.data, events: queue('subscription.updated') };
     }
   }
+}
+
+/** Test helpers are a sandbox extension of test mode only (as test clocks are at the gateways). */
+function testModeOnly(account: Account): void {
+  if (account.livemode) throw bad('Test helpers are available with test-mode keys (rzp_test_) only', null);
+}
+
+/** Unix seconds (fractions allowed) -> Date. */
+function timeParam(value: unknown, field: string): Date {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n <= 0) throw bad(`The ${field} field must be a unix timestamp in seconds.`, field);
+  return new Date(Math.round(n * 1000));
+}
+
+/** Sandbox extension: charges the failed cycle of a pending or halted subscription now; the webhook is delivered first. */
+async function retryCharge(sb: Sandbox, em: EntityManager, account: Account, id: string): Promise<Result> {
+  testModeOnly(account);
+  const sub = await findObject(em, account, 'subscription', id, true);
+  if (!sub) throw unknownId();
+  const outcome = await retryRazorpayCharge(em, sub, await sb.now(account.accountKey));
+  return {
+    body: {
+      entity: 'subscription_charge_retry',
+      subscription_id: sub.id,
+      outcome: outcome ? (outcome.failure ? 'failed' : 'succeeded') : 'nothing_due',
+      failure_reason: outcome?.failure ?? null,
+      payment: outcome?.payment.data ?? null,
+      subscription: sub.data,
+    },
+    events: outcome?.events ?? [],
+    deliverFirst: true,
+  };
 }
 
 export function razorpayRouter(sb: Sandbox): Router {
@@ -311,10 +348,41 @@ export function razorpayRouter(sb: Sandbox): Router {
 
   r.post('/subscriptions', post((em, account, req) => createSubscription(sb, em, account, req.body ?? {})));
   r.get('/subscriptions/:id', get('subscription'));
-  r.patch('/subscriptions/:id', post((em, account, req) => subscriptionCommand(em, account, String(req.params.id), 'update', req.body ?? {})));
+  r.patch('/subscriptions/:id', post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), 'update', req.body ?? {})));
   for (const command of ['pause', 'resume', 'cancel'] as const) {
-    r.post(`/subscriptions/:id/${command}`, post((em, account, req) => subscriptionCommand(em, account, String(req.params.id), command, req.body ?? {})));
+    r.post(`/subscriptions/:id/${command}`, post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), command, req.body ?? {})));
   }
+
+  // Invoices of a subscription, newest first (the adapter's reconciliation reads the latest charge here).
+  r.get('/invoices', async (req: Request, res: Response) => {
+    const account = authenticate(req);
+    const q = req.query as Obj;
+    const subscriptionId = typeof q.subscription_id === 'string' ? q.subscription_id : null;
+    const count = Math.min(100, Math.max(1, Number(q.count) || 10));
+    const skip = Math.max(0, Number(q.skip) || 0);
+    const all = await sb.orm.em.fork().find(SandboxObject, {
+      provider: 'razorpay',
+      accountKey: account.accountKey,
+      type: 'invoice',
+      ...(subscriptionId ? { data: { subscription_id: subscriptionId } } : {}),
+    });
+    const items = all
+      .map((o) => o.data)
+      .sort((a, b) => Number(b.billing_start ?? 0) - Number(a.billing_start ?? 0) || Number(b.created_at) - Number(a.created_at))
+      .slice(skip, skip + count);
+    res.json({ entity: 'collection', count: items.length, items });
+  });
+  r.get('/invoices/:id', get('invoice'));
+
+  // Sandbox extensions (test mode): the account's test clock, and a dunning retry of a failed cycle.
+  r.post('/test_helpers/advance', async (req: Request, res: Response) => {
+    const account = authenticate(req);
+    testModeOnly(account);
+    const to = timeParam((req.body ?? {}).frozen_time, 'frozen_time');
+    const { now, renewals } = await sb.advanceClock(account.accountKey, to);
+    res.json({ entity: 'sandbox_clock', frozen_time: now.getTime() / 1000, renewals: renewals.map((r) => ({ subscription_id: r.providerSubscriptionId, events: r.events })) });
+  });
+  r.post('/test_helpers/subscriptions/:id/retry_charge', post((em, account, req) => retryCharge(sb, em, account, String(req.params.id))));
 
   r.use(() => {
     throw bad('The requested URL was not found on the server.', null, 404);

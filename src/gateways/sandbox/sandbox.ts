@@ -15,8 +15,8 @@ export interface SandboxOptions {
   publicUrl?: string;
   delivery?: DeliveryOptions;
   /**
-   * The time a checkout completes at, per sandbox account (default: the wall clock). Lets the service start
-   * subscription periods on a merchant's test clock, so chargeDueRenewals(testClockNow) lines up with them.
+   * Overrides an account's "now" (tests). Default: the wall clock plus the account's offset in `sandbox_clocks`,
+   * which the test-clock routes move (advanceClock).
    */
   clock?: (accountKey: string) => Date | Promise<Date>;
   /** Plain connections for the hot create path (default: a pool of its own on the ORM's database, closed with it). */
@@ -40,6 +40,35 @@ export interface RenewalResult {
   events: string[];
 }
 
+export interface AdvanceResult {
+  /** The account's time after the advance (never earlier than before). */
+  now: Date;
+  /** What fell due on the way, in time order. */
+  renewals: RenewalResult[];
+}
+
+/** The due subscription to charge next, locked (SKIP LOCKED: two callers never charge one period twice). */
+const NEXT_DUE = `
+select id from sandbox_objects
+where type = 'subscription' and account_key = ? and due_at <= ? and (?::text is null or provider = ?)
+order by due_at, id
+limit 1
+for update skip locked`;
+
+/** Accounts with a subscription due by their own time: the wall time given plus each account's clock offset. */
+const ACCOUNTS_DUE = `
+select distinct o.account_key
+from sandbox_objects o left join sandbox_clocks c on c.account_key = o.account_key
+where o.type = 'subscription' and o.due_at is not null
+  and o.due_at <= $1::timestamptz + coalesce(c.offset_ms, 0) * interval '1 millisecond'
+  and ($2::text is null or o.account_key = $2) and ($3::text is null or o.provider = $3)`;
+
+/** Raises an account's offset (never lowers it) and answers the offset in force. */
+const RAISE_CLOCK = `
+insert into sandbox_clocks (account_key, offset_ms) values (?, ?)
+on conflict (account_key) do update set offset_ms = greatest(sandbox_clocks.offset_ms, excluded.offset_ms), updated_at = now()
+returning offset_ms::float8 as offset_ms`;
+
 /**
  * The sandbox's state and its time-driven operations, shared by the HTTP routes. Every change commits first and
  * its webhooks are delivered after: to the caller's answer for checkouts and renewals, in the background for API
@@ -55,6 +84,8 @@ export class Sandbox {
   private readonly delivery: DeliveryOptions;
   private readonly clock?: SandboxOptions['clock'];
   private readonly background = new Set<Promise<unknown>>();
+  /** Per account, the tail of its charging runs: the ticker and test-clock advances of one account take turns. */
+  private readonly accountRuns = new Map<string, Promise<unknown>>();
 
   constructor(opts: SandboxOptions) {
     this.orm = opts.orm;
@@ -68,9 +99,33 @@ export class Sandbox {
     this.clock = opts.clock;
   }
 
-  /** "Now" for an account (see SandboxOptions.clock). */
+  /** "Now" for an account: the wall clock plus the account's offset (or SandboxOptions.clock). */
   async now(accountKey: string): Promise<Date> {
-    return this.clock ? await this.clock(accountKey) : new Date();
+    if (this.clock) return await this.clock(accountKey);
+    return new Date(Date.now() + (await this.offsetMs(accountKey)));
+  }
+
+  /** How far an account's clock runs ahead of the wall clock (0 until a test-clock advance). */
+  async offsetMs(accountKey: string): Promise<number> {
+    const { rows } = await this.pool.query<{ offset_ms: number }>({
+      name: 'sandbox_clock_offset',
+      text: 'select offset_ms::float8 as offset_ms from sandbox_clocks where account_key = $1',
+      values: [accountKey],
+    });
+    return rows[0]?.offset_ms ?? 0;
+  }
+
+  /** Runs `fn` after the account's earlier charging runs (in this process), so runs of one account never interleave. */
+  private async serial<T>(accountKey: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.accountRuns.get(accountKey) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.accountRuns.set(accountKey, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.accountRuns.get(accountKey) === tail) this.accountRuns.delete(accountKey);
+    }
   }
 
   /**
@@ -137,27 +192,56 @@ export class Sandbox {
   }
 
   /**
-   * Charges every sandbox subscription whose period (or trial) ended by `now`, in time order, as the gateway's
-   * scheduler would: advances its period, applies the test-card rules, and delivers the webhooks before returning.
-   * Time here is the caller's: pass the merchant's test-clock time.
+   * Charges every sandbox subscription whose period (or trial) ended, each account by its own time: `wallNow` plus
+   * the account's clock offset (so an account whose test clock runs ahead is charged by its time, not the wall's).
+   * In time order per account, as the gateway's scheduler would: advances the period, applies the test-card rules,
+   * and delivers the webhooks before returning. The wall-clock ticker calls this with new Date().
    */
-  async chargeDueRenewals(now: Date, filter: RenewalFilter = {}): Promise<RenewalResult[]> {
+  async chargeDueRenewals(wallNow: Date, filter: RenewalFilter = {}): Promise<RenewalResult[]> {
+    const { rows } = await this.pool.query<{ account_key: string }>(ACCOUNTS_DUE, [wallNow, filter.accountKey ?? null, filter.provider ?? null]);
+    const results: RenewalResult[] = [];
+    for (const { account_key: accountKey } of rows) {
+      const done = await this.serial(accountKey, async () => {
+        // Read inside the turn: an advance that ran meanwhile moved the offset.
+        const until = new Date(wallNow.getTime() + (await this.offsetMs(accountKey)));
+        return this.chargeAccount(accountKey, until, { provider: filter.provider, moveClock: false });
+      });
+      results.push(...done);
+    }
+    return results;
+  }
+
+  /**
+   * The test-clock extension (POST /v1/test_helpers/sandbox/advance, /razorpay/v1/test_helpers/advance): charges
+   * everything of the account due by `to` in time order, the account's clock reading each charge's due time while
+   * its webhooks are delivered, then sets the clock to `to` (never backwards). Answers once all that is done.
+   */
+  async advanceClock(accountKey: string, to: Date): Promise<AdvanceResult> {
+    return this.serial(accountKey, async () => {
+      const renewals = await this.chargeAccount(accountKey, to, { moveClock: true });
+      const offset = await this.raiseClock(this.orm.em.fork(), accountKey, to);
+      return { now: this.clock ? await this.clock(accountKey) : new Date(Date.now() + offset), renewals };
+    });
+  }
+
+  /** Sets the account's clock to at least `at`; answers the offset in force. */
+  private async raiseClock(em: EntityManager, accountKey: string, at: Date): Promise<number> {
+    const rows = await em.execute<{ offset_ms: number }[]>(RAISE_CLOCK, [accountKey, Math.round(at.getTime() - Date.now())]);
+    return rows[0].offset_ms;
+  }
+
+  /** One account's subscriptions due by `until`, one transaction and one delivery round each, oldest due first. */
+  private async chargeAccount(accountKey: string, until: Date, opts: { provider?: SandboxProvider; moveClock: boolean }): Promise<RenewalResult[]> {
     const results: RenewalResult[] = [];
     for (let guard = 0; guard < 10_000; guard++) {
       const step = await this.tx(async (em) => {
-        const sub = await em.findOne(
-          SandboxObject,
-          {
-            type: 'subscription',
-            dueAt: { $lte: now },
-            ...(filter.accountKey ? { accountKey: filter.accountKey } : {}),
-            ...(filter.provider ? { provider: filter.provider } : {}),
-          },
-          // SKIP LOCKED: two callers never charge the same period twice, nor wait on each other.
-          { orderBy: { dueAt: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-        );
-        if (!sub) return null;
-        const events = sub.provider === 'stripe' ? renewStripeSubscription(em, sub, now) : renewRazorpaySubscription(em, sub, now);
+        const rows = await em.execute<{ id: string }[]>(NEXT_DUE, [accountKey, until, opts.provider ?? null, opts.provider ?? null]);
+        if (!rows.length) return null;
+        const sub = await em.findOneOrFail(SandboxObject, { id: rows[0].id });
+        // The gateway acts at the due time: events, periods and cancellations carry it.
+        const at = sub.dueAt!;
+        if (opts.moveClock) await this.raiseClock(em, accountKey, at);
+        const events = sub.provider === 'stripe' ? renewStripeSubscription(em, sub, at) : renewRazorpaySubscription(em, sub, at);
         return { sub, events };
       });
       if (!step) break;
@@ -167,12 +251,13 @@ export class Sandbox {
     return results;
   }
 
-  /** Retries the failed charge of a past_due (Stripe) or pending/halted (Razorpay) subscription now. */
-  async retryCharge(providerSubscriptionId: string, now: Date = new Date()): Promise<RenewalResult | null> {
+  /** Retries the failed charge of a past_due (Stripe) or pending/halted (Razorpay) subscription now (the account's time). */
+  async retryCharge(providerSubscriptionId: string, now?: Date): Promise<RenewalResult | null> {
     const step = await this.tx(async (em) => {
       const sub = await em.findOne(SandboxObject, { id: providerSubscriptionId, type: 'subscription' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!sub) return null;
-      const events = sub.provider === 'stripe' ? await retryStripeInvoice(em, sub, now) : retryRazorpayCharge(em, sub);
+      const at = now ?? (await this.now(sub.accountKey));
+      const events = sub.provider === 'stripe' ? await retryStripeInvoice(em, sub, at) : ((await retryRazorpayCharge(em, sub, at))?.events ?? []);
       return { sub, events };
     });
     if (!step) return null;

@@ -26,13 +26,14 @@ export function paymentMethodDetails(i: Instrument) {
   return { type: 'emandate', emandate: { issuer: i.bank } };
 }
 
-function declineError(code: string, i: Instrument) {
-  const isCard = code === 'card_declined' || code === 'insufficient_funds' || code === 'stolen_card' || code === 'lost_card';
+/** Stripe's error object for a decline: card declines carry a decline_code; processing_error is a code of its own. */
+export function declineError(code: string, i: Instrument) {
+  const declined = code === 'card_declined' || code === 'insufficient_funds' || code === 'stolen_card' || code === 'lost_card';
   return {
-    type: isCard ? 'card_error' : 'api_error',
-    code: isCard ? 'card_declined' : code,
-    decline_code: isCard ? (code === 'card_declined' ? 'generic_decline' : code) : undefined,
-    message: isCard ? 'Your card was declined.' : 'An error occurred while processing your card.',
+    type: 'card_error',
+    code: declined ? 'card_declined' : code,
+    decline_code: declined ? (code === 'card_declined' ? 'generic_decline' : code) : undefined,
+    message: declined ? 'Your card was declined.' : 'An error occurred while processing your card. Try again in a little bit.',
     payment_method: { id: gid('pm_'), object: 'payment_method', ...paymentMethodDetails(i) },
   };
 }
@@ -41,10 +42,10 @@ function declineError(code: string, i: Instrument) {
 export function createPaymentIntent(
   em: EntityManager,
   account: Account,
-  p: { amount: number; currency: string; metadata: Record<string, string>; description?: string | null; customer?: string | null; instrument: Instrument; failure: string | null },
+  p: { amount: number; currency: string; metadata: Record<string, string>; description?: string | null; customer?: string | null; instrument: Instrument; failure: string | null; at?: Date },
 ): SandboxObject {
   const id = gid('pi_');
-  const now = unix();
+  const now = unix(p.at);
   const charge = {
     id: gid('ch_'),
     object: 'charge',
@@ -183,27 +184,47 @@ function subscriptionAmount(sub: SandboxObject): number {
   return Number(sub.data.items.data[0].price.unit_amount);
 }
 
-/** Creates and charges one invoice; `failure` null means it is paid. Returns the queued event id. */
+const invoicePayments = (pi: SandboxObject, paid: boolean) => ({
+  object: 'list',
+  data: [{ object: 'invoice_payment', status: paid ? 'paid' : 'open', payment: { type: 'payment_intent', payment_intent: pi.data } }],
+});
+
+/**
+ * Creates and charges one invoice for the subscription's current period; `failure` null means it is paid. A setup fee
+ * not yet paid is a one-time line of its own (period start = end, as Stripe shows one-time items). Returns the queued
+ * event id.
+ */
 function chargeInvoice(em: EntityManager, sub: SandboxObject, billingReason: string, failure: string | null, now: Date) {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
-  const amount = subscriptionAmount(sub) + si.pendingSetupFee;
+  const recurring = subscriptionAmount(sub);
+  const amount = recurring + si.pendingSetupFee;
   const item = sub.data.items.data[0];
-  const pi = createPaymentIntent(em, account, {
-    amount,
-    currency: sub.data.currency,
-    metadata: {},
-    customer: sub.data.customer,
-    instrument: si.instrument,
-    failure,
-  });
+  const currency = sub.data.currency;
+  const pi = createPaymentIntent(em, account, { amount, currency, metadata: {}, customer: sub.data.customer, instrument: si.instrument, failure, at: now });
+  const nowS = unix(now);
+  const lines = [
+    {
+      id: gid('il_'),
+      object: 'line_item',
+      amount: recurring,
+      currency,
+      description: `1 x ${item.price.id}`,
+      pricing: { type: 'price_details', price_details: { price: item.price.id } },
+      period: { start: item.current_period_start, end: item.current_period_end },
+      parent: { type: 'subscription_item_details', subscription_item_details: { subscription: sub.id, subscription_item: item.id } },
+    },
+    ...(si.pendingSetupFee > 0
+      ? [{ id: gid('il_'), object: 'line_item', amount: si.pendingSetupFee, currency, description: 'Setup fee', period: { start: nowS, end: nowS }, parent: null }]
+      : []),
+  ];
   const invoiceId = gid('in_');
   const invoice = createObject(em, account, 'invoice', {
     id: invoiceId,
     object: 'invoice',
     status: failure ? 'open' : 'paid',
     customer: sub.data.customer,
-    currency: sub.data.currency,
+    currency,
     amount_due: amount,
     amount_paid: failure ? 0 : amount,
     amount_remaining: failure ? amount : 0,
@@ -213,32 +234,31 @@ function chargeInvoice(em: EntityManager, sub: SandboxObject, billingReason: str
     parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.data.metadata } },
     period_start: item.current_period_start,
     period_end: item.current_period_end,
-    lines: {
-      object: 'list',
-      data: [{ amount, currency: sub.data.currency, period: { start: item.current_period_start, end: item.current_period_end } }],
-    },
-    payments: { object: 'list', data: [{ object: 'invoice_payment', status: failure ? 'open' : 'paid', payment: { type: 'payment_intent', payment_intent: pi.data } }] },
-    created: unix(now),
+    lines: { object: 'list', data: lines },
+    payments: invoicePayments(pi, !failure),
+    status_transitions: { finalized_at: nowS, paid_at: failure ? null : nowS },
+    created: nowS,
     livemode: account.livemode,
   });
-  if (!failure) si.pendingSetupFee = 0;
-  patch(sub, { latest_invoice: invoiceId }, { pendingSetupFee: si.pendingSetupFee, openInvoice: failure ? invoiceId : null });
-  return { invoice, eventId: queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data) };
+  // The fee is on this invoice now, paid or open: no later invoice carries it again.
+  patch(sub, { latest_invoice: invoiceId }, { pendingSetupFee: 0, openInvoice: failure ? invoiceId : null });
+  return { invoice, eventId: queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data, undefined, now) };
 }
 
 /**
- * What happens to a subscription when its period (or trial) ends at `dueAt`: cancel at period end, skip while
- * paused, or renew: advance the period and charge it following the card rules. Returns the queued event ids.
+ * What happens to a subscription when its period (or trial) ends, at `at` (its due time on the account's clock):
+ * cancel at period end, skip while collection is paused, or renew: advance the period and charge it following the
+ * card rules. Returns the queued event ids.
  */
-export function renewStripeSubscription(em: EntityManager, sub: SandboxObject, now: Date): string[] {
+export function renewStripeSubscription(em: EntityManager, sub: SandboxObject, at: Date): string[] {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const item = sub.data.items.data[0];
   const endedAt = item.current_period_end as number;
   if (sub.data.cancel_at_period_end) {
-    patch(sub, { status: 'canceled', canceled_at: unix(now), ended_at: endedAt });
+    patch(sub, { status: 'canceled', canceled_at: unix(at), ended_at: endedAt });
     sub.dueAt = null;
-    return [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data)];
+    return [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data, undefined, at)];
   }
   const wasTrial = sub.data.status === 'trialing';
   const cycle = wasTrial ? 0 : si.cycle + 1;
@@ -250,16 +270,16 @@ export function renewStripeSubscription(em: EntityManager, sub: SandboxObject, n
   const attempts = si.attempts + 1;
   const failure = laterChargeFailure(si.instrument, attempts);
   patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts });
-  return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, now).eventId];
+  return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, at).eventId];
 }
 
-/** Retries the open invoice of a past_due subscription (dunning). */
-export async function retryStripeInvoice(em: EntityManager, sub: SandboxObject, now: Date): Promise<string[]> {
+/**
+ * Charges an open invoice of the subscription again (POST /v1/invoices/:id/pay, the dunning retry): the card rules
+ * count it as one more later charge. Answers the failure (null: paid) and the queued event ids.
+ */
+export function payStripeInvoice(em: EntityManager, sub: SandboxObject, invoice: SandboxObject, now: Date): { failure: string | null; pi: SandboxObject; events: string[] } {
   const si = sub.internal as SubInternal;
-  if (!si.openInvoice) return [];
   const account = accountOf(sub);
-  const invoice = await findObject(em, account, 'invoice', si.openInvoice, true);
-  if (!invoice || invoice.data.status !== 'open') return [];
   const attempts = si.attempts + 1;
   const failure = laterChargeFailure(si.instrument, attempts);
   const pi = createPaymentIntent(em, account, {
@@ -269,15 +289,56 @@ export async function retryStripeInvoice(em: EntityManager, sub: SandboxObject, 
     customer: sub.data.customer,
     instrument: si.instrument,
     failure,
+    at: now,
   });
   patch(invoice, {
     status: failure ? 'open' : 'paid',
     amount_paid: failure ? 0 : invoice.data.amount_due,
     amount_remaining: failure ? invoice.data.amount_due : 0,
     attempt_count: Number(invoice.data.attempt_count) + 1,
-    payments: { object: 'list', data: [{ object: 'invoice_payment', status: failure ? 'open' : 'paid', payment: { type: 'payment_intent', payment_intent: pi.data } }] },
+    payments: invoicePayments(pi, !failure),
+    status_transitions: { ...(invoice.data.status_transitions ?? {}), paid_at: failure ? null : unix(now) },
   });
-  patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts, openInvoice: failure ? invoice.id : null, pendingSetupFee: failure ? si.pendingSetupFee : 0 });
-  return [queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data)];
+  const paidOpen = !failure && si.openInvoice === invoice.id;
+  const live = sub.data.status !== 'canceled';
+  patch(
+    sub,
+    live ? { status: failure ? 'past_due' : sub.data.status === 'past_due' ? 'active' : sub.data.status } : {},
+    { attempts, openInvoice: paidOpen ? null : si.openInvoice },
+  );
+  return {
+    failure,
+    pi,
+    events: [queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data, undefined, now)],
+  };
 }
 
+/** Retries the open invoice of a past_due subscription (dunning). */
+export async function retryStripeInvoice(em: EntityManager, sub: SandboxObject, now: Date): Promise<string[]> {
+  const si = sub.internal as SubInternal;
+  if (!si.openInvoice) return [];
+  const invoice = await findObject(em, accountOf(sub), 'invoice', si.openInvoice, true);
+  if (!invoice || invoice.data.status !== 'open') return [];
+  return payStripeInvoice(em, sub, invoice, now).events;
+}
+
+/**
+ * A new price for the subscription (items[0][price]). The same cadence keeps the period (the new amount is charged
+ * from the next renewal); another cadence starts a new period at `now` when the subscription is running, or from the
+ * trial's end in a trial. Nothing is charged here: the service bills its own proration.
+ */
+export function changeStripePrice(sub: SandboxObject, price: Record<string, any>, now: Date): void {
+  const si = sub.internal as SubInternal;
+  const item = sub.data.items.data[0];
+  const unit = price.recurring.interval as PeriodUnit;
+  const count = Number(price.recurring.interval_count ?? 1);
+  const sameCadence = unit === si.unit && count === si.count;
+  let period = { start: item.current_period_start, end: item.current_period_end };
+  const next: Partial<SubInternal> = { unit, count };
+  if (!sameCadence && sub.data.status !== 'trialing') {
+    Object.assign(next, { anchor: unix(now), cycle: 0 });
+    period = periodBounds({ ...si, ...next } as SubInternal, 0);
+    sub.dueAt = new Date(period.end * 1000);
+  }
+  patch(sub, { items: { ...sub.data.items, data: [{ ...item, price, current_period_start: period.start, current_period_end: period.end }] } }, next);
+}

@@ -7,6 +7,7 @@ import { accountKeyOf, gid, unix } from './ids';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { Account, createObject, Draft, findObject, patch, StoredObject } from './store';
+import { changeStripePrice, declineError, payStripeInvoice } from './stripe.billing';
 
 /**
  * The Stripe API subset the adapter uses, at /v1, as the official SDK speaks it: form-encoded bodies, Bearer
@@ -215,7 +216,7 @@ async function createRefund(em: EntityManager, account: Account, b: Obj): Promis
 }
 
 /** pause_collection, cancel_at_period_end, items[0][price] and metadata: what the adapter changes. */
-async function updateSubscription(em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
+async function updateSubscription(sb: Sandbox, em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
   const sub = await findObject(em, account, 'subscription', id, true);
   if (!sub) throw notFound('subscription', id);
   if (sub.data.status === 'canceled') {
@@ -241,28 +242,60 @@ async function updateSubscription(em: EntityManager, account: Account, id: strin
     const current = sub.data.items.data[0];
     if (it.id && it.id !== current.id) throw notFound('subscription_item', String(it.id), 'items[0][id]');
     if (price.data.currency !== sub.data.currency) throw new ApiError(400, 'The price currency must match the subscription currency.', 'parameter_invalid', 'items[0][price]');
+    if (!price.data.recurring) throw new ApiError(400, 'The price specified is not recurring; a subscription item needs a recurring price.', 'parameter_invalid', 'items[0][price]');
     previous.items = sub.data.items;
-    changes.items = { ...sub.data.items, data: [{ ...current, price: price.data }] };
+    changeStripePrice(sub, price.data, await sb.now(account.accountKey));
   }
   if (b.metadata !== undefined) {
     previous.metadata = sub.data.metadata;
     changes.metadata = { ...sub.data.metadata, ...metadataParam(b.metadata) };
   }
   patch(sub, changes);
-  const events = Object.keys(changes).length
+  const events = Object.keys(previous).length
     ? [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.updated', sub.data, previous)]
     : [];
   return { body: sub.data, events };
 }
 
-async function cancelSubscription(em: EntityManager, account: Account, id: string): Promise<Result> {
+async function cancelSubscription(sb: Sandbox, em: EntityManager, account: Account, id: string): Promise<Result> {
   const sub = await findObject(em, account, 'subscription', id, true);
   if (!sub) throw notFound('subscription', id);
   if (sub.data.status === 'canceled') return { body: sub.data };
-  const now = unix();
+  const now = unix(await sb.now(account.accountKey));
   patch(sub, { status: 'canceled', canceled_at: now, ended_at: now });
   sub.dueAt = null;
   return { body: sub.data, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data)] };
+}
+
+/**
+ * POST /v1/invoices/:id/pay: charges an open invoice again now (the service's dunning retry). A decline answers
+ * Stripe's 402 card_error (stored with the idempotency key like any answer). The invoice's webhook is delivered and
+ * answered before this answers, so the caller's state has moved when its call returns.
+ */
+async function payInvoice(sb: Sandbox, em: EntityManager, account: Account, id: string): Promise<Result> {
+  const invoice = await findObject(em, account, 'invoice', id, true);
+  if (!invoice) throw notFound('invoice', id);
+  if (invoice.data.status === 'paid') throw new ApiError(400, 'Invoice is already paid', 'invoice_already_paid', null);
+  if (invoice.data.status !== 'open') throw new ApiError(400, `You can only pay an invoice that is open (this one is ${invoice.data.status}).`, 'invoice_not_open', null);
+  const subId = invoice.data.parent?.subscription_details?.subscription as string | undefined;
+  const sub = subId ? await findObject(em, account, 'subscription', subId, true) : null;
+  if (!sub) throw new ApiError(400, 'This invoice has no subscription to charge (sandbox).', 'invoice_no_subscription', null);
+  const { failure, pi, events } = payStripeInvoice(em, sub, invoice, await sb.now(account.accountKey));
+  if (!failure) return { body: invoice.data, events, deliverFirst: true };
+  const error = declineError(failure, sub.internal.instrument);
+  return {
+    status: 402,
+    body: { error: { ...error, charge: pi.data.latest_charge?.id, payment_intent: pi.data, doc_url: `https://stripe.com/docs/error-codes/${error.code}` } },
+    events,
+    deliverFirst: true,
+  };
+}
+
+/** Unix seconds (fractions allowed: the service's clock has milliseconds) -> Date. */
+function timeParam(value: unknown, param: string): Date {
+  const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : typeof value === 'number' ? value : NaN;
+  if (!Number.isFinite(n) || n <= 0) throw new ApiError(400, `Invalid timestamp: ${param} must be a unix time in seconds.`, 'parameter_invalid', param);
+  return new Date(Math.round(n * 1000));
 }
 
 export function stripeRouter(sb: Sandbox): Router {
@@ -355,8 +388,27 @@ export function stripeRouter(sb: Sandbox): Router {
   r.get('/refunds/:id', get('refund', 'refund'));
 
   r.get('/subscriptions/:id', get('subscription', 'subscription'));
-  r.post('/subscriptions/:id', post((em, account, req) => updateSubscription(em, account, String(req.params.id), req.body as Obj)));
-  r.delete('/subscriptions/:id', post((em, account, req) => cancelSubscription(em, account, String(req.params.id))));
+  r.post('/subscriptions/:id', post((em, account, req) => updateSubscription(sb, em, account, String(req.params.id), req.body as Obj)));
+  r.delete('/subscriptions/:id', post((em, account, req) => cancelSubscription(sb, em, account, String(req.params.id))));
+
+  r.get('/invoices/:id', get('invoice', 'invoice'));
+  r.post('/invoices/:id/pay', post((em, account, req) => payInvoice(sb, em, account, String(req.params.id))));
+
+  // Sandbox extension (Stripe's own test clocks are objects of their own; here each account has one clock): moves
+  // the account's clock to frozen_time and charges what falls due on the way before answering.
+  r.post('/test_helpers/sandbox/advance', async (req: Request, res: Response) => {
+    const account = authenticate(req);
+    if (account.livemode) throw new ApiError(400, 'Test helpers can only be used with a test-mode secret key (sk_test_).', 'livemode_mismatch', null);
+    const to = timeParam((req.body as Obj).frozen_time, 'frozen_time');
+    const { now, renewals } = await sb.advanceClock(account.accountKey, to);
+    res.json({
+      object: 'test_helpers.sandbox_clock',
+      frozen_time: now.getTime() / 1000,
+      status: 'ready',
+      renewals: renewals.map((x) => ({ subscription: x.providerSubscriptionId, events: x.events })),
+      livemode: false,
+    });
+  });
 
   r.use((req: Request) => {
     throw new ApiError(404, `Unrecognized request URL (${req.method}: ${req.originalUrl}).`, null, null);

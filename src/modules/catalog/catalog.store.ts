@@ -22,3 +22,30 @@ export async function catalogVersion(db: Db, tenant: TenantParams): Promise<stri
   const [row] = await tenantQueryAs<{ version: string }>(db, tenant, 'select version from catalog_versions where {tenant}', []);
   return row?.version ?? '0';
 }
+
+/**
+ * Serialises lazy registration of one price at one gateway (subscriptions' create path) until the transaction ends,
+ * and answers the gateway id already recorded, if any: the caller registers only when this is null.
+ */
+export async function lockPriceRegistration(em: EntityManager, priceId: string, provider: string): Promise<string | null> {
+  await tenantQuery(em, `select pg_advisory_xact_lock(727003, hashtext(?)) where exists (select 1 from prices where {tenant} and id = ?)`, [
+    `${priceId}:${provider}`,
+    priceId,
+  ]);
+  const [row] = await tenantQuery<{ id: string | null }>(em, 'select provider_price_ids ->> ? as id from prices where {tenant} and id = ?', [
+    provider,
+    priceId,
+  ]);
+  return row?.id ?? null;
+}
+
+/** Records the gateway's id of a price (once: an id already there is kept) and bumps the catalog version. */
+export async function recordProviderPriceId(em: EntityManager, priceId: string, provider: string, providerPriceId: string): Promise<void> {
+  await tenantQuery(
+    em,
+    `update prices set provider_price_ids = provider_price_ids || jsonb_build_object(?::text, ?::text)
+     where {tenant} and id = ? and provider_price_ids ->> ? is null`,
+    [provider, providerPriceId, priceId, provider],
+  );
+  await bumpCatalogVersion(em);
+}

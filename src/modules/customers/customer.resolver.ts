@@ -1,5 +1,6 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { Ctx } from '../../core/context';
+import { countByCustomer } from '../subscriptions/subscription.store';
 import { defineLoader } from '../../core/context';
 import { currentMerchant } from '../merchants/current-merchant';
 import { ConnectionType, PageArgs } from '../../core/pagination';
@@ -29,8 +30,11 @@ const revenueByCustomer = defineLoader<string, CurrencyAmount[]>('revenueByCusto
   );
 });
 
-/** Subscriptions counted as active for a customer; 0 until the subscriptions module registers its loader. */
-export const activeSubscriptionCounter: { load?: (ctx: Ctx, customerId: string) => Promise<number> } = {};
+/** Subscriptions active, trialing or past due per customer (the subscriptions module's rule), one query per page. */
+const activeSubscriptions = defineLoader<string, number>('activeSubscriptionsByCustomer', async (ctx, ids) => {
+  const counts = await countByCustomer(ctx.em, ids);
+  return ids.map((id) => counts.get(id) ?? 0);
+});
 
 @Resolver(() => Customer)
 export class CustomerResolver {
@@ -58,6 +62,6 @@ export class CustomerResolver {
 
   @FieldResolver(() => Int, { description: 'Subscriptions that are active, trialing or past due.' })
   activeSubscriptionCount(@C() ctx: Ctx, @Root() customer: Customer) {
-    return activeSubscriptionCounter.load?.(ctx, customer.id) ?? 0;
+    return activeSubscriptions(ctx).load(customer.id);
   }
 }

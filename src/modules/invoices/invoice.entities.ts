@@ -31,8 +31,9 @@ export class InvoiceLineItem {
   @Field(() => Int) quantity!: number;
   @Field(() => Money) unitAmount!: number;
   @Field(() => Money) amount!: number;
-  @Field(() => DateTime, { nullable: true }) periodStart?: Date | null;
-  @Field(() => DateTime, { nullable: true }) periodEnd?: Date | null;
+  /** ISO 8601 (the lines live in jsonb, where dates are strings). */
+  @Field(() => DateTime, { nullable: true }) periodStart?: string | null;
+  @Field(() => DateTime, { nullable: true }) periodEnd?: string | null;
   @Field() proration!: boolean;
   @Field(() => String, { nullable: true }) hsnSac?: string | null;
   @Field(() => Money) cgstAmount!: number;

@@ -1,6 +1,281 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { validate as isUuid } from 'uuid';
+import type { Ctx } from '../../core/context';
+import { tenantOf } from '../../core/context';
+import { make, Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
+import { DomainError } from '../../core/errors';
+import { recordEvent } from '../../core/events';
+import { findOr404 } from '../../core/find';
+import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
+import { Customer } from '../customers/customer.entities';
+import { Merchant } from '../merchants/merchant.entities';
+import type { Payment } from '../payments/payment.entities';
+import { BillingReason, Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType } from './invoice.entities';
+import { financialYear, formatInvoiceNumber } from './invoice.numbering';
+import { merchantNow, takeInvoiceNumber } from './invoice.store';
+import { invoiceTax } from './invoice.tax';
+
+export interface InvoiceLineDraft {
+  description: string;
+  quantity: number;
+  /** Tax-exclusive price of one unit (contract 14). */
+  unitAmount: number;
+  /** Tax-exclusive amount of the line; may be negative (a credit line) as long as the subtotal is not. */
+  amount: number;
+  periodStart?: Date | null;
+  periodEnd?: Date | null;
+  proration?: boolean;
+}
+
+export interface InvoiceDraft {
+  type: InvoiceType;
+  billingReason: BillingReason;
+  /** Invoices: `open` or `paid`; credit notes: `issued`. */
+  status: InvoiceStatus;
+  customerId: string;
+  subscriptionId?: string | null;
+  paymentId?: string | null;
+  relatedInvoiceId?: string | null;
+  currency: string;
+  lines: InvoiceLineDraft[];
+  periodStart?: Date | null;
+  periodEnd?: Date | null;
+  /** Merchant time (the test clock in test mode): decides the financial year of the number. */
+  issuedAt: Date;
+  /** Default: `issuedAt` when issued paid. */
+  paidAt?: Date | null;
+  /** Credit from earlier credit notes taken off amount_due; capped at the total. */
+  creditApplied?: number;
+}
+
+export interface InvoiceListArgs extends PageArgs {
+  customerId?: string | null;
+  subscriptionId?: string | null;
+  type?: InvoiceType | null;
+}
+
+/** Commands on an issued invoice: from which statuses each may run, and the status it leaves. */
+const SETTLE: Record<'paid' | 'uncollectible' | 'void', { from: InvoiceStatus[]; to: InvoiceStatus; command: string }> = {
+  paid: { from: [InvoiceStatus.OPEN, InvoiceStatus.UNCOLLECTIBLE], to: InvoiceStatus.PAID, command: 'mark paid' },
+  uncollectible: { from: [InvoiceStatus.OPEN], to: InvoiceStatus.UNCOLLECTIBLE, command: 'mark uncollectible' },
+  void: { from: [InvoiceStatus.OPEN, InvoiceStatus.UNCOLLECTIBLE], to: InvoiceStatus.VOID, command: 'void' },
+};
 
 /** Invoices and credit notes: GST, gap-free numbers, issue and settle (contract 6 and 11). */
 export class InvoiceService {
   constructor(private readonly serializer: () => Serializer) {}
+
+  invoice(ctx: Ctx, id: string): Promise<Invoice> {
+    return findOr404(ctx.em, Invoice, id, 'invoice');
+  }
+
+  invoices(ctx: Ctx, args: InvoiceListArgs) {
+    tenantOf(ctx);
+    const where: Record<string, unknown> = {};
+    for (const key of ['customerId', 'subscriptionId'] as const) {
+      const id = args[key];
+      if (id == null) continue;
+      // A malformed id matches nothing, as an unknown one does.
+      if (!isUuid(id)) return paginate(ctx.em, Invoice, { id: null }, args);
+      where[key] = id;
+    }
+    if (args.type) where.type = args.type;
+    return paginate(ctx.em, Invoice, where, args);
+  }
+
+  /**
+   * Issues an invoice or credit note in the caller's transaction (`em` bound to the tenant): GST per contract 11 on
+   * the tax-exclusive lines, the next gap-free number of its type and financial year, and the outbox events
+   * (`invoice.created` or `credit_note.created`, and `invoice.paid` when issued paid). Called without a transaction,
+   * it opens one.
+   */
+  async issue(em: EntityManager, draft: InvoiceDraft): Promise<Invoice> {
+    if (!em.getTransactionContext()) return em.transactional((tx) => this.issue(tx, draft));
+    const tenant = boundTenant(em);
+    checkDraft(draft);
+    const currency = draft.currency.toUpperCase();
+    const merchant = await em.findOneOrFail(Merchant, { id: tenant.merchantId }, { refresh: true });
+    const customer = await em.findOne(Customer, { id: draft.customerId });
+    if (!customer) throw new Error(`invoice: customer ${draft.customerId} is not the tenant's`);
+
+    const merchantState = merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null;
+    // A registered customer's place of supply is its registration's state (the GSTIN's first two digits).
+    const customerState = customer.stateCode ?? customer.gstin?.slice(0, 2) ?? null;
+    const tax = invoiceTax(
+      draft.lines.map((l) => l.amount),
+      { currency, rateBps: merchant.taxRateBps, merchantGstin: merchant.gstin ?? null, merchantState, customerState },
+    );
+    const subtotal = tax.heads.total - tax.heads.tax;
+    const total = tax.heads.total;
+    const creditNote = draft.type === InvoiceType.CREDIT_NOTE;
+    const creditApplied = creditNote ? 0 : Math.min(draft.creditApplied ?? 0, total);
+    const paid = draft.status === InvoiceStatus.PAID;
+    const amountPaid = paid ? total - creditApplied : 0;
+
+    const fy = financialYear(draft.issuedAt);
+    const n = await takeInvoiceNumber(em, draft.type, fy);
+    const invoice = make(Invoice, {
+      type: draft.type,
+      number: formatInvoiceNumber(draft.type, tenant.mode, fy, n),
+      billingReason: draft.billingReason,
+      status: draft.status,
+      customerId: customer.id,
+      subscriptionId: draft.subscriptionId ?? null,
+      paymentId: draft.paymentId ?? null,
+      relatedInvoiceId: draft.relatedInvoiceId ?? null,
+      currency,
+      subtotal,
+      cgstAmount: tax.heads.cgst,
+      sgstAmount: tax.heads.sgst,
+      igstAmount: tax.heads.igst,
+      taxAmount: tax.heads.tax,
+      total,
+      creditApplied,
+      amountPaid,
+      // A credit note is owed by the merchant, not to it: nothing is due on it.
+      amountDue: creditNote ? 0 : total - creditApplied - amountPaid,
+      taxRateBps: tax.taxable ? merchant.taxRateBps : 0,
+      // An export (non-INR) is supplied outside India: no Indian state stands in for an unknown customer state.
+      placeOfSupply: customerState ?? (currency === 'INR' ? merchantState : null),
+      supplierGstin: merchant.gstin ?? null,
+      customerGstin: customer.gstin ?? null,
+      lineItems: draft.lines.map((l, i) => lineItem(l, tax.lines[i], merchant.sacCode ?? null)),
+      periodStart: draft.periodStart ?? null,
+      periodEnd: draft.periodEnd ?? null,
+      issuedAt: draft.issuedAt,
+      paidAt: paid ? (draft.paidAt ?? draft.issuedAt) : null,
+    });
+    em.persist(invoice);
+    await em.flush();
+    this.record(em, invoice, creditNote ? 'credit_note.created' : 'invoice.created', tenant.mode);
+    if (paid) this.record(em, invoice, 'invoice.paid', tenant.mode);
+    await em.flush();
+    return invoice;
+  }
+
+  /**
+   * The paid invoice of a one-time payment that just succeeded (contract 14: its amount is the tax-exclusive price),
+   * in the transaction that records the success, issued at merchant time.
+   */
+  async issueForPayment(em: EntityManager, payment: Payment): Promise<Invoice> {
+    const at = await merchantNow(em, boundTenant(em));
+    return this.issue(em, {
+      type: InvoiceType.INVOICE,
+      billingReason: BillingReason.ONE_TIME,
+      status: InvoiceStatus.PAID,
+      customerId: payment.customerId,
+      paymentId: payment.id,
+      currency: payment.currency,
+      lines: [
+        {
+          description: payment.referenceId ? `Order ${payment.referenceId}`.slice(0, 255) : 'One-time payment',
+          quantity: 1,
+          unitAmount: payment.amount,
+          amount: payment.amount,
+        },
+      ],
+      issuedAt: at,
+      paidAt: at,
+    });
+  }
+
+  /** open (or uncollectible) -> paid, with outbox `invoice.paid`; nothing when already paid. */
+  markPaid(em: EntityManager, invoiceId: string, paidAt: Date): Promise<Invoice> {
+    return this.settle(em, invoiceId, 'paid', (invoice) => {
+      invoice.amountPaid = invoice.total - invoice.creditApplied;
+      invoice.amountDue = 0;
+      invoice.paidAt = paidAt;
+      return 'invoice.paid';
+    });
+  }
+
+  /** open -> uncollectible; nothing when already uncollectible. */
+  markUncollectible(em: EntityManager, invoiceId: string): Promise<Invoice> {
+    return this.settle(em, invoiceId, 'uncollectible', () => 'invoice.marked_uncollectible');
+  }
+
+  /** open or uncollectible -> void (nothing is due any more); nothing when already void. */
+  voidInvoice(em: EntityManager, invoiceId: string): Promise<Invoice> {
+    return this.settle(em, invoiceId, 'void', (invoice) => {
+      invoice.amountDue = 0;
+      return 'invoice.voided';
+    });
+  }
+
+  private async settle(
+    em: EntityManager,
+    invoiceId: string,
+    to: keyof typeof SETTLE,
+    apply: (invoice: Invoice) => string,
+  ): Promise<Invoice> {
+    if (!em.getTransactionContext()) return em.transactional((tx) => this.settle(tx, invoiceId, to, apply));
+    const { mode } = boundTenant(em);
+    const rule = SETTLE[to];
+    const invoice = await findOr404(em, Invoice, invoiceId, 'invoice', { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (invoice.status === rule.to) return invoice;
+    if (invoice.type !== InvoiceType.INVOICE || !rule.from.includes(invoice.status)) {
+      throw new DomainError('invalid_state_transition', `Cannot ${rule.command} an invoice that is ${invoice.status}.`);
+    }
+    invoice.status = rule.to;
+    const event = apply(invoice);
+    await em.flush();
+    this.record(em, invoice, event, mode);
+    await em.flush();
+    return invoice;
+  }
+
+  /** The invoice as REST shows it (contract 6, with its line items): the payload of its outbound events. */
+  toRest(invoice: Invoice): Record<string, unknown> {
+    const serializer = this.serializer();
+    return {
+      ...serializer.toRest(invoice, 'Invoice'),
+      line_items: invoice.lineItems.map((l) => serializer.toRest(l, 'InvoiceLineItem')),
+    };
+  }
+
+  private record(em: EntityManager, invoice: Invoice, type: string, mode: Mode): void {
+    recordEvent(em, type, this.toRest(invoice), mode);
+  }
+}
+
+function boundTenant(em: EntityManager): TenantParams {
+  const t = em.getFilterParams<TenantParams>(TENANT_FILTER) as TenantParams | undefined;
+  if (!t?.merchantId || !t.mode) throw new Error('invoices are issued with an EntityManager bound to a tenant');
+  return t;
+}
+
+/** A draft comes from our own code (the subscriptions engine, payments): a bad one is a bug, not a client error. */
+function checkDraft(d: InvoiceDraft): void {
+  const creditNote = d.type === InvoiceType.CREDIT_NOTE;
+  const allowed = creditNote ? [InvoiceStatus.ISSUED] : [InvoiceStatus.OPEN, InvoiceStatus.PAID];
+  if (!allowed.includes(d.status)) throw new Error(`invoice draft: a ${d.type} cannot be issued ${d.status}`);
+  if (!d.lines.length) throw new Error('invoice draft: no lines');
+  for (const l of d.lines) {
+    if (!Number.isSafeInteger(l.amount) || !Number.isSafeInteger(l.unitAmount)) throw new Error('invoice draft: amounts are integer subunits');
+    if (!Number.isSafeInteger(l.quantity) || l.quantity < 1) throw new Error('invoice draft: quantity must be a positive integer');
+  }
+  if (d.lines.reduce((s, l) => s + l.amount, 0) < 0) throw new Error('invoice draft: the subtotal is negative');
+  if (d.creditApplied != null && (!Number.isSafeInteger(d.creditApplied) || d.creditApplied < 0)) {
+    throw new Error('invoice draft: creditApplied must be a non-negative integer');
+  }
+  if (!(d.issuedAt instanceof Date) || Number.isNaN(d.issuedAt.getTime())) throw new Error('invoice draft: issuedAt is not a date');
+}
+
+function lineItem(l: InvoiceLineDraft, tax: { cgst: number; sgst: number; igst: number }, sac: string | null): InvoiceLineItem {
+  // jsonb: dates are kept as ISO strings, as they read back.
+  return {
+    description: l.description,
+    quantity: l.quantity,
+    unitAmount: l.unitAmount,
+    amount: l.amount,
+    periodStart: l.periodStart ? l.periodStart.toISOString() : null,
+    periodEnd: l.periodEnd ? l.periodEnd.toISOString() : null,
+    proration: l.proration ?? false,
+    hsnSac: sac,
+    cgstAmount: tax.cgst,
+    sgstAmount: tax.sgst,
+    igstAmount: tax.igst,
+  };
 }

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from '../../core/context';
 import { defineLoader, tenantOf } from '../../core/context';
 import { Merchant } from './merchant.entities';
@@ -19,4 +20,9 @@ export function currentMerchant(ctx: Ctx): Promise<Merchant> {
 /** Hands the merchant that authenticated the request to the request's loader. */
 export function primeMerchant(ctx: Ctx, merchant: Merchant): void {
   merchantById(ctx).prime(merchant.id, merchant);
+}
+
+/** A merchant by id, outside a request (gateway events, the scheduler): its settings, such as max_retries. */
+export async function currentMerchantOf(em: EntityManager, merchantId: string): Promise<Merchant> {
+  return em.findOneOrFail(Merchant, { id: merchantId });
 }

@@ -1,5 +1,5 @@
 import { IsOptional, MaxLength } from 'class-validator';
-import { Arg, Ctx as C, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx as C, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { DomainError } from '../../core/errors';
@@ -7,6 +7,7 @@ import { DateTime } from '../../core/scalars';
 import { services } from '../../services';
 import { currentMerchant } from './current-merchant';
 import { Merchant } from './merchant.entities';
+import { UpdateTaxSettingsInput } from './merchant.inputs';
 
 @InputType()
 export class CreateMerchantInput {
@@ -16,6 +17,22 @@ export class CreateMerchantInput {
   @Field(() => String, { nullable: true, description: '2-digit GST state code' }) @IsOptional() @MaxLength(2) stateCode?: string | null;
   @Field(() => String, { nullable: true, description: "Default 'INR'" }) @IsOptional() @MaxLength(3) reportingCurrency?: string | null;
   @Field(() => Int, { nullable: true }) rateLimitPerSecond?: number | null;
+  @Field(() => Int, { nullable: true, description: 'GST rate in basis points, 0 to 10000; default 1800 (18%)' }) taxRateBps?: number | null;
+  @Field(() => String, { nullable: true, description: 'SAC of invoice lines, 4 to 8 digits' }) @IsOptional() @MaxLength(8) sacCode?: string | null;
+  @Field(() => String, { nullable: true, description: 'Registered address, at most 500 characters' }) @IsOptional() @MaxLength(500) address?: string | null;
+}
+
+@ObjectType({ description: "The GST settings the merchant's invoices are issued with." })
+export class TaxSettings {
+  @Field() get object(): string {
+    return 'tax_settings';
+  }
+  @Field(() => ID) merchantId!: string;
+  @Field(() => String, { nullable: true }) gstin!: string | null;
+  @Field(() => String, { nullable: true }) stateCode!: string | null;
+  @Field(() => Int) taxRateBps!: number;
+  @Field(() => String, { nullable: true }) sacCode!: string | null;
+  @Field(() => String, { nullable: true }) address!: string | null;
 }
 
 @ObjectType()
@@ -53,6 +70,20 @@ export class MerchantResolver {
     if (ctx.principal.kind !== 'admin') throw new DomainError('invalid_api_key', 'This operation needs the operator token.');
     const { merchant, apiKeys } = await services(ctx).merchants.create(input);
     return Object.assign(Object.create(CreatedMerchant.prototype), merchant, { apiKeys });
+  }
+
+  @Mutation(() => TaxSettings, { description: "Update this merchant's GST settings (both modes); omitted fields are kept, null clears." })
+  async updateTaxSettings(@C() ctx: Ctx, @Arg('input') input: UpdateTaxSettingsInput): Promise<TaxSettings> {
+    const { merchantId } = tenantOf(ctx);
+    const m = await services(ctx).merchants.updateTaxSettings(merchantId, input);
+    return Object.assign(new TaxSettings(), {
+      merchantId: m.id,
+      gstin: m.gstin ?? null,
+      stateCode: m.stateCode ?? null,
+      taxRateBps: m.taxRateBps,
+      sacCode: m.sacCode ?? null,
+      address: m.address ?? null,
+    });
   }
 
   @Mutation(() => RolledApiKey, { description: "Issue a new secret key for this mode; the old one stops after graceSeconds." })

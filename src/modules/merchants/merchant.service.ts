@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import currencyCodes from 'currency-codes';
 import { make, Mode } from '../../core/entity';
@@ -19,13 +20,56 @@ export function generateSecretKey(mode: Mode): string {
 /** Keys are long random secrets, so a fast hash is enough and lets every request check its key cheaply. */
 export const hashKey = (key: string) => crypto.createHash('sha256').update(key).digest('hex');
 
-export interface CreateMerchantData {
+export interface CreateMerchantData extends TaxSettingsData {
   name: string;
-  gstin?: string | null;
-  stateCode?: string | null;
   reportingCurrency?: string | null;
   rateLimitPerSecond?: number | null;
 }
+
+/** GST settings invoices are issued with (contract 11). In an update, an omitted field is kept and null clears it. */
+export interface TaxSettingsData {
+  gstin?: string | null;
+  stateCode?: string | null;
+  /** 0..10000 basis points; null: the default, 18%. */
+  taxRateBps?: number | null;
+  sacCode?: string | null;
+  address?: string | null;
+}
+
+export const DEFAULT_TAX_RATE_BPS = 1800;
+const MAX_ADDRESS_LENGTH = 500;
+
+/** GST state codes: 01..38, and 97 (other territory). */
+const isStateCode = (code: string) => /^\d{2}$/.test(code) && ((+code >= 1 && +code <= 38) || code === '97');
+
+/**
+ * Checks a merchant's complete tax settings: a 2-digit GST state code, a 15-character GSTIN whose first two digits are
+ * a state code (and the merchant's state code, when both are given), a rate of 0..10000 basis points, a SAC of 4 to 8
+ * digits, an address of at most 500 characters. 400 parameter_invalid naming the field otherwise.
+ */
+export function validateTaxSettings(s: { gstin: string | null; stateCode: string | null; taxRateBps: number; sacCode: string | null; address: string | null }): void {
+  if (s.gstin != null && (typeof s.gstin !== 'string' || !/^\d{2}[A-Z0-9]{13}$/.test(s.gstin) || !isStateCode(s.gstin.slice(0, 2)))) {
+    throw invalid('gstin', 'gstin must be a 15-character GSTIN starting with its 2-digit state code.');
+  }
+  if (s.stateCode != null && (typeof s.stateCode !== 'string' || !isStateCode(s.stateCode))) {
+    throw invalid('state_code', 'state_code must be a 2-digit GST state code (01 to 38, or 97).');
+  }
+  if (s.gstin != null && s.stateCode != null && s.gstin.slice(0, 2) !== s.stateCode) {
+    throw invalid('state_code', `state_code must be the GSTIN's state code (${s.gstin.slice(0, 2)}).`);
+  }
+  if (!Number.isInteger(s.taxRateBps) || s.taxRateBps < 0 || s.taxRateBps > 10_000) {
+    throw invalid('tax_rate_bps', 'tax_rate_bps must be an integer from 0 to 10000 (basis points: 1800 = 18%).');
+  }
+  if (s.sacCode != null && (typeof s.sacCode !== 'string' || !/^\d{4,8}$/.test(s.sacCode))) {
+    throw invalid('sac_code', 'sac_code must be 4 to 8 digits.');
+  }
+  if (s.address != null && (typeof s.address !== 'string' || s.address.length > MAX_ADDRESS_LENGTH)) {
+    throw invalid('address', `address must be at most ${MAX_ADDRESS_LENGTH} characters.`);
+  }
+}
+
+/** A blank address is no address. */
+const cleanAddress = (a: string | null | undefined) => (typeof a === 'string' ? a.trim() || null : (a ?? null));
 
 export interface IssuedKeys {
   merchant: Merchant;
@@ -90,12 +134,14 @@ export class MerchantService {
   async create(data: CreateMerchantData): Promise<IssuedKeys> {
     const name = data.name?.trim();
     if (!name) throw new DomainError('parameter_missing', 'Missing required parameter: name', 'name');
-    if (data.stateCode != null && !/^\d{2}$/.test(data.stateCode)) {
-      throw invalid('state_code', 'state_code must be a 2-digit GST state code.');
-    }
-    if (data.gstin != null && !/^\d{2}[A-Z0-9]{13}$/.test(data.gstin)) {
-      throw invalid('gstin', 'gstin must be a 15-character GSTIN.');
-    }
+    const tax = {
+      gstin: data.gstin ?? null,
+      stateCode: data.stateCode ?? data.gstin?.slice(0, 2) ?? null,
+      taxRateBps: data.taxRateBps ?? DEFAULT_TAX_RATE_BPS,
+      sacCode: data.sacCode ?? null,
+      address: cleanAddress(data.address),
+    };
+    validateTaxSettings(tax);
     const currency = (data.reportingCurrency ?? 'INR').toUpperCase();
     if (!currencyCodes.code(currency)) throw invalid('reporting_currency', `Unknown currency: ${data.reportingCurrency}`);
     if (data.rateLimitPerSecond != null && (!Number.isInteger(data.rateLimitPerSecond) || data.rateLimitPerSecond < 1)) {
@@ -104,8 +150,7 @@ export class MerchantService {
     const em = this.root.fork();
     const merchant = make(Merchant, {
       name,
-      gstin: data.gstin ?? null,
-      stateCode: data.stateCode ?? data.gstin?.slice(0, 2) ?? null,
+      ...tax,
       reportingCurrency: currency,
       rateLimitPerSecond: data.rateLimitPerSecond ?? null,
     });
@@ -116,6 +161,31 @@ export class MerchantService {
     em.persist(make(ApiKey, { merchantId: merchant.id, mode: Mode.LIVE, keyHash: hashKey(live), last4: live.slice(-4) }));
     await em.flush();
     return { merchant, apiKeys: { test, live } };
+  }
+
+  /**
+   * Changes the merchant's tax settings (omitted fields kept, null clears; a new GSTIN brings its state code unless one
+   * is given) and answers the merchant. Invoices read the settings afresh when issued; this process's cached key
+   * lookups drop the merchant at once, other processes' within their cache time (seconds).
+   */
+  async updateTaxSettings(merchantId: string, input: TaxSettingsData): Promise<Merchant> {
+    const merchant = await this.root.fork().transactional(async (em) => {
+      const m = await em.findOneOrFail(Merchant, { id: merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const gstin = input.gstin !== undefined ? input.gstin : (m.gstin ?? null);
+      const next = {
+        gstin,
+        stateCode:
+          input.stateCode !== undefined ? input.stateCode : input.gstin != null ? input.gstin.slice(0, 2) : (m.stateCode ?? null),
+        taxRateBps: input.taxRateBps !== undefined ? (input.taxRateBps ?? DEFAULT_TAX_RATE_BPS) : m.taxRateBps,
+        sacCode: input.sacCode !== undefined ? input.sacCode : (m.sacCode ?? null),
+        address: input.address !== undefined ? cleanAddress(input.address) : (m.address ?? null),
+      };
+      validateTaxSettings(next);
+      Object.assign(m, next);
+      return m;
+    });
+    for (const [hash, hit] of this.cache) if (hit.merchant.id === merchantId) this.cache.delete(hash);
+    return merchant;
   }
 
   /** The merchant and mode a secret key stands for, or null for an unknown, expired or malformed key. */

@@ -19,6 +19,7 @@ import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
 import { insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
+import type { InvoiceService } from '../invoices/invoice.service';
 import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
 
 export const MIN_PAYMENT_AMOUNT = 100;
@@ -40,6 +41,7 @@ export class PaymentService {
   constructor(
     private readonly providers: ProviderService,
     private readonly serializer: () => Serializer,
+    private readonly invoices: InvoiceService,
   ) {}
 
   /**
@@ -285,5 +287,7 @@ export class PaymentService {
     if (event.bank) payment.bank = event.bank;
     payment.failureReason = to === 'succeeded' ? null : (event.failureReason ?? (to === 'expired' ? 'checkout_expired' : 'payment_failed'));
     await this.changed(em, payment, to === 'expired' ? null : `payment.${to}`, mode);
+    // A payment succeeds once (PAYMENT_MOVES): its paid invoice is issued with the success, in the same transaction.
+    if (to === 'succeeded') await this.invoices.issueForPayment(em, payment);
   }
 }

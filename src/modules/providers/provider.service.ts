@@ -12,6 +12,7 @@ import { Credentials, GatewayError, GatewayPort, ProviderName } from '../../gate
 import { Provider, ProviderConnection } from './provider-connection.entities';
 import type { ConnectProviderInput, ProviderCredentialsInput } from './provider.inputs';
 import { connectionFor } from './provider.store';
+import { openSubscriptionsOfConnection } from '../subscriptions/subscription.store';
 
 export type GatewayFactory = (provider: ProviderName, credentials: Credentials) => GatewayPort;
 
@@ -127,14 +128,9 @@ export class ProviderService {
     });
   }
 
-  /** Non-terminal subscriptions keep their connection (checked once subscriptions exist). */
+  /** Subscriptions that have not ended keep their connection. */
   private async assertNotInUse(em: EntityManager, connection: ProviderConnection): Promise<void> {
-    const meta = em.getMetadata().find('Subscription');
-    if (!meta) return;
-    const inUse = await em.count('Subscription', {
-      connectionId: connection.id,
-      status: { $nin: ['cancelled', 'completed'] },
-    } as never);
+    const inUse = await openSubscriptionsOfConnection(em, connection.id);
     if (inUse) {
       throw new DomainError('provider_in_use', `This connection is used by ${inUse} subscription(s) that have not ended.`);
     }

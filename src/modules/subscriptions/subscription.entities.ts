@@ -1,4 +1,4 @@
-import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/core';
+import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
@@ -86,6 +86,8 @@ export class BillingSubscription extends TenantEntity {
   @Field(() => Int) @Property() retryAttempt: number = 0;
   /** Credit from credit notes not yet applied to an invoice (subunits of `currency`). */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) creditBalance: number = 0;
+  /** When the charge that started dunning failed: retries are due 1, 3 and 5 days after it (contract 14). */
+  @Property({ type: 'timestamptz', nullable: true }) pastDueSince?: Date | null;
   /** The invoice of the charge that failed, while dunning runs. */
   @Property({ type: 'uuid', nullable: true }) openInvoiceId?: string | null;
 
@@ -95,6 +97,9 @@ export class BillingSubscription extends TenantEntity {
   /** A command calling the gateway right now: another command meanwhile is refused (409). */
   @Property({ nullable: true }) pendingCommand?: string | null;
   @Property({ type: 'timestamptz', nullable: true }) pendingCommandAt?: Date | null;
+
+  /** When the reconciliation job last read this subscription from the gateway. */
+  @Property({ type: 'timestamptz', nullable: true }) reconciledAt?: Date | null;
 
   @Field(() => DateTime)
   @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
@@ -117,4 +122,14 @@ export class SubscriptionEvent extends TenantEntity {
   @Field() @Property({ length: 64 }) eventType!: string;
   @Field() @Property({ length: 16 }) triggeredBy!: string;
   @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadataJson: Record<string, unknown> = {};
+}
+
+/**
+ * How far the gateway sandbox's clock was moved for a merchant's test mode (subscription.time.ts): test-clock advances
+ * only ask the sandbox for time it has not seen, so a renewal the gateway never reported cannot stall an advance.
+ */
+@Entity({ tableName: 'gateway_clock_syncs' })
+export class GatewayClockSync {
+  @PrimaryKey({ type: 'uuid' }) merchantId!: string;
+  @Property({ type: 'timestamptz' }) syncedTo!: Date;
 }

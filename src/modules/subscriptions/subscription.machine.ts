@@ -48,7 +48,8 @@ export interface Transition {
 }
 
 const S = SubscriptionStatus;
-const cancelled: Transition = { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['api'] };
+// A cancellation made at the gateway (its dashboard, a revoked mandate) arrives as a webhook.
+const cancelled: Transition = { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['api', 'webhook'] };
 
 export const TRANSITIONS: Readonly<Record<SubscriptionStatus, Partial<Record<SubscriptionTrigger, Transition>>>> = {
   [S.CREATED]: {
@@ -60,7 +61,7 @@ export const TRANSITIONS: Readonly<Record<SubscriptionStatus, Partial<Record<Sub
   [S.TRIALING]: {
     charge_succeeded: { to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
     charge_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    trial_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler'] },
+    trial_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler', 'webhook'] },
     cancel: cancelled,
     change_plan: { to: S.TRIALING, eventType: 'subscription.plan_changed', by: ['api'] },
   },
@@ -68,7 +69,7 @@ export const TRANSITIONS: Readonly<Record<SubscriptionStatus, Partial<Record<Sub
     pause: { to: S.PAUSED, eventType: 'subscription.paused', by: ['api'] },
     charge_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
     cancel: cancelled,
-    period_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler'] },
+    period_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler', 'webhook'] },
     complete: { to: S.COMPLETED, eventType: 'subscription.completed', by: ['scheduler'] },
     change_plan: { to: S.ACTIVE, eventType: 'subscription.plan_changed', by: ['api'] },
   },

@@ -1,2 +1,436 @@
-/** Subscriptions: create, commands, gateway events and the scheduler's actions (stub, being written). */
-export class SubscriptionService {}
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7, validate as isUuid } from 'uuid';
+import type { Ctx } from '../../core/context';
+import { tenantOf } from '../../core/context';
+import { normaliseCurrency } from '../../core/currency';
+import { Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
+import { DomainError, invalid } from '../../core/errors';
+import { announce, recordEvent } from '../../core/events';
+import { findOr404 } from '../../core/find';
+import { logger } from '../../core/logger';
+import { PageArgs, paginate } from '../../core/pagination';
+import type { Serializer } from '../../core/serialize';
+import { validateMetadata, validateUrl } from '../../core/validate';
+import { GatewayError, GatewayEvent, GatewayPort } from '../../gateways/port';
+import { recordGatewayEvent } from '../payments/payment.store';
+import { applySubscriptionEvent } from './subscription.gateway-events';
+import { Plan, Price, Product } from '../catalog/catalog.entities';
+import { pickDefaultPrice } from '../catalog/catalog.service';
+import { lockPriceRegistration, recordProviderPriceId } from '../catalog/catalog.store';
+import { Customer } from '../customers/customer.entities';
+import { normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
+import type { IdempotentAttempt } from '../idempotency/with-idempotency';
+import type { InvoiceService } from '../invoices/invoice.service';
+import { currentMerchant } from '../merchants/current-merchant';
+import { ProviderConnection } from '../providers/provider-connection.entities';
+import { fromGatewayError, ProviderService } from '../providers/provider.service';
+import type { Clock } from '../test-clock/test-clock.service';
+import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
+import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
+import { SubscriptionChange } from './subscription.lifecycle';
+import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
+import { changePlan, ChangePlanResult } from './change-plan';
+import { eventsOf, insertSubscription } from './subscription.store';
+
+/** A command that called the gateway and did not come back within this is taken to have died (its claim lapses). */
+const COMMAND_CLAIM_MS = 60_000;
+
+const S = SubscriptionStatus;
+
+/**
+ * Subscriptions' use cases (contract 6, 7, 14): create, read, and the commands pause, resume, cancel and
+ * change-plan. Gateway events and the scheduler's actions are in subscription.gateway-events.ts and
+ * subscription.scheduler.ts; every state move of all three goes through SubscriptionChange (the table and the audit row).
+ */
+export class SubscriptionService {
+  constructor(
+    /** The ORM's root EntityManager: work outside a request forks it, bound to one tenant. */
+    readonly root: EntityManager,
+    readonly providers: ProviderService,
+    readonly invoices: InvoiceService,
+    readonly clock: Clock,
+    readonly serializer: () => Serializer,
+  ) {}
+
+  /** Merchant time for a tenant (the test clock in test mode). */
+  now(tenant: TenantParams): Promise<Date> {
+    return this.clock.now(tenant.merchantId, tenant.mode);
+  }
+
+  change(em: EntityManager, sub: BillingSubscription): SubscriptionChange {
+    return new SubscriptionChange(em, sub, this.serializer);
+  }
+
+  /**
+   * Creates a subscription and its hosted mandate checkout. The price is registered at the gateway first (once), then
+   * the checkout; only when the gateway has answered are the customer, the subscription and its first audit row
+   * written, together. A retry with the same Idempotency-Key reuses the subscription id, so the gateway replays.
+   */
+  async create(ctx: Ctx, input: CreateSubscriptionInput, attempt: IdempotentAttempt | null = null): Promise<BillingSubscription> {
+    const merchant = await currentMerchant(ctx);
+    const id = attempt?.resourceId ?? uuidv7();
+    const existing = attempt && !attempt.fresh ? await ctx.em.findOne(BillingSubscription, { id }) : null;
+    if (existing) return existing;
+
+    validateUrl(input.successUrl, 'success_url');
+    validateUrl(input.cancelUrl, 'cancel_url');
+    const metadata = validateMetadata(input.metadata);
+    if (input.couponCode != null && !/^[A-Za-z0-9_-]{1,64}$/.test(input.couponCode)) {
+      throw invalid('coupon_code', 'coupon_code is 1 to 64 letters, digits, - or _.');
+    }
+    const customer = await this.customerFor(ctx, input);
+    const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
+    if (!plan.billingFrequency) {
+      throw new DomainError('plan_not_recurring', `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`, 'plan_id');
+    }
+    const price = await this.pickPrice(ctx, plan, input.priceId, input.currency, merchant.reportingCurrency);
+    const product = await findOr404(ctx.em, Product, plan.productId, 'product');
+    const connection = await this.providers.resolve(ctx, input.provider);
+    const gateway = this.providers.gatewayFor(connection);
+    const providerPriceId = await this.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product });
+    await this.alignSandboxClock(ctx, gateway);
+
+    const fill = (url: string) => url.replaceAll('{SUBSCRIPTION_ID}', id);
+    let checkout;
+    try {
+      checkout = await gateway.createSubscriptionCheckout({
+        subscriptionId: id,
+        providerPriceId,
+        amount: price.amount,
+        currency: price.currency,
+        setupFee: price.setupFee,
+        trialDays: plan.trialPeriodDays,
+        maxCycles: plan.maxCycles ?? null,
+        customer: { email: customer.email, name: customer.name ?? null, phone: customer.phone ?? null },
+        successUrl: fill(input.successUrl),
+        cancelUrl: fill(input.cancelUrl),
+        idempotencyKey: `subscription-${id}`,
+      });
+    } catch (err) {
+      ctx.log.warn({ err, subscription_id: id, provider: connection.provider }, 'gateway subscription checkout failed');
+      throw fromGatewayError(err);
+    }
+
+    return ctx.em.transactional(async (em) => {
+      const sub = await insertSubscription(
+        em,
+        {
+          id,
+          productId: product.id,
+          planId: plan.id,
+          priceId: price.id,
+          currency: price.currency,
+          amount: price.amount,
+          setupFee: price.setupFee,
+          billingFrequency: plan.billingFrequency!,
+          billingInterval: plan.billingInterval,
+          trialPeriodDays: plan.trialPeriodDays,
+          trialEndAction: plan.trialEndAction,
+          provider: connection.provider,
+          connectionId: connection.id,
+          providerSubscriptionId: checkout.providerSubscriptionId ?? null,
+          providerCustomerId: checkout.providerCustomerId ?? null,
+          checkoutSessionId: checkout.checkoutSessionId,
+          checkoutUrl: checkout.checkoutUrl,
+          successUrl: fill(input.successUrl),
+          cancelUrl: fill(input.cancelUrl),
+          maxCycles: plan.maxCycles ?? null,
+          couponCode: input.couponCode ?? null,
+          metadata,
+        },
+        'id' in customer && customer.id ? { id: customer.id } : customer,
+        uuidv7(),
+      );
+      // The audit row was written with the row; the outbox event and the live notice go with the same commit.
+      recordEvent(em, 'subscription.created', this.serializer().toRest(sub), tenantOf(ctx).mode);
+      await em.flush();
+      await announce(em, { topic: 'subscription', merchantId: sub.merchantId, mode: sub.mode, id: sub.id });
+      return sub;
+    });
+  }
+
+  /**
+   * In test mode with the test clock moved, the gateway sandbox's clock is brought to the merchant's first, so the
+   * mandate is authorised (and periods start) on the merchant's time even for a connection made after the advance.
+   */
+  private async alignSandboxClock(ctx: Ctx, gateway: GatewayPort): Promise<void> {
+    const tenant = tenantOf(ctx);
+    if (tenant.mode !== Mode.TEST) return;
+    const now = await this.now(tenant);
+    if (now.getTime() - Date.now() < 1_000) return;
+    try {
+      await gateway.advanceTestClock(now);
+    } catch (err) {
+      if (!(err instanceof GatewayError && err.code === 'gateway_rejected')) throw fromGatewayError(err);
+    }
+  }
+
+  /** The request's customer: `customer_id`, else found or created by `customer_email` when the subscription is written. */
+  private async customerFor(
+    ctx: Ctx,
+    input: CreateSubscriptionInput,
+  ): Promise<{ id?: string; email: string; name?: string | null; phone?: string | null; stateCode?: string | null; gstin?: string | null }> {
+    const details = {
+      name: input.customerName ?? null,
+      phone: input.customerPhone ?? null,
+      stateCode: input.customerStateCode ?? null,
+      gstin: input.customerGstin ?? null,
+    };
+    if (input.customerId) {
+      const c = await findOr404(ctx.em, Customer, input.customerId, 'customer', { param: 'customer_id' });
+      return { id: c.id, email: c.email, name: c.name, phone: c.phone, stateCode: c.stateCode, gstin: c.gstin };
+    }
+    if (!input.customerEmail) {
+      throw new DomainError('parameter_missing', 'Missing required parameter: customer_email (or customer_id).', 'customer_email');
+    }
+    const customer = { email: normaliseEmail(input.customerEmail), ...details };
+    validateCustomerDetails(customer);
+    return customer;
+  }
+
+  /** `price_id` (one of the plan's), else the plan's default price in `currency`, else the plan's default price. */
+  private async pickPrice(ctx: Ctx, plan: Plan, priceId: string | null | undefined, currency: string | null | undefined, reporting: string): Promise<Price> {
+    if (priceId) {
+      const price = await findOr404(ctx.em, Price, priceId, 'price', { param: 'price_id' });
+      if (price.planId !== plan.id) throw invalid('price_id', `Price ${price.id} is not a price of plan ${plan.id}.`);
+      if (currency && normaliseCurrency(currency) !== price.currency) {
+        throw new DomainError('currency_mismatch', `Price ${price.id} is in ${price.currency}, not ${currency.toUpperCase()}.`, 'currency');
+      }
+      return price;
+    }
+    const defaults = await ctx.em.find(Price, { planId: plan.id, isDefault: true }, { orderBy: { id: 'asc' } });
+    if (currency) {
+      const code = normaliseCurrency(currency);
+      const price = defaults.find((p) => p.currency === code);
+      if (!price) throw invalid('currency', `Plan ${plan.id} has no default price in ${code}.`);
+      return price;
+    }
+    const price = pickDefaultPrice(defaults, reporting);
+    if (!price) throw invalid('plan_id', `Plan ${plan.id} has no default price: give price_id.`);
+    return price;
+  }
+
+  /**
+   * The price's id at the connection's gateway, registered there the first time a subscription needs it (Stripe
+   * Product + Price, Razorpay Plan) — exactly once however many requests race: they queue on a transaction-scoped
+   * advisory lock of the price and gateway, and all but the first find the id recorded.
+   */
+  async registerPriceAtGateway(
+    ctx: Ctx,
+    gateway: GatewayPort,
+    connection: ProviderConnection,
+    c: { price: Price; plan: Plan; product: Product },
+  ): Promise<string> {
+    const known = c.price.providerPriceIds?.[connection.provider];
+    if (known) return known;
+    return ctx.em.fork().transactional(async (em) => {
+      const recorded = await lockPriceRegistration(em, c.price.id, connection.provider);
+      if (recorded) return recorded;
+      let registered;
+      try {
+        registered = await gateway.registerPrice({
+          priceId: c.price.id,
+          productName: c.product.name,
+          planName: c.plan.name,
+          amount: c.price.amount,
+          currency: c.price.currency,
+          frequency: c.plan.billingFrequency!,
+          interval: c.plan.billingInterval,
+          idempotencyKey: `price-${c.price.id}-${connection.id}`,
+        });
+      } catch (err) {
+        ctx.log.warn({ err, price_id: c.price.id, provider: connection.provider }, 'gateway price registration failed');
+        throw fromGatewayError(err);
+      }
+      await recordProviderPriceId(em, c.price.id, connection.provider, registered.providerPriceId);
+      return registered.providerPriceId;
+    });
+  }
+
+  subscription(ctx: Ctx, id: string) {
+    return findOr404(ctx.em, BillingSubscription, id, 'subscription');
+  }
+
+  subscriptions(ctx: Ctx, args: PageArgs & { status?: SubscriptionStatus | null; customerId?: string | null; planId?: string | null }) {
+    tenantOf(ctx);
+    const where: Record<string, unknown> = {};
+    if (args.status) where.status = args.status;
+    for (const [key, value] of [['customerId', args.customerId], ['planId', args.planId]] as const) {
+      if (!value) continue;
+      if (!isUuid(value)) return paginate(ctx.em, BillingSubscription, { id: null }, args);
+      where[key] = value;
+    }
+    return paginate(ctx.em, BillingSubscription, where, args);
+  }
+
+  /** The audit trail, oldest first (404 for an unknown id, as for the subscription itself). */
+  async events(ctx: Ctx, id: string): Promise<SubscriptionEvent[]> {
+    await this.subscription(ctx, id);
+    return eventsOf(ctx.em, id);
+  }
+
+  // --- commands ---------------------------------------------------------------------------------------------------
+
+  pause(ctx: Ctx, id: string): Promise<BillingSubscription> {
+    return this.command(ctx, id, 'pause', (gw, sub) => gw.pauseSubscription(sub.providerSubscriptionId!), (change, now) => {
+      change.move('pause', 'api');
+      change.sub.pausedAt = now;
+    });
+  }
+
+  resume(ctx: Ctx, id: string): Promise<BillingSubscription> {
+    return this.command(ctx, id, 'resume', (gw, sub) => gw.resumeSubscription(sub.providerSubscriptionId!), (change) => {
+      change.move('resume', 'api');
+      change.sub.pausedAt = null;
+    });
+  }
+
+  /**
+   * Cancels now, or at the end of the period (trial) with `atPeriodEnd`: then the status stays and the scheduler
+   * cancels when the period ends (the gateway is told to stop charging then). A subscription not yet authorised has
+   * no period: it is cancelled now either way.
+   */
+  cancel(ctx: Ctx, id: string, atPeriodEnd: boolean): Promise<BillingSubscription> {
+    return this.command(
+      ctx,
+      id,
+      'cancel',
+      (gw, sub) => (sub.status === S.CREATED ? Promise.resolve() : gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd: atPeriodEnd })),
+      (change, now) => {
+        const sub = change.sub;
+        if (atPeriodEnd && sub.status !== S.CREATED) {
+          transition(sub.status, 'cancel', 'api'); // the later cancellation must be one the table allows now
+          sub.cancelAtPeriodEnd = true;
+          const trial = sub.status === S.TRIALING;
+          change.schedule(trial ? ScheduledAction.TRIAL_END_CANCEL : ScheduledAction.PERIOD_END_CANCEL, (trial ? sub.trialEnd : sub.currentPeriodEnd) ?? now);
+          return;
+        }
+        change.move('cancel', 'api', atPeriodEnd ? {} : { cancel_at_period_end: false });
+        sub.cancelledAt = now;
+        sub.endedAt = now;
+        change.schedule(null);
+      },
+      // Already set to end: asking again changes nothing and needs no gateway call.
+      (sub) => atPeriodEnd && sub.cancelAtPeriodEnd,
+    );
+  }
+
+  async changePlan(ctx: Ctx, id: string, input: ChangePlanInput): Promise<ChangePlanResult> {
+    return changePlan(this, ctx, id, input);
+  }
+
+  /**
+   * A command on one subscription, mirrored to the gateway outside any transaction: (1) under the row lock, check the
+   * table and claim the subscription for this command (a concurrent command then answers 409); (2) call the gateway;
+   * a refusal answers 502 and releases the claim, changing nothing; (3) under the lock again, apply the change with
+   * its audit row and outbox event.
+   */
+  async command(
+    ctx: Ctx,
+    id: string,
+    trigger: SubscriptionTrigger,
+    atGateway: (gw: GatewayPort, sub: BillingSubscription) => Promise<void>,
+    apply: (change: SubscriptionChange, now: Date) => void | Promise<void>,
+    noop: (sub: BillingSubscription) => boolean = () => false,
+  ): Promise<BillingSubscription> {
+    const tenant = tenantOf(ctx);
+    const claimed = await ctx.em.transactional(async (em) => {
+      const sub = await findOr404(em, BillingSubscription, id, 'subscription', { lockMode: LockMode.PESSIMISTIC_WRITE });
+      transition(sub.status, trigger, 'api');
+      if (noop(sub)) return { sub, skip: true };
+      const now = new Date();
+      if (sub.pendingCommand && sub.pendingCommandAt && now.getTime() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS) {
+        throw new DomainError(
+          'invalid_state_transition',
+          `Cannot ${trigger.replace(/_/g, ' ')} this subscription while another command (${sub.pendingCommand.replace(/_/g, ' ')}) is in progress.`,
+        );
+      }
+      sub.pendingCommand = trigger;
+      sub.pendingCommandAt = now;
+      await em.flush();
+      return { sub, skip: false };
+    });
+    if (claimed.skip) return claimed.sub;
+    const sub = claimed.sub;
+    try {
+      if (sub.providerSubscriptionId || sub.status === S.CREATED) {
+        const connection = await this.connectionOf(ctx.em, sub);
+        await atGateway(this.providers.gatewayFor(connection), sub);
+      }
+    } catch (err) {
+      await this.release(ctx.em, id);
+      ctx.log.warn({ err, subscription_id: id, command: trigger }, 'gateway refused a subscription command');
+      throw fromGatewayError(err);
+    }
+    const now = await this.now(tenant);
+    try {
+      return await ctx.em.transactional(async (em) => {
+        const locked = await findOr404(em, BillingSubscription, id, 'subscription', { lockMode: LockMode.PESSIMISTIC_WRITE });
+        locked.pendingCommand = null;
+        locked.pendingCommandAt = null;
+        const change = this.change(em, locked);
+        await apply(change, now);
+        await change.save();
+        return locked;
+      });
+    } catch (err) {
+      await this.release(ctx.em, id);
+      throw err;
+    }
+  }
+
+  private async release(em: EntityManager, id: string): Promise<void> {
+    await em.fork().transactional(async (tx) => {
+      const sub = await tx.findOne(BillingSubscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (sub) {
+        sub.pendingCommand = null;
+        sub.pendingCommandAt = null;
+      }
+    });
+  }
+
+  async connectionOf(em: EntityManager, sub: BillingSubscription): Promise<ProviderConnection> {
+    const c = await em.findOne(ProviderConnection, { id: sub.connectionId }, { populate: ['credentialsSealed'] });
+    if (!c) throw new DomainError('provider_not_connected', `The ${sub.provider} connection of this subscription was removed.`);
+    return c;
+  }
+
+  /** A gateway call made after a change committed (best effort: the reconciliation job and scheduler cover a failure). */
+  async afterCommit(sub: BillingSubscription, what: string, call: (gw: GatewayPort) => Promise<unknown>): Promise<void> {
+    try {
+      const connection = await this.connectionOf(SubscriptionService.forTenant(this.root, sub), sub);
+      await call(this.providers.gatewayFor(connection));
+    } catch (err) {
+      logger.warn({ err, subscription_id: sub.id, what }, 'gateway follow-up call failed');
+    }
+  }
+
+  /**
+   * Applies a verified gateway event about a subscription once (the (provider, event id) row is the guard), in one
+   * transaction under the connection's tenant; gateway calls it leads to run after the commit. False: a repeat.
+   */
+  async applyGatewayEvent(em: EntityManager, connection: ProviderConnection, event: GatewayEvent): Promise<boolean> {
+    const follow = await em.transactional(async (tx) => {
+      const fresh = await recordGatewayEvent(tx, { merchantId: connection.merchantId, mode: connection.mode }, {
+        provider: connection.provider,
+        eventId: event.eventId,
+        type: event.rawType,
+        connectionId: connection.id,
+        payload: event.raw,
+      });
+      return fresh ? applySubscriptionEvent(this, tx, connection, event) : null;
+    });
+    if (!follow) return false;
+    for (const f of follow) await f();
+    return true;
+  }
+
+  /** A tenant-bound EntityManager for work outside a request (gateway events, the scheduler). */
+  static forTenant(root: EntityManager, tenant: TenantParams): EntityManager {
+    const em = root.fork({ clear: true });
+    em.setFilterParams(TENANT_FILTER, tenant);
+    return em;
+  }
+}
+

@@ -1,0 +1,77 @@
+import { gst, Gst } from '../subscriptions/billing';
+
+/**
+ * GST of one invoice, per head and per line (contract 11), as pure integer arithmetic.
+ *
+ * The heads are computed once, on the invoice's subtotal, with billing.ts `gst()` (the contract's formula, rounding
+ * half away from zero). Each head is then allocated to the lines in proportion to their amounts by the largest-remainder
+ * rule, so the lines' heads sum to the invoice's heads exactly and each line's share is within one subunit of its exact
+ * proportional share. (Rounding per line and summing would make the invoice heads drift from the contract's formula by
+ * up to one subunit per line.) CGST and SGST are equal on the invoice and so are allocated identically on every line.
+ */
+
+export interface TaxParties {
+  currency: string;
+  rateBps: number;
+  merchantGstin: string | null;
+  merchantState: string | null;
+  customerState: string | null;
+}
+
+export interface LineTax {
+  cgst: number;
+  sgst: number;
+  igst: number;
+}
+
+export interface InvoiceTax {
+  heads: Gst;
+  lines: LineTax[];
+  /** Whether GST applies at all (an INR invoice of a merchant with a GSTIN). */
+  taxable: boolean;
+}
+
+/** floor(a / b) for a positive b (BigInt division truncates toward zero). */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n ? q - 1n : q;
+}
+
+/**
+ * Splits `total` over `weights` in proportion (largest remainder): shares are floor(total x w / sum) and the subunits
+ * left over go one each to the largest remainders, the earlier line first on a tie. The shares sum to `total` exactly.
+ * Weights may be negative (a credit line on an invoice); their sum must be positive unless `total` is 0.
+ */
+export function allocate(total: number, weights: readonly number[]): number[] {
+  if (total === 0 || weights.length === 0) return weights.map(() => 0);
+  const sum = weights.reduce((s, w) => s + BigInt(w), 0n);
+  if (sum <= 0n) throw new Error(`allocate: the weights must sum to a positive amount to share ${total}`);
+  const t = BigInt(total);
+  const shares = weights.map((w, i) => {
+    const exact = t * BigInt(w);
+    const floor = floorDiv(exact, sum);
+    return { i, floor, remainder: exact - floor * sum };
+  });
+  let left = t - shares.reduce((s, x) => s + x.floor, 0n);
+  const order = [...shares].sort((a, b) => (a.remainder === b.remainder ? a.i - b.i : a.remainder > b.remainder ? -1 : 1));
+  for (const s of order) {
+    if (left <= 0n) break;
+    s.floor += 1n;
+    left -= 1n;
+  }
+  return shares.map((s) => Number(s.floor));
+}
+
+/** The heads on the subtotal (billing.ts `gst()`), and each line's share of every head. */
+export function invoiceTax(lineAmounts: readonly number[], parties: TaxParties): InvoiceTax {
+  const subtotal = lineAmounts.reduce((s, a) => s + a, 0);
+  const heads = gst({ subtotal, ...parties });
+  const cgst = allocate(heads.cgst, lineAmounts);
+  const sgst = allocate(heads.sgst, lineAmounts);
+  const igst = allocate(heads.igst, lineAmounts);
+  return {
+    heads,
+    lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
+    taxable: parties.currency.toUpperCase() === 'INR' && !!parties.merchantGstin,
+  };
+}

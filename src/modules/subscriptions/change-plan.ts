@@ -1,0 +1,157 @@
+import { Field, ObjectType } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { DomainError, invalid } from '../../core/errors';
+import { findOr404 } from '../../core/find';
+import { Money } from '../../core/scalars';
+import { Plan, Price, Product } from '../catalog/catalog.entities';
+import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
+import { prorate } from './billing';
+import { BillingSubscription } from './subscription.entities';
+import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
+import { periodOf } from './subscription.lifecycle';
+import { SubscriptionStatus, transition } from './subscription.machine';
+import type { SubscriptionService } from './subscription.service';
+
+@ObjectType({ description: 'The prorated amounts of a plan change (contract 11).' })
+export class Proration {
+  @Field(() => Money) creditAmount!: number;
+  @Field(() => Money) debitAmount!: number;
+  @Field(() => Money, { description: 'debit - credit: > 0 an adjustment invoice, < 0 a credit note' }) netAmount!: number;
+  @Field() currency!: string;
+}
+
+@ObjectType({ description: 'The answer of a plan change: the subscription, its proration and the invoice or credit note it issued.' })
+export class ChangePlanResult {
+  @Field(() => BillingSubscription) subscription!: BillingSubscription;
+  @Field(() => Proration, { nullable: true }) proration!: Proration | null;
+  @Field(() => Invoice, { nullable: true }) invoice!: Invoice | null;
+  @Field(() => Invoice, { nullable: true }) creditNote!: Invoice | null;
+}
+
+/**
+ * Change plan (contract 6 and 11), allowed from active and trialing. The new price is registered at the gateway and
+ * the gateway's subscription moved to it first (a refusal: 502, nothing changes); then, in one transaction, the
+ * proration over the seconds left: the same cadence keeps the period, another cadence starts a new one now and bills
+ * the new price in full. A positive net is an adjustment invoice, a negative one a credit note whose total is carried
+ * to the next invoices. No proration in a trial, nor with proration_behavior none.
+ */
+export async function changePlan(service: SubscriptionService, ctx: Ctx, id: string, input: ChangePlanInput): Promise<ChangePlanResult> {
+  const current = await service.subscription(ctx, id);
+  transition(current.status, 'change_plan', 'api');
+  const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
+  if (!plan.billingFrequency) {
+    throw new DomainError('plan_not_recurring', `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`, 'plan_id');
+  }
+  const price = await pickPrice(ctx, plan, input.priceId, current.currency);
+  if (price.id === current.priceId) throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
+  const product = await findOr404(ctx.em, Product, plan.productId, 'product');
+  const connection = await service.connectionOf(ctx.em, current);
+  const gateway = service.providers.gatewayFor(connection);
+  const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product });
+  const behavior = input.prorationBehavior ?? ProrationBehavior.CREATE_PRORATIONS;
+
+  const result = new ChangePlanResult();
+  result.proration = null;
+  result.invoice = null;
+  result.creditNote = null;
+  result.subscription = await service.command(
+    ctx,
+    id,
+    'change_plan',
+    (gw, sub) =>
+      gw.changeSubscriptionPrice({
+        providerSubscriptionId: sub.providerSubscriptionId!,
+        providerPriceId,
+        amount: price.amount,
+        currency: price.currency,
+        idempotencyKey: `change-${sub.id}-${price.id}`,
+      }),
+    async (change, now) => {
+      const sub = change.sub;
+      if (price.currency !== sub.currency) throw new DomainError('currency_mismatch', `The new price is in ${price.currency}, the subscription in ${sub.currency}.`, 'price_id');
+      const old = { planId: sub.planId, priceId: sub.priceId, amount: sub.amount };
+      const sameCadence = plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
+      const prorated = sub.status === SubscriptionStatus.ACTIVE && behavior === ProrationBehavior.CREATE_PRORATIONS;
+      change.move('change_plan', 'api', {
+        from_plan_id: old.planId,
+        to_plan_id: plan.id,
+        from_price_id: old.priceId,
+        to_price_id: price.id,
+        proration_behavior: behavior,
+      });
+      Object.assign(sub, {
+        productId: plan.productId,
+        planId: plan.id,
+        priceId: price.id,
+        amount: price.amount,
+        setupFee: price.setupFee,
+        billingFrequency: plan.billingFrequency!,
+        billingInterval: plan.billingInterval,
+        maxCycles: plan.maxCycles ?? null,
+        trialEndAction: plan.trialEndAction,
+      });
+      if (!prorated || !sub.currentPeriodStart || !sub.currentPeriodEnd) {
+        if (!sameCadence && sub.status === SubscriptionStatus.ACTIVE) restartPeriod(sub, now);
+        return;
+      }
+      const p = prorate({ oldAmount: old.amount, newAmount: price.amount, periodStart: sub.currentPeriodStart, periodEnd: sub.currentPeriodEnd, at: now, sameCadence });
+      result.proration = Object.assign(new Proration(), { creditAmount: p.credit, debitAmount: p.debit, netAmount: p.net, currency: sub.currency });
+      const periodEnd = sub.currentPeriodEnd;
+      if (p.restartsPeriod) {
+        restartPeriod(sub, now);
+        sub.cyclesCompleted += 1; // the new period is billed in full below
+      }
+      if (p.net === 0) return;
+      const line = {
+        description: p.net > 0 ? `Plan change to ${plan.name}: prorated difference` : `Plan change to ${plan.name}: unused time credited`,
+        quantity: 1,
+        unitAmount: Math.abs(p.net),
+        amount: Math.abs(p.net),
+        periodStart: now,
+        periodEnd: p.restartsPeriod ? sub.currentPeriodEnd : periodEnd,
+        proration: true,
+      };
+      const common = {
+        billingReason: BillingReason.SUBSCRIPTION_UPDATE,
+        customerId: sub.customerId,
+        subscriptionId: sub.id,
+        currency: sub.currency,
+        lines: [line],
+        periodStart: line.periodStart,
+        periodEnd: line.periodEnd,
+        issuedAt: now,
+      };
+      if (p.net > 0) {
+        result.invoice = await service.invoices.issue(change.em, { ...common, type: InvoiceType.INVOICE, status: InvoiceStatus.OPEN });
+      } else {
+        result.creditNote = await service.invoices.issue(change.em, { ...common, type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED });
+        sub.creditBalance += result.creditNote.total;
+      }
+    },
+  );
+  return result;
+}
+
+/** A new cadence starts its first period now. */
+function restartPeriod(sub: BillingSubscription, now: Date): void {
+  sub.billingAnchor = now;
+  sub.anchorCycle = 0;
+  const p = periodOf(sub, now, 0);
+  sub.currentPeriodStart = p.start;
+  sub.currentPeriodEnd = p.end;
+}
+
+/** `price_id` (one of the new plan's), else the new plan's default price in the subscription's currency. */
+async function pickPrice(ctx: Ctx, plan: Plan, priceId: string | null | undefined, currency: string): Promise<Price> {
+  if (priceId) {
+    const price = await findOr404(ctx.em, Price, priceId, 'price', { param: 'price_id' });
+    if (price.planId !== plan.id) throw invalid('price_id', `Price ${price.id} is not a price of plan ${plan.id}.`);
+    if (price.currency !== currency) {
+      throw new DomainError('currency_mismatch', `Price ${price.id} is in ${price.currency}; the subscription bills in ${currency}.`, 'price_id');
+    }
+    return price;
+  }
+  const price = await ctx.em.findOne(Price, { planId: plan.id, isDefault: true, currency }, { orderBy: { id: 'asc' } });
+  if (!price) throw new DomainError('currency_mismatch', `Plan ${plan.id} has no default price in ${currency}: give price_id.`, 'plan_id');
+  return price;
+}

@@ -1,0 +1,237 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { addDays } from 'date-fns';
+import type { GatewayEvent } from '../../gateways/port';
+import { currentMerchantOf } from '../merchants/current-merchant';
+import type { ProviderConnection } from '../providers/provider-connection.entities';
+import { TrialEndAction } from '../catalog/catalog.entities';
+import { billPeriod, periodOf, SubscriptionChange } from './subscription.lifecycle';
+import { BillingSubscription, ScheduledAction } from './subscription.entities';
+import { SubscriptionStatus, transitionFor } from './subscription.machine';
+import type { SubscriptionService } from './subscription.service';
+
+const S = SubscriptionStatus;
+
+/** Declines that end dunning at once (contract 7). */
+export const HARD_DECLINES = new Set(['stolen_card', 'lost_card', 'mandate_revoked', 'account_closed']);
+
+/** Days after the failed charge at which the dunning retries run (contract 14: 1, 3 and 5 days). */
+export const RETRY_DAYS = [1, 3, 5];
+
+/** The day of retry `n` (1-based) after the failure; beyond the schedule, two days apart. */
+export function retryDay(n: number): number {
+  return n <= RETRY_DAYS.length ? RETRY_DAYS[n - 1] : RETRY_DAYS[RETRY_DAYS.length - 1] + 2 * (n - RETRY_DAYS.length);
+}
+
+/**
+ * Applies a verified subscription event of a gateway (already recorded once per gateway event id by the caller, in
+ * the same transaction `em` runs). Events may repeat or come out of order: a move the table does not allow from the
+ * current state is ignored, and a charge for a period already billed changes nothing. Answers the follow-up gateway
+ * calls to make after the commit.
+ */
+export async function applySubscriptionEvent(
+  service: SubscriptionService,
+  em: EntityManager,
+  connection: ProviderConnection,
+  event: GatewayEvent,
+): Promise<(() => Promise<void>)[]> {
+  const sub = await findSubscription(em, event);
+  if (!sub) return [];
+  if (!sub.providerSubscriptionId && event.providerSubscriptionId) sub.providerSubscriptionId = event.providerSubscriptionId;
+  if (!sub.providerCustomerId && event.providerCustomerId) sub.providerCustomerId = event.providerCustomerId;
+  const change = service.change(em, sub);
+  const now = await service.now({ merchantId: connection.merchantId, mode: connection.mode });
+  switch (event.kind) {
+    case 'subscription.authorized':
+      authorize(change, event, now, service);
+      break;
+    case 'subscription.charged':
+      if (sub.status === S.CREATED) authorize(change, event, now, service);
+      await charged(service, change, event, now);
+      break;
+    case 'subscription.charge_failed':
+      if (sub.status === S.CREATED) authorize(change, event, now, service);
+      await chargeFailed(service, change, event, now);
+      break;
+    case 'subscription.cancelled':
+      cancelledAtGateway(change, event, now);
+      break;
+    default:
+      // paused / resumed echo Cadence's own commands; completed is the scheduler's at the period's end.
+      break;
+  }
+  await change.save();
+  return change.followUps;
+}
+
+async function findSubscription(em: EntityManager, event: GatewayEvent): Promise<BillingSubscription | null> {
+  const lock = { lockMode: LockMode.PESSIMISTIC_WRITE } as const;
+  if (event.subscriptionId && /^[0-9a-f-]{36}$/i.test(event.subscriptionId)) {
+    const sub = await em.findOne(BillingSubscription, { id: event.subscriptionId }, lock);
+    if (sub) return sub;
+  }
+  if (event.providerSubscriptionId) {
+    const sub = await em.findOne(BillingSubscription, { providerSubscriptionId: event.providerSubscriptionId }, lock);
+    if (sub) return sub;
+  }
+  if (event.checkoutSessionId) return em.findOne(BillingSubscription, { checkoutSessionId: event.checkoutSessionId }, lock);
+  return null;
+}
+
+/** The mandate was authorised: a trial starts, or the subscription is active and its first period begins. */
+function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date, service: SubscriptionService): void {
+  const sub = change.sub;
+  if (sub.status !== S.CREATED) return;
+  const method = event.method ? { method: event.method } : {};
+  if (sub.trialPeriodDays > 0) {
+    change.move('mandate_authorized_with_trial', 'webhook', method);
+    sub.trialStart = now;
+    sub.trialEnd = event.trialEnd ?? addDays(now, sub.trialPeriodDays);
+    sub.currentPeriodStart = sub.trialStart;
+    sub.currentPeriodEnd = sub.trialEnd;
+    if (sub.trialEndAction === TrialEndAction.CANCEL_SUBSCRIPTION) {
+      // The gateway must not charge at the trial's end; the scheduler ends the subscription then.
+      change.schedule(ScheduledAction.TRIAL_END_CANCEL, sub.trialEnd);
+      change.after(() => service.afterCommit(change.sub, 'cancel at trial end', (gw) => gw.cancelSubscription(change.sub.providerSubscriptionId!, { atPeriodEnd: true })));
+    }
+    return;
+  }
+  change.move('mandate_authorized', 'webhook', method);
+  // The first period runs from now until the first charge reports the gateway's own bounds.
+  sub.billingAnchor = event.periodStart ?? now;
+  sub.anchorCycle = 0;
+  const p = event.periodStart && event.periodEnd ? { start: event.periodStart, end: event.periodEnd } : periodOf(sub, sub.billingAnchor, 0);
+  sub.currentPeriodStart = p.start;
+  sub.currentPeriodEnd = p.end;
+}
+
+/** The charged period: the gateway's bounds when the event carries them, else the one after the current period. */
+function chargedPeriod(sub: BillingSubscription, event: GatewayEvent, now: Date): { start: Date; end: Date } {
+  if (event.periodStart && event.periodEnd) return { start: event.periodStart, end: event.periodEnd };
+  if (sub.cyclesCompleted === 0) {
+    const anchor = sub.status === S.TRIALING ? sub.trialEnd ?? now : sub.billingAnchor ?? now;
+    return periodOf(sub, anchor, 0);
+  }
+  return periodOf(sub, sub.billingAnchor ?? now, sub.anchorCycle + 1);
+}
+
+/** Adopts a charged period's bounds as the subscription's, keeping the anchor arithmetic in step. */
+function enterPeriod(sub: BillingSubscription, p: { start: Date; end: Date }): void {
+  if (!sub.billingAnchor || sub.cyclesCompleted === 0) {
+    sub.billingAnchor = p.start;
+    sub.anchorCycle = 0;
+  } else {
+    sub.anchorCycle += 1;
+  }
+}
+
+/** A period was already billed when the charge reports one that does not start after the current one. */
+function alreadyBilled(sub: BillingSubscription, p: { start: Date }): boolean {
+  return sub.cyclesCompleted > 0 && !!sub.currentPeriodStart && p.start.getTime() <= sub.currentPeriodStart.getTime();
+}
+
+/** A charge succeeded: a renewal, the first charge, the trial's end, or a dunning retry. */
+async function charged(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
+  const sub = change.sub;
+  const em = change.em;
+  if (sub.status === S.PAST_DUE) {
+    // A retry paid the open invoice: no new period, no new invoice.
+    change.move('charge_succeeded', 'webhook', { retry_attempt: sub.retryAttempt });
+    if (sub.openInvoiceId) await service.invoices.markPaid(em, sub.openInvoiceId, now);
+    sub.openInvoiceId = null;
+    sub.retryAttempt = 0;
+    sub.pastDueSince = null;
+    scheduleAfterBilling(change, service);
+    return;
+  }
+  if (!transitionFor(sub.status, 'charge_succeeded') && sub.status !== S.ACTIVE) return; // late: paused, halted, ended
+  const p = chargedPeriod(sub, event, now);
+  if (alreadyBilled(sub, p)) return;
+  if (sub.status === S.TRIALING) change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
+  enterPeriod(sub, p);
+  await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: true, at: now });
+  scheduleAfterBilling(change, service);
+}
+
+/** After a paid period: the end of a max_cycles term, or of a cancellation at period end, is the scheduler's. */
+function scheduleAfterBilling(change: SubscriptionChange, service: SubscriptionService): void {
+  const sub = change.sub;
+  if (sub.cancelAtPeriodEnd) {
+    change.schedule(ScheduledAction.PERIOD_END_CANCEL, sub.currentPeriodEnd ?? null);
+    return;
+  }
+  if (sub.maxCycles != null && sub.cyclesCompleted >= sub.maxCycles) {
+    change.schedule(ScheduledAction.COMPLETE, sub.currentPeriodEnd ?? null);
+    // Stripe has no term length: told to stop at this period's end, it never charges another cycle.
+    if (sub.provider === 'stripe') {
+      change.after(() => service.afterCommit(change.sub, 'end of term', (gw) => gw.cancelSubscription(change.sub.providerSubscriptionId!, { atPeriodEnd: true })));
+    }
+    return;
+  }
+  change.schedule(null);
+}
+
+/**
+ * A charge failed. From active or trialing: past_due with an open invoice for the period, retries scheduled.
+ * From past_due: a failed retry, recorded past_due -> past_due; after the merchant's last retry, halted. A hard
+ * decline halts at once.
+ */
+async function chargeFailed(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
+  const sub = change.sub;
+  const reason = event.failureReason ?? 'payment_failed';
+  const hard = HARD_DECLINES.has(reason);
+  if (sub.status === S.PAST_DUE) {
+    const attempt = sub.retryAttempt + 1;
+    sub.retryAttempt = attempt;
+    change.move('retry_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: attempt });
+    const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
+    if (hard) return halt(service, change, 'webhook', reason);
+    if (attempt >= maxRetries) return halt(service, change, 'scheduler', reason);
+    change.schedule(ScheduledAction.RETRY, addDays(sub.pastDueSince ?? now, retryDay(attempt + 1)));
+    return;
+  }
+  if (!transitionFor(sub.status, 'charge_failed')) return; // late or repeated
+  const p = chargedPeriod(sub, event, now);
+  if (alreadyBilled(sub, p)) return;
+  change.move('charge_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: 0 });
+  enterPeriod(sub, p);
+  const invoice = await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: false, at: now });
+  sub.openInvoiceId = invoice.id;
+  sub.retryAttempt = 0;
+  sub.pastDueSince = now;
+  if (hard) return halt(service, change, 'webhook', reason);
+  const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
+  if (maxRetries <= 0) return halt(service, change, 'scheduler', reason);
+  change.schedule(ScheduledAction.RETRY, addDays(now, retryDay(1)));
+}
+
+/** Dunning ends: halted, the open invoice uncollectible, nothing more scheduled. */
+export async function halt(service: SubscriptionService, change: SubscriptionChange, by: 'webhook' | 'scheduler', reason: string | null): Promise<void> {
+  const sub = change.sub;
+  change.move('halt', by, { gateway_decline_reason: reason, retry_attempt: sub.retryAttempt });
+  if (sub.openInvoiceId) await service.invoices.markUncollectible(change.em, sub.openInvoiceId);
+  change.schedule(null);
+  // The gateway would go on renewing (and failing) every period: collection stops there; the mandate stays, so a
+  // cancel command still reaches it.
+  if (sub.providerSubscriptionId) {
+    change.after(() => service.afterCommit(sub, 'stop collection when halted', (gw) => gw.pauseSubscription(sub.providerSubscriptionId!)));
+  }
+}
+
+/** The gateway ended the subscription: a checkout that failed, or a cancellation made at the gateway. */
+function cancelledAtGateway(change: SubscriptionChange, event: GatewayEvent, now: Date): void {
+  const sub = change.sub;
+  if (sub.status === S.CREATED) {
+    change.move('checkout_failed', 'webhook', event.failureReason ? { gateway_decline_reason: event.failureReason } : {});
+  } else if (sub.cancelAtPeriodEnd && transitionFor(sub.status, sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel')) {
+    // The gateway reached the period's end before the scheduler did: the same cancellation, reported by the gateway.
+    change.move(sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel', 'webhook');
+  } else if (transitionFor(sub.status, 'cancel')) {
+    change.move('cancel', 'webhook');
+  } else {
+    return;
+  }
+  sub.cancelledAt = now;
+  sub.endedAt = now;
+  change.schedule(null);
+}

@@ -1,0 +1,124 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { make, Mode } from '../../core/entity';
+import { announce, recordEvent } from '../../core/events';
+import type { Serializer } from '../../core/serialize';
+import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
+import type { InvoiceLineDraft, InvoiceService } from '../invoices/invoice.service';
+import { period } from './billing';
+import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
+import { SubscriptionStatus, SubscriptionTrigger, transition, TriggeredBy } from './subscription.machine';
+
+/**
+ * One change of one subscription inside one transaction: every state move goes through `move` (the state table,
+ * the audit row), and `save` writes the outbox events and the live-update notice with the change. Commands, gateway
+ * events and the scheduler all change subscriptions through this, so none can skip the table or the audit trail.
+ */
+export class SubscriptionChange {
+  private readonly eventTypes: string[] = [];
+  /** Gateway calls the change leads to, made after its commit (never inside the transaction). */
+  readonly followUps: (() => Promise<void>)[] = [];
+
+  constructor(
+    readonly em: EntityManager,
+    readonly sub: BillingSubscription,
+    private readonly serializer: () => Serializer,
+  ) {}
+
+  get status(): SubscriptionStatus {
+    return this.sub.status;
+  }
+
+  /** Moves the subscription by the state table (409 invalid_state_transition when it has no such row). */
+  move(trigger: SubscriptionTrigger, by: TriggeredBy, metadata: Record<string, unknown> = {}): void {
+    const t = transition(this.sub.status, trigger, by);
+    const from = this.sub.status;
+    this.sub.status = t.to;
+    this.em.persist(
+      make(SubscriptionEvent, {
+        subscriptionId: this.sub.id,
+        fromState: from,
+        toState: t.to,
+        eventType: t.eventType,
+        triggeredBy: by,
+        metadataJson: metadata,
+      }),
+    );
+    this.eventTypes.push(t.eventType);
+  }
+
+  /** A gateway call to make once the change has committed. */
+  after(call: () => Promise<void>): void {
+    this.followUps.push(call);
+  }
+
+  schedule(action: ScheduledAction | null, at: Date | null = null): void {
+    this.sub.nextAction = action;
+    this.sub.nextActionAt = action ? at : null;
+  }
+
+  /** Flushes, writes one outbox event per move (the subscription as it ends up) and announces the change. */
+  async save(): Promise<void> {
+    await this.em.flush();
+    const mode = this.sub.mode as Mode;
+    if (this.eventTypes.length) {
+      const object = this.serializer().toRest(this.sub);
+      for (const type of this.eventTypes) recordEvent(this.em, type, object, mode);
+    }
+    await this.em.flush();
+    await announce(this.em, { topic: 'subscription', merchantId: this.sub.merchantId, mode, id: this.sub.id });
+  }
+}
+
+/** The period `cycle` of a subscription's anchor, by its plan's cadence. */
+export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number): { start: Date; end: Date } {
+  return period(anchor, sub.billingFrequency, sub.billingInterval, cycle);
+}
+
+/**
+ * Bills the period `[start, end)`: the subscription's period moves there, one more cycle counts (contract 14:
+ * every billed period), and an invoice is issued (paid, or open while dunning runs), with the setup fee on the first
+ * and any credit from earlier credit notes taken off. Answers the invoice.
+ */
+export async function billPeriod(
+  change: SubscriptionChange,
+  invoices: InvoiceService,
+  p: { start: Date; end: Date; paid: boolean; at: Date },
+): Promise<Invoice> {
+  const { sub, em } = change;
+  const first = sub.cyclesCompleted === 0;
+  sub.currentPeriodStart = p.start;
+  sub.currentPeriodEnd = p.end;
+  sub.cyclesCompleted += 1;
+  const lines: InvoiceLineDraft[] = [
+    {
+      description: `Subscription (${sub.billingInterval > 1 ? `every ${sub.billingInterval} ` : ''}${sub.billingFrequency})`,
+      quantity: 1,
+      unitAmount: sub.amount,
+      amount: sub.amount,
+      periodStart: p.start,
+      periodEnd: p.end,
+    },
+  ];
+  if (first && sub.setupFee > 0) {
+    lines.push({ description: 'Setup fee', quantity: 1, unitAmount: sub.setupFee, amount: sub.setupFee });
+  }
+  const gross = lines.reduce((s, l) => s + l.amount, 0);
+  // Credit is taken off the tax-exclusive total's due amount; the invoice service caps it at the total.
+  const creditApplied = Math.min(sub.creditBalance, gross);
+  const invoice = await invoices.issue(em, {
+    type: InvoiceType.INVOICE,
+    billingReason: first ? BillingReason.SUBSCRIPTION_CREATE : BillingReason.SUBSCRIPTION_CYCLE,
+    status: p.paid ? InvoiceStatus.PAID : InvoiceStatus.OPEN,
+    customerId: sub.customerId,
+    subscriptionId: sub.id,
+    currency: sub.currency,
+    lines,
+    periodStart: p.start,
+    periodEnd: p.end,
+    issuedAt: p.at,
+    paidAt: p.paid ? p.at : null,
+    creditApplied,
+  });
+  sub.creditBalance -= Math.min(creditApplied, invoice.total);
+  return invoice;
+}

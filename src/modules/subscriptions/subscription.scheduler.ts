@@ -1,0 +1,228 @@
+import { LockMode } from '@mikro-orm/core';
+import { addHours } from 'date-fns';
+import { Mode, TenantParams } from '../../core/entity';
+import { backoffDelay } from '../../core/listener';
+import { logger } from '../../core/logger';
+import type { ServicePool } from '../../core/orm-pool';
+import { GatewayError } from '../../gateways/port';
+import { ProviderConnection } from '../providers/provider-connection.entities';
+import type { DueWork } from '../test-clock/test-clock.service';
+import { halt } from './subscription.gateway-events';
+import { BillingSubscription, ScheduledAction } from './subscription.entities';
+import { SubscriptionStatus, transitionFor } from './subscription.machine';
+import { reconcile } from './subscription.reconcile';
+import { SubscriptionService } from './subscription.service';
+import {
+  actionsDueBy,
+  dueActions,
+  gatewaySyncedTo,
+  nextActionAt,
+  nextGatewayEventAt,
+  overdueAtGateway,
+  setGatewaySyncedTo,
+} from './subscription.store';
+
+const S = SubscriptionStatus;
+
+/** A dunning retry whose gateway answer never came is tried again after this (the gateway call is idempotent per attempt). */
+const RETRY_LEASE_HOURS = 1;
+
+/**
+ * The service's own clock work on subscriptions (contract 14 "Who triggers": scheduler): trial ends with
+ * trial_end_action=cancel_subscription, cancellations at period end, completion after max_cycles, dunning retries and
+ * halting. Due work is a column (`next_action_at`, merchant time), so it survives restarts; each action runs in a
+ * transaction holding the row lock and re-checks that it is still due, so several workers never run one twice.
+ */
+export class SubscriptionScheduler {
+  constructor(
+    private readonly service: SubscriptionService,
+    private readonly pool: ServicePool,
+  ) {}
+
+  /** Runs the action of one subscription if it is still due at `at` (merchant time; default now). */
+  async runAction(tenant: TenantParams, id: string, at?: Date): Promise<void> {
+    const service = this.service;
+    const root = SubscriptionService.forTenant(service.root, tenant);
+    const now = at ?? (await service.now(tenant));
+    const done = await root.transactional(async (tx) => {
+      const sub = await tx.findOne(BillingSubscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!sub || !sub.nextAction || !sub.nextActionAt || sub.nextActionAt.getTime() > now.getTime()) return [];
+      const change = service.change(tx, sub);
+      const action = sub.nextAction;
+      change.schedule(null);
+      switch (action) {
+        case ScheduledAction.TRIAL_END_CANCEL:
+          if (sub.status === S.TRIALING) {
+            change.move('trial_end_cancel', 'scheduler');
+            sub.cancelledAt = sub.trialEnd ?? now;
+            sub.endedAt = sub.trialEnd ?? now;
+          }
+          break;
+        case ScheduledAction.PERIOD_END_CANCEL:
+          if (transitionFor(sub.status, 'period_end_cancel')) {
+            change.move('period_end_cancel', 'scheduler');
+            sub.cancelledAt = sub.currentPeriodEnd ?? now;
+            sub.endedAt = sub.currentPeriodEnd ?? now;
+          } else if (sub.status === S.TRIALING) {
+            change.move('trial_end_cancel', 'scheduler');
+            sub.cancelledAt = sub.endedAt = sub.trialEnd ?? now;
+          }
+          break;
+        case ScheduledAction.COMPLETE:
+          if (transitionFor(sub.status, 'complete')) {
+            change.move('complete', 'scheduler');
+            sub.endedAt = sub.currentPeriodEnd ?? now;
+          }
+          break;
+        case ScheduledAction.HALT:
+          if (sub.status === S.PAST_DUE) await halt(service, change, 'scheduler', null);
+          break;
+        case ScheduledAction.RETRY:
+          if (sub.status !== S.PAST_DUE || !sub.providerSubscriptionId) break;
+          // Leased: the gateway's answer (its webhook) schedules what comes next; without one, try again later.
+          change.schedule(ScheduledAction.RETRY, addHours(now, RETRY_LEASE_HOURS));
+          change.after(() =>
+            service.afterCommit(sub, 'dunning retry', (gw) =>
+              gw.retrySubscriptionCharge(sub.providerSubscriptionId!, `retry-${sub.id}-${sub.retryAttempt + 1}`),
+            ),
+          );
+          break;
+        default:
+          break;
+      }
+      await change.save();
+      return change.followUps;
+    });
+    for (const call of done) await call();
+  }
+
+  /** Test-clock work (contract 8): the scheduler's actions of a merchant's test mode, in time order. */
+  readonly dueWork: DueWork = {
+    name: 'subscription schedule',
+    nextDue: (merchantId, until) => nextActionAt(this.pool, merchantId, until),
+    runDue: async (merchantId, at) => {
+      const tenant = { merchantId, mode: Mode.TEST };
+      for (;;) {
+        const due = await actionsDueBy(this.pool, merchantId, at, 100);
+        if (!due.length) return;
+        for (const { id } of due) await this.runAction(tenant, id, at);
+      }
+    },
+  };
+
+  /**
+   * Test-clock work for the gateway sandbox: its clock follows the merchant's, so the renewals and trial ends it
+   * charges, and the webhooks they cause, happen inside the advance, in time order. It is due at each time the gateway
+   * next has something to report, and at the advance's end (later checkouts then start on the merchant's time).
+   */
+  readonly gatewayDueWork: DueWork = {
+    name: 'gateway sandbox clock',
+    nextDue: async (merchantId, until) => {
+      const synced = (await gatewaySyncedTo(this.pool, merchantId)) ?? new Date(0);
+      if (synced.getTime() >= until.getTime()) return null;
+      return (await nextGatewayEventAt(this.pool, merchantId, synced, until)) ?? until;
+    },
+    runDue: async (merchantId, at) => {
+      await this.syncGatewayClocks(merchantId, at);
+    },
+  };
+
+  /** Moves the sandbox clock of each of the merchant's test-mode connections to `at`. */
+  async syncGatewayClocks(merchantId: string, at: Date): Promise<void> {
+    const em = SubscriptionService.forTenant(this.service.root, { merchantId, mode: Mode.TEST });
+    const connections = await em.find(ProviderConnection, {}, { populate: ['credentialsSealed'] });
+    for (const c of connections) {
+      try {
+        await this.service.providers.gatewayFor(c).advanceTestClock(at);
+      } catch (err) {
+        // A real gateway (SANDBOX=off) has no sandbox clock: its own test clocks are the merchant's business.
+        if (err instanceof GatewayError && err.code === 'gateway_rejected') {
+          logger.debug({ err, provider: c.provider }, 'gateway clock not advanced');
+          continue;
+        }
+        throw err;
+      }
+    }
+    await setGatewaySyncedTo(this.pool, merchantId, at);
+  }
+
+  /** One sweep of the worker: every action due in merchant time, across tenants. Answers how many ran. */
+  async sweep(limit = 100): Promise<number> {
+    const due = await dueActions(this.pool, limit);
+    for (const row of due) {
+      try {
+        await this.runAction({ merchantId: row.merchant_id, mode: row.mode }, row.id);
+      } catch (err) {
+        logger.warn({ err, subscription_id: row.id }, 'scheduled subscription action failed; it stays due');
+      }
+    }
+    return due.length;
+  }
+
+  /** One reconciliation pass: subscriptions whose gateway event is overdue are read back from the gateway. */
+  async reconcileOverdue(graceMs: number, limit = 50): Promise<number> {
+    const rows = await overdueAtGateway(this.pool, graceMs, limit);
+    for (const row of rows) {
+      try {
+        await reconcile(this.service, this.pool, { merchantId: row.merchant_id, mode: row.mode }, row.id);
+      } catch (err) {
+        logger.warn({ err, subscription_id: row.id }, 'reconciliation failed; it is tried again later');
+      }
+    }
+    return rows.length;
+  }
+}
+
+/**
+ * The scheduler's loop in a worker process: sweeps due actions every `pollMs` and reconciles overdue subscriptions
+ * every `reconcileMs`. A database outage is logged and retried with backoff; the loop never ends the process.
+ */
+export class SchedulerLoop {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private failures = 0;
+  private lastReconcile = 0;
+
+  constructor(
+    private readonly scheduler: SubscriptionScheduler,
+    private readonly opts: { pollMs: number; reconcileMs: number; reconcileGraceMs: number },
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.next(0);
+  }
+
+  private next(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => (this.running = null));
+    }, delay);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      let ran = await this.scheduler.sweep();
+      while (ran >= 100 && !this.stopped) ran = await this.scheduler.sweep();
+      if (Date.now() - this.lastReconcile >= this.opts.reconcileMs) {
+        this.lastReconcile = Date.now();
+        await this.scheduler.reconcileOverdue(this.opts.reconcileGraceMs);
+      }
+      this.failures = 0;
+      this.next(this.opts.pollMs);
+    } catch (err) {
+      const delay = backoffDelay(this.failures++, 100, 10_000);
+      logger.warn({ err, retry_in_ms: delay }, 'subscription scheduler sweep failed; retrying');
+      this.next(delay);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,208 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Mode, TenantParams } from '../../core/entity';
+import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
+import { CustomerDetails, customerUpsertCte } from '../customers/customer.store';
+import { testClockSql } from '../test-clock/test-clock.store';
+import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
+import { SubscriptionStatus } from './subscription.machine';
+
+/**
+ * Every statement on subscriptions, subscription_events and gateway_clock_syncs beyond the ORM's. Other modules
+ * read subscriptions through these functions (customers' counts, entitlements), never the tables.
+ */
+
+/** Statuses in which a subscription gives the customer the service (entitlements; customers' counts). */
+export const PROVISIONED: SubscriptionStatus[] = [SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING];
+/** Statuses counted in a customer's `active_subscription_count`. */
+export const COUNTED: SubscriptionStatus[] = [SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING, SubscriptionStatus.PAST_DUE];
+
+export type NewSubscription = Omit<
+  Pick<
+    BillingSubscription,
+    | 'id' | 'productId' | 'planId' | 'priceId' | 'currency' | 'amount' | 'setupFee' | 'billingFrequency' | 'billingInterval'
+    | 'trialPeriodDays' | 'trialEndAction' | 'provider' | 'connectionId' | 'providerSubscriptionId' | 'providerCustomerId'
+    | 'checkoutSessionId' | 'checkoutUrl' | 'successUrl' | 'cancelUrl' | 'maxCycles' | 'couponCode' | 'metadata'
+  >,
+  never
+>;
+
+/**
+ * Writes a new subscription (status created) for the customer `customer` (an id, or details to find or create the
+ * tenant's customer by e-mail in the same statement), with its first audit row, in one statement.
+ */
+export async function insertSubscription(
+  em: EntityManager,
+  s: NewSubscription,
+  customer: { id: string } | CustomerDetails,
+  eventId: string,
+): Promise<BillingSubscription> {
+  const byEmail = 'email' in customer;
+  const cte = byEmail ? customerUpsertCte(customer) : { sql: 'c as (select ?::uuid as id)', params: [customer.id] };
+  const rows = await tenantQuery(
+    em,
+    `with ${cte.sql},
+     s as (
+       insert into subscriptions (id, created_at, updated_at, merchant_id, mode, customer_id, product_id, plan_id, price_id,
+         status, currency, amount, setup_fee, billing_frequency, billing_interval, trial_period_days, trial_end_action,
+         provider, connection_id, provider_subscription_id, provider_customer_id, checkout_session_id, checkout_url,
+         success_url, cancel_url, cancel_at_period_end, anchor_cycle, cycles_completed, max_cycles, coupon_code, metadata,
+         retry_attempt, credit_balance)
+       select ?, now(), now(), {tenant_values}, c.id, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+         false, 0, 0, ?, ?, ?::jsonb, 0, 0
+       from c
+       returning *
+     ),
+     e as (
+       insert into subscription_events (id, created_at, merchant_id, mode, subscription_id, from_state, to_state, event_type, triggered_by, metadata_json)
+       select ?, now(), {tenant_values}, s.id, null, 'created', 'subscription.created', 'api', '{}'::jsonb from s
+     )
+     select * from s`,
+    [
+      ...cte.params,
+      s.id, s.productId, s.planId, s.priceId, s.currency, s.amount, s.setupFee, s.billingFrequency, s.billingInterval,
+      s.trialPeriodDays, s.trialEndAction, s.provider, s.connectionId, s.providerSubscriptionId ?? null,
+      s.providerCustomerId ?? null, s.checkoutSessionId ?? null, s.checkoutUrl ?? null, s.successUrl, s.cancelUrl,
+      s.maxCycles ?? null, s.couponCode ?? null, JSON.stringify(s.metadata ?? {}),
+      eventId,
+    ],
+  );
+  return em.map(BillingSubscription, rows[0] as never);
+}
+
+/** A subscription's audit trail, oldest first. */
+export function eventsOf(em: EntityManager, subscriptionId: string): Promise<SubscriptionEvent[]> {
+  return tenantRows(em, SubscriptionEvent, 'subscription_id = ?', [subscriptionId], { orderBy: 'id' });
+}
+
+/** How many subscriptions in `statuses` each customer of a page has (one indexed statement). */
+export async function countByCustomer(
+  em: EntityManager,
+  customerIds: readonly string[],
+  statuses: readonly SubscriptionStatus[] = COUNTED,
+): Promise<Map<string, number>> {
+  const rows = await tenantQuery<{ customer_id: string; n: string }>(
+    em,
+    `select customer_id, count(*) as n from subscriptions
+     where {tenant} and customer_id = any(?::uuid[]) and status = any(?::text[]) group by customer_id`,
+    [`{${customerIds.join(',')}}`, `{${statuses.join(',')}}`],
+  );
+  return new Map(rows.map((r) => [r.customer_id, Number(r.n)]));
+}
+
+/** A customer's subscriptions in `statuses` (default: active or trialing), oldest first: what entitlements build on. */
+export function customerSubscriptions(
+  em: EntityManager,
+  customerId: string,
+  statuses: readonly SubscriptionStatus[] = PROVISIONED,
+): Promise<BillingSubscription[]> {
+  return tenantRows(em, BillingSubscription, 'customer_id = ? and status = any(?::text[])', [customerId, `{${statuses.join(',')}}`], {
+    orderBy: 'id',
+  });
+}
+
+/** Subscriptions of a connection that have not ended (a connection in use cannot be deleted). */
+export async function openSubscriptionsOfConnection(em: EntityManager, connectionId: string): Promise<number> {
+  const [row] = await tenantQuery<{ n: string }>(
+    em,
+    `select count(*) as n from subscriptions where {tenant} and connection_id = ? and status not in ('cancelled', 'completed')`,
+    [connectionId],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** Merchant time of a subscription row's tenant, in SQL (the test-clock offset in test mode). */
+const MERCHANT_NOW = `now() + ${testClockSql.offsetMs('s.merchant_id', 's.mode')} * interval '1 millisecond'`;
+
+/** Scheduled actions due now in merchant time, across tenants (the worker's sweep), oldest first. */
+export function dueActions(db: Db, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(
+    db,
+    `select s.id, s.merchant_id, s.mode from subscriptions s
+     where s.next_action_at is not null
+       and s.next_action_at <= now() + ${testClockSql.maxOffsetMs} * interval '1 millisecond'
+       and s.next_action_at <= ${MERCHANT_NOW}
+     order by s.next_action_at limit ?`,
+    [limit],
+  );
+}
+
+const testMode = (merchantId: string): TenantParams => ({ merchantId, mode: Mode.TEST });
+
+/** The earliest scheduled action of a merchant's test mode due by `until` (test-clock advances). */
+export async function nextActionAt(db: Db, merchantId: string, until: Date): Promise<Date | null> {
+  const [row] = await tenantQueryAs<{ at: Date | null }>(
+    db,
+    testMode(merchantId),
+    'select min(next_action_at) as at from subscriptions where {tenant} and next_action_at <= ?',
+    [until],
+  );
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** A merchant's test-mode subscriptions with an action due by `at`, in time order. */
+export function actionsDueBy(db: Db, merchantId: string, at: Date, limit: number): Promise<{ id: string }[]> {
+  return tenantQueryAs(
+    db,
+    testMode(merchantId),
+    'select id from subscriptions where {tenant} and next_action_at <= ? order by next_action_at, id limit ?',
+    [at, limit],
+  );
+}
+
+/**
+ * When the gateway next has something to report for a merchant's test mode after `after` and by `until`: a trial's end
+ * or a period's end of a subscription it charges (renewals, period-end cancellations).
+ */
+export async function nextGatewayEventAt(db: Db, merchantId: string, after: Date, until: Date): Promise<Date | null> {
+  const [row] = await tenantQueryAs<{ at: Date | null }>(
+    db,
+    testMode(merchantId),
+    `select min(at) as at from (
+       select case when status = 'trialing' then trial_end else current_period_end end as at
+       from subscriptions where {tenant} and status in ('trialing', 'active', 'paused') and provider_subscription_id is not null
+     ) t where at > ? and at <= ?`,
+    [after, until],
+  );
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** How far the gateway sandbox's clock was moved for the merchant (null: never). */
+export async function gatewaySyncedTo(db: Db, merchantId: string): Promise<Date | null> {
+  const [row] = await systemQuery<{ synced_to: Date }>(db, 'select synced_to from gateway_clock_syncs where merchant_id = ?', [merchantId]);
+  return row ? new Date(row.synced_to) : null;
+}
+
+export async function setGatewaySyncedTo(db: Db, merchantId: string, at: Date): Promise<void> {
+  await systemQuery(
+    db,
+    `insert into gateway_clock_syncs (merchant_id, synced_to) values (?, ?)
+     on conflict (merchant_id) do update set synced_to = greatest(gateway_clock_syncs.synced_to, excluded.synced_to)`,
+    [merchantId, at],
+  );
+}
+
+/** Subscriptions of every tenant updated since `since`, newest `limit` (the live-update catch-up). */
+export function subscriptionsChangedSince(db: Db, since: Date, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(db, 'select id, merchant_id, mode from subscriptions where updated_at >= ? order by updated_at desc limit ?', [since, limit]);
+}
+
+/**
+ * Subscriptions whose gateway report is overdue by `graceMs` (a renewal or trial end passed without its event), for the
+ * reconciliation job; `checkedBefore` keeps one from being read again and again.
+ */
+export function overdueAtGateway(db: Db, graceMs: number, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(
+    db,
+    `select s.id, s.merchant_id, s.mode from subscriptions s
+     where s.status in ('trialing', 'active') and s.provider_subscription_id is not null
+       and (case when s.status = 'trialing' then s.trial_end else s.current_period_end end)
+           < ${MERCHANT_NOW} - ? * interval '1 millisecond'
+       and (s.reconciled_at is null or s.reconciled_at < now() - interval '10 minutes')
+     order by s.updated_at limit ?`,
+    [graceMs, limit],
+  );
+}
+
+export async function markReconciled(db: Db, tenant: TenantParams, id: string): Promise<void> {
+  await tenantQueryAs(db, tenant, 'update subscriptions set reconciled_at = now() where {tenant} and id = ?', [id]);
+}
