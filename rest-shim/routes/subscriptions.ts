@@ -46,4 +46,9 @@ export const SUBSCRIPTION_ROUTES: Route[] = [
       subscription { ${SUB} } proration { ...ProrationFields }
       invoice { ...InvoiceFields lineItems { ...InvoiceLineItemFields } } creditNote { ...InvoiceFields lineItems { ...InvoiceLineItemFields } } } }`,
   },
+  {
+    method: 'post', path: '/merchant/billing-settings', tag: 'Merchant',
+    summary: "Update the merchant's billing settings: max_retries (0 to 10, default 3) of the dunning policy.",
+    document: 'mutation($maxRetries: Int) { updateBillingSettings(maxRetries: $maxRetries) { ...BillingSettingsFields } }',
+  },
 ];

@@ -9,6 +9,7 @@ import { MerchantService } from '../modules/merchants/merchant.service';
 
 const USAGE = `Usage:
   npm run merchant:create -- --name "Acme" [--gstin 29ABCDE1234F1Z5] [--state-code 29] [--reporting-currency INR] [--rate-limit 100]
+      [--tax-rate-bps 1800] [--sac-code 998314] [--address "..."] [--max-retries 3]
   npm run merchant:roll-key -- --merchant <merchant id> --mode test|live [--grace-seconds 0]
 Works against DATABASE_URL, or the embedded database in DATA_DIR (default ./.data) when it is unset.`;
 
@@ -23,6 +24,10 @@ async function main() {
       'state-code': { type: 'string' },
       'reporting-currency': { type: 'string' },
       'rate-limit': { type: 'string' },
+      'tax-rate-bps': { type: 'string' },
+      'sac-code': { type: 'string' },
+      address: { type: 'string' },
+      'max-retries': { type: 'string' },
       merchant: { type: 'string' },
       mode: { type: 'string' },
       'grace-seconds': { type: 'string' },
@@ -45,6 +50,10 @@ async function main() {
         stateCode: values['state-code'] ?? null,
         reportingCurrency: values['reporting-currency'] ?? null,
         rateLimitPerSecond: values['rate-limit'] ? Number(values['rate-limit']) : null,
+        taxRateBps: values['tax-rate-bps'] ? Number(values['tax-rate-bps']) : null,
+        sacCode: values['sac-code'] ?? null,
+        address: values.address ?? null,
+        maxRetries: values['max-retries'] ? Number(values['max-retries']) : null,
       });
       process.stdout.write(JSON.stringify({ id: merchant.id, object: 'merchant', name: merchant.name, api_keys: apiKeys }, null, 2) + '\n');
     } else {

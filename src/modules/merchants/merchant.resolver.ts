@@ -20,6 +20,18 @@ export class CreateMerchantInput {
   @Field(() => Int, { nullable: true, description: 'GST rate in basis points, 0 to 10000; default 1800 (18%)' }) taxRateBps?: number | null;
   @Field(() => String, { nullable: true, description: 'SAC of invoice lines, 4 to 8 digits' }) @IsOptional() @MaxLength(8) sacCode?: string | null;
   @Field(() => String, { nullable: true, description: 'Registered address, at most 500 characters' }) @IsOptional() @MaxLength(500) address?: string | null;
+  @Field(() => Int, { nullable: true, description: 'Dunning: failed retries before a past_due subscription is halted, 0 to 10; default 3' })
+  maxRetries?: number | null;
+}
+
+@ObjectType({ description: "The merchant's billing settings (both modes)." })
+export class BillingSettings {
+  @Field() get object(): string {
+    return 'billing_settings';
+  }
+  @Field(() => ID) merchantId!: string;
+  @Field(() => Int, { description: 'Failed retries (1, 3 and 5 days after a failed renewal, then every 2 days) before halting' })
+  maxRetries!: number;
 }
 
 @ObjectType({ description: "The GST settings the merchant's invoices are issued with." })
@@ -84,6 +96,16 @@ export class MerchantResolver {
       sacCode: m.sacCode ?? null,
       address: m.address ?? null,
     });
+  }
+
+  @Mutation(() => BillingSettings, { description: "Update this merchant's billing settings (max_retries of the dunning policy); omitted fields are kept." })
+  async updateBillingSettings(
+    @C() ctx: Ctx,
+    @Arg('maxRetries', () => Int, { nullable: true, description: '0 to 10; null: the default, 3' }) maxRetries?: number | null,
+  ): Promise<BillingSettings> {
+    const { merchantId } = tenantOf(ctx);
+    const m = await services(ctx).merchants.updateBillingSettings(merchantId, { maxRetries });
+    return Object.assign(new BillingSettings(), { merchantId: m.id, maxRetries: m.maxRetries });
   }
 
   @Mutation(() => RolledApiKey, { description: "Issue a new secret key for this mode; the old one stops after graceSeconds." })

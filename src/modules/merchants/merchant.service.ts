@@ -24,6 +24,16 @@ export interface CreateMerchantData extends TaxSettingsData {
   name: string;
   reportingCurrency?: string | null;
   rateLimitPerSecond?: number | null;
+  /** Dunning: failed retries before a past_due subscription is halted (default 3). */
+  maxRetries?: number | null;
+}
+
+export const MAX_RETRIES_LIMIT = 10;
+
+function validateMaxRetries(n: number | null | undefined): void {
+  if (n != null && (!Number.isInteger(n) || n < 0 || n > MAX_RETRIES_LIMIT)) {
+    throw invalid('max_retries', `max_retries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
+  }
 }
 
 /** GST settings invoices are issued with (contract 11). In an update, an omitted field is kept and null clears it. */
@@ -147,12 +157,14 @@ export class MerchantService {
     if (data.rateLimitPerSecond != null && (!Number.isInteger(data.rateLimitPerSecond) || data.rateLimitPerSecond < 1)) {
       throw invalid('rate_limit_per_second', 'rate_limit_per_second must be a positive integer.');
     }
+    validateMaxRetries(data.maxRetries);
     const em = this.root.fork();
     const merchant = make(Merchant, {
       name,
       ...tax,
       reportingCurrency: currency,
       rateLimitPerSecond: data.rateLimitPerSecond ?? null,
+      maxRetries: data.maxRetries ?? 3,
     });
     em.persist(merchant);
     const test = generateSecretKey(Mode.TEST);
@@ -182,6 +194,18 @@ export class MerchantService {
       };
       validateTaxSettings(next);
       Object.assign(m, next);
+      return m;
+    });
+    for (const [hash, hit] of this.cache) if (hit.merchant.id === merchantId) this.cache.delete(hash);
+    return merchant;
+  }
+
+  /** Changes the merchant's billing settings (both modes): `max_retries` of the dunning policy (contract 7). */
+  async updateBillingSettings(merchantId: string, input: { maxRetries?: number | null }): Promise<Merchant> {
+    validateMaxRetries(input.maxRetries);
+    const merchant = await this.root.fork().transactional(async (em) => {
+      const m = await em.findOneOrFail(Merchant, { id: merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (input.maxRetries !== undefined) m.maxRetries = input.maxRetries ?? 3;
       return m;
     });
     for (const [hash, hit] of this.cache) if (hit.merchant.id === merchantId) this.cache.delete(hash);

@@ -7,7 +7,7 @@ import type { ProviderConnection } from '../providers/provider-connection.entiti
 import { TrialEndAction } from '../catalog/catalog.entities';
 import { billPeriod, periodOf, SubscriptionChange } from './subscription.lifecycle';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
-import { SubscriptionStatus, transitionFor } from './subscription.machine';
+import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
 const S = SubscriptionStatus;
@@ -41,6 +41,11 @@ export async function applySubscriptionEvent(
   if (!sub.providerCustomerId && event.providerCustomerId) sub.providerCustomerId = event.providerCustomerId;
   const change = service.change(em, sub);
   const now = await service.now({ merchantId: connection.merchantId, mode: connection.mode });
+  if (TERMINAL.has(sub.status) && (event.kind === 'subscription.authorized' || event.kind === 'subscription.charged') && sub.providerSubscriptionId) {
+    // A checkout completed after the subscription was cancelled here (its hosted page was still open): the gateway
+    // must not go on charging a subscription that has ended.
+    change.after(() => service.afterCommit(sub, 'cancel a mandate authorised after cancellation', (gw) => gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd: false })));
+  }
   switch (event.kind) {
     case 'subscription.authorized':
       authorize(change, event, now, service);

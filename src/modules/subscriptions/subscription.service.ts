@@ -296,7 +296,14 @@ export class SubscriptionService {
       ctx,
       id,
       'cancel',
-      (gw, sub) => (sub.status === S.CREATED ? Promise.resolve() : gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd: atPeriodEnd })),
+      (gw, sub) =>
+        sub.status === S.CREATED
+          ? // Not authorised yet: a gateway subscription made at creation (Razorpay) is cancelled now; a Stripe checkout
+            // completed later is cancelled when its event arrives (subscription.gateway-events.ts).
+            sub.providerSubscriptionId
+            ? gw.cancelSubscription(sub.providerSubscriptionId, { atPeriodEnd: false })
+            : Promise.resolve()
+          : gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd }),
       (change, now) => {
         const sub = change.sub;
         if (atPeriodEnd && sub.status !== S.CREATED) {
