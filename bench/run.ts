@@ -1,14 +1,14 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../src/core/embedded-postgres';
-import { createBenchDatabase } from './lib/database';
 import { graphqlEquivalentOf, serviceSchema } from './lib/graphql-query';
 import { requestJson } from './lib/http';
 import { runLoad } from './lib/load';
-import { Child, cpuMs, freePort, machineBusyMs, onCleanup, RssSampler, rssMb, runCleanup, startChild, waitForHttp } from './lib/processes';
-import { createMerchant, seedCatalog, seedPayments } from './lib/seed';
+import { Child, cpuMs, machineBusyMs, onCleanup, RssSampler, rssMb, runCleanup } from './lib/processes';
+import { connectSandbox, createMerchant, seedCatalog, seedPayments } from './lib/seed';
+import { startStack } from './lib/stack';
+import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
+import { describeRenewals, measureRenewals, RenewalFigures, RENEWALS } from './renewals';
 import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './scenarios';
 
 /**
@@ -23,7 +23,11 @@ import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './s
  *   BENCH_CONNECTIONS        concurrent connections (default 50)
  *   BENCH_ONLY               comma-separated parts of scenario names to run (default: all)
  *   BENCH_SERVICE_NODE_ARGS  extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_SANDBOX_NODE_ARGS  the same for the gateway sandbox
  *   BENCH_JSON               write the figures to this file as JSON
+ *   BENCH_SUBSCRIPTION_SEEDS active subscriptions the subscription read scenarios go through (default 300)
+ *   BENCH_RENEWALS, BENCH_RENEWAL_CONCURRENCY, BENCH_ADVANCE_TIMEOUT_SECONDS: the renewal run (renewals.ts), which
+ *                            runs after the scenarios when BENCH_ONLY selects "subscription renewals"
  *   DATABASE_URL             a PostgreSQL server: the bench creates cadence_bench_<random> on it and drops it after;
  *                            unset: the service starts its embedded PostgreSQL in a temporary DATA_DIR
  */
@@ -49,73 +53,21 @@ function table(head: string[], rows: string[][], alignRight: boolean[]): string 
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-const describeDb = (url: string) => {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || 5432}${u.pathname}`;
-};
-
 async function main(): Promise<number> {
   const seconds = num('BENCH_SECONDS', 10, 1);
   const warmupSeconds = num('BENCH_WARMUP_SECONDS', 3, 0);
   const connections = num('BENCH_CONNECTIONS', 50, 1);
   const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const sandboxNodeArgs = (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const serverUrl = process.env.DATABASE_URL || undefined;
+  const subscriptionSeeds = num('BENCH_SUBSCRIPTION_SEEDS', 300, 1);
 
-  const serviceMain = path.join(ROOT, 'dist', 'src', 'main.js');
-  const sandboxMain = path.join(ROOT, 'dist', 'src', 'sandbox-main.js');
-  const bareMain = path.join(ROOT, 'dist', 'bench', 'bare-express.js');
-  for (const f of [serviceMain, sandboxMain, bareMain]) if (!fs.existsSync(f)) throw new Error(`${f} missing: build first (npm run bench builds)`);
-
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-bench-'));
-  // As root, the embedded PostgreSQL runs as the `postgres` user, which must reach DATA_DIR inside this folder.
-  fs.chmodSync(tmp, 0o755);
-  onCleanup('remove temporary directory', () => fs.rmSync(tmp, { recursive: true, force: true }));
-
-  // The database: a fresh one on DATABASE_URL's server, or the service's embedded PostgreSQL in a temp DATA_DIR.
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
-  delete env.DATABASE_URL;
-  delete env.DATA_DIR;
-  delete env.EMBEDDED_PG_PORT;
-  let dbLabel: string;
-  if (serverUrl) {
-    const db = await createBenchDatabase(serverUrl);
-    onCleanup(`drop database ${db.name}`, () => db.drop());
-    env.DATABASE_URL = db.url;
-    dbLabel = `DATABASE_URL server, fresh database ${describeDb(db.url)}`;
-  } else {
-    // The service and the sandbox share one database: the bench starts the embedded server the service would.
-    env.DATA_DIR = path.join(tmp, 'data');
-    const db = await startEmbeddedPostgres(env.DATA_DIR);
-    onCleanup('stop embedded PostgreSQL', () => db.stop());
-    env.DATABASE_URL = db.url;
-    dbLabel = `embedded PostgreSQL (DATA_DIR ${env.DATA_DIR})`;
-  }
-
-  // The processes under test, each in its own process (and process group).
-  const adminToken = crypto.randomBytes(24).toString('hex');
-  const [servicePort, sandboxPort, barePort] = [await freePort(), await freePort(), await freePort()];
-  // The gateway sandbox stands in for Stripe, whose work is not ours: it runs in its own process, so the service's
-  // figures are its own (its CPU is shown apart; on this machine it still shares the cores).
-  const sandbox = startChild(
-    'sandbox',
-    [sandboxMain],
-    { ...env, SANDBOX_PORT: String(sandboxPort), HOST: '127.0.0.1' },
-    path.join(tmp, 'sandbox.log'),
-  );
-  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-  await waitForHttp(`${sandboxUrl}/healthz`, sandbox, 60_000);
-  const service = startChild(
-    'service',
-    [...serviceNodeArgs, serviceMain],
-    { ...env, PORT: String(servicePort), HOST: '127.0.0.1', ADMIN_TOKEN: adminToken, SANDBOX_URL: sandboxUrl },
-    path.join(tmp, 'service.log'),
-  );
-  const bare = startChild('bare express', [bareMain], { ...process.env, PORT: String(barePort) }, path.join(tmp, 'bare.log'));
-  const serviceUrl = `http://127.0.0.1:${servicePort}`;
-  const bareUrl = `http://127.0.0.1:${barePort}`;
-  note(`starting the service (pid ${service.pid}, ${dbLabel}) and bare express (pid ${bare.pid})`);
-  await Promise.all([waitForHttp(`${serviceUrl}/readyz`, service, 180_000), waitForHttp(`${bareUrl}/`, bare, 30_000)]);
+  const stack = await startStack({ root: ROOT, bare: true, serviceNodeArgs, sandboxNodeArgs, note });
+  const { service, sandbox, serviceUrl, dbLabel } = stack;
+  const bare = stack.bare!;
+  const bareUrl = stack.bareUrl!;
+  const adminToken = stack.adminToken;
 
   // The merchant (no rate limit in the way) and its catalog, through the REST API.
   const merchant = await createMerchant(serviceUrl, adminToken, {
@@ -130,6 +82,20 @@ async function main(): Promise<number> {
   const { schema, source } = await serviceSchema(serviceUrl, merchant.keys.test, ROOT);
   const productsQuery = graphqlEquivalentOf(schema, 'get', '/products', `first: ${CATALOG.products}`, 'BenchProducts');
   const paymentId = await seedPayments(serviceUrl, merchant.keys.test);
+  // Subscriptions: a merchant of their own (the catalog scenarios count the bench merchant's products), a monthly
+  // plan whose price one create registers at the sandbox, and active subscriptions to read.
+  const subscriber = await createMerchant(serviceUrl, adminToken, {
+    name: 'Bench subscriptions merchant',
+    reporting_currency: 'INR',
+    rate_limit_per_second: 1_000_000,
+  });
+  const subscriptionKey = subscriber.keys.test;
+  await connectSandbox(serviceUrl, subscriptionKey);
+  const subscriptionPlanId = await seedRecurringPlan(serviceUrl, subscriptionKey, 'Bench subscriptions');
+  await createSubscription(serviceUrl, subscriptionKey, subscriptionPlanId);
+  const subSeed = Date.now();
+  const subscriptionIds = await seedActiveSubscriptions(serviceUrl, subscriptionKey, subscriptionPlanId, subscriptionSeeds, 50);
+  note(`seeded ${subscriptionSeeds} active subscriptions (create + mandate checkout) in ${Date.now() - subSeed} ms`);
   const ctx: BenchContext = {
     bareUrl,
     serviceUrl,
@@ -137,10 +103,16 @@ async function main(): Promise<number> {
     paymentId,
     productsQuery,
     catalog: { products: CATALOG.products, plansPerProduct: CATALOG.plansPerProduct, reportingCurrency: CATALOG.currencies[0] },
+    subscriptionKey,
+    subscriptionPlanId,
+    subscriptionIds,
   };
   const all = scenarios(ctx);
-  const selected = all.filter((s) => !only.length || only.some((o) => s.name.toLowerCase().includes(o)));
-  if (!selected.length) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} selects no scenario`);
+  const picks = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));
+  const selected = all.filter((s) => picks(s.name));
+  // The renewal run (renewals.ts) is no load scenario: it runs after them, for a merchant of its own.
+  const runRenewals = picks(RENEWALS);
+  if (!selected.length && !runRenewals) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} selects no scenario`);
 
   // Every scenario (measured or not: checks may compare answers) answers as expected once before measuring.
   const earlier = new Map<string, unknown>();
@@ -217,11 +189,19 @@ async function main(): Promise<number> {
           : Math.max(0, ((busy1 - busy0 - serverCpu - sandboxCpu - genCpu) / windowMs) * 100),
     });
   }
-  const servicePeakRssMb = sampler.peak(service.pid);
+  let servicePeakRssMb = sampler.peak(service.pid);
   sampler.stop();
 
+  let renewals: RenewalFigures | null = null;
+  if (runRenewals) {
+    note(`${RENEWALS}: seeding, then the advance`);
+    renewals = await measureRenewals(stack, note);
+    if (service.hasExited()) throw new Error(`service exited during "${RENEWALS}" (${await service.exited}).\n${service.tail()}`);
+    if (renewals.servicePeakRssMb !== null) servicePeakRssMb = Math.max(servicePeakRssMb ?? 0, renewals.servicePeakRssMb);
+  }
+
   const fmtMs = (x: number) => (Number.isInteger(x) ? `${x}` : x.toFixed(2));
-  say(
+  if (measured.length) say(
     table(
       ['scenario', 'req/s (2xx)', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', 'errors', 'non-2xx', 'peak RSS MB', 'server CPU', 'CPU ms/req', 'sandbox ms/req', 'loadgen CPU', 'other CPU'],
       measured.map(({ scenario, result: r, peakRssMb, serverCpuPct, serverCpuMsPerRequest, sandboxCpuMsPerRequest, loadgenCpuPct, otherCpuPct }) => [
@@ -249,9 +229,14 @@ async function main(): Promise<number> {
       '\n  sandbox ms/req = CPU of the gateway sandbox process (standing in for Stripe) / requests.',
   );
   say('');
+  if (renewals) {
+    say(`${RENEWALS}:`);
+    for (const line of describeRenewals(renewals)) say(`  ${line}`);
+    say('');
+  }
 
   const byName = new Map(measured.map((m) => [m.scenario.name, m]));
-  const outcomes = checks.map((c) => ({ check: c, outcome: c.evaluate({ byName, servicePeakRssMb }) }));
+  const outcomes = checks.map((c) => ({ check: c, outcome: c.evaluate({ byName, servicePeakRssMb, renewals }) }));
   say(
     table(
       ['target', 'value', 'goal', 'result'],
@@ -286,6 +271,7 @@ async function main(): Promise<number> {
         otherCpuPct: m.otherCpuPct,
         ...m.result,
       })),
+      renewals,
       checks: outcomes.map(({ check, outcome }) => ({ name: check.name, target: check.target, ...(outcome ?? { skipped: true }) })),
     };
     fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(out, null, 2));

@@ -3,6 +3,8 @@ import crypto from 'node:crypto';
 import { toSnake } from '../src/core/case';
 import type { LoadResult } from './lib/load';
 import { PAYMENT_BODY } from './lib/seed';
+import { subscriptionBody } from './lib/subscriptions';
+import { RENEWAL_TARGET_SECONDS, RenewalFigures } from './renewals';
 
 /**
  * What the bench measures. To add a scenario (say `POST /v1/payments`), add an entry to `scenarios` below — with a
@@ -22,6 +24,12 @@ export interface BenchContext {
   productsQuery: string;
   /** Number of products, plans per product and default-priced plans seeded. */
   catalog: { products: number; plansPerProduct: number; reportingCurrency: string };
+  /** The test key of the merchant the subscription scenarios run as (one of its own: its catalog is one plan). */
+  subscriptionKey: string;
+  /** A monthly plan whose price the sandbox already knows (one create registered it): creates measure the steady state. */
+  subscriptionPlanId: string;
+  /** Active (authorised) subscriptions of the bench merchant, read in turn by the subscription read scenarios. */
+  subscriptionIds: string[];
 }
 
 export interface Scenario {
@@ -65,6 +73,13 @@ export interface MeasuredScenario {
   otherCpuPct: number | null;
 }
 
+/** What the checks read: the measured scenarios, the service's peak RSS and the renewal run (null: not run). */
+export interface BenchRun {
+  byName: Map<string, MeasuredScenario>;
+  servicePeakRssMb: number | null;
+  renewals: RenewalFigures | null;
+}
+
 export interface CheckOutcome {
   value: string;
   pass: boolean;
@@ -74,7 +89,7 @@ export interface Check {
   name: string;
   target: string;
   /** Null when a scenario it needs was not run (filtered out). */
-  evaluate(run: { byName: Map<string, MeasuredScenario>; servicePeakRssMb: number | null }): CheckOutcome | null;
+  evaluate(run: BenchRun): CheckOutcome | null;
 }
 
 function assert(cond: unknown, message: string): asserts cond {
@@ -119,6 +134,17 @@ export const GET_PAYMENT = 'REST GET /v1/payments/{id}';
 /** The payments target: >= 300 created per second, p99 < 100 ms; the latency is measured at that load. */
 export const PAYMENT_RATE = Number(process.env.BENCH_PAYMENT_RATE) || 300;
 export const CREATE_PAYMENT_AT_RATE = `REST POST /v1/payments at ${PAYMENT_RATE}/s`;
+export const CREATE_SUBSCRIPTION = 'REST POST /v1/subscriptions';
+/** The subscription reads' target: p99 < 50 ms at 300 requests/s. */
+export const SUBSCRIPTION_READ_RATE = Number(process.env.BENCH_SUBSCRIPTION_READ_RATE) || 300;
+export const GET_SUBSCRIPTION_AT_RATE = `REST GET /v1/subscriptions/{id} at ${SUBSCRIPTION_READ_RATE}/s`;
+export const GET_SUBSCRIPTION_EVENTS_AT_RATE = `REST GET /v1/subscriptions/{id}/events at ${SUBSCRIPTION_READ_RATE}/s`;
+
+/** A setupRequest that sends each request to the next of `paths` in turn (reads spread over many rows). */
+function rotate(paths: string[]): autocannon.Request['setupRequest'] {
+  let i = 0;
+  return (req) => ({ ...req, path: paths[i++ % paths.length] });
+}
 
 export function scenarios(ctx: BenchContext): Scenario[] {
   const auth = { authorization: `Bearer ${ctx.key}` };
@@ -137,6 +163,9 @@ export function scenarios(ctx: BenchContext): Scenario[] {
       assert(typeof body.checkout_url === 'string' && body.checkout_url.startsWith('http'), 'no checkout_url');
     },
   };
+  const subscriptionPath = (id: string) => `/v1/subscriptions/${id}`;
+  const subscriber = { authorization: `Bearer ${ctx.subscriptionKey}` };
+  const firstSubscription = ctx.subscriptionIds[0];
   return [
     {
       name: BARE,
@@ -190,6 +219,54 @@ export function scenarios(ctx: BenchContext): Scenario[] {
       url: `${ctx.serviceUrl}/v1/payments/${ctx.paymentId}`,
       headers: auth,
       verify: (body) => assert(body?.id === ctx.paymentId && body.object === 'payment', `not the payment: ${show(body)}`),
+    },
+    {
+      // Each request: a fresh Idempotency-Key and customer e-mail; a sandbox checkout session (the plan's price is
+      // registered at the gateway already), a customer, the subscription and its audit row, the outbox event.
+      name: CREATE_SUBSCRIPTION,
+      process: 'service',
+      method: 'POST',
+      url: `${ctx.serviceUrl}/v1/subscriptions`,
+      headers: { ...subscriber, 'content-type': 'application/json' },
+      body: subscriptionBody(ctx.subscriptionPlanId),
+      expectStatus: 201,
+      setupRequest: (req) => ({
+        ...req,
+        headers: { ...req.headers, 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify(subscriptionBody(ctx.subscriptionPlanId)),
+      }),
+      verify: (body) => {
+        assert(body?.object === 'subscription' && body.status === 'created', `not a created subscription: ${show(body)}`);
+        assert(typeof body.checkout_url === 'string' && body.checkout_url.startsWith('http'), 'no checkout_url');
+      },
+    },
+    {
+      // Paced (the latency target is stated at this load), in turn over the seeded active subscriptions.
+      name: GET_SUBSCRIPTION_AT_RATE,
+      process: 'service',
+      method: 'GET',
+      url: `${ctx.serviceUrl}/v1/subscriptions/${firstSubscription}`,
+      headers: subscriber,
+      rate: SUBSCRIPTION_READ_RATE,
+      setupRequest: rotate(ctx.subscriptionIds.map(subscriptionPath)),
+      verify: (body) => {
+        assert(body?.id === firstSubscription && body.object === 'subscription', `not the subscription: ${show(body)}`);
+        assert(body.status === 'active' && body.cycles_completed === 1, `not an active subscription in its first cycle: ${show(body)}`);
+      },
+    },
+    {
+      name: GET_SUBSCRIPTION_EVENTS_AT_RATE,
+      process: 'service',
+      method: 'GET',
+      url: `${ctx.serviceUrl}/v1/subscriptions/${firstSubscription}/events`,
+      headers: subscriber,
+      rate: SUBSCRIPTION_READ_RATE,
+      setupRequest: rotate(ctx.subscriptionIds.map((id) => `${subscriptionPath(id)}/events`)),
+      verify: (body) => {
+        assert(Array.isArray(body), `not a bare array: ${show(body)}`);
+        const trail = body.map((e: any) => `${e.from_state ?? 'none'}>${e.to_state}`).join(',');
+        assert(trail === 'none>created,created>active', `unexpected trail ${trail}`);
+      },
     },
   ];
 }
@@ -258,6 +335,35 @@ export const checks: Check[] = [
       },
     }),
   ),
+  {
+    name: 'subscriptions created per second',
+    target: '>= 200/s',
+    evaluate: ({ byName }) => {
+      const s = byName.get(CREATE_SUBSCRIPTION);
+      return s ? { value: `${s.result.rps.toFixed(0)}/s`, pass: s.result.rps >= 200 } : null;
+    },
+  },
+  ...[GET_SUBSCRIPTION_AT_RATE, GET_SUBSCRIPTION_EVENTS_AT_RATE].map(
+    (name): Check => ({
+      name: `p99 latency, ${name}`,
+      target: '< 50 ms',
+      evaluate: ({ byName }) => {
+        const s = byName.get(name);
+        return s ? { value: `${s.result.p99} ms`, pass: s.result.p99 < 50 } : null;
+      },
+    }),
+  ),
+  {
+    name: 'one test-clock advance of 31 days (renewals)',
+    target: `< ${RENEWAL_TARGET_SECONDS} s`,
+    evaluate: ({ renewals: r }) =>
+      r ? { value: `${r.advanceSeconds.toFixed(1)} s / ${r.subscriptions}`, pass: r.advanceStatus === 200 && r.advanceSeconds < RENEWAL_TARGET_SECONDS } : null,
+  },
+  {
+    name: 'renewals: all renewed, invoiced and evented',
+    target: 'all',
+    evaluate: ({ renewals: r }) => (r ? { value: `${r.renewed}/${r.subscriptions}, ${r.invoices} invoices`, pass: r.complete } : null),
+  },
   {
     name: 'service peak RSS',
     target: '< 300 MB',

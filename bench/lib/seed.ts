@@ -57,16 +57,20 @@ export const PAYMENT_BODY = {
   cancel_url: 'http://127.0.0.1:9/cancel',
 };
 
-/** Connects the merchant to the gateway sandbox (Stripe-compatible) and creates one payment to read back. */
-export async function seedPayments(baseUrl: string, key: string): Promise<string> {
-  const headers = { authorization: `Bearer ${key}` };
+/** Connects the merchant's test mode to the gateway sandbox's Stripe (a fresh sandbox account). */
+export async function connectSandbox(baseUrl: string, key: string): Promise<void> {
   const secret = Math.random().toString(36).slice(2);
   const conn = await requestJson(`${baseUrl}/v1/providers/connections`, {
-    headers,
+    headers: { authorization: `Bearer ${key}` },
     body: { provider: 'stripe', credentials: { secret_key: `sk_test_bench${secret}`, webhook_secret: `whsec_${secret}` } },
   });
   if (conn.status !== 201) throw new Error(`seed: POST /v1/providers/connections answered ${conn.status}: ${conn.text.slice(0, 500)}`);
-  const payment = await requestJson(`${baseUrl}/v1/payments`, { headers, body: PAYMENT_BODY });
+}
+
+/** Connects the merchant to the gateway sandbox (Stripe-compatible) and creates one payment to read back. */
+export async function seedPayments(baseUrl: string, key: string): Promise<string> {
+  await connectSandbox(baseUrl, key);
+  const payment = await requestJson(`${baseUrl}/v1/payments`, { headers: { authorization: `Bearer ${key}` }, body: PAYMENT_BODY });
   if (payment.status !== 201) throw new Error(`seed: POST /v1/payments answered ${payment.status}: ${payment.text.slice(0, 500)}`);
   return payment.body.id as string;
 }

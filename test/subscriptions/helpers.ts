@@ -1,5 +1,13 @@
 import crypto from 'node:crypto';
-import type { Client_ } from '../harness/app';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client_, TestApp } from '../harness/app';
+import { ADMIN_TOKEN } from '../harness/app';
+import { startApp, RunningApp } from '../../src/app';
+import { Config, loadConfig } from '../../src/config';
+import { openDatabase } from '../../src/core/db';
+import { servicePoolSize } from '../../src/core/sql';
+import { entities } from '../../src/entities';
 import { submitCheckout } from '../harness/checkout';
 
 /** Shared by the subscription tests: a recurring catalog, subscriptions and their mandate checkouts. */
@@ -59,4 +67,117 @@ export async function ok(p: Promise<{ status: number; text: string; body: any }>
   const r = await p;
   if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
   return r.body;
+}
+
+// --- lifecycle end-to-end helpers (table / dunning / terms tests) ---------------------------------------------------
+
+/** A command that the state table does not allow: 409 invalid_state_transition, and the subscription and its trail unchanged. */
+export async function expectIllegal(c: Client_, id: string, command: string, body: unknown = {}): Promise<void> {
+  const before = await ok(c.get(`/subscriptions/${id}`));
+  const trailBefore = await events(c, id);
+  const r = await c.post(`/subscriptions/${id}/${command}`, body);
+  if (r.status !== 409 || r.body?.error?.code !== 'invalid_state_transition') {
+    throw new Error(`${command} on a ${before.status} subscription: expected 409 invalid_state_transition, got ${r.status}: ${r.text}`);
+  }
+  expect(await ok(c.get(`/subscriptions/${id}`))).toEqual(before);
+  expect(await events(c, id)).toEqual(trailBefore);
+}
+
+/** Types of the outbox events (contract 10) about one subscription (its own and its invoices'), oldest first. */
+export async function outboxTypesOf(app: TestApp, merchantId: string, subscriptionId: string): Promise<string[]> {
+  const rows = await app.orm.em.getConnection().execute<{ type: string; payload: any }[]>(
+    'select type, payload from outbox_events where merchant_id = ? order by id',
+    [merchantId],
+  );
+  return rows
+    .map((r) => ({ type: r.type, o: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload)?.data?.object ?? {} }))
+    .filter((r) => r.o.id === subscriptionId || r.o.subscription_id === subscriptionId)
+    .map((r) => r.type);
+}
+
+/** The subscription's invoices, oldest first. */
+export async function invoicesOf(c: Client_, subscriptionId: string): Promise<any[]> {
+  const list = await ok(c.get(`/invoices?subscription_id=${subscriptionId}&limit=100`));
+  return [...list.data].reverse();
+}
+
+/** An instant `ms` after an ISO timestamp. */
+export const after = (iso: string, ms = 1000) => new Date(new Date(iso).getTime() + ms);
+
+// --- hard-path helpers (races, gateway events, recovery) -------------------------------------------------------------
+
+/** Every invoice (and credit note) of a client's merchant and mode matching `filters`, oldest first (all pages). */
+export async function allInvoices(c: Client_, filters: Record<string, string> = {}): Promise<any[]> {
+  const all: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const q = new URLSearchParams({ ...filters, limit: '100', ...(cursor ? { cursor } : {}) });
+    const page = await ok(c.get(`/invoices?${q}`));
+    all.push(...page.data);
+    cursor = page.has_more ? page.next_cursor : null;
+  } while (cursor);
+  return all.reverse();
+}
+
+/** The gateway sandbox's price objects (Stripe prices, Razorpay plans) made for one of our prices (same database). */
+export async function gatewayPriceObjects(t: TestApp, priceId: string): Promise<{ id: string; type: string }[]> {
+  return t.orm.em.getConnection().execute(
+    `select id, type from sandbox_objects
+      where type in ('price', 'plan') and (data->'metadata'->>'price_id' = ? or data->'notes'->>'price_id' = ?) order by id`,
+    [priceId, priceId],
+  );
+}
+
+/** The gateway events the sandbox emitted about a subscription (its id or gateway id in the body), oldest first. */
+export async function sandboxEventsAbout(t: TestApp, sub: { id: string; provider_subscription_id?: string | null }): Promise<{ id: string; type: string; body: string; delivered: boolean }[]> {
+  const ids = [sub.id, sub.provider_subscription_id].filter(Boolean) as string[];
+  return t.orm.em.getConnection().execute(
+    `select id, type, body, delivered from sandbox_events where ${ids.map(() => 'position(? in body) > 0').join(' or ')} order by created_at, id`,
+    ids,
+  );
+}
+
+/**
+ * Points the sandbox's webhook for a connection elsewhere (a receiver, a closed port): the service then does not hear
+ * of what the gateway does. Answers a function that points it back.
+ */
+export async function redirectGatewayWebhook(t: TestApp, connection: { webhook_url: string }, url: string): Promise<() => Promise<void>> {
+  const conn = t.orm.em.getConnection();
+  const rows = await conn.execute<{ id: string }[]>('update sandbox_webhooks set url = ? where url = ? returning id', [url, connection.webhook_url]);
+  if (rows.length !== 1) throw new Error(`no sandbox webhook registered for ${connection.webhook_url}`);
+  return async () => {
+    await conn.execute('update sandbox_webhooks set url = ? where id = ?', [connection.webhook_url, rows[0].id]);
+  };
+}
+
+/**
+ * Another service process on the same database and gateway sandbox (contract 13: several API and worker processes
+ * work together), with its own pool; `close` stops it and its pool.
+ */
+export async function startSecondApp(first: TestApp, overrides: Partial<Config> = {}): Promise<RunningApp & { close(): Promise<void> }> {
+  const orm = await openDatabase(first.databaseUrl, entities, servicePoolSize(overrides.dbPoolMax ?? 5));
+  const app = await startApp(
+    {
+      ...loadConfig({}),
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: first.databaseUrl,
+      adminToken: ADMIN_TOKEN,
+      rateLimitPerSecond: 10_000,
+      sandbox: true,
+      sandboxUrl: first.app.sandboxUrl!,
+      dataDir: path.join(os.tmpdir(), 'cadence-test-data'), // as test/harness/app.ts: the same sealing key
+      gatewayTimeoutMs: 3000,
+      ...overrides,
+    },
+    orm,
+    0,
+  );
+  return {
+    ...app,
+    async close() {
+      await app.close();
+      await orm.close(true);
+    },
+  };
 }

@@ -19,6 +19,11 @@ import { services } from '../../services';
  * - A 5xx or an unexpected error is not stored: the key is released, and a retry keeps the resource id.
  */
 
+/** The description of every idempotent mutation's `idempotencyKey` argument. */
+export const IDEMPOTENCY_KEY =
+  'Contract section 5: the same key and input again answers the first result; another input: idempotency_key_reused. ' +
+  'Also taken from the Idempotency-Key header. Keys are shared with REST (per merchant and mode) and kept 24 hours.';
+
 /** What the wrapped use case gets: the id its new record must take, and whether an earlier attempt may have made it. */
 export interface IdempotentAttempt {
   key: string;

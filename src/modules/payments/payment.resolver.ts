@@ -8,13 +8,10 @@ import { services } from '../../services';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
 import { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
 import { refundsByPayment } from './payment.service';
-import { storedEntity, withIdempotency } from '../idempotency/with-idempotency';
+import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency/with-idempotency';
 
 export const PaymentConnection = ConnectionType(Payment);
 
-const IDEMPOTENCY_KEY =
-  'Contract section 5: the same key and input again answers the first result; another input: idempotency_key_reused. ' +
-  'Also taken from the Idempotency-Key header. Keys are shared with REST (per merchant and mode) and kept 24 hours.';
 
 @ArgsType()
 class PaymentsArgs extends PageArgs {

@@ -34,13 +34,14 @@ export async function applySubscriptionEvent(
   em: EntityManager,
   connection: ProviderConnection,
   event: GatewayEvent,
+  /** Merchant time, read before the caller's transaction (never inside it: see SubscriptionService.applyGatewayEvent). */
+  now: Date,
 ): Promise<(() => Promise<void>)[]> {
   const sub = await findSubscription(em, event);
   if (!sub) return [];
   if (!sub.providerSubscriptionId && event.providerSubscriptionId) sub.providerSubscriptionId = event.providerSubscriptionId;
   if (!sub.providerCustomerId && event.providerCustomerId) sub.providerCustomerId = event.providerCustomerId;
   const change = service.change(em, sub);
-  const now = await service.now({ merchantId: connection.merchantId, mode: connection.mode });
   if (TERMINAL.has(sub.status) && (event.kind === 'subscription.authorized' || event.kind === 'subscription.charged') && sub.providerSubscriptionId) {
     // A checkout completed after the subscription was cancelled here (its hosted page was still open): the gateway
     // must not go on charging a subscription that has ended.
@@ -90,8 +91,10 @@ function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date, s
   const method = event.method ? { method: event.method } : {};
   if (sub.trialPeriodDays > 0) {
     change.move('mandate_authorized_with_trial', 'webhook', method);
-    sub.trialStart = now;
     sub.trialEnd = event.trialEnd ?? addDays(now, sub.trialPeriodDays);
+    // The gateway counts the trial to the second from its own clock (days of 86,400 s): its start is its end less the
+    // trial days, so trial_end - trial_start is exactly the plan's trial length.
+    sub.trialStart = event.trialEnd ? new Date(event.trialEnd.getTime() - sub.trialPeriodDays * 86_400_000) : now;
     sub.currentPeriodStart = sub.trialStart;
     sub.currentPeriodEnd = sub.trialEnd;
     if (sub.trialEndAction === TrialEndAction.CANCEL_SUBSCRIPTION) {

@@ -18,11 +18,15 @@ export class SubscriptionChange {
   /** Gateway calls the change leads to, made after its commit (never inside the transaction). */
   readonly followUps: (() => Promise<void>)[] = [];
 
+  private readonly loadedUpdatedAt: number;
+
   constructor(
     readonly em: EntityManager,
     readonly sub: BillingSubscription,
     private readonly serializer: () => Serializer,
-  ) {}
+  ) {
+    this.loadedUpdatedAt = sub.updatedAt.getTime();
+  }
 
   get status(): SubscriptionStatus {
     return this.sub.status;
@@ -56,9 +60,12 @@ export class SubscriptionChange {
     this.sub.nextActionAt = action ? at : null;
   }
 
-  /** Flushes, writes one outbox event per move (the subscription as it ends up) and announces the change. */
+  /** Flushes, writes one outbox event per move (the subscription as it ends up) and announces a change, if any. */
   async save(): Promise<void> {
     await this.em.flush();
+    // Live subscribers hear of real changes only (a gateway's echo of a command, or a repeated event, changes nothing):
+    // any flush that wrote the row, here or earlier in the change (issuing an invoice flushes), moved `updated_at`.
+    if (!this.eventTypes.length && this.sub.updatedAt.getTime() === this.loadedUpdatedAt) return;
     const mode = this.sub.mode as Mode;
     if (this.eventTypes.length) {
       const object = this.serializer().toRest(this.sub);

@@ -5,7 +5,7 @@ import type { Change } from '../../core/events';
 import { readOncePerChange } from '../../core/fanout';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
-import { storedEntity, withIdempotency } from '../idempotency/with-idempotency';
+import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency/with-idempotency';
 import { ChangePlanResult } from './change-plan';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
@@ -13,9 +13,6 @@ import { SubscriptionStatus } from './subscription.machine';
 
 export const SubscriptionConnection = ConnectionType(BillingSubscription, 'BillingSubscriptionConnection');
 
-const IDEMPOTENCY_KEY =
-  'Contract section 5: the same key and input again answers the first result; another input: idempotency_key_reused. ' +
-  'Also taken from the Idempotency-Key header. Keys are shared with REST (per merchant and mode) and kept 24 hours.';
 
 @ArgsType()
 class SubscriptionsArgs extends PageArgs {

@@ -39,14 +39,19 @@ export class SubscriptionScheduler {
     private readonly pool: ServicePool,
   ) {}
 
-  /** Runs the action of one subscription if it is still due at `at` (merchant time; default now). */
-  async runAction(tenant: TenantParams, id: string, at?: Date): Promise<void> {
+  /**
+   * Runs the action of one subscription if it is still due at `at` (merchant time; default now), under its row lock:
+   * a second process finds it no longer due (or, sweeping, skips the locked row), so an action runs once.
+   */
+  async runAction(tenant: TenantParams, id: string, at?: Date, opts: { skipLocked?: boolean } = {}): Promise<boolean> {
     const service = this.service;
     const root = SubscriptionService.forTenant(service.root, tenant);
     const now = at ?? (await service.now(tenant));
     const done = await root.transactional(async (tx) => {
-      const sub = await tx.findOne(BillingSubscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!sub || !sub.nextAction || !sub.nextActionAt || sub.nextActionAt.getTime() > now.getTime()) return [];
+      // Worker sweeps skip a row another process holds (it is running that action, or a command or event has it).
+      const lockMode = opts.skipLocked ? LockMode.PESSIMISTIC_PARTIAL_WRITE : LockMode.PESSIMISTIC_WRITE;
+      const sub = await tx.findOne(BillingSubscription, { id }, { lockMode });
+      if (!sub || !sub.nextAction || !sub.nextActionAt || sub.nextActionAt.getTime() > now.getTime()) return null;
       const change = service.change(tx, sub);
       const action = sub.nextAction;
       change.schedule(null);
@@ -93,7 +98,9 @@ export class SubscriptionScheduler {
       await change.save();
       return change.followUps;
     });
+    if (!done) return false;
     for (const call of done) await call();
+    return true;
   }
 
   /** Test-clock work (contract 8): the scheduler's actions of a merchant's test mode, in time order. */
@@ -105,7 +112,10 @@ export class SubscriptionScheduler {
       for (;;) {
         const due = await actionsDueBy(this.pool, merchantId, at, 100);
         if (!due.length) return;
-        for (const { id } of due) await this.runAction(tenant, id, at);
+        let ran = 0;
+        for (const { id } of due) if (await this.runAction(tenant, id, at)) ran++;
+        // Rows still due but not run: another process ran them meanwhile and moved them on, or holds them: look again.
+        if (!ran) await new Promise((r) => setTimeout(r, 20));
       }
     },
   };
@@ -146,17 +156,18 @@ export class SubscriptionScheduler {
     await setGatewaySyncedTo(this.pool, merchantId, at);
   }
 
-  /** One sweep of the worker: every action due in merchant time, across tenants. Answers how many ran. */
+  /** One sweep of the worker: the actions due in merchant time, across tenants (at most `limit`). Answers how many ran. */
   async sweep(limit = 100): Promise<number> {
     const due = await dueActions(this.pool, limit);
+    let ran = 0;
     for (const row of due) {
       try {
-        await this.runAction({ merchantId: row.merchant_id, mode: row.mode }, row.id);
+        if (await this.runAction({ merchantId: row.merchant_id, mode: row.mode }, row.id, undefined, { skipLocked: true })) ran++;
       } catch (err) {
         logger.warn({ err, subscription_id: row.id }, 'scheduled subscription action failed; it stays due');
       }
     }
-    return due.length;
+    return ran;
   }
 
   /** One reconciliation pass: subscriptions whose gateway event is overdue are read back from the gateway. */

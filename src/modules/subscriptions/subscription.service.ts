@@ -292,6 +292,9 @@ export class SubscriptionService {
    * no period: it is cancelled now either way.
    */
   cancel(ctx: Ctx, id: string, atPeriodEnd: boolean): Promise<BillingSubscription> {
+    // Only a running period (active) or a trial has an end to wait for. Paused, past_due and halted ones are cancelled
+    // now: deferring would stop their dunning (one scheduled action) and leave the end to whenever the gateway says so.
+    const deferred = (sub: BillingSubscription) => atPeriodEnd && (sub.status === S.ACTIVE || sub.status === S.TRIALING);
     return this.command(
       ctx,
       id,
@@ -303,10 +306,10 @@ export class SubscriptionService {
             sub.providerSubscriptionId
             ? gw.cancelSubscription(sub.providerSubscriptionId, { atPeriodEnd: false })
             : Promise.resolve()
-          : gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd }),
+          : gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd: deferred(sub) }),
       (change, now) => {
         const sub = change.sub;
-        if (atPeriodEnd && sub.status !== S.CREATED) {
+        if (deferred(sub)) {
           transition(sub.status, 'cancel', 'api'); // the later cancellation must be one the table allows now
           sub.cancelAtPeriodEnd = true;
           const trial = sub.status === S.TRIALING;
@@ -319,7 +322,7 @@ export class SubscriptionService {
         change.schedule(null);
       },
       // Already set to end: asking again changes nothing and needs no gateway call.
-      (sub) => atPeriodEnd && sub.cancelAtPeriodEnd,
+      (sub) => deferred(sub) && sub.cancelAtPeriodEnd,
     );
   }
 
@@ -418,6 +421,9 @@ export class SubscriptionService {
    * transaction under the connection's tenant; gateway calls it leads to run after the commit. False: a repeat.
    */
   async applyGatewayEvent(em: EntityManager, connection: ProviderConnection, event: GatewayEvent): Promise<boolean> {
+    // Read before the transaction: the clock takes its own pool connection, and one taken while the transaction holds
+    // another deadlocks the pool when as many events arrive at once as it has connections.
+    const now = await this.now({ merchantId: connection.merchantId, mode: connection.mode });
     const follow = await em.transactional(async (tx) => {
       const fresh = await recordGatewayEvent(tx, { merchantId: connection.merchantId, mode: connection.mode }, {
         provider: connection.provider,
@@ -426,7 +432,7 @@ export class SubscriptionService {
         connectionId: connection.id,
         payload: event.raw,
       });
-      return fresh ? applySubscriptionEvent(this, tx, connection, event) : null;
+      return fresh ? applySubscriptionEvent(this, tx, connection, event, now) : null;
     });
     if (!follow) return false;
     for (const f of follow) await f();
