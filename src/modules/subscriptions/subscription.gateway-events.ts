@@ -5,7 +5,7 @@ import type { GatewayEvent } from '../../gateways/port';
 import { currentMerchantOf } from '../merchants/current-merchant';
 import type { ProviderConnection } from '../providers/provider-connection.entities';
 import { TrialEndAction } from '../catalog/catalog.entities';
-import { billPeriod, periodOf, SubscriptionChange } from './subscription.lifecycle';
+import { billPeriod, commandInFlight, periodOf, SubscriptionChange } from './subscription.lifecycle';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
@@ -229,6 +229,9 @@ export async function halt(service: SubscriptionService, change: SubscriptionCha
 /** The gateway ended the subscription: a checkout that failed, or a cancellation made at the gateway. */
 function cancelledAtGateway(change: SubscriptionChange, event: GatewayEvent, now: Date): void {
   const sub = change.sub;
+  // The echo of a cancel command still at its last step (the gateway may report it before the command commits):
+  // the command records the cancellation itself, as `api`.
+  if (commandInFlight(sub) === 'cancel') return;
   if (sub.status === S.CREATED) {
     change.move('checkout_failed', 'webhook', event.failureReason ? { gateway_decline_reason: event.failureReason } : {});
   } else if (sub.cancelAtPeriodEnd && transitionFor(sub.status, sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel')) {

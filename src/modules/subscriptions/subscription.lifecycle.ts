@@ -76,6 +76,14 @@ export class SubscriptionChange {
   }
 }
 
+/** A command that called the gateway and did not come back within this (wall time) is taken to have died. */
+export const COMMAND_CLAIM_MS = 60_000;
+
+/** The command at the gateway for this subscription right now (its claim is live), or null. */
+export function commandInFlight(sub: BillingSubscription): string | null {
+  return sub.pendingCommand && sub.pendingCommandAt && Date.now() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS ? sub.pendingCommand : null;
+}
+
 /** The period `cycle` of a subscription's anchor, by its plan's cadence. */
 export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number): { start: Date; end: Date } {
   return period(anchor, sub.billingFrequency, sub.billingInterval, cycle);

@@ -28,13 +28,10 @@ import { fromGatewayError, ProviderService } from '../providers/provider.service
 import type { Clock } from '../test-clock/test-clock.service';
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
-import { SubscriptionChange } from './subscription.lifecycle';
+import { commandInFlight, SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
 import { changePlan, ChangePlanResult } from './change-plan';
 import { eventsOf, insertSubscription } from './subscription.store';
-
-/** A command that called the gateway and did not come back within this is taken to have died (its claim lapses). */
-const COMMAND_CLAIM_MS = 60_000;
 
 const S = SubscriptionStatus;
 
@@ -349,15 +346,15 @@ export class SubscriptionService {
       const sub = await findOr404(em, BillingSubscription, id, 'subscription', { lockMode: LockMode.PESSIMISTIC_WRITE });
       transition(sub.status, trigger, 'api');
       if (noop(sub)) return { sub, skip: true };
-      const now = new Date();
-      if (sub.pendingCommand && sub.pendingCommandAt && now.getTime() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS) {
+      const inFlight = commandInFlight(sub);
+      if (inFlight) {
         throw new DomainError(
           'invalid_state_transition',
-          `Cannot ${trigger.replace(/_/g, ' ')} this subscription while another command (${sub.pendingCommand.replace(/_/g, ' ')}) is in progress.`,
+          `Cannot ${trigger.replace(/_/g, ' ')} this subscription while another command (${inFlight.replace(/_/g, ' ')}) is in progress.`,
         );
       }
       sub.pendingCommand = trigger;
-      sub.pendingCommandAt = now;
+      sub.pendingCommandAt = new Date(); // wall time: claims expire by the wall clock
       await em.flush();
       return { sub, skip: false };
     });
