@@ -12,6 +12,10 @@ import type { PubSub } from './pubsub';
  */
 @Entity({ tableName: 'outbox_events' })
 @Index({ properties: ['dispatchedAt', 'id'] })
+// The worker's fan-out reads undispatched events oldest first, across tenants and per tenant (test-clock advances):
+// small partial indexes keep that read constant however many dispatched events history holds.
+@Index({ name: 'outbox_events_undispatched_index', expression: 'create index "outbox_events_undispatched_index" on "outbox_events" ("id") where "dispatched_at" is null' })
+@Index({ name: 'outbox_events_undispatched_tenant_index', expression: 'create index "outbox_events_undispatched_tenant_index" on "outbox_events" ("merchant_id", "mode", "id") where "dispatched_at" is null' })
 export class OutboxEvent extends TenantEntity {
   @Property({ length: 64 }) type!: string;
   @Property({ type: 'jsonb' }) payload!: Record<string, unknown>;

@@ -7,6 +7,7 @@ import { Migration20261122035348_webhooks } from './Migration20261122035348_webh
 import { Migration20261122072223_retention } from './Migration20261122072223_retention';
 import { Migration20261123184500_payments_updated_at } from './Migration20261123184500_payments_updated_at';
 import { Migration20261123211507_subscriptions_invoices } from './Migration20261123211507_subscriptions_invoices';
+import { Migration20261123223500_outbox_undispatched } from './Migration20261123223500_outbox_undispatched';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -17,4 +18,5 @@ export const migrationsList = [
   { name: 'Migration20261122072223_retention', class: Migration20261122072223_retention },
   { name: 'Migration20261123184500_payments_updated_at', class: Migration20261123184500_payments_updated_at },
   { name: 'Migration20261123211507_subscriptions_invoices', class: Migration20261123211507_subscriptions_invoices },
+  { name: 'Migration20261123223500_outbox_undispatched', class: Migration20261123223500_outbox_undispatched },
 ];
