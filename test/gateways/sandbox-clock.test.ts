@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { createGateway, GatewayEvent, GatewayPort } from '../../src/gateways';
 import type { Credentials } from '../../src/gateways/port';
 import { sandboxAccountKey } from '../../src/gateways/sandbox';
+import { SandboxEvent } from '../../src/gateways/sandbox/sandbox.entities';
 import { submitCheckout } from '../harness';
 import { useGatewaySandbox } from '../harness/sandbox';
 import { ADAPTERS, AdapterProfile } from './adapters';
@@ -108,6 +109,74 @@ describe.each(ADAPTERS)('$provider: per-account sandbox clocks', (profile: Adapt
     expect(later.events[1].periodStart!.getTime()).toBeGreaterThanOrEqual(Math.floor(to.getTime() / 1000) * 1000);
 
     for (const [x, id] of [[a, sa.id], [b, sb.id], [a, later.id]] as const) await cancel(x, id);
+  });
+
+  it('renews the subscriptions due at one instant at once, each instant after the earlier ones; a failed delivery stays pending', async () => {
+    const a = await account();
+    /** n subscriptions checked out together (their periods end at one or two instants). */
+    async function batch(n: number): Promise<string[]> {
+      const checkouts = await Promise.all(
+        Array.from({ length: n }, () =>
+          a.gw.createSubscriptionCheckout({
+            subscriptionId: crypto.randomUUID(),
+            providerPriceId: a.price,
+            amount: 99900,
+            currency: 'INR',
+            setupFee: 0,
+            trialDays: 0,
+            maxCycles: null,
+            customer: { email: 'wave@example.com' },
+            successUrl: 'https://merchant.example/ok',
+            cancelUrl: 'https://merchant.example/cancel',
+            idempotencyKey: crypto.randomUUID(),
+          }),
+        ),
+      );
+      await Promise.all(checkouts.map((c) => submitCheckout(c.checkoutUrl, { outcome: 'success' })));
+      return [...new Set(events().map((e) => e.providerSubscriptionId!))];
+    }
+    const early = await batch(6);
+    // A day later on a's clock: the second batch falls due a day after the first.
+    await a.gw.advanceTestClock(new Date((await now(a)).getTime() + DAY));
+    expect(events()).toEqual([]);
+    const late = await batch(6);
+    expect(new Set([...early, ...late]).size).toBe(12);
+
+    // Slow answers, counted while in flight; every delivery of one early subscription fails.
+    const refused = early[0];
+    let inFlight = 0;
+    let peak = 0;
+    env.receiver.respond = async (r) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((done) => setTimeout(done, 25));
+      inFlight--;
+      return r.body.includes(refused) ? 500 : 200;
+    };
+    try {
+      await a.gw.advanceTestClock(new Date((await now(a)).getTime() + 32 * DAY));
+    } finally {
+      env.receiver.respond = () => 200;
+    }
+    // Answered only after every delivery: nothing more arrives later.
+    await env.sandbox.sandbox.settle();
+    const got = events().filter((e) => e.kind === 'subscription.charged');
+    const delivered = got.filter((e) => e.providerSubscriptionId !== refused);
+    expect(new Set(delivered.map((e) => e.providerSubscriptionId))).toEqual(new Set([...early.slice(1), ...late]));
+    expect(delivered).toHaveLength(11); // one renewal each
+    const lastEarly = Math.max(...got.map((e, i) => (early.includes(e.providerSubscriptionId!) ? i : -1)));
+    const firstLate = got.findIndex((e) => late.includes(e.providerSubscriptionId!));
+    expect(lastEarly).toBeLessThan(firstLate);
+    expect(peak).toBeGreaterThan(1);
+
+    // The refused renewal's events stay pending; redelivery sends them.
+    const pending = await env.sandbox.sandbox.orm.em.fork().find(SandboxEvent, { accountKey: a.key, delivered: false });
+    expect(pending.map((e) => e.body.includes(refused))).toEqual(pending.map(() => true));
+    expect(pending.length).toBeGreaterThan(0);
+    expect(await env.sandbox.redeliverPending({ accountKey: a.key })).toBe(pending.length);
+    expect(events().filter((e) => e.kind === 'subscription.charged').map((e) => e.providerSubscriptionId)).toEqual([refused]);
+
+    for (const id of [...early, ...late]) await cancel(a, id);
   });
 
   it('the wall-clock ticker (chargeDueRenewals) charges each account by its own time', async () => {

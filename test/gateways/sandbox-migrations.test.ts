@@ -31,7 +31,10 @@ it('a new database: the service creates no sandbox table, the sandbox creates it
     const sandboxes = await Promise.all([1, 2, 3].map(() => openSandboxDatabase(db.url, 2)));
     expect(await sandboxTables(db.url)).toEqual(['sandbox_clocks', 'sandbox_events', 'sandbox_idempotency_keys', 'sandbox_migrations', 'sandbox_objects', 'sandbox_webhooks']);
     const applied = await query(db.url, 'select name from sandbox_migrations order by id');
-    expect(applied.map((r) => r.name)).toEqual(['Migration20261123200000_sandbox_tables', 'Migration20261124090000_sandbox_clocks']);
+    expect(applied.map((r) => r.name)).toEqual(['Migration20261123200000_sandbox_tables', 'Migration20261124090000_sandbox_clocks', 'Migration20261124100000_sandbox_subscription_due']);
+    // The renewal pick reads the due subscriptions of one account through this partial index.
+    const [index] = await query<{ indexdef: string }>(db.url, `select indexdef from pg_indexes where indexname = 'sandbox_objects_subscription_due_index'`);
+    expect(index?.indexdef).toMatch(/\(account_key, due_at, id\) WHERE \(type = 'subscription'::text\)/);
     await Promise.all([orm, ...sandboxes].map((o) => o.close(true)));
   } finally {
     await db.drop();

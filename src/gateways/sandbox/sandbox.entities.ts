@@ -14,6 +14,11 @@ export type SandboxProvider = 'stripe' | 'razorpay';
  */
 @Entity({ tableName: 'sandbox_objects' })
 @Index({ properties: ['accountKey', 'type'] })
+// Due subscriptions per account, earliest first (migration 20261124100000; partial, so written out).
+@Index({
+  name: 'sandbox_objects_subscription_due_index',
+  expression: `create index "sandbox_objects_subscription_due_index" on "sandbox_objects" ("account_key", "due_at", "id") where "type" = 'subscription'`,
+})
 export class SandboxObject {
   /** The gateway-style id (cs_test_..., pay_..., sub_...). */
   @PrimaryKey({ type: 'text' })

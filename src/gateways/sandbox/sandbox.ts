@@ -25,6 +25,11 @@ export interface SandboxOptions {
   poolMax?: number;
   /** Seals the webhook secrets merchants register (src/gateways/sandbox/sealed.ts). */
   secrets: SecretBox;
+  /**
+   * Subscriptions of one account renewed at once among those due at the same instant (default 16): each is charged
+   * and its webhooks delivered and answered by one worker; the next due instant starts once all of these are done.
+   */
+  renewalConcurrency?: number;
 }
 
 export interface RenewalFilter {
@@ -47,21 +52,56 @@ export interface AdvanceResult {
   renewals: RenewalResult[];
 }
 
-/** The due subscription to charge next, locked (SKIP LOCKED: two callers never charge one period twice). */
+/**
+ * The due subscription to charge next, locked (SKIP LOCKED: two callers never charge one period twice, and two
+ * workers of a wave never take the same subscription). Reads sandbox_objects_subscription_due_index in its order.
+ */
 const NEXT_DUE = `
 select id from sandbox_objects
 where type = 'subscription' and account_key = ? and due_at <= ? and (?::text is null or provider = ?)
-order by due_at, id
+order by account_key, due_at, id
 limit 1
 for update skip locked`;
 
-/** Accounts with a subscription due by their own time: the wall time given plus each account's clock offset. */
+/** The account's earliest due instant by $2 and how many subscriptions fall due then (both from the index). */
+const NEXT_WAVE = `
+with w as (
+  select due_at from sandbox_objects
+  where type = 'subscription' and account_key = $1 and due_at <= $2 and ($3::text is null or provider = $3)
+  order by account_key, due_at
+  limit 1
+)
+select w.due_at, (
+  select count(*) from sandbox_objects o
+  where o.type = 'subscription' and o.account_key = $1 and o.due_at = w.due_at and ($3::text is null or o.provider = $3)
+)::int as n
+from w`;
+
+/**
+ * Accounts with a subscription due by their own time: the wall time given plus each account's clock offset. The
+ * accounts holding subscriptions are walked through the index (one probe each, not one row per subscription), then
+ * each is checked for a due row there.
+ */
 const ACCOUNTS_DUE = `
-select distinct o.account_key
-from sandbox_objects o left join sandbox_clocks c on c.account_key = o.account_key
-where o.type = 'subscription' and o.due_at is not null
-  and o.due_at <= $1::timestamptz + coalesce(c.offset_ms, 0) * interval '1 millisecond'
-  and ($2::text is null or o.account_key = $2) and ($3::text is null or o.provider = $3)`;
+with recursive accounts(account_key) as (
+  (select account_key from sandbox_objects where type = 'subscription' and ($2::text is null or account_key = $2) order by account_key limit 1)
+  union all
+  select (
+    select o.account_key from sandbox_objects o
+    where o.type = 'subscription' and o.account_key > a.account_key and ($2::text is null or o.account_key = $2)
+    order by o.account_key limit 1
+  )
+  from accounts a where a.account_key is not null
+)
+select a.account_key
+from accounts a left join sandbox_clocks c on c.account_key = a.account_key
+where a.account_key is not null and exists (
+  select 1 from sandbox_objects o
+  where o.type = 'subscription' and o.account_key = a.account_key
+    and o.due_at <= $1::timestamptz + coalesce(c.offset_ms, 0) * interval '1 millisecond'
+    and ($3::text is null or o.provider = $3)
+)
+order by a.account_key`;
 
 /** Raises an account's offset (never lowers it) and answers the offset in force. */
 const RAISE_CLOCK = `
@@ -86,6 +126,7 @@ export class Sandbox {
   private readonly background = new Set<Promise<unknown>>();
   /** Per account, the tail of its charging runs: the ticker and test-clock advances of one account take turns. */
   private readonly accountRuns = new Map<string, Promise<unknown>>();
+  private readonly renewalConcurrency: number;
 
   constructor(opts: SandboxOptions) {
     this.orm = opts.orm;
@@ -97,6 +138,7 @@ export class Sandbox {
     this.publicUrl = (opts.publicUrl ?? '').replace(/\/$/, '');
     this.delivery = opts.delivery ?? {};
     this.clock = opts.clock;
+    this.renewalConcurrency = Math.max(1, Math.floor(opts.renewalConcurrency ?? 16));
   }
 
   /** "Now" for an account: the wall clock plus the account's offset (or SandboxOptions.clock). */
@@ -230,25 +272,52 @@ export class Sandbox {
     return rows[0].offset_ms;
   }
 
-  /** One account's subscriptions due by `until`, one transaction and one delivery round each, oldest due first. */
+  /**
+   * One account's subscriptions due by `until`, in waves of one due instant, earliest first: the account's clock is
+   * set to the instant, then up to `renewalConcurrency` workers each charge one due subscription (one transaction)
+   * and deliver its webhooks, waiting for the answers, until none of that instant is left. A wave ends when all its
+   * webhooks were answered, so everything due earlier is done before anything due later starts; a renewal moves a
+   * subscription's due time past the instant, so each subscription is charged once per wave, by one worker.
+   */
   private async chargeAccount(accountKey: string, until: Date, opts: { provider?: SandboxProvider; moveClock: boolean }): Promise<RenewalResult[]> {
     const results: RenewalResult[] = [];
     for (let guard = 0; guard < 10_000; guard++) {
-      const step = await this.tx(async (em) => {
-        const rows = await em.execute<{ id: string }[]>(NEXT_DUE, [accountKey, until, opts.provider ?? null, opts.provider ?? null]);
-        if (!rows.length) return null;
-        const sub = await em.findOneOrFail(SandboxObject, { id: rows[0].id });
-        // The gateway acts at the due time: events, periods and cancellations carry it.
-        const at = sub.dueAt!;
-        if (opts.moveClock) await this.raiseClock(em, accountKey, at);
-        const events = sub.provider === 'stripe' ? renewStripeSubscription(em, sub, at) : renewRazorpaySubscription(em, sub, at);
-        return { sub, events };
-      });
-      if (!step) break;
-      await this.deliver(step.events);
-      results.push({ provider: step.sub.provider, providerSubscriptionId: step.sub.id, events: await this.eventTypes(step.events) });
+      const { rows } = await this.pool.query<{ due_at: Date; n: number }>(NEXT_WAVE, [accountKey, until, opts.provider ?? null]);
+      if (!rows.length) break;
+      const at = rows[0].due_at;
+      // The gateway acts at the due time: the clock reads it while the wave's webhooks are delivered.
+      if (opts.moveClock) await this.raiseClock(this.orm.em.fork(), accountKey, at);
+      const wave: RenewalResult[] = [];
+      const worker = async () => {
+        for (;;) {
+          const step = await this.renewNext(accountKey, at, opts.provider);
+          if (!step) return;
+          await this.deliver(step.events);
+          wave.push({ provider: step.sub.provider, providerSubscriptionId: step.sub.id, events: await this.eventTypes(step.events) });
+        }
+      };
+      const settled = await Promise.allSettled(Array.from({ length: Math.min(this.renewalConcurrency, Math.max(1, rows[0].n)) }, worker));
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      // Every row of the instant is locked by another caller (another process's ticker): it charges them.
+      if (!wave.length) break;
+      // In the pick order (due time, id), whichever worker finished first.
+      results.push(...wave.sort((a, b) => (a.providerSubscriptionId < b.providerSubscriptionId ? -1 : 1)));
     }
     return results;
+  }
+
+  /** Charges the account's next subscription due by `at` in one transaction; null when none is left (or all are taken). */
+  private renewNext(accountKey: string, at: Date, provider?: SandboxProvider): Promise<{ sub: SandboxObject; events: string[] } | null> {
+    return this.tx(async (em) => {
+      const rows = await em.execute<{ id: string }[]>(NEXT_DUE, [accountKey, at, provider ?? null, provider ?? null]);
+      if (!rows.length) return null;
+      const sub = await em.findOneOrFail(SandboxObject, { id: rows[0].id });
+      // The gateway acts at the due time: events, periods and cancellations carry it.
+      const dueAt = sub.dueAt!;
+      const events = sub.provider === 'stripe' ? renewStripeSubscription(em, sub, dueAt) : renewRazorpaySubscription(em, sub, dueAt);
+      return { sub, events };
+    });
   }
 
   /** Retries the failed charge of a past_due (Stripe) or pending/halted (Razorpay) subscription now (the account's time). */

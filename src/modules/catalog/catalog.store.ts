@@ -1,6 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ClassType } from 'type-graphql';
 import type { TenantParams } from '../../core/entity';
 import { Db, tenantQuery, tenantQueryAs } from '../../core/sql';
+import { testClockSql } from '../test-clock/test-clock.store';
+import { Plan, Price, Product } from './catalog.entities';
 
 /**
  * Statements on the catalog's own tables beyond the ORM's: the catalog version (catalog_versions), which retires
@@ -48,4 +51,67 @@ export async function recordProviderPriceId(em: EntityManager, priceId: string, 
     [provider, providerPriceId, priceId, provider],
   );
   await bumpCatalogVersion(em);
+}
+
+/** A plan with its product and the prices a new subscription chooses from, and the tenant's test-clock offset. */
+export interface SubscriptionTerms {
+  plan: Plan;
+  product: Product | null;
+  /** The price `price_id` names (whichever plan it belongs to), else the plan's default prices, oldest first. */
+  prices: Price[];
+  /** The merchant's test-clock offset in ms (0 in live mode or without a test clock). */
+  clockOffsetMs: number;
+}
+
+/**
+ * `select` list of an entity's columns as `"<alias>.<column>"`, so one row can carry several entities (read back with
+ * `aliasedPart`). Also used by invoice.store.ts; it would sit well next to tenantRows in src/core/sql.ts.
+ */
+const aliasedLists = new Map<string, string>();
+export function aliasedColumns(em: EntityManager, entity: ClassType<object>, alias: string): string {
+  const key = `${entity.name}|${alias}`;
+  let list = aliasedLists.get(key);
+  if (!list) {
+    const meta = em.getMetadata().get(entity.name);
+    const columns = meta.props.filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length).flatMap((p) => p.fieldNames);
+    list = columns.map((c) => `${alias}."${c}" as "${alias}.${c}"`).join(', ');
+    aliasedLists.set(key, list);
+  }
+  return list;
+}
+
+/** The columns of `alias` in a row of aliased columns, as a row of that table (null: the outer join found none). */
+export function aliasedPart(row: Record<string, unknown>, alias: string): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  const prefix = `${alias}.`;
+  for (const [k, v] of Object.entries(row)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
+  return out.id == null ? null : out;
+}
+
+/**
+ * What a new subscription is made of, in one prepared statement (the create path's hot read): the plan, its product,
+ * and the price `priceId` names (null: a malformed id, which matches nothing) or, without `priceId`, the plan's
+ * default prices; plus the test-clock offset, so the create needs no separate clock read. Null: no such plan.
+ */
+export async function subscriptionTerms(em: EntityManager, planId: string, priceId?: string | null): Promise<SubscriptionTerms | null> {
+  const byId = priceId !== undefined;
+  const sql =
+    `select ${aliasedColumns(em, Plan, 'a')}, ${aliasedColumns(em, Product, 'b')}, ${aliasedColumns(em, Price, 'c')},
+       ${testClockSql.offsetMs('a.merchant_id', 'a.mode')} as clock_offset_ms
+     from plans a
+     left join products b on {tenant:b} and b.id = a.product_id
+     left join prices c on {tenant:c} and ` +
+    (byId ? 'c.id = ?' : 'c.plan_id = a.id and c.is_default') +
+    ` where {tenant:a} and a.id = ? order by c.id`;
+  const rows = await tenantQuery(em, sql, byId ? [priceId, planId] : [planId]);
+  if (!rows.length) return null;
+  const plan = em.map(Plan, aliasedPart(rows[0], 'a') as never);
+  const product = aliasedPart(rows[0], 'b');
+  const prices = rows.map((r) => aliasedPart(r, 'c')).filter((p) => p !== null);
+  return {
+    plan,
+    product: product ? em.map(Product, product as never) : null,
+    prices: prices.map((p) => em.map(Price, p as never)),
+    clockOffsetMs: Number(rows[0].clock_offset_ms ?? 0),
+  };
 }

@@ -9,12 +9,10 @@ import { recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
-import { Customer } from '../customers/customer.entities';
-import { Merchant } from '../merchants/merchant.entities';
 import type { Payment } from '../payments/payment.entities';
 import { BillingReason, Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType } from './invoice.entities';
 import { financialYear, formatInvoiceNumber } from './invoice.numbering';
-import { merchantNow, takeInvoiceNumber } from './invoice.store';
+import { invoiceParties, merchantNow, takeInvoiceNumber } from './invoice.store';
 import { invoiceTax } from './invoice.tax';
 
 export interface InvoiceLineDraft {
@@ -96,8 +94,7 @@ export class InvoiceService {
     const tenant = boundTenant(em);
     checkDraft(draft);
     const currency = draft.currency.toUpperCase();
-    const merchant = await em.findOneOrFail(Merchant, { id: tenant.merchantId }, { refresh: true });
-    const customer = await em.findOne(Customer, { id: draft.customerId });
+    const { merchant, customer } = await invoiceParties(em, tenant, draft.customerId);
     if (!customer) throw new Error(`invoice: customer ${draft.customerId} is not the tenant's`);
 
     const merchantState = merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null;
@@ -117,6 +114,9 @@ export class InvoiceService {
     const fy = financialYear(draft.issuedAt);
     const n = await takeInvoiceNumber(em, draft.type, fy);
     const invoice = make(Invoice, {
+      // Stamped now rather than at the flush (TenantStamp): the outbox payloads are written before it.
+      merchantId: tenant.merchantId,
+      mode: tenant.mode,
       type: draft.type,
       number: formatInvoiceNumber(draft.type, tenant.mode, fy, n),
       billingReason: draft.billingReason,
@@ -148,7 +148,7 @@ export class InvoiceService {
       paidAt: paid ? (draft.paidAt ?? draft.issuedAt) : null,
     });
     em.persist(invoice);
-    await em.flush();
+    // One flush: nothing in the payload is set by the database or at the flush.
     this.record(em, invoice, creditNote ? 'credit_note.created' : 'invoice.created', tenant.mode);
     if (paid) this.record(em, invoice, 'invoice.paid', tenant.mode);
     await em.flush();

@@ -1,6 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantParams } from '../../core/entity';
 import { systemQuery, tenantQuery } from '../../core/sql';
+import { aliasedColumns, aliasedPart } from '../catalog/catalog.store';
+import { Customer } from '../customers/customer.entities';
+import { Merchant } from '../merchants/merchant.entities';
 import { testClockSql } from '../test-clock/test-clock.store';
 import type { InvoiceType } from './invoice.entities';
 
@@ -35,4 +38,27 @@ export async function merchantNow(em: EntityManager, tenant: TenantParams): Prom
     [tenant.mode, tenant.merchantId],
   );
   return new Date(row.now);
+}
+
+/**
+ * The two parties of an invoice in one statement (every renewal issues one): the merchant, read afresh (its tax
+ * settings may have changed since the EntityManager loaded it), and the tenant's customer `customerId` (null: not the
+ * tenant's). A customer the EntityManager already holds is kept as it is (it may carry changes not yet flushed).
+ */
+export async function invoiceParties(em: EntityManager, tenant: TenantParams, customerId: string): Promise<{ merchant: Merchant; customer: Customer | null }> {
+  const [row] = await tenantQuery(
+    em,
+    `select ${aliasedColumns(em, Merchant, 'm')}, ${aliasedColumns(em, Customer, 'c')}
+     from merchants m left join customers c on {tenant:c} and c.id = ?
+     where m.id = ?`,
+    [customerId, tenant.merchantId],
+  );
+  const merchant = row && aliasedPart(row, 'm');
+  if (!merchant) throw new Error(`invoice: merchant ${tenant.merchantId} not found`);
+  const held = em.getUnitOfWork().getById<Customer>(Customer.name, customerId);
+  const customer = aliasedPart(row, 'c');
+  return {
+    merchant: em.map(Merchant, merchant as never),
+    customer: held ?? (customer ? em.map(Customer, customer as never) : null),
+  };
 }

@@ -11,7 +11,7 @@ import type { SecretBox } from '../../core/secrets';
 import { Credentials, GatewayError, GatewayPort, ProviderName } from '../../gateways/port';
 import { Provider, ProviderConnection } from './provider-connection.entities';
 import type { ConnectProviderInput, ProviderCredentialsInput } from './provider.inputs';
-import { connectionFor } from './provider.store';
+import { connectionFor, connectionForWebhook } from './provider.store';
 import { openSubscriptionsOfConnection } from '../subscriptions/subscription.store';
 
 export type GatewayFactory = (provider: ProviderName, credentials: Credentials) => GatewayPort;
@@ -168,11 +168,7 @@ export class ProviderService {
   async findForWebhook(root: EntityManager, provider: string, id: string): Promise<ProviderConnection | null> {
     // Checked before the query: a provider name PostgreSQL cannot hold (NUL) would fail the statement.
     if (!/^[0-9a-f-]{36}$/.test(id) || !(Object.values(Provider) as string[]).includes(provider)) return null;
-    return root.fork().findOne(
-      ProviderConnection,
-      { id, provider: provider as Provider },
-      { filters: false, populate: ['credentialsSealed'] },
-    );
+    return connectionForWebhook(root.fork(), id, provider as Provider);
   }
 }
 

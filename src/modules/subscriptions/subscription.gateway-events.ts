@@ -1,12 +1,13 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays } from 'date-fns';
+import { validate as isUuid } from 'uuid';
 import type { GatewayEvent } from '../../gateways/port';
 import { currentMerchantOf } from '../merchants/current-merchant';
 import type { ProviderConnection } from '../providers/provider-connection.entities';
 import { TrialEndAction } from '../catalog/catalog.entities';
 import { billPeriod, commandInFlight, periodOf, SubscriptionChange } from './subscription.lifecycle';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
+import { lockSubscriptionBy } from './subscription.store';
 import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
@@ -70,17 +71,17 @@ export async function applySubscriptionEvent(
   return change.followUps;
 }
 
+/** The event's subscription, locked: by our id, else the gateway's subscription id, else the checkout session. */
 async function findSubscription(em: EntityManager, event: GatewayEvent): Promise<BillingSubscription | null> {
-  const lock = { lockMode: LockMode.PESSIMISTIC_WRITE } as const;
-  if (event.subscriptionId && /^[0-9a-f-]{36}$/i.test(event.subscriptionId)) {
-    const sub = await em.findOne(BillingSubscription, { id: event.subscriptionId }, lock);
+  if (event.subscriptionId && isUuid(event.subscriptionId)) {
+    const sub = await lockSubscriptionBy(em, 'id', event.subscriptionId);
     if (sub) return sub;
   }
   if (event.providerSubscriptionId) {
-    const sub = await em.findOne(BillingSubscription, { providerSubscriptionId: event.providerSubscriptionId }, lock);
+    const sub = await lockSubscriptionBy(em, 'provider_subscription_id', event.providerSubscriptionId);
     if (sub) return sub;
   }
-  if (event.checkoutSessionId) return em.findOne(BillingSubscription, { checkoutSessionId: event.checkoutSessionId }, lock);
+  if (event.checkoutSessionId) return lockSubscriptionBy(em, 'checkout_session_id', event.checkoutSessionId);
   return null;
 }
 

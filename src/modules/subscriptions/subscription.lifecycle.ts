@@ -68,10 +68,12 @@ export class SubscriptionChange {
     if (!this.eventTypes.length && this.sub.updatedAt.getTime() === this.loadedUpdatedAt) return;
     const mode = this.sub.mode as Mode;
     if (this.eventTypes.length) {
+      // After the flush above: the payload carries the `updated_at` it wrote. A change without moves (a renewal)
+      // has nothing more to write.
       const object = this.serializer().toRest(this.sub);
       for (const type of this.eventTypes) recordEvent(this.em, type, object, mode);
+      await this.em.flush();
     }
-    await this.em.flush();
     await announce(this.em, { topic: 'subscription', merchantId: this.sub.merchantId, mode, id: this.sub.id });
   }
 }

@@ -5,7 +5,7 @@ import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { normaliseCurrency } from '../../core/currency';
 import { Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
-import { DomainError, invalid } from '../../core/errors';
+import { DomainError, invalid, notFound } from '../../core/errors';
 import { announce, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
 import { logger } from '../../core/logger';
@@ -17,7 +17,7 @@ import { recordGatewayEvent } from '../payments/payment.store';
 import { applySubscriptionEvent } from './subscription.gateway-events';
 import { Plan, Price, Product } from '../catalog/catalog.entities';
 import { pickDefaultPrice } from '../catalog/catalog.service';
-import { lockPriceRegistration, recordProviderPriceId } from '../catalog/catalog.store';
+import { lockPriceRegistration, recordProviderPriceId, subscriptionTerms } from '../catalog/catalog.store';
 import { Customer } from '../customers/customer.entities';
 import { normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
@@ -77,16 +77,22 @@ export class SubscriptionService {
       throw invalid('coupon_code', 'coupon_code is 1 to 64 letters, digits, - or _.');
     }
     const customer = await this.customerFor(ctx, input);
-    const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
+    // Plan, product, the candidate prices and the test clock's offset: one prepared statement.
+    if (!isUuid(input.planId)) throw notFound('plan', input.planId, 'plan_id');
+    const priceId = input.priceId || null;
+    const terms = await subscriptionTerms(ctx.em, input.planId, priceId === null ? undefined : isUuid(priceId) ? priceId : null);
+    if (!terms) throw notFound('plan', input.planId, 'plan_id');
+    const plan = terms.plan;
     if (!plan.billingFrequency) {
       throw new DomainError('plan_not_recurring', `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`, 'plan_id');
     }
-    const price = await this.pickPrice(ctx, plan, input.priceId, input.currency, merchant.reportingCurrency);
-    const product = await findOr404(ctx.em, Product, plan.productId, 'product');
+    const price = this.pickPrice(plan, terms.prices, priceId, input.currency, merchant.reportingCurrency);
+    if (!terms.product) throw notFound('product', plan.productId);
+    const product = terms.product;
     const connection = await this.providers.resolve(ctx, input.provider);
     const gateway = this.providers.gatewayFor(connection);
     const providerPriceId = await this.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product });
-    await this.alignSandboxClock(ctx, gateway);
+    await this.alignSandboxClock(ctx, gateway, terms.clockOffsetMs);
 
     const fill = (url: string) => url.replaceAll('{SUBSCRIPTION_ID}', id);
     let checkout;
@@ -150,12 +156,13 @@ export class SubscriptionService {
   /**
    * In test mode with the test clock moved, the gateway sandbox's clock is brought to the merchant's first, so the
    * mandate is authorised (and periods start) on the merchant's time even for a connection made after the advance.
+   * `offsetMs` is the test clock's offset, read with the plan (subscriptionTerms), so the clock costs no statement.
    */
-  private async alignSandboxClock(ctx: Ctx, gateway: GatewayPort): Promise<void> {
+  private async alignSandboxClock(ctx: Ctx, gateway: GatewayPort, offsetMs: number): Promise<void> {
     const tenant = tenantOf(ctx);
     if (tenant.mode !== Mode.TEST) return;
-    const now = await this.now(tenant);
-    if (now.getTime() - Date.now() < 1_000) return;
+    if (offsetMs < 1_000) return;
+    const now = new Date(Date.now() + offsetMs);
     try {
       await gateway.advanceTestClock(now);
     } catch (err) {
@@ -186,17 +193,21 @@ export class SubscriptionService {
     return customer;
   }
 
-  /** `price_id` (one of the plan's), else the plan's default price in `currency`, else the plan's default price. */
-  private async pickPrice(ctx: Ctx, plan: Plan, priceId: string | null | undefined, currency: string | null | undefined, reporting: string): Promise<Price> {
+  /**
+   * `price_id` (one of the plan's), else the plan's default price in `currency`, else the plan's default price.
+   * `prices` are what subscriptionTerms read: the price `price_id` names (none: 404), else the plan's defaults.
+   */
+  private pickPrice(plan: Plan, prices: Price[], priceId: string | null, currency: string | null | undefined, reporting: string): Price {
     if (priceId) {
-      const price = await findOr404(ctx.em, Price, priceId, 'price', { param: 'price_id' });
+      const price = prices[0];
+      if (!price) throw notFound('price', priceId, 'price_id');
       if (price.planId !== plan.id) throw invalid('price_id', `Price ${price.id} is not a price of plan ${plan.id}.`);
       if (currency && normaliseCurrency(currency) !== price.currency) {
         throw new DomainError('currency_mismatch', `Price ${price.id} is in ${price.currency}, not ${currency.toUpperCase()}.`, 'currency');
       }
       return price;
     }
-    const defaults = await ctx.em.find(Price, { planId: plan.id, isDefault: true }, { orderBy: { id: 'asc' } });
+    const defaults = prices;
     if (currency) {
       const code = normaliseCurrency(currency);
       const price = defaults.find((p) => p.currency === code);

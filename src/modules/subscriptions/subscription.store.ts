@@ -69,6 +69,19 @@ export async function insertSubscription(
   return em.map(BillingSubscription, rows[0] as never);
 }
 
+/**
+ * The tenant's subscription whose `column` is `value`, locked for the caller's transaction (gateway events find theirs
+ * by our id, the gateway's id or the checkout session). A plain statement: every gateway event runs one.
+ */
+export async function lockSubscriptionBy(
+  em: EntityManager,
+  column: 'id' | 'provider_subscription_id' | 'checkout_session_id',
+  value: string,
+): Promise<BillingSubscription | null> {
+  const [sub] = await tenantRows(em, BillingSubscription, `${column} = ?`, [value], { forUpdate: true });
+  return sub ?? null;
+}
+
 /** A subscription's audit trail, oldest first. */
 export function eventsOf(em: EntityManager, subscriptionId: string): Promise<SubscriptionEvent[]> {
   return tenantRows(em, SubscriptionEvent, 'subscription_id = ?', [subscriptionId], { orderBy: 'id' });

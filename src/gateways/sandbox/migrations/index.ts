@@ -1,8 +1,10 @@
 // The sandbox's own migrations, oldest first, recorded in `sandbox_migrations` (not the service's table).
 import { Migration20261123200000_sandbox_tables } from './Migration20261123200000_sandbox_tables';
 import { Migration20261124090000_sandbox_clocks } from './Migration20261124090000_sandbox_clocks';
+import { Migration20261124100000_sandbox_subscription_due } from './Migration20261124100000_sandbox_subscription_due';
 
 export const sandboxMigrations = [
   { name: 'Migration20261123200000_sandbox_tables', class: Migration20261123200000_sandbox_tables },
   { name: 'Migration20261124090000_sandbox_clocks', class: Migration20261124090000_sandbox_clocks },
+  { name: 'Migration20261124100000_sandbox_subscription_due', class: Migration20261124100000_sandbox_subscription_due },
 ];

@@ -1,0 +1,96 @@
+import { TestMerchant, useHarness } from '../harness';
+import { connect, Connected, postEvent, PROVIDERS, ProviderName } from '../payments/helpers';
+import { authorise, createSubscription, invoicesOf, ok, recurringPlan, redirectGatewayWebhook, trail } from './helpers';
+
+/**
+ * The two hot paths of the subscriptions engine stay cheap: a create and a renewal webhook cost a bounded number of
+ * SQL statements (every statement the service sends: the ORM's through knex, the plain ones on the pool), and still
+ * do all they did.
+ */
+
+const h = useHarness();
+jest.setTimeout(60_000);
+
+/**
+ * The statements the service sends while `fn` runs: the harness's count (the ORM's through knex, a request's plain
+ * ones) and, for SHOW_SQL=1, every text including the pool's own (the clock; background delivery polls too).
+ */
+async function statements<T>(fn: () => Promise<T>): Promise<[number, string[], T]> {
+  const log: string[] = [];
+  const knex = (h.app.orm.em.getConnection() as unknown as { getKnex(): any }).getKnex();
+  const onQuery = (q: { sql: string }) => void log.push(q.sql);
+  knex.on('query', onQuery);
+  const pool = h.app.app.services.plainPool as unknown as { query: (...a: any[]) => any };
+  const query = pool.query;
+  pool.query = function (this: unknown, config: any, ...rest: any[]) {
+    log.push(typeof config === 'string' ? config : config.text);
+    return query.call(this, config, ...rest);
+  };
+  h.app.sql.reset();
+  try {
+    const result = await fn();
+    return [h.app.sql.count, log, result];
+  } finally {
+    knex.removeListener('query', onQuery);
+    pool.query = query;
+  }
+}
+
+const show = (log: string[]) => log.map((s) => s.replace(/\s+/g, ' ').slice(0, 160)).join('\n');
+
+describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
+  let m: TestMerchant;
+  let conn: Connected;
+  beforeAll(async () => {
+    m = await h.merchant();
+    conn = await connect(m.test, provider);
+  });
+
+  it('a renewal webhook: bounded statements, the period billed once', async () => {
+    const { plan } = await recurringPlan(m.test);
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));
+    // Capture the renewal's events on their way, then deliver them ourselves while counting.
+    const rx = await h.receiver();
+    const restore = await redirectGatewayWebhook(h.app, conn.connection, `${rx.url}/gateway`);
+    try {
+      await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000));
+    } finally {
+      await restore();
+    }
+    expect(rx.received.length).toBeGreaterThan(0);
+    const counts: number[] = [];
+    for (const got of rx.received) {
+      const [n, log, r] = await statements(() => postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers }));
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ received: true, duplicate: false });
+      counts.push(n);
+      // eslint-disable-next-line no-console
+      if (process.env.SHOW_SQL) console.log(`${provider} ${JSON.parse(got.body).type ?? JSON.parse(got.body).event}: ${n}\n${show(log)}`);
+    }
+    const after = await ok(m.test.get(`/subscriptions/${subscription.id}`));
+    expect(after.cycles_completed).toBe(2);
+    expect((await invoicesOf(m.test, subscription.id)).map((i) => `${i.billing_reason}:${i.status}`)).toEqual([
+      'subscription_create:paid',
+      'subscription_cycle:paid',
+    ]);
+    expect(await trail(m.test, subscription.id)).toEqual(['none>created:subscription.created:api', 'created>active:subscription.activated:webhook']);
+    // eslint-disable-next-line no-console
+    if (process.env.SHOW_SQL) console.log(`${provider} renewal: ${counts.join(' + ')}`);
+    // One event: the connection, then one transaction (begin, the event's id, the subscription locked, merchant and
+    // customer, the invoice number, the invoice with its outbox rows and the subscription, notify, commit). Was 12.
+    expect(counts).toHaveLength(1);
+    expect(counts[0]).toBeLessThanOrEqual(11);
+  });
+
+  it('a create: bounded statements', async () => {
+    const { plan, price } = await recurringPlan(m.test);
+    await createSubscription(m.test, plan.id); // registers the price at the gateway
+    const [n, log, sub] = await statements(() => createSubscription(m.test, plan.id));
+    expect(sub.status).toBe('created');
+    expect(sub).toMatchObject({ plan_id: plan.id, price_id: price.id, amount: 49900, currency: 'INR' });
+    // Plan + product + price + clock offset, the connection, then begin, the insert, the outbox row, notify, commit. Was 9.
+    expect(n).toBeLessThanOrEqual(7);
+    // eslint-disable-next-line no-console
+    if (process.env.SHOW_SQL) console.log(`${provider} create: ${n}\n${show(log)}`);
+  });
+});
