@@ -117,6 +117,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(cycle).toHaveLength(1);
     // The credit is taken off what the renewal asks: paid = total - credit (amount_due is what is still owed: 0).
     expect(cycle[0]).toMatchObject({ status: 'paid', subtotal: 19900, total: 19900, credit_applied: credit, amount_paid: 19900 - credit, amount_due: 0 });
+    // The gateway charged the renewal's whole total: the credit went back to the customer as a refund on that charge,
+    // so what was collected is amount_paid.
+    const refunds = await h.app.orm.em.getConnection().execute<{ amount: string }[]>(
+      `select data->>'amount' as amount from sandbox_objects where type = 'refund' and created_at > now() - interval '1 minute'`,
+    );
+    expect(refunds.map((x) => Number(x.amount))).toContain(credit);
     // Used up: the renewal after it is due in full.
     await h.clock.advance(m, new Date(new Date(renewed.current_period_end).getTime() + 1000));
     const next = (await invoicesOf(m.test, subscription.id)).filter((i) => i.billing_reason === 'subscription_cycle');

@@ -5,6 +5,7 @@ import type { GatewayEvent } from '../../gateways/port';
 import { currentMerchantOf } from '../merchants/current-merchant';
 import type { ProviderConnection } from '../providers/provider-connection.entities';
 import { TrialEndAction } from '../catalog/catalog.entities';
+import type { Invoice } from '../invoices/invoice.entities';
 import { billPeriod, commandInFlight, periodOf, SubscriptionChange } from './subscription.lifecycle';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import { lockSubscriptionBy } from './subscription.store';
@@ -146,7 +147,7 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   if (sub.status === S.PAST_DUE) {
     // A retry paid the open invoice: no new period, no new invoice.
     change.move('charge_succeeded', 'webhook', { retry_attempt: sub.retryAttempt });
-    if (sub.openInvoiceId) await service.invoices.markPaid(em, sub.openInvoiceId, now);
+    if (sub.openInvoiceId) returnCredit(change, service, await service.invoices.markPaid(em, sub.openInvoiceId, now), event);
     sub.openInvoiceId = null;
     sub.retryAttempt = 0;
     sub.pastDueSince = null;
@@ -158,8 +159,29 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   if (alreadyBilled(sub, p)) return;
   if (sub.status === S.TRIALING) change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
   enterPeriod(sub, p);
-  await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: true, at: now });
+  returnCredit(change, service, await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: true, at: now }), event);
   scheduleAfterBilling(change, service);
+}
+
+/**
+ * The gateway charged the invoice's whole total, but credit from earlier credit notes paid part of it: that part is
+ * refunded on the charge (after the commit, idempotent per invoice), so what the customer paid is `amount_paid`.
+ * Refunds work the same at both gateways; neither has a balance both share.
+ */
+function returnCredit(change: SubscriptionChange, service: SubscriptionService, invoice: Invoice, event: GatewayEvent): void {
+  const providerPaymentId = event.providerPaymentId;
+  if (invoice.creditApplied <= 0 || !providerPaymentId) return;
+  change.after(() =>
+    service.afterCommit(change.sub, 'refund the credit applied to an invoice', (gw) =>
+      gw.refund({
+        providerPaymentId,
+        amount: Math.min(invoice.creditApplied, invoice.total),
+        currency: invoice.currency,
+        idempotencyKey: `credit-${invoice.id}`,
+        reason: 'requested_by_customer',
+      }),
+    ),
+  );
 }
 
 /** After a paid period: the end of a max_cycles term, or of a cancellation at period end, is the scheduler's. */
