@@ -179,6 +179,24 @@ export interface RetryChargeResult {
   failureReason: string | null;
 }
 
+export interface OneOffChargeInput {
+  providerSubscriptionId: string;
+  /** The gateway's customer, when Cadence knows it (Stripe: read from the subscription otherwise). */
+  providerCustomerId: string | null;
+  /** Subunits (ISO 4217). */
+  amount: number;
+  currency: string;
+  description: string;
+  idempotencyKey: string;
+}
+
+export interface OneOffChargeResult {
+  /** pending: the gateway collects it later (Razorpay: an add-on charged with the next cycle). */
+  outcome: 'succeeded' | 'failed' | 'pending';
+  providerPaymentId: string | null;
+  failureReason: string | null;
+}
+
 export interface GatewayPort {
   readonly provider: ProviderName;
   /** One cheap authenticated call; throws GatewayError('gateway_rejected') for bad credentials. */
@@ -200,6 +218,12 @@ export interface GatewayPort {
    * this returns.
    */
   retrySubscriptionCharge(providerSubscriptionId: string, idempotencyKey: string): Promise<RetryChargeResult>;
+  /**
+   * Collects a one-off amount (a plan change's adjustment) from the subscription's mandate: Stripe invoices and pays it
+   * now (a decline is outcome failed, not an error); Razorpay has no immediate off-session charge on a subscription and
+   * adds it to the next cycle's invoice (outcome pending).
+   */
+  chargeSubscriptionOneOff(input: OneOffChargeInput): Promise<OneOffChargeResult>;
   /** The subscription as the gateway holds it, with its latest charge. */
   getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription>;
   /**

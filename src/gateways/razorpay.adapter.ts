@@ -8,6 +8,8 @@ import {
   GatewayEvent,
   GatewayPort,
   GatewaySubscription,
+  OneOffChargeInput,
+  OneOffChargeResult,
   PaymentCheckoutInput,
   RazorpayCredentials,
   RefundInput,
@@ -223,6 +225,20 @@ export class RazorpayAdapter implements GatewayPort {
     const answer = await this.sandboxPost(this.client(idempotencyKey), `/test_helpers/subscriptions/${encodeURIComponent(providerSubscriptionId)}/retry_charge`, {});
     const outcome = answer.outcome === 'succeeded' || answer.outcome === 'failed' ? answer.outcome : 'nothing_due';
     return { outcome, failureReason: outcome === 'failed' ? String(answer.failure_reason ?? 'payment_failed') : null };
+  }
+
+  /**
+   * Razorpay has no immediate off-session charge on a subscription: the amount becomes an add-on, which Razorpay puts
+   * on the next cycle's invoice and charges with it. Hence outcome pending.
+   */
+  async chargeSubscriptionOneOff(input: OneOffChargeInput): Promise<OneOffChargeResult> {
+    await this.call(() =>
+      this.client(input.idempotencyKey).subscriptions.createAddon(input.providerSubscriptionId, {
+        item: { name: input.description, amount: toGatewayAmount('razorpay', input.amount, input.currency), currency: input.currency.toUpperCase() },
+        quantity: 1,
+      } as any),
+    );
+    return { outcome: 'pending', providerPaymentId: null, failureReason: null };
   }
 
   async getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription> {

@@ -7,6 +7,8 @@ import {
   GatewayEvent,
   GatewayPort,
   GatewaySubscription,
+  OneOffChargeInput,
+  OneOffChargeResult,
   PaymentCheckoutInput,
   RefundInput,
   RefundResult,
@@ -254,6 +256,46 @@ export class StripeAdapter implements GatewayPort {
       // A decline is Stripe's 402 card_error: the retry's outcome, not a gateway failure.
       const e = err as { type?: string; statusCode?: number; decline_code?: string; code?: string };
       if (e?.type === 'StripeCardError' || e?.statusCode === 402) return { outcome: 'failed', failureReason: declineReason(e) };
+      throw stripeError(err);
+    }
+  }
+
+  /**
+   * An invoice item on the subscription, an invoice of it (not auto-advanced: Cadence pays it at once) and its payment
+   * from the subscription's default payment method. Each step has its own idempotency key derived from the caller's.
+   */
+  async chargeSubscriptionOneOff(input: OneOffChargeInput): Promise<OneOffChargeResult> {
+    const customer =
+      input.providerCustomerId ?? idOf((await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId))).customer);
+    if (!customer) throw new GatewayError('gateway_rejected', `Stripe: subscription ${input.providerSubscriptionId} has no customer.`);
+    await this.call(() =>
+      this.stripe.invoiceItems.create(
+        {
+          customer,
+          subscription: input.providerSubscriptionId,
+          amount: toGatewayAmount('stripe', input.amount, input.currency),
+          currency: input.currency.toLowerCase(),
+          description: input.description,
+        },
+        { idempotencyKey: `${input.idempotencyKey}-item` },
+      ),
+    );
+    const invoice = await this.call(() =>
+      this.stripe.invoices.create(
+        { customer, subscription: input.providerSubscriptionId, auto_advance: false, pending_invoice_items_behavior: 'include' },
+        { idempotencyKey: `${input.idempotencyKey}-invoice` },
+      ),
+    );
+    try {
+      const paid = await this.stripe.invoices.pay(invoice.id!, {}, { idempotencyKey: `${input.idempotencyKey}-pay` });
+      const pi = (paid as unknown as Record<string, any>).payments?.data?.[0]?.payment?.payment_intent;
+      return { outcome: 'succeeded', providerPaymentId: idOf(pi), failureReason: null };
+    } catch (err) {
+      // A decline is Stripe's 402 card_error: the charge's outcome, not a gateway failure.
+      const e = err as { type?: string; statusCode?: number; decline_code?: string; code?: string; payment_intent?: unknown };
+      if (e?.type === 'StripeCardError' || e?.statusCode === 402) {
+        return { outcome: 'failed', providerPaymentId: idOf(e.payment_intent), failureReason: declineReason(e) };
+      }
       throw stripeError(err);
     }
   }

@@ -73,6 +73,9 @@ export function invoicePeriod(invoice: Obj): { start: Date | null; end: Date | n
   return { start: fromUnix(line?.period?.start ?? invoice.period_start), end: fromUnix(line?.period?.end ?? invoice.period_end) };
 }
 
+/** Invoices that bill a subscription's period (the first, or a renewal). */
+const PERIOD_BILLING_REASONS = new Set(['subscription_create', 'subscription_cycle']);
+
 /** The subscription fields every subscription kind carries, null unless the event says more. */
 const SUBSCRIPTION_FIELDS = { periodStart: null, periodEnd: null, trialEnd: null, attempt: null } as const;
 
@@ -199,6 +202,9 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
       const sd = obj.parent?.subscription_details;
       const providerSubscriptionId = idOf(sd?.subscription ?? obj.subscription);
       if (!providerSubscriptionId) return base;
+      // Only a period's invoice renews or duns a subscription; a one-off invoice of it (manual: a plan change's
+      // adjustment that Cadence pays itself) is not a charge of a period.
+      if (typeof obj.billing_reason === 'string' && !PERIOD_BILLING_REASONS.has(obj.billing_reason)) return base;
       const pi = obj.payments?.data?.[0]?.payment?.payment_intent ?? obj.payment_intent ?? null;
       const d = paymentDetails(pi);
       const paid = event.type === 'invoice.paid';

@@ -242,3 +242,48 @@ describe('prorate: credit and debit reconcile (property)', () => {
     );
   });
 });
+
+describe.each(PROVIDERS)('%s: the adjustment invoice is collected from the mandate', (provider: ProviderName) => {
+  it('stripe: paid at once (a paid manual invoice at the gateway); razorpay: left open, an add-on for the next cycle', async () => {
+    const m = await h.merchant();
+    await connect(m.test, provider);
+    const { plan } = await recurringPlan(m.test);
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));
+    expect(subscription.status).toBe('active');
+    await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 10 * DAY));
+    const up = await otherPlan(m, { name: 'Monthly Max' }, 99900);
+    const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id }));
+    const net = r.proration.net_amount;
+    expect(net).toBeGreaterThan(0);
+    const invoice = await ok(m.test.get(`/invoices/${r.invoice.id}`));
+    const providerSub = subscription.provider_subscription_id ?? (await ok(m.test.get(`/subscriptions/${subscription.id}`))).provider_subscription_id;
+    expect(providerSub).toEqual(expect.any(String));
+    const sql = h.app.orm.em.getConnection();
+    if (provider === 'stripe') {
+      expect(invoice).toMatchObject({ status: 'paid', amount_due: 0, amount_paid: net });
+      expect(invoice.paid_at).toBeTruthy();
+      const paid = await sql.execute<{ amount: string; status: string }[]>(
+        `select data->>'amount_paid' as amount, data->>'status' as status from sandbox_objects
+          where provider = 'stripe' and type = 'invoice' and data->>'billing_reason' = 'manual'
+            and data->'parent'->'subscription_details'->>'subscription' = ?`,
+        [providerSub],
+      );
+      expect(paid).toEqual([{ amount: String(net), status: 'paid' }]);
+      // The gateway's invoice.paid for it is no renewal: the subscription's period and cycle count stay.
+      expect(await ok(m.test.get(`/subscriptions/${subscription.id}`))).toMatchObject({
+        status: 'active',
+        cycles_completed: subscription.cycles_completed,
+        current_period_end: subscription.current_period_end,
+      });
+      expect((await invoicesOf(m.test, subscription.id)).map((i) => `${i.billing_reason}:${i.status}`)).toEqual(['subscription_create:paid', 'subscription_update:paid']);
+    } else {
+      expect(invoice).toMatchObject({ status: 'open', amount_due: net, amount_paid: 0 });
+      const addons = await sql.execute<{ amount: string; quantity: string }[]>(
+        `select data->'item'->>'amount' as amount, data->>'quantity' as quantity from sandbox_objects
+          where provider = 'razorpay' and type = 'addon' and data->>'subscription_id' = ?`,
+        [providerSub],
+      );
+      expect(addons).toEqual([{ amount: String(net), quantity: '1' }]);
+    }
+  });
+});

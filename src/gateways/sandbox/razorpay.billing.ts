@@ -249,3 +249,22 @@ export function changeRazorpayPlan(sub: SandboxObject, plan: SandboxObject, now:
   }
   patch(sub, data, changes);
 }
+
+/**
+ * POST /subscriptions/:id/addons: a one-off item for the subscription's next cycle. Razorpay charges nothing now; the
+ * add-on joins the next cycle's invoice (pendingAddons) and is charged with it.
+ */
+export function addRazorpayAddon(em: EntityManager, sub: SandboxObject, item: { name: string; amount: number; currency: string; description?: string | null }, quantity: number, now: Date): SandboxObject {
+  const si = sub.internal as SubInternal;
+  const addon = createObject(em, accountOf(sub), 'addon', {
+    id: gid('ao_', 14),
+    entity: 'addon',
+    item: { id: gid('item_', 14), active: true, name: item.name, description: item.description ?? null, amount: item.amount, unit_amount: item.amount, currency: item.currency, type: 'addon', unit: null, tax_inclusive: false, created_at: unix(now) },
+    quantity,
+    created_at: unix(now),
+    subscription_id: sub.id,
+    invoice_id: null,
+  });
+  patch(sub, {}, { pendingAddons: si.pendingAddons + item.amount * quantity });
+  return addon;
+}

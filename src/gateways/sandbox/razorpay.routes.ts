@@ -5,7 +5,7 @@ import { logger } from '../../core/logger';
 import { queueRazorpayEvent } from './events';
 import { ApiError, bodyChecks, CreateResult, intParam, listParam, Result, runApi, runCreate, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
-import { changeRazorpayPlan, initialInternal, retryRazorpayCharge } from './razorpay.billing';
+import { addRazorpayAddon, changeRazorpayPlan, initialInternal, retryRazorpayCharge } from './razorpay.billing';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { Account, createObject, Draft, findObject, patch } from './store';
@@ -244,6 +244,23 @@ async function subscriptionCommand(sb: Sandbox, em: EntityManager, account: Acco
   }
 }
 
+/** POST /subscriptions/:id/addons: item {name, amount, currency}, quantity; charged with the next cycle. */
+async function createAddon(sb: Sandbox, em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
+  const sub = await findObject(em, account, 'subscription', id, true);
+  if (!sub) throw unknownId();
+  const status = sub.data.status as string;
+  if (!['authenticated', 'active', 'pending'].includes(status)) throw bad(`Addons cannot be created for a subscription in ${status} state`);
+  const item = (b.item ?? {}) as Obj;
+  const name = strParam(item.name, 'item.name');
+  if (!name) throw bad('The item.name field is required.', 'item.name');
+  const amount = intField(item.amount, 'item.amount', 1)!;
+  const currency = currencyParam(item.currency, 'item.currency');
+  if (currency !== sub.internal.currency) throw bad('The addon currency must match the subscription currency', 'item.currency');
+  const quantity = intField(b.quantity, 'quantity', 1, false) ?? 1;
+  const addon = addRazorpayAddon(em, sub, { name, amount, currency, description: strParam(item.description, 'item.description') ?? null }, quantity, await sb.now(account.accountKey));
+  return { body: addon.data };
+}
+
 /** Test helpers are a sandbox extension of test mode only (as test clocks are at the gateways). */
 function testModeOnly(account: Account): void {
   if (account.livemode) throw bad('Test helpers are available with test-mode keys (rzp_test_) only', null);
@@ -352,6 +369,8 @@ export function razorpayRouter(sb: Sandbox): Router {
   for (const command of ['pause', 'resume', 'cancel'] as const) {
     r.post(`/subscriptions/:id/${command}`, post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), command, req.body ?? {})));
   }
+  r.post('/subscriptions/:id/addons', post((em, account, req) => createAddon(sb, em, account, String(req.params.id), req.body ?? {})));
+  r.get('/addons/:id', get('addon'));
 
   // Invoices of a subscription, newest first (the adapter's reconciliation reads the latest charge here).
   r.get('/invoices', async (req: Request, res: Response) => {

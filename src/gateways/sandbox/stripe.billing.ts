@@ -282,6 +282,9 @@ export function payStripeInvoice(em: EntityManager, sub: SandboxObject, invoice:
   const account = accountOf(sub);
   const attempts = si.attempts + 1;
   const failure = laterChargeFailure(si.instrument, attempts);
+  // A one-off invoice (billing_reason manual) is charged like any later charge (the card rules count it) but is no
+  // period's invoice: the subscription's status, latest and open invoice stay as they are.
+  const manual = invoice.data.billing_reason === 'manual';
   const pi = createPaymentIntent(em, account, {
     amount: invoice.data.amount_due,
     currency: invoice.data.currency,
@@ -291,14 +294,20 @@ export function payStripeInvoice(em: EntityManager, sub: SandboxObject, invoice:
     failure,
     at: now,
   });
+  const finalized = invoice.data.status_transitions?.finalized_at ?? unix(now); // paying a draft finalises it first
   patch(invoice, {
     status: failure ? 'open' : 'paid',
     amount_paid: failure ? 0 : invoice.data.amount_due,
     amount_remaining: failure ? invoice.data.amount_due : 0,
     attempt_count: Number(invoice.data.attempt_count) + 1,
     payments: invoicePayments(pi, !failure),
-    status_transitions: { ...(invoice.data.status_transitions ?? {}), paid_at: failure ? null : unix(now) },
+    status_transitions: { ...(invoice.data.status_transitions ?? {}), finalized_at: finalized, paid_at: failure ? null : unix(now) },
   });
+  if (manual) {
+    patch(sub, {}, { attempts });
+    const type = failure ? 'invoice.payment_failed' : 'invoice.paid';
+    return { failure, pi, events: [queueStripeEvent(em, account.accountKey, account.livemode, type, invoice.data, undefined, now)] };
+  }
   const paidOpen = !failure && si.openInvoice === invoice.id;
   const live = sub.data.status !== 'canceled';
   patch(
@@ -341,4 +350,59 @@ export function changeStripePrice(sub: SandboxObject, price: Record<string, any>
     sub.dueAt = new Date(period.end * 1000);
   }
   patch(sub, { items: { ...sub.data.items, data: [{ ...item, price, current_period_start: period.start, current_period_end: period.end }] } }, next);
+}
+
+/**
+ * POST /v1/invoices for a subscription: a draft invoice (billing_reason manual, as Stripe marks invoices made through
+ * the API) of the customer's pending invoice items (pending_invoice_items_behavior include), those of `subscription`
+ * only when it is given. The items are on this invoice from now on.
+ */
+export async function createStripeManualInvoice(
+  em: EntityManager,
+  account: Account,
+  p: { customer: string; subscription: SandboxObject | null; includePending: boolean; autoAdvance: boolean; now: Date },
+): Promise<SandboxObject> {
+  const nowS = unix(p.now);
+  const pending = p.includePending
+    ? (await em.find(SandboxObject, { provider: 'stripe', accountKey: account.accountKey, type: 'invoiceitem' }, { orderBy: { createdAt: 'asc' } })).filter(
+        (i) => i.data.customer === p.customer && i.data.invoice == null && (!p.subscription || i.data.subscription === p.subscription.id),
+      )
+    : [];
+  const currency = pending[0]?.data.currency ?? p.subscription?.data.currency ?? 'usd';
+  const amount = pending.reduce((s, i) => s + Number(i.data.amount), 0);
+  const id = gid('in_');
+  const lines = pending.map((i) => ({
+    id: gid('il_'),
+    object: 'line_item',
+    amount: i.data.amount,
+    currency: i.data.currency,
+    description: i.data.description,
+    period: i.data.period,
+    parent: { type: 'invoice_item_details', invoice_item_details: { invoice_item: i.id, subscription: i.data.subscription } },
+  }));
+  for (const i of pending) patch(i, { invoice: id });
+  return createObject(em, account, 'invoice', {
+    id,
+    object: 'invoice',
+    status: 'draft',
+    auto_advance: p.autoAdvance,
+    customer: p.customer,
+    currency,
+    amount_due: amount,
+    amount_paid: 0,
+    amount_remaining: amount,
+    attempt_count: 0,
+    attempted: false,
+    billing_reason: 'manual',
+    parent: p.subscription
+      ? { type: 'subscription_details', subscription_details: { subscription: p.subscription.id, metadata: p.subscription.data.metadata } }
+      : null,
+    period_start: nowS,
+    period_end: nowS,
+    lines: { object: 'list', data: lines },
+    payments: { object: 'list', data: [] },
+    status_transitions: { finalized_at: null, paid_at: null },
+    created: nowS,
+    livemode: account.livemode,
+  });
 }

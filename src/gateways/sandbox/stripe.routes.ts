@@ -7,7 +7,7 @@ import { accountKeyOf, gid, unix } from './ids';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { Account, createObject, Draft, findObject, patch, StoredObject } from './store';
-import { changeStripePrice, declineError, payStripeInvoice } from './stripe.billing';
+import { changeStripePrice, createStripeManualInvoice, declineError, payStripeInvoice } from './stripe.billing';
 
 /**
  * The Stripe API subset the adapter uses, at /v1, as the official SDK speaks it: form-encoded bodies, Bearer
@@ -276,7 +276,10 @@ async function payInvoice(sb: Sandbox, em: EntityManager, account: Account, id: 
   const invoice = await findObject(em, account, 'invoice', id, true);
   if (!invoice) throw notFound('invoice', id);
   if (invoice.data.status === 'paid') throw new ApiError(400, 'Invoice is already paid', 'invoice_already_paid', null);
-  if (invoice.data.status !== 'open') throw new ApiError(400, `You can only pay an invoice that is open (this one is ${invoice.data.status}).`, 'invoice_not_open', null);
+  // Stripe finalises a draft it is asked to pay, then charges it.
+  if (invoice.data.status !== 'open' && invoice.data.status !== 'draft') {
+    throw new ApiError(400, `You can only pay an invoice that is open (this one is ${invoice.data.status}).`, 'invoice_not_open', null);
+  }
   const subId = invoice.data.parent?.subscription_details?.subscription as string | undefined;
   const sub = subId ? await findObject(em, account, 'subscription', subId, true) : null;
   if (!sub) throw new ApiError(400, 'This invoice has no subscription to charge (sandbox).', 'invoice_no_subscription', null);
@@ -289,6 +292,57 @@ async function payInvoice(sb: Sandbox, em: EntityManager, account: Account, id: 
     events,
     deliverFirst: true,
   };
+}
+
+/** POST /v1/invoiceitems: a pending amount for the customer's next invoice (amount + currency; a subscription's, when given). */
+async function createInvoiceItem(sb: Sandbox, em: EntityManager, account: Account, b: Obj): Promise<Result> {
+  const customer = strParam(b.customer, 'customer', true)!;
+  const currency = currencyParam(b.currency, 'currency');
+  const amount = intParam(b.amount, 'amount', { required: true })!;
+  const subId = strParam(b.subscription, 'subscription');
+  if (subId) {
+    const sub = await findObject(em, account, 'subscription', subId);
+    if (!sub) throw notFound('subscription', subId, 'subscription');
+    if (sub.data.customer !== customer) throw new ApiError(400, `Subscription ${subId} does not belong to customer ${customer}.`, 'parameter_invalid', 'subscription');
+    if (sub.data.currency !== currency) throw new ApiError(400, 'The currency must match the subscription currency.', 'parameter_invalid', 'currency');
+  }
+  const nowS = unix(await sb.now(account.accountKey));
+  const item = createObject(em, account, 'invoiceitem', {
+    id: gid('ii_'),
+    object: 'invoiceitem',
+    customer,
+    subscription: subId ?? null,
+    amount,
+    currency,
+    description: strParam(b.description, 'description') ?? null,
+    invoice: null,
+    period: { start: nowS, end: nowS },
+    metadata: metadataParam(b.metadata),
+    date: nowS,
+    livemode: account.livemode,
+  });
+  return { body: item.data };
+}
+
+/** POST /v1/invoices: a draft of the customer's pending invoice items (see createStripeManualInvoice). */
+async function createInvoice(sb: Sandbox, em: EntityManager, account: Account, b: Obj): Promise<Result> {
+  const customer = strParam(b.customer, 'customer', true)!;
+  const subId = strParam(b.subscription, 'subscription');
+  const sub = subId ? await findObject(em, account, 'subscription', subId) : null;
+  if (subId && !sub) throw notFound('subscription', subId, 'subscription');
+  if (sub && sub.data.customer !== customer) throw new ApiError(400, `Subscription ${subId} does not belong to customer ${customer}.`, 'parameter_invalid', 'subscription');
+  const behavior = strParam(b.pending_invoice_items_behavior, 'pending_invoice_items_behavior') ?? 'exclude';
+  if (behavior !== 'include' && behavior !== 'exclude') {
+    throw new ApiError(400, 'Invalid pending_invoice_items_behavior: must be one of exclude or include', 'parameter_invalid', 'pending_invoice_items_behavior');
+  }
+  const invoice = await createStripeManualInvoice(em, account, {
+    customer,
+    subscription: sub,
+    includePending: behavior === 'include',
+    autoAdvance: b.auto_advance === undefined ? true : String(b.auto_advance) === 'true',
+    now: await sb.now(account.accountKey),
+  });
+  return { body: invoice.data };
 }
 
 /** Unix seconds (fractions allowed: the service's clock has milliseconds) -> Date. */
@@ -391,6 +445,9 @@ export function stripeRouter(sb: Sandbox): Router {
   r.post('/subscriptions/:id', post((em, account, req) => updateSubscription(sb, em, account, String(req.params.id), req.body as Obj)));
   r.delete('/subscriptions/:id', post((em, account, req) => cancelSubscription(sb, em, account, String(req.params.id))));
 
+  r.post('/invoiceitems', post((em, account, req) => createInvoiceItem(sb, em, account, req.body as Obj)));
+  r.get('/invoiceitems/:id', get('invoiceitem', 'invoiceitem'));
+  r.post('/invoices', post((em, account, req) => createInvoice(sb, em, account, req.body as Obj)));
   r.get('/invoices/:id', get('invoice', 'invoice'));
   r.post('/invoices/:id/pay', post((em, account, req) => payInvoice(sb, em, account, String(req.params.id))));
 

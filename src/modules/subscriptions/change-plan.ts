@@ -10,7 +10,7 @@ import { BillingSubscription } from './subscription.entities';
 import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
 import { periodOf } from './subscription.lifecycle';
 import { SubscriptionStatus, transition } from './subscription.machine';
-import type { SubscriptionService } from './subscription.service';
+import { SubscriptionService } from './subscription.service';
 
 @ObjectType({ description: 'The prorated amounts of a plan change (contract 11).' })
 export class Proration {
@@ -122,7 +122,10 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         issuedAt: now,
       };
       if (p.net > 0) {
-        result.invoice = await service.invoices.issue(change.em, { ...common, type: InvoiceType.INVOICE, status: InvoiceStatus.OPEN });
+        const invoice = await service.invoices.issue(change.em, { ...common, type: InvoiceType.INVOICE, status: InvoiceStatus.OPEN });
+        result.invoice = invoice;
+        // The answer shows the invoice as the change issued it; its collection follows the commit.
+        change.after(() => collectAdjustment(service, ctx, sub, invoice, line.description));
       } else {
         result.creditNote = await service.invoices.issue(change.em, { ...common, type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED });
         sub.creditBalance += result.creditNote.total;
@@ -130,6 +133,36 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
     },
   );
   return result;
+}
+
+/**
+ * Collects an adjustment invoice from the subscription's mandate, after the plan change committed (idempotency key
+ * `adjust-<invoice id>`): paid at once -> the invoice is marked paid; a decline or a gateway failure leaves it open
+ * (logged). Razorpay only adds the amount to the next cycle (pending): the invoice stays open, as the engine's renewal
+ * billing does not see the add-on Razorpay charges with that cycle (a known limitation).
+ */
+async function collectAdjustment(service: SubscriptionService, ctx: Ctx, sub: BillingSubscription, invoice: Invoice, description: string): Promise<void> {
+  if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
+  const em = SubscriptionService.forTenant(service.root, sub);
+  try {
+    const gateway = service.providers.gatewayFor(await service.connectionOf(em, sub));
+    const charge = await gateway.chargeSubscriptionOneOff({
+      providerSubscriptionId: sub.providerSubscriptionId,
+      providerCustomerId: sub.providerCustomerId ?? null,
+      amount: invoice.amountDue,
+      currency: invoice.currency,
+      description,
+      idempotencyKey: `adjust-${invoice.id}`,
+    });
+    if (charge.outcome !== 'succeeded') {
+      ctx.log.info({ subscription_id: sub.id, invoice_id: invoice.id, outcome: charge.outcome, reason: charge.failureReason }, 'plan change adjustment not collected now: invoice left open');
+      return;
+    }
+    const now = await service.now(sub);
+    await em.transactional((tx) => service.invoices.markPaid(tx, invoice.id, now));
+  } catch (err) {
+    ctx.log.warn({ err, subscription_id: sub.id, invoice_id: invoice.id }, 'collecting a plan change adjustment failed: invoice left open');
+  }
 }
 
 /** A new cadence starts its first period now. */

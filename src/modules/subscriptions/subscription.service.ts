@@ -382,20 +382,24 @@ export class SubscriptionService {
       throw fromGatewayError(err);
     }
     const now = await this.now(tenant);
+    let applied: { locked: BillingSubscription; followUps: (() => Promise<void>)[] };
     try {
-      return await ctx.em.transactional(async (em) => {
+      applied = await ctx.em.transactional(async (em) => {
         const locked = await findOr404(em, BillingSubscription, id, 'subscription', { lockMode: LockMode.PESSIMISTIC_WRITE });
         locked.pendingCommand = null;
         locked.pendingCommandAt = null;
         const change = this.change(em, locked);
         await apply(change, now);
         await change.save();
-        return locked;
+        return { locked, followUps: change.followUps };
       });
     } catch (err) {
       await this.release(ctx.em, id);
       throw err;
     }
+    // Gateway calls the change leads to (e.g. collecting a plan change's adjustment), once it has committed.
+    for (const f of applied.followUps) await f();
+    return applied.locked;
   }
 
   private async release(em: EntityManager, id: string): Promise<void> {
