@@ -172,6 +172,24 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await invoicesOf(m.test, subscription.id)).toEqual(before);
   });
 
+  it('changing back to an earlier price reaches the gateway again (one gateway call per command)', async () => {
+    const { plan, subscription } = await activeAt(3);
+    const other = await otherPlan(m, {}, 59900);
+    /** The gateway price (Stripe) or plan (Razorpay) the gateway's subscription is on now. */
+    const atGateway = async () => {
+      const [row] = await h.app.orm.em.getConnection().execute<{ price: string }[]>(
+        `select coalesce(data->'items'->'data'->0->'price'->>'id', data->>'plan_id') as price from sandbox_objects where id = ?`,
+        [subscription.provider_subscription_id],
+      );
+      return row.price;
+    };
+    const gatewayId = async (planId: string) => Object.values((await ok(m.test.get(`/plans/${planId}`))).default_price.provider_price_ids)[0];
+    for (const target of [other.plan.id, plan.id, other.plan.id]) {
+      await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: target, proration_behavior: 'none' }));
+      expect(await atGateway()).toBe(await gatewayId(target));
+    }
+  });
+
   it('plan_unchanged 400; from paused 409; nothing changes', async () => {
     const { plan, subscription } = await activeAt(1);
     const same = await m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: plan.id });

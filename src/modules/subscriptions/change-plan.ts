@@ -64,7 +64,8 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         providerPriceId,
         amount: price.amount,
         currency: price.currency,
-        idempotencyKey: `change-${sub.id}-${price.id}`,
+        // One key per command (its claim's time): a later change back to this price must reach the gateway again.
+        idempotencyKey: `change-${sub.id}-${price.id}-${sub.pendingCommandAt?.getTime() ?? Date.now()}`,
       }),
     async (change, now) => {
       const sub = change.sub;
