@@ -86,9 +86,10 @@ export class SubscriptionScheduler {
           if (sub.status !== S.PAST_DUE || !sub.providerSubscriptionId) break;
           // Leased: the gateway's answer (its webhook) schedules what comes next; without one, try again later.
           change.schedule(ScheduledAction.RETRY, addHours(now, RETRY_LEASE_HOURS));
+          // Keyed by the open invoice and attempt: a later dunning round (another invoice) is a new charge.
           change.after(() =>
             service.afterCommit(sub, 'dunning retry', (gw) =>
-              gw.retrySubscriptionCharge(sub.providerSubscriptionId!, `retry-${sub.id}-${sub.retryAttempt + 1}`),
+              gw.retrySubscriptionCharge(sub.providerSubscriptionId!, `retry-${sub.openInvoiceId ?? sub.id}-${sub.retryAttempt + 1}`),
             ),
           );
           break;
