@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { DomainError } from './errors';
-import { Mode, TENANT_FILTER } from './entity';
+import { Mode, TENANT_FILTER, TenantParams } from './entity';
 import type { Logger } from './logger';
 
 /**
@@ -35,11 +35,19 @@ export interface Ctx {
 }
 
 export function createContext(args: { em: EntityManager; principal: Principal; requestId: string; log: Logger; services: object }): Ctx {
-  const em = args.em.fork();
-  if (args.principal.kind === 'merchant') {
-    em.setFilterParams(TENANT_FILTER, { merchantId: args.principal.merchantId, mode: args.principal.mode });
-  }
+  const { principal } = args;
+  const em = principal.kind === 'merchant' ? tenantEntityManager(args.em, principal) : args.em.fork();
   return { ...args, em, loaders: new Map(), extras: new Map() };
+}
+
+/**
+ * A fresh EntityManager bound to one tenant (the ORM's tenant filter, and the tenant of `tenantQuery`): for a request,
+ * and for work outside one (inbound gateway events, the worker, the scheduler).
+ */
+export function tenantEntityManager(root: EntityManager, tenant: TenantParams): EntityManager {
+  const em = root.fork({ clear: true });
+  em.setFilterParams(TENANT_FILTER, { merchantId: tenant.merchantId, mode: tenant.mode });
+  return em;
 }
 
 /** The merchant and mode of the request; the operator token is not a merchant. */

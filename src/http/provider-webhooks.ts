@@ -1,6 +1,6 @@
 import express, { Request, Response, Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { TENANT_FILTER } from '../core/entity';
+import { tenantEntityManager } from '../core/context';
 import { DomainError } from '../core/errors';
 import { GatewayError } from '../gateways/port';
 import type { Services } from '../services';
@@ -31,8 +31,7 @@ export function providerWebhooks(orm: MikroORM, services: Services): Router {
           }
           throw new DomainError('parameter_invalid', 'The webhook body is not a valid event.');
         }
-        const em = orm.em.fork();
-        em.setFilterParams(TENANT_FILTER, { merchantId: connection.merchantId, mode: connection.mode });
+        const em = tenantEntityManager(orm.em, connection);
         const applied = event.kind.startsWith('subscription.')
           ? await services.subscriptions.applyGatewayEvent(em as never, connection, event)
           : await services.payments.applyGatewayEvent(em as never, connection, event);

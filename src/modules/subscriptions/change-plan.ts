@@ -1,5 +1,6 @@
 import { Field, ObjectType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
+import { tenantEntityManager } from '../../core/context';
 import { DomainError, invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { Money } from '../../core/scalars';
@@ -10,7 +11,7 @@ import { BillingSubscription } from './subscription.entities';
 import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
 import { periodOf } from './subscription.lifecycle';
 import { SubscriptionStatus, transition } from './subscription.machine';
-import { SubscriptionService } from './subscription.service';
+import type { SubscriptionService } from './subscription.service';
 
 @ObjectType({ description: 'The prorated amounts of a plan change (contract 11).' })
 export class Proration {
@@ -144,7 +145,7 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
  */
 async function collectAdjustment(service: SubscriptionService, ctx: Ctx, sub: BillingSubscription, invoice: Invoice, description: string): Promise<void> {
   if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
-  const em = SubscriptionService.forTenant(service.root, sub);
+  const em = tenantEntityManager(service.root, sub);
   try {
     const gateway = service.providers.gatewayFor(await service.connectionOf(em, sub));
     const charge = await gateway.chargeSubscriptionOneOff({

@@ -3,7 +3,8 @@ import type { ServicePool } from '../../core/orm-pool';
 import type { GatewayEvent } from '../../gateways/port';
 import { BillingSubscription } from './subscription.entities';
 import { TERMINAL } from './subscription.machine';
-import { SubscriptionService } from './subscription.service';
+import { tenantEntityManager } from '../../core/context';
+import type { SubscriptionService } from './subscription.service';
 import { markReconciled } from './subscription.store';
 
 /**
@@ -13,7 +14,7 @@ import { markReconciled } from './subscription.store';
  * once; a period already billed is not billed again).
  */
 export async function reconcile(service: SubscriptionService, pool: ServicePool, tenant: TenantParams, id: string): Promise<void> {
-  const em = SubscriptionService.forTenant(service.root, tenant);
+  const em = tenantEntityManager(service.root, tenant);
   const sub = await em.findOne(BillingSubscription, { id });
   if (!sub?.providerSubscriptionId) return;
   const connection = await service.connectionOf(em, sub);

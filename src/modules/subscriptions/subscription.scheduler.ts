@@ -11,7 +11,8 @@ import { halt } from './subscription.gateway-events';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import { SubscriptionStatus, transitionFor } from './subscription.machine';
 import { reconcile } from './subscription.reconcile';
-import { SubscriptionService } from './subscription.service';
+import { tenantEntityManager } from '../../core/context';
+import type { SubscriptionService } from './subscription.service';
 import {
   actionsDueBy,
   dueActions,
@@ -45,7 +46,7 @@ export class SubscriptionScheduler {
    */
   async runAction(tenant: TenantParams, id: string, at?: Date, opts: { skipLocked?: boolean } = {}): Promise<boolean> {
     const service = this.service;
-    const root = SubscriptionService.forTenant(service.root, tenant);
+    const root = tenantEntityManager(service.root, tenant);
     const now = at ?? (await service.now(tenant));
     const done = await root.transactional(async (tx) => {
       // Worker sweeps skip a row another process holds (it is running that action, or a command or event has it).
@@ -140,7 +141,7 @@ export class SubscriptionScheduler {
 
   /** Moves the sandbox clock of each of the merchant's test-mode connections to `at`. */
   async syncGatewayClocks(merchantId: string, at: Date): Promise<void> {
-    const em = SubscriptionService.forTenant(this.service.root, { merchantId, mode: Mode.TEST });
+    const em = tenantEntityManager(this.service.root, { merchantId, mode: Mode.TEST });
     const connections = await em.find(ProviderConnection, {}, { populate: ['credentialsSealed'] });
     for (const c of connections) {
       try {

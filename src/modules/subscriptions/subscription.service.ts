@@ -2,9 +2,9 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import type { Ctx } from '../../core/context';
-import { tenantOf } from '../../core/context';
+import { tenantEntityManager, tenantOf } from '../../core/context';
 import { normaliseCurrency } from '../../core/currency';
-import { Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
+import { Mode, TenantParams } from '../../core/entity';
 import { DomainError, invalid, notFound } from '../../core/errors';
 import { announce, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
@@ -421,7 +421,7 @@ export class SubscriptionService {
   /** A gateway call made after a change committed (best effort: the reconciliation job and scheduler cover a failure). */
   async afterCommit(sub: BillingSubscription, what: string, call: (gw: GatewayPort) => Promise<unknown>): Promise<void> {
     try {
-      const connection = await this.connectionOf(SubscriptionService.forTenant(this.root, sub), sub);
+      const connection = await this.connectionOf(tenantEntityManager(this.root, sub), sub);
       await call(this.providers.gatewayFor(connection));
     } catch (err) {
       logger.warn({ err, subscription_id: sub.id, what }, 'gateway follow-up call failed');
@@ -449,13 +449,6 @@ export class SubscriptionService {
     if (!follow) return false;
     for (const f of follow) await f();
     return true;
-  }
-
-  /** A tenant-bound EntityManager for work outside a request (gateway events, the scheduler). */
-  static forTenant(root: EntityManager, tenant: TenantParams): EntityManager {
-    const em = root.fork({ clear: true });
-    em.setFilterParams(TENANT_FILTER, tenant);
-    return em;
   }
 }
 

@@ -2,7 +2,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ServicePool } from '../../core/orm-pool';
 import { v7 as uuidv7 } from 'uuid';
-import { Mode, TENANT_FILTER } from '../../core/entity';
+import { tenantEntityManager } from '../../core/context';
+import { Mode } from '../../core/entity';
 import { withClient } from '../../core/pool';
 import { notify, systemQuery, tenantQueryAs } from '../../core/sql';
 import { testClockSql } from '../test-clock/test-clock.store';
@@ -291,9 +292,7 @@ export class DeliveryStore {
     reason: string,
     andThen: (tx: EntityManager, ep: WebhookEndpoint) => void,
   ): Promise<boolean> {
-    const em = this.orm.em.fork();
-    em.setFilterParams(TENANT_FILTER, tenant);
-    return em.transactional(async (tx) => {
+    return tenantEntityManager(this.orm.em, tenant).transactional(async (tx) => {
       const ep = await tx.findOne(
         WebhookEndpoint,
         { id: endpointId, enabled: true, deletedAt: null },
