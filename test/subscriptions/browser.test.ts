@@ -1,54 +1,26 @@
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, Browser } from 'playwright-core';
 import { TestMerchant, useHarness } from '../harness';
+import { describeBrowser, useBrowserShop } from '../harness/browser';
 import { connect, PROVIDERS } from '../payments/helpers';
 import { createSubscription, ok, recurringPlan, trail } from './helpers';
 
 /**
  * A real browser (Debian's chromium, driven by playwright-core) opens a subscription's hosted mandate checkout,
  * authorises it, and lands on the merchant's page, which shows the subscription active as the service reports it.
- * Skipped, with a warning, where Chromium is not installed (as test/payments/browser.test.ts).
+ * Skipped, with a warning, where Chromium is not installed (test/harness/browser.ts).
  */
-
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) {
-  // eslint-disable-next-line no-console
-  console.warn(`subscription browser tests skipped: ${CHROMIUM} does not exist (apt-get install -y chromium)`);
-}
-const describeBrowser = haveChromium ? describe : describe.skip;
 
 describeBrowser('subscription mandate checkout in headless Chromium', () => {
   const h = useHarness();
   let m: TestMerchant;
-  let browser: Browser;
-  let shop: http.Server;
-  let shopUrl: string;
-
   beforeAll(async () => {
     m = await h.merchant();
-    shop = http.createServer(async (req, res) => {
-      const url = new URL(req.url ?? '/', 'http://shop');
-      const id = url.searchParams.get('sub') ?? '';
-      const r = await m.test.get(`/subscriptions/${encodeURIComponent(id)}`);
-      const status = r.status === 200 ? r.body.status : `error ${r.status}`;
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><title>${url.pathname === '/welcome' ? 'Welcome' : 'Pricing'}</title>
-<p>Subscription <span id="sub">${id}</span> <strong id="status">${status}</strong></p>`);
-    });
-    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-    shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-  }, 60_000);
-
-  h.cleanup(async () => {
-    await browser?.close();
-    await new Promise((r) => shop?.close(r));
+  });
+  const shop = useBrowserShop(h, async (url) => {
+    const id = url.searchParams.get('sub') ?? '';
+    const r = await m.test.get(`/subscriptions/${encodeURIComponent(id)}`);
+    const status = r.status === 200 ? r.body.status : `error ${r.status}`;
+    return `<!doctype html><title>${url.pathname === '/welcome' ? 'Welcome' : 'Pricing'}</title>
+<p>Subscription <span id="sub">${id}</span> <strong id="status">${status}</strong></p>`;
   });
 
   describe.each(PROVIDERS)('%s', (provider) => {
@@ -56,46 +28,39 @@ describeBrowser('subscription mandate checkout in headless Chromium', () => {
       await connect(m.test, provider);
     });
 
-    it('authorises the mandate and lands on the success URL with the subscription active', async () => {
-      const { plan } = await recurringPlan(m.test, {}, { amount: 129900 });
-      const sub = await createSubscription(m.test, plan.id, {
+    const create = async (price: Record<string, unknown> = {}) => {
+      const { plan } = await recurringPlan(m.test, {}, price);
+      return createSubscription(m.test, plan.id, {
         provider,
-        success_url: `${shopUrl}/welcome?sub={SUBSCRIPTION_ID}`,
-        cancel_url: `${shopUrl}/pricing?sub={SUBSCRIPTION_ID}`,
+        success_url: `${shop.url}/welcome?sub={SUBSCRIPTION_ID}`,
+        cancel_url: `${shop.url}/pricing?sub={SUBSCRIPTION_ID}`,
       });
-      const page = await browser.newPage();
-      try {
+    };
+
+    it('authorises the mandate and lands on the success URL with the subscription active', async () => {
+      const sub = await create({ amount: 129900 });
+      await shop.withPage(async (page) => {
         await page.goto(sub.checkout_url);
         await page.getByText('Authorise subscription').first().waitFor();
         await page.getByRole('button', { name: /Authorise/ }).click();
-        await page.waitForURL(`${shopUrl}/welcome**`);
+        await page.waitForURL(`${shop.url}/welcome**`);
         expect(await page.textContent('#status')).toBe('active');
         expect(await page.textContent('#sub')).toBe(sub.id);
-      } finally {
-        await page.close();
-      }
+      });
       const active = await ok(m.test.get(`/subscriptions/${sub.id}`));
       expect(active).toMatchObject({ status: 'active', cycles_completed: 1 });
       expect(await trail(m.test, sub.id)).toEqual(['none>created:subscription.created:api', 'created>active:subscription.activated:webhook']);
     });
 
     it('cancelling the checkout lands on the cancel URL with the subscription cancelled', async () => {
-      const { plan } = await recurringPlan(m.test);
-      const sub = await createSubscription(m.test, plan.id, {
-        provider,
-        success_url: `${shopUrl}/welcome?sub={SUBSCRIPTION_ID}`,
-        cancel_url: `${shopUrl}/pricing?sub={SUBSCRIPTION_ID}`,
-      });
-      const page = await browser.newPage();
-      try {
+      const sub = await create();
+      await shop.withPage(async (page) => {
         await page.goto(sub.checkout_url);
         await page.check('input[name="outcome"][value="cancel"]');
         await page.getByRole('button', { name: /Authorise/ }).click();
-        await page.waitForURL(`${shopUrl}/pricing**`);
+        await page.waitForURL(`${shop.url}/pricing**`);
         expect(await page.textContent('#status')).toBe('cancelled');
-      } finally {
-        await page.close();
-      }
+      });
     });
   });
 });
