@@ -4,19 +4,19 @@
  * key are capped (4429), a bad document answers an error and leaves the socket open, and one change is read once
  * however many subscribers it reaches, each of them only ever seeing its own merchant's and mode's records.
  */
-import { Client as WsClient, createClient } from 'graphql-ws';
+import type { Client as WsClient } from 'graphql-ws';
 import { Client as PgClient } from 'pg';
 import WebSocket from 'ws';
 import { eventually, TestMerchant, useHarness, sleep } from '../harness';
+import { useWsClients } from '../harness/ws';
 import { connect as connectProvider, createPayment, pay } from '../payments/helpers';
 
 const MAX_SUBSCRIPTIONS = 10;
 const MAX_SOCKETS = 3;
 
 const h = useHarness({ wsMaxSubscriptionsPerSocket: MAX_SUBSCRIPTIONS, wsMaxSocketsPerKey: MAX_SOCKETS });
-const clients: WsClient[] = [];
 
-h.cleanup(() => Promise.all(clients.map((c) => c.dispose())));
+const wsClient = useWsClients(h);
 
 interface Closed {
   code: number;
@@ -37,11 +37,7 @@ async function openSocket(key: string): Promise<Sock> {
   const closed = new Promise<Closed>((r) => (onClosed = r));
   let settle!: () => void;
   const settled = new Promise<void>((r) => (settle = r));
-  const client = createClient({
-    url: `${h.app.url.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { Authorization: `Bearer ${key}` },
-    retryAttempts: 0,
+  const client = wsClient(key, {
     lazy: false,
     onNonLazyError: () => undefined,
     on: {
@@ -54,7 +50,6 @@ async function openSocket(key: string): Promise<Sock> {
       },
     },
   });
-  clients.push(client);
   await settled;
   return { client, closed, closedWith: () => closedWith };
 }

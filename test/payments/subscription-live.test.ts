@@ -1,6 +1,6 @@
-import { Client as WsClient, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
+import type { Client as WsClient } from 'graphql-ws';
 import { eventually, TestMerchant, useHarness, sleep } from '../harness';
+import { useWsClients } from '../harness/ws';
 import { connect, createPayment, pay } from './helpers';
 
 /** GraphQL subscription paymentUpdated(id) over graphql-ws: live changes, only ever the subscriber's own. */
@@ -8,7 +8,6 @@ import { connect, createPayment, pay } from './helpers';
 const h = useHarness();
 let a: TestMerchant;
 let b: TestMerchant;
-const clients: WsClient[] = [];
 
 beforeAll(async () => {
   a = await h.merchant();
@@ -17,19 +16,10 @@ beforeAll(async () => {
   await connect(a.live, 'razorpay');
   await connect(b.test, 'stripe');
 });
-h.cleanup(() => Promise.all(clients.map((c) => c.dispose())));
+const newClient = useWsClients(h);
 
 function wsClient(key: string | null, onClosed?: (e: unknown) => void): WsClient {
-  const c = createClient({
-    url: `${h.app.url.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: key ? { Authorization: `Bearer ${key}` } : {},
-    retryAttempts: 0,
-    lazy: true,
-    on: onClosed ? { closed: onClosed } : undefined,
-  });
-  clients.push(c);
-  return c;
+  return newClient(key, { lazy: true, on: onClosed ? { closed: onClosed } : undefined });
 }
 
 const FIELDS = 'id status amountRefunded provider';

@@ -1,6 +1,5 @@
-import { Client as WsClient, createClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { Client_, eventually, sleep, TestMerchant, useHarness } from '../harness';
+import { useWsClients } from '../harness/ws';
 import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan, startSecondApp } from './helpers';
 
@@ -14,7 +13,6 @@ const h = useHarness();
 jest.setTimeout(60_000);
 let a: TestMerchant;
 let b: TestMerchant;
-const clients: WsClient[] = [];
 
 beforeAll(async () => {
   a = await h.merchant();
@@ -23,7 +21,7 @@ beforeAll(async () => {
   await connect(a.live, 'razorpay');
   await connect(b.test, 'razorpay');
 });
-h.cleanup(() => Promise.all(clients.map((c) => c.dispose())));
+const wsClient = useWsClients(h);
 
 const FIELDS = 'id status cyclesCompleted';
 
@@ -34,13 +32,7 @@ interface Sub {
 
 async function subscribe(baseUrl: string, key: string, field: 'subscriptionUpdated' | 'subscriptionsUpdated', id?: string): Promise<Sub> {
   const sub: Sub = { events: [], errors: [] };
-  const client = createClient({
-    url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { Authorization: `Bearer ${key}` },
-    retryAttempts: 0,
-  });
-  clients.push(client);
+  const client = wsClient(key, { baseUrl });
   const query = field === 'subscriptionUpdated' ? `subscription($id: ID) { subscriptionUpdated(id: $id) { ${FIELDS} } }` : `subscription { subscriptionsUpdated { ${FIELDS} } }`;
   client.subscribe(
     { query, variables: id ? { id } : {} },
