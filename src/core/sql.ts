@@ -232,17 +232,44 @@ export async function ping(em: EntityManager): Promise<void> {
   await em.getConnection().execute('select 1');
 }
 
+/** The columns an entity persists, by metadata (named, so a column added by a later migration changes no statement). */
+function persistedColumns(em: EntityManager, entity: ClassType<object>): string[] {
+  const meta = em.getMetadata().get(entity.name);
+  return meta.props.filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length).flatMap((p) => p.fieldNames);
+}
+
 /** `select` list of an entity's columns: named, so a column added by a later migration leaves the statement as it was. */
 const selectList = new Map<string, string>();
 function columnsOf(em: EntityManager, entity: ClassType<TenantEntity>): string {
   let list = selectList.get(entity.name);
   if (!list) {
-    const meta = em.getMetadata().get(entity.name);
-    const columns = meta.props.filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length).flatMap((p) => p.fieldNames);
-    list = `${columns.map((c) => `"${c}"`).join(', ')} from "${meta.tableName}"`;
+    list = `${persistedColumns(em, entity).map((c) => `"${c}"`).join(', ')} from "${em.getMetadata().get(entity.name).tableName}"`;
     selectList.set(entity.name, list);
   }
   return list;
+}
+
+/**
+ * `select` list of an entity's columns as `"<alias>.<column>"`, so one row of a join can carry several entities (read
+ * each back with `aliasedPart`, then `em.map`).
+ */
+const aliasedLists = new Map<string, string>();
+export function aliasedColumns(em: EntityManager, entity: ClassType<object>, alias: string): string {
+  const key = `${entity.name}|${alias}`;
+  let list = aliasedLists.get(key);
+  if (!list) {
+    list = persistedColumns(em, entity).map((c) => `${alias}."${c}" as "${alias}.${c}"`).join(', ');
+    aliasedLists.set(key, list);
+  }
+  return list;
+}
+
+/** The columns of `alias` in a row of aliased columns, as a row of that table (null: the outer join found none). */
+export function aliasedPart(row: Record<string, unknown>, alias: string): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
+  const prefix = `${alias}.`;
+  for (const [k, v] of Object.entries(row)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
+  return out.id == null ? null : out;
 }
 
 /** Rows of `entity` of the EntityManager's tenant matching `where` (SQL over column names), as managed entities. */

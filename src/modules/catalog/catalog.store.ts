@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ClassType } from 'type-graphql';
 import type { TenantParams } from '../../core/entity';
-import { Db, tenantQuery, tenantQueryAs } from '../../core/sql';
+import { aliasedColumns, aliasedPart, Db, tenantQuery, tenantQueryAs } from '../../core/sql';
 import { testClockSql } from '../test-clock/test-clock.store';
 import { Plan, Price, Product } from './catalog.entities';
 
@@ -61,31 +60,6 @@ export interface SubscriptionTerms {
   prices: Price[];
   /** The merchant's test-clock offset in ms (0 in live mode or without a test clock). */
   clockOffsetMs: number;
-}
-
-/**
- * `select` list of an entity's columns as `"<alias>.<column>"`, so one row can carry several entities (read back with
- * `aliasedPart`). Also used by invoice.store.ts; it would sit well next to tenantRows in src/core/sql.ts.
- */
-const aliasedLists = new Map<string, string>();
-export function aliasedColumns(em: EntityManager, entity: ClassType<object>, alias: string): string {
-  const key = `${entity.name}|${alias}`;
-  let list = aliasedLists.get(key);
-  if (!list) {
-    const meta = em.getMetadata().get(entity.name);
-    const columns = meta.props.filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length).flatMap((p) => p.fieldNames);
-    list = columns.map((c) => `${alias}."${c}" as "${alias}.${c}"`).join(', ');
-    aliasedLists.set(key, list);
-  }
-  return list;
-}
-
-/** The columns of `alias` in a row of aliased columns, as a row of that table (null: the outer join found none). */
-export function aliasedPart(row: Record<string, unknown>, alias: string): Record<string, unknown> | null {
-  const out: Record<string, unknown> = {};
-  const prefix = `${alias}.`;
-  for (const [k, v] of Object.entries(row)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
-  return out.id == null ? null : out;
 }
 
 /**

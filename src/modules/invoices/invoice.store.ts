@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantParams } from '../../core/entity';
-import { systemQuery, tenantQuery } from '../../core/sql';
-import { aliasedColumns, aliasedPart } from '../catalog/catalog.store';
+import { aliasedColumns, aliasedPart, systemQuery, tenantQuery } from '../../core/sql';
 import { Customer } from '../customers/customer.entities';
 import { Merchant } from '../merchants/merchant.entities';
 import { testClockSql } from '../test-clock/test-clock.store';
