@@ -11,14 +11,11 @@ registerEnumType(SubscriptionStatus, { name: 'SubscriptionStatus' });
 
 /** What the scheduler does next for a subscription, at `nextActionAt` (subscription.scheduler.ts). */
 export enum ScheduledAction {
-  /** A checkout nobody completed: cancelled when the gateway's session would have expired. */
-  CHECKOUT_EXPIRY = 'checkout_expiry',
   TRIAL_END_CANCEL = 'trial_end_cancel',
   PERIOD_END_CANCEL = 'period_end_cancel',
   COMPLETE = 'complete',
   /** A dunning retry: the gateway is asked to charge the open invoice again. */
   RETRY = 'retry',
-  HALT = 'halt',
 }
 
 /**

@@ -237,7 +237,7 @@ async function chargeFailed(service: SubscriptionService, change: SubscriptionCh
 }
 
 /** Dunning ends: halted, the open invoice uncollectible, nothing more scheduled. */
-export async function halt(service: SubscriptionService, change: SubscriptionChange, by: 'webhook' | 'scheduler', reason: string | null): Promise<void> {
+async function halt(service: SubscriptionService, change: SubscriptionChange, by: 'webhook' | 'scheduler', reason: string | null): Promise<void> {
   const sub = change.sub;
   change.move('halt', by, { gateway_decline_reason: reason, retry_attempt: sub.retryAttempt });
   if (sub.openInvoiceId) await service.invoices.markUncollectible(change.em, sub.openInvoiceId);

@@ -7,7 +7,6 @@ import type { ServicePool } from '../../core/orm-pool';
 import { GatewayError } from '../../gateways/port';
 import { ProviderConnection } from '../providers/provider-connection.entities';
 import type { DueWork } from '../test-clock/test-clock.service';
-import { halt } from './subscription.gateway-events';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import { SubscriptionStatus, transitionFor } from './subscription.machine';
 import { reconcile } from './subscription.reconcile';
@@ -30,8 +29,8 @@ const RETRY_LEASE_HOURS = 1;
 
 /**
  * The service's own clock work on subscriptions (contract 14 "Who triggers": scheduler): trial ends with
- * trial_end_action=cancel_subscription, cancellations at period end, completion after max_cycles, dunning retries and
- * halting. Due work is a column (`next_action_at`, merchant time), so it survives restarts; each action runs in a
+ * trial_end_action=cancel_subscription, cancellations at period end, completion after max_cycles and dunning retries
+ * (halting by the dunning policy happens when the last retry's failure is applied). Due work is a column (`next_action_at`, merchant time), so it survives restarts; each action runs in a
  * transaction holding the row lock and re-checks that it is still due, so several workers never run one twice.
  */
 export class SubscriptionScheduler {
@@ -79,9 +78,6 @@ export class SubscriptionScheduler {
             change.move('complete', 'scheduler');
             sub.endedAt = sub.currentPeriodEnd ?? now;
           }
-          break;
-        case ScheduledAction.HALT:
-          if (sub.status === S.PAST_DUE) await halt(service, change, 'scheduler', null);
           break;
         case ScheduledAction.RETRY:
           if (sub.status !== S.PAST_DUE || !sub.providerSubscriptionId) break;

@@ -94,7 +94,8 @@ export class SubscriptionService {
     const providerPriceId = await this.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product });
     await this.alignSandboxClock(ctx, gateway, terms.clockOffsetMs);
 
-    const fill = (url: string) => url.replaceAll('{SUBSCRIPTION_ID}', id);
+    const successUrl = input.successUrl.replaceAll('{SUBSCRIPTION_ID}', id);
+    const cancelUrl = input.cancelUrl.replaceAll('{SUBSCRIPTION_ID}', id);
     let checkout;
     try {
       checkout = await gateway.createSubscriptionCheckout({
@@ -106,8 +107,8 @@ export class SubscriptionService {
         trialDays: plan.trialPeriodDays,
         maxCycles: plan.maxCycles ?? null,
         customer: { email: customer.email, name: customer.name ?? null, phone: customer.phone ?? null },
-        successUrl: fill(input.successUrl),
-        cancelUrl: fill(input.cancelUrl),
+        successUrl,
+        cancelUrl,
         idempotencyKey: `subscription-${id}`,
       });
     } catch (err) {
@@ -136,8 +137,8 @@ export class SubscriptionService {
           providerCustomerId: checkout.providerCustomerId ?? null,
           checkoutSessionId: checkout.checkoutSessionId,
           checkoutUrl: checkout.checkoutUrl,
-          successUrl: fill(input.successUrl),
-          cancelUrl: fill(input.cancelUrl),
+          successUrl,
+          cancelUrl,
           maxCycles: plan.maxCycles ?? null,
           couponCode: input.couponCode ?? null,
           metadata,
@@ -207,14 +208,13 @@ export class SubscriptionService {
       }
       return price;
     }
-    const defaults = prices;
     if (currency) {
       const code = normaliseCurrency(currency);
-      const price = defaults.find((p) => p.currency === code);
+      const price = prices.find((p) => p.currency === code);
       if (!price) throw invalid('currency', `Plan ${plan.id} has no default price in ${code}.`);
       return price;
     }
-    const price = pickDefaultPrice(defaults, reporting);
+    const price = pickDefaultPrice(prices, reporting);
     if (!price) throw invalid('plan_id', `Plan ${plan.id} has no default price: give price_id.`);
     return price;
   }
