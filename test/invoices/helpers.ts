@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { make, Mode, TENANT_FILTER } from '../../src/core/entity';
+import { tenantEntityManager } from '../../src/core/context';
+import { make, Mode } from '../../src/core/entity';
 import { Customer } from '../../src/modules/customers/customer.entities';
 import { BillingReason, InvoiceStatus, InvoiceType } from '../../src/modules/invoices/invoice.entities';
 import type { InvoiceDraft, InvoiceService } from '../../src/modules/invoices/invoice.service';
@@ -9,9 +10,7 @@ import type { Harness } from '../harness';
 
 /** A fresh EntityManager bound to the merchant's mode, as the subscriptions engine gets one. */
 export function tenantEm(h: Harness, merchantId: string, mode: Mode = Mode.TEST): EntityManager {
-  const em = h.app.orm.em.fork({ clear: true }) as unknown as EntityManager;
-  em.setFilterParams(TENANT_FILTER, { merchantId, mode });
-  return em;
+  return tenantEntityManager(h.app.orm.em as unknown as EntityManager, { merchantId, mode });
 }
 
 export const invoiceService = (h: Harness): InvoiceService => h.app.app.services.invoices;

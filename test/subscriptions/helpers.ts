@@ -95,17 +95,6 @@ export async function outboxTypesOf(app: TestApp, merchantId: string, subscripti
     .map((r) => r.type);
 }
 
-/** The subscription's invoices, oldest first. */
-export async function invoicesOf(c: Client_, subscriptionId: string): Promise<any[]> {
-  const list = await ok(c.get(`/invoices?subscription_id=${subscriptionId}&limit=100`));
-  return [...list.data].reverse();
-}
-
-/** An instant `ms` after an ISO timestamp. */
-export const after = (iso: string, ms = 1000) => new Date(new Date(iso).getTime() + ms);
-
-// --- hard-path helpers (races, gateway events, recovery) -------------------------------------------------------------
-
 /** Every invoice (and credit note) of a client's merchant and mode matching `filters`, oldest first (all pages). */
 export async function allInvoices(c: Client_, filters: Record<string, string> = {}): Promise<any[]> {
   const all: any[] = [];
@@ -118,6 +107,14 @@ export async function allInvoices(c: Client_, filters: Record<string, string> = 
   } while (cursor);
   return all.reverse();
 }
+
+/** The subscription's invoices (and credit notes), oldest first. */
+export const invoicesOf = (c: Client_, subscriptionId: string): Promise<any[]> => allInvoices(c, { subscription_id: subscriptionId });
+
+/** An instant `ms` after an ISO timestamp. */
+export const after = (iso: string, ms = 1000) => new Date(new Date(iso).getTime() + ms);
+
+// --- hard-path helpers (races, gateway events, recovery) -------------------------------------------------------------
 
 /** The gateway sandbox's price objects (Stripe prices, Razorpay plans) made for one of our prices (same database). */
 export async function gatewayPriceObjects(t: TestApp, priceId: string): Promise<{ id: string; type: string }[]> {

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
-import { TENANT_FILTER } from '../../src/core/entity';
+import { tenantEntityManager } from '../../src/core/context';
+import type { Mode } from '../../src/core/entity';
 import { recordEvent } from '../../src/core/events';
 import type { Received } from '../harness/receiver';
 
@@ -20,8 +21,7 @@ export async function emitEvent(
   type: string,
   object: Record<string, unknown> = { id: 'obj_1', object: 'thing' },
 ): Promise<string> {
-  const em = t.orm.em.fork();
-  em.setFilterParams(TENANT_FILTER, { merchantId, mode });
+  const em = tenantEntityManager(t.orm.em as never, { merchantId, mode: mode as Mode });
   const ev = recordEvent(em as never, type, object, mode as never);
   await em.flush();
   return ev.id;
@@ -35,8 +35,7 @@ export async function emitMany(
   n: number,
   type = 'payment.succeeded',
 ): Promise<string[]> {
-  const em = t.orm.em.fork();
-  em.setFilterParams(TENANT_FILTER, { merchantId, mode });
+  const em = tenantEntityManager(t.orm.em as never, { merchantId, mode: mode as Mode });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) ids.push(recordEvent(em as never, type, { id: `obj_${i}`, object: 'thing', n: i }, mode as never).id);
   await em.flush();
