@@ -2,7 +2,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { cpuMs, machineBusyMs, onCleanup, RssSampler, runCleanup } from './lib/processes';
+import { cpuMs, machineBusyMs, onCleanup, RssSampler, runBench } from './lib/processes';
 import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
 import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
@@ -358,21 +358,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-if (require.main === module) {
-  let code = 1;
-  const stop = (signal: string) => {
-    note(`${signal}: cleaning up`);
-    void runCleanup().finally(() => process.exit(130));
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  main()
-    .then((c) => (code = c))
-    .catch((err) => {
-      process.stderr.write(`bench:renewals failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    })
-    .finally(async () => {
-      await runCleanup();
-      process.exit(code);
-    });
-}
+if (require.main === module) runBench(main, note);

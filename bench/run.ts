@@ -4,7 +4,7 @@ import path from 'node:path';
 import { graphqlEquivalentOf, serviceSchema } from './lib/graphql-query';
 import { requestJson } from './lib/http';
 import { runLoad } from './lib/load';
-import { Child, cpuMs, machineBusyMs, onCleanup, RssSampler, rssMb, runCleanup } from './lib/processes';
+import { Child, cpuMs, machineBusyMs, onCleanup, RssSampler, rssMb, runBench } from './lib/processes';
 import { connectSandbox, createMerchant, seedCatalog, seedPayments } from './lib/seed';
 import { startStack } from './lib/stack';
 import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
@@ -280,34 +280,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-let finishing = false;
-async function finish(code: number): Promise<never> {
-  if (!finishing) {
-    finishing = true;
-    await runCleanup();
-  }
-  process.exit(code);
-}
-
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(signal, () => {
-    note(`${signal}: stopping`);
-    void finish(130);
-  });
-}
-process.on('uncaughtException', (err) => {
-  note(`uncaught: ${err.stack ?? err.message}`);
-  void finish(1);
-});
-process.on('unhandledRejection', (err) => {
-  note(`unhandled rejection: ${err instanceof Error ? err.stack : String(err)}`);
-  void finish(1);
-});
-
-main().then(
-  (code) => finish(code),
-  (err) => {
-    note(`failed: ${err instanceof Error ? err.message : String(err)}`);
-    return finish(1);
-  },
-);
+runBench(main, note);

@@ -10,7 +10,7 @@ import { openDatabase } from '../src/core/db';
 import { entities } from '../src/entities';
 import { SecretBox } from '../src/core/secrets';
 import { createBenchDatabase } from './lib/database';
-import { Child, onCleanup, runCleanup, startChild } from './lib/processes';
+import { Child, onCleanup, runBench, startChild } from './lib/processes';
 
 /**
  * `npm run bench:webhooks`: outbound webhook delivery from the outbox to a local receiver that answers 200 at once,
@@ -195,19 +195,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-let code = 1;
-const stop = (signal: string) => {
-  note(`${signal}: cleaning up`);
-  void runCleanup().finally(() => process.exit(130));
-};
-process.on('SIGINT', () => stop('SIGINT'));
-process.on('SIGTERM', () => stop('SIGTERM'));
-main()
-  .then((c) => (code = c))
-  .catch((err) => {
-    process.stderr.write(`bench:webhooks failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  })
-  .finally(async () => {
-    await runCleanup();
-    process.exit(code);
-  });
+runBench(main, note);

@@ -237,3 +237,39 @@ export class RssSampler {
     clearInterval(this.timer);
   }
 }
+
+/**
+ * Runs a bench's `main` as the process's whole life: its exit code is main's (1 when it throws or something escapes
+ * it, 130 on a signal), and whatever was started is cleaned up first in every case. `note` writes progress to stderr.
+ */
+export function runBench(main: () => Promise<number>, note: (line: string) => void): void {
+  let finishing = false;
+  const finish = async (code: number): Promise<never> => {
+    if (!finishing) {
+      finishing = true;
+      await runCleanup();
+    }
+    process.exit(code);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      note(`${signal}: stopping`);
+      void finish(130);
+    });
+  }
+  process.on('uncaughtException', (err) => {
+    note(`uncaught: ${err.stack ?? err.message}`);
+    void finish(1);
+  });
+  process.on('unhandledRejection', (err) => {
+    note(`unhandled rejection: ${err instanceof Error ? err.stack : String(err)}`);
+    void finish(1);
+  });
+  main().then(
+    (code) => finish(code),
+    (err) => {
+      note(`failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      return finish(1);
+    },
+  );
+}
