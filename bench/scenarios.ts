@@ -273,6 +273,26 @@ export function scenarios(ctx: BenchContext): Scenario[] {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
+/** A scenario's throughput against a floor. */
+const throughputCheck = (name: string, scenario: string, min: number): Check => ({
+  name,
+  target: `>= ${min}/s`,
+  evaluate: ({ byName }) => {
+    const s = byName.get(scenario);
+    return s ? { value: `${s.result.rps.toFixed(0)}/s`, pass: s.result.rps >= min } : null;
+  },
+});
+
+/** A scenario's p99 latency against a ceiling. */
+const p99Check = (scenario: string, maxMs: number): Check => ({
+  name: `p99 latency, ${scenario}`,
+  target: `< ${maxMs} ms`,
+  evaluate: ({ byName }) => {
+    const s = byName.get(scenario);
+    return s ? { value: `${s.result.p99} ms`, pass: s.result.p99 < maxMs } : null;
+  },
+});
+
 export const checks: Check[] = [
   {
     name: 'REST throughput / bare express',
@@ -296,24 +316,8 @@ export const checks: Check[] = [
       return { value: pct(overhead), pass: overhead <= 0.15 };
     },
   },
-  {
-    name: 'payments created per second',
-    target: '>= 300/s',
-    evaluate: ({ byName }) => {
-      const s = byName.get(CREATE_PAYMENT);
-      return s ? { value: `${s.result.rps.toFixed(0)}/s`, pass: s.result.rps >= 300 } : null;
-    },
-  },
-  ...[CREATE_PAYMENT_AT_RATE, GET_PAYMENT].map(
-    (name): Check => ({
-      name: `p99 latency, ${name}`,
-      target: '< 100 ms',
-      evaluate: ({ byName }) => {
-        const s = byName.get(name);
-        return s ? { value: `${s.result.p99} ms`, pass: s.result.p99 < 100 } : null;
-      },
-    }),
-  ),
+  throughputCheck('payments created per second', CREATE_PAYMENT, 300),
+  ...[CREATE_PAYMENT_AT_RATE, GET_PAYMENT].map((name) => p99Check(name, 100)),
   ...[CREATE_PAYMENT, GET_PAYMENT].map(
     (name): Check => ({
       name: `${name} throughput / REST GET /v1/products (foundation baseline)`,
@@ -325,34 +329,9 @@ export const checks: Check[] = [
       },
     }),
   ),
-  ...[REST_PRODUCTS, GRAPHQL_PRODUCTS].map(
-    (name): Check => ({
-      name: `p99 latency, ${name}`,
-      target: '< 50 ms',
-      evaluate: ({ byName }) => {
-        const s = byName.get(name);
-        return s ? { value: `${s.result.p99} ms`, pass: s.result.p99 < 50 } : null;
-      },
-    }),
-  ),
-  {
-    name: 'subscriptions created per second',
-    target: '>= 200/s',
-    evaluate: ({ byName }) => {
-      const s = byName.get(CREATE_SUBSCRIPTION);
-      return s ? { value: `${s.result.rps.toFixed(0)}/s`, pass: s.result.rps >= 200 } : null;
-    },
-  },
-  ...[GET_SUBSCRIPTION_AT_RATE, GET_SUBSCRIPTION_EVENTS_AT_RATE].map(
-    (name): Check => ({
-      name: `p99 latency, ${name}`,
-      target: '< 50 ms',
-      evaluate: ({ byName }) => {
-        const s = byName.get(name);
-        return s ? { value: `${s.result.p99} ms`, pass: s.result.p99 < 50 } : null;
-      },
-    }),
-  ),
+  ...[REST_PRODUCTS, GRAPHQL_PRODUCTS].map((name) => p99Check(name, 50)),
+  throughputCheck('subscriptions created per second', CREATE_SUBSCRIPTION, 200),
+  ...[GET_SUBSCRIPTION_AT_RATE, GET_SUBSCRIPTION_EVENTS_AT_RATE].map((name) => p99Check(name, 50)),
   {
     name: 'one test-clock advance of 31 days (renewals)',
     target: `< ${RENEWAL_TARGET_SECONDS} s`,
