@@ -23,7 +23,8 @@ import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from '
  *
  * Environment: BENCH_RENEWALS (subscriptions, default 10000), BENCH_RENEWAL_CONCURRENCY (seeding requests in flight,
  * default 50), BENCH_ADVANCE_TIMEOUT_SECONDS (client timeout of the advance, default 900), DATABASE_URL,
- * BENCH_SERVICE_NODE_ARGS, BENCH_SANDBOX_NODE_ARGS.
+ * BENCH_SERVICE_NODE_ARGS, BENCH_SANDBOX_NODE_ARGS, BENCH_RENEWAL_TOP_STATEMENTS (statements listed when pg_stat_statements is
+ * installed, default 15).
  */
 
 export const RENEWALS = 'subscription renewals: one test-clock advance of 31 days';
@@ -75,6 +76,8 @@ export interface RenewalFigures {
   rowsUpdated: number | null;
   /** Statements per renewal, when pg_stat_statements is installed on the server. */
   statements: number | null;
+  /** With pg_stat_statements: the statements that took the most execution time during the advance. */
+  topStatements: StatementCost[];
   complete: boolean;
   problems: string[];
 }
@@ -119,6 +122,36 @@ async function dbStats(db: Client): Promise<DbStats> {
      from pg_stat_database where datname = current_database()`,
   );
   return rows[0];
+}
+
+export interface StatementCost {
+  query: string;
+  calls: number;
+  /** Execution time summed over the calls (the server's, not the client's), ms. */
+  totalMs: number;
+}
+
+/** pg_stat_statements of the bench database by query id (empty when it is not installed). */
+async function statementSnapshot(db: Client): Promise<Map<string, StatementCost>> {
+  try {
+    const { rows } = await db.query<{ id: string; query: string; calls: number; ms: number }>(
+      `select s.queryid::text || '/' || s.userid::text as id, s.query, s.calls::float8 as calls, s.total_exec_time as ms
+       from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = current_database()`,
+    );
+    return new Map(rows.map((r) => [r.id, { query: r.query, calls: r.calls, totalMs: r.ms }]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** The `limit` statements with the most execution time between two snapshots. */
+function topStatementsBetween(a: Map<string, StatementCost>, b: Map<string, StatementCost>, limit: number): StatementCost[] {
+  const out: StatementCost[] = [];
+  for (const [id, s] of b) {
+    const calls = s.calls - (a.get(id)?.calls ?? 0);
+    if (calls > 0) out.push({ query: s.query, calls, totalMs: s.totalMs - (a.get(id)?.totalMs ?? 0) });
+  }
+  return out.sort((x, y) => y.totalMs - x.totalMs).slice(0, limit);
 }
 
 async function statementCalls(db: Client): Promise<number | null> {
@@ -197,6 +230,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     const outbox0 = await outboxByType(db, merchant.id);
     const stats0 = await dbStats(db);
     const calls0 = await statementCalls(db);
+    const statements0 = await statementSnapshot(db);
 
     // The advance, timed, with the CPU of each process and the service's RSS sampled meanwhile.
     log(`renewals: POST /v1/test-clock/advance {"seconds": ${31 * DAY}} (31 days)`);
@@ -286,6 +320,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     if (!renewalEvents.length) problems.push(`no event type written once per renewal: ${JSON.stringify(outboxDelta)}`);
     const stats1 = await dbStats(db);
     const calls1 = await statementCalls(db);
+    const topStatements = topStatementsBetween(statements0, await statementSnapshot(db), num('BENCH_RENEWAL_TOP_STATEMENTS', 15, 0));
 
     return {
       subscriptions: n,
@@ -310,6 +345,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
       rowsInserted: stats1.inserted - stats0.inserted,
       rowsUpdated: stats1.updated - stats0.updated,
       statements: calls0 === null || calls1 === null ? null : calls1 - calls0,
+      topStatements,
       complete: problems.length === 0,
       problems,
     };
@@ -338,6 +374,10 @@ export function describeRenewals(r: RenewalFigures): string[] {
     ...(r.progress.length ? [`  renewed by then: ${r.progress.map(([t, k]) => `${t.toFixed(0)} s ${k}`).join(', ')}`] : []),
     `  database (service + sandbox): ${per(r.transactions)} transactions, ${per(r.rowsInserted)} rows inserted, ${per(r.rowsUpdated)} rows updated per renewal` +
       (r.statements === null ? ' (pg_stat_statements not installed: no statement count)' : `, ${per(r.statements)} statements per renewal`),
+    ...(r.topStatements.length ? ['  statements with the most execution time (per renewal: calls, ms):'] : []),
+    ...r.topStatements.map(
+      (s) => `    ${(s.calls / r.subscriptions).toFixed(2)} x, ${(s.totalMs / r.subscriptions).toFixed(3)} ms: ${s.query.replace(/\s+/g, ' ').slice(0, 160)}`,
+    ),
     ...r.problems.map((p) => `  PROBLEM: ${p}`),
   ];
 }

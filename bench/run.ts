@@ -8,6 +8,8 @@ import { Child, cpuMs, machineBusyMs, onCleanup, RssSampler, rssMb, runBench } f
 import { connectSandbox, createMerchant, seedCatalog, seedPayments } from './lib/seed';
 import { startStack } from './lib/stack';
 import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
+import { seedEntitlementBench } from './lib/entitlements';
+import { seedResolveBench } from './lib/offerings';
 import { describeRenewals, measureRenewals, RenewalFigures, RENEWALS } from './renewals';
 import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './scenarios';
 
@@ -34,6 +36,8 @@ import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './s
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CATALOG = { products: 20, plansPerProduct: 3, currencies: ['INR', 'USD'] };
+/** Issue 11: entitlement evaluation with 10,000 customers and 20,000 subscriptions stored. */
+const ENTITLEMENT_DATA = { customers: 10_000, subscriptions: 20_000 };
 
 function num(name: string, fallback: number, min = 0): number {
   const raw = process.env[name];
@@ -96,6 +100,9 @@ async function main(): Promise<number> {
   const subSeed = Date.now();
   const subscriptionIds = await seedActiveSubscriptions(serviceUrl, subscriptionKey, subscriptionPlanId, subscriptionSeeds, 50);
   note(`seeded ${subscriptionSeeds} active subscriptions (create + mandate checkout) in ${Date.now() - subSeed} ms`);
+  const entSeed = Date.now();
+  const entitlements = await seedEntitlementBench(serviceUrl, stack.databaseUrl, adminToken, ENTITLEMENT_DATA);
+  note(`seeded ${ENTITLEMENT_DATA.customers} customers and ${ENTITLEMENT_DATA.subscriptions} subscriptions (SQL) for the entitlement evaluation in ${Date.now() - entSeed} ms`);
   const ctx: BenchContext = {
     bareUrl,
     serviceUrl,
@@ -106,6 +113,8 @@ async function main(): Promise<number> {
     subscriptionKey,
     subscriptionPlanId,
     subscriptionIds,
+    entitlements,
+    resolve: await seedResolveBench(serviceUrl, entitlements.key, entitlements.customerIds),
   };
   const all = scenarios(ctx);
   const picks = (name: string) => !only.length || only.some((o) => name.toLowerCase().includes(o));

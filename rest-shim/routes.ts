@@ -2,6 +2,10 @@ import type { ErrorCode } from '../src/core/errors';
 import { INVOICE_ROUTES } from './routes/invoices';
 import { INVOICE_PDF_ROUTES } from './routes/invoice-pdf';
 import { SUBSCRIPTION_ROUTES } from './routes/subscriptions';
+import { ENTITLEMENT_ROUTES } from './routes/entitlements';
+import { EXPERIMENT_ROUTES } from './routes/experiments';
+import { OFFERING_ROUTES } from './routes/offerings';
+import { COUPON_ROUTES } from './routes/coupons';
 
 /**
  * The REST API as one table: each documented `/v1` path runs one GraphQL operation in-process.
@@ -210,7 +214,11 @@ export const routes: Route[] = [
     document: 'query($id: ID!) { customer(id: $id) { ...CustomerFields lifetimeRevenue { currency amount } } }',
   },
   ...SUBSCRIPTION_ROUTES,
+  ...ENTITLEMENT_ROUTES,
   ...INVOICE_ROUTES,
   ...INVOICE_PDF_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...EXPERIMENT_ROUTES,
+  ...OFFERING_ROUTES,
+  ...COUPON_ROUTES,
 ];

@@ -58,6 +58,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   changes.catchUp(subscriptionChanges(services.plainPool));
   changes.catchUp(retiredKeyChanges(services.plainPool)); // keys rolled meanwhile: their sockets are cut
   await changes.start();
+  const stopEntitlementCache = await services.entitlements.listen(listener); // evictions (src/modules/entitlements)
   await listener.start();
   const app = express();
   app.disable('x-powered-by');
@@ -130,6 +131,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       clearInterval(purge);
       if (renewals) clearInterval(renewals);
       await changes.stop();
+      await stopEntitlementCache();
       await services.schedulerLoop.stop();
       await services.delivery.close();
       await listener.stop();

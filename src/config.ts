@@ -43,6 +43,8 @@ export interface Config {
   historyRetentionDays: number;
   /** Byte budget of the catalog read cache (READ_CACHE_MB, default 16; 0 turns it off): src/core/read-cache.ts. */
   readCacheBytes: number;
+  /** Byte budget of the entitlement evaluation cache (ENTITLEMENT_CACHE_MB, default 16; 0 turns it off). */
+  entitlementCacheBytes: number;
   /** GraphQL WebSocket caps (per process): subscriptions open on one socket, sockets open with one key. */
   wsMaxSubscriptionsPerSocket: number;
   wsMaxSocketsPerKey: number;
@@ -91,6 +93,7 @@ export function loadConfig(env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 30),
     readCacheBytes: int(env, 'READ_CACHE_MB', 16) * 2 ** 20,
+    entitlementCacheBytes: int(env, 'ENTITLEMENT_CACHE_MB', 16) * 2 ** 20,
     schedulerPollMs: Math.max(10, int(env, 'SCHEDULER_POLL_MS', 1_000)),
     reconcileIntervalMs: Math.max(1_000, int(env, 'RECONCILE_INTERVAL_MS', 60_000)),
     reconcileGraceMs: Math.max(0, int(env, 'RECONCILE_GRACE_MS', 15 * 60_000)),

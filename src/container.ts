@@ -23,6 +23,12 @@ import { leaseMsFor } from './modules/webhooks/delivery.policy';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher';
 import { DeliveryRuntime } from './modules/webhooks/runtime';
 import { WebhookService } from './modules/webhooks/webhook.service';
+import { ExperimentService } from './modules/experiments/experiment.service';
+import { EntitlementCache } from './modules/entitlements/entitlement.cache';
+import { EntitlementEvaluator } from './modules/entitlements/entitlement.evaluator';
+import { EntitlementService } from './modules/entitlements/entitlement.service';
+import { OfferingService } from './modules/offerings/offering.service';
+import { CouponService } from './modules/coupons/coupon.service';
 import type { Services } from './services';
 
 /**
@@ -57,7 +63,8 @@ export function createServices(
   const pool = openServicePool(orm);
   const webhooks = webhookServices(config, orm, pool, secrets, () => serializer);
   const invoices = new InvoiceService(() => serializer);
-  const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer);
+  const coupons = new CouponService(webhooks.clock);
+  const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer, coupons);
   // Registered after the webhook dispatcher: at equal times the service's own actions (a period-end cancellation) run
   // before the gateway sandbox's clock moves (which would renew).
   const scheduler = new SubscriptionScheduler(subscriptions, pool);
@@ -82,6 +89,10 @@ export function createServices(
       reconcileGraceMs: config.reconcileGraceMs,
     }),
     serializer,
+    entitlements: new EntitlementService(new EntitlementEvaluator(pool, new EntitlementCache(config.entitlementCacheBytes))),
+    experiments: new ExperimentService(webhooks.clock),
+    offerings: new OfferingService(),
+    coupons,
     ...webhooks,
   };
 }

@@ -7,10 +7,14 @@ import { Customer } from './modules/customers/customer.entities';
 import { ApiKey, Merchant } from './modules/merchants/merchant.entities';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments/payment.entities';
 import { ProviderConnection } from './modules/providers/provider-connection.entities';
-import { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './modules/subscriptions/subscription.entities';
+import { BillingSubscription, GatewayClockSync, GatewayPrice, SubscriptionEvent } from './modules/subscriptions/subscription.entities';
 import { Invoice, InvoiceSequence } from './modules/invoices/invoice.entities';
 import { TestClock } from './modules/test-clock/test-clock.entities';
 import { WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhook.entities';
+import { Experiment, ExperimentEnrolment, ExperimentVariant } from './modules/experiments/experiment.entities';
+import { Entitlement, EntitlementProduct, EntitlementVersion } from './modules/entitlements/entitlement.entities';
+import { Offering, OfferingPackageLink, Package, PackageProductLink, Paywall } from './modules/offerings/offering.entities';
+import { Coupon, CouponRedemption } from './modules/coupons/coupon.entities';
 
 /**
  * Every entity of the service; each later feature adds its own here. The gateway sandbox keeps its own
@@ -37,8 +41,22 @@ export const entities = [
   BillingSubscription,
   SubscriptionEvent,
   GatewayClockSync,
+  GatewayPrice,
   Invoice,
   InvoiceSequence,
+  Entitlement,
+  EntitlementProduct,
+  EntitlementVersion,
+  Experiment,
+  ExperimentVariant,
+  ExperimentEnrolment,
+  Offering,
+  Package,
+  OfferingPackageLink,
+  PackageProductLink,
+  Paywall,
+  Coupon,
+  CouponRedemption,
 ];
 
 /** Names of the entities scoped by the tenant filter: all that extend TenantEntity. */

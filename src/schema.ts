@@ -14,6 +14,10 @@ import { invoiceResolvers } from './modules/invoices/invoice.resolver';
 import { subscriptionResolvers } from './modules/subscriptions/subscription.resolver';
 import { TestClockResolver } from './modules/test-clock/test-clock.resolver';
 import { webhookResolvers } from './modules/webhooks/webhook.resolver';
+import { experimentResolvers } from './modules/experiments/experiment.resolver';
+import { entitlementResolvers } from './modules/entitlements/entitlement.resolver';
+import { offeringResolvers } from './modules/offerings/offering.resolver';
+import { couponResolvers } from './modules/coupons/coupon.resolver';
 import { newPubSub, PubSub } from './core/pubsub';
 
 /** Root fields open to the operator token; every other root field needs a merchant key. */
@@ -52,6 +56,10 @@ export const resolvers = [
   TestClockResolver,
   ...subscriptionResolvers,
   ...invoiceResolvers,
+  ...entitlementResolvers,
+  ...experimentResolvers,
+  ...offeringResolvers,
+  ...couponResolvers,
 ] as unknown as NonEmptyArray<Function>;
 
 export async function createSchema(pubSub: PubSub = newPubSub()): Promise<GraphQLSchema> {

@@ -15,6 +15,10 @@ import type { InvoiceService } from './modules/invoices/invoice.service';
 import type { SubscriptionService } from './modules/subscriptions/subscription.service';
 import type { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
 import type { WebhookService } from './modules/webhooks/webhook.service';
+import type { ExperimentService } from './modules/experiments/experiment.service';
+import type { EntitlementService } from './modules/entitlements/entitlement.service';
+import type { OfferingService } from './modules/offerings/offering.service';
+import type { CouponService } from './modules/coupons/coupon.service';
 
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
 export interface Services {
@@ -40,6 +44,14 @@ export interface Services {
   schedulerLoop: SchedulerLoop;
   /** Outbound delivery: dispatcher and worker loop (on the service pool). */
   delivery: DeliveryRuntime;
+  /** Feature gates and their evaluation per customer, with its cache (src/modules/entitlements). */
+  entitlements: EntitlementService;
+  /** Experiments and the assignment engine resolve serves offerings through (src/modules/experiments). */
+  experiments: ExperimentService;
+  /** Offerings, packages, paywalls and resolve, with resolve's offering tree cache (src/modules/offerings). */
+  offerings: OfferingService;
+  /** Coupons: create, read, validate (src/modules/coupons); subscriptions redeem them at creation. */
+  coupons: CouponService;
 }
 
 /** The request's services (the context holds them opaquely, so src/core imports no module). */

@@ -8,6 +8,12 @@ import { Migration20261122072223_retention } from './Migration20261122072223_ret
 import { Migration20261123184500_payments_updated_at } from './Migration20261123184500_payments_updated_at';
 import { Migration20261123211507_subscriptions_invoices } from './Migration20261123211507_subscriptions_invoices';
 import { Migration20261123223500_outbox_undispatched } from './Migration20261123223500_outbox_undispatched';
+import { Migration20261124000100_gateway_prices } from './Migration20261124000100_gateway_prices';
+import { Migration20261124000200_payment_tax } from './Migration20261124000200_payment_tax';
+import { Migration20261124000300_entitlements } from './Migration20261124000300_entitlements';
+import { Migration20261124000400_offerings } from './Migration20261124000400_offerings';
+import { Migration20261124000500_experiments } from './Migration20261124000500_experiments';
+import { Migration20261124000600_coupons } from './Migration20261124000600_coupons';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -19,4 +25,10 @@ export const migrationsList = [
   { name: 'Migration20261123184500_payments_updated_at', class: Migration20261123184500_payments_updated_at },
   { name: 'Migration20261123211507_subscriptions_invoices', class: Migration20261123211507_subscriptions_invoices },
   { name: 'Migration20261123223500_outbox_undispatched', class: Migration20261123223500_outbox_undispatched },
+  { name: 'Migration20261124000100_gateway_prices', class: Migration20261124000100_gateway_prices },
+  { name: 'Migration20261124000200_payment_tax', class: Migration20261124000200_payment_tax },
+  { name: 'Migration20261124000300_entitlements', class: Migration20261124000300_entitlements },
+  { name: 'Migration20261124000400_offerings', class: Migration20261124000400_offerings },
+  { name: 'Migration20261124000500_experiments', class: Migration20261124000500_experiments },
+  { name: 'Migration20261124000600_coupons', class: Migration20261124000600_coupons },
 ];

@@ -61,6 +61,23 @@ beforeAll(async () => {
     set['webhooks/deliveries'] = (await a.test.post('/webhooks/trigger-test', { endpoint_id: set['webhooks/endpoints'] })).body.deliveries[0].id;
   }
 
+  // Coupons (codes are per tenant: B and A's live mode may use the same code).
+  A.coupons = (await a.test.post('/coupons', { code: 'TENANCY1', percent_off: 10, duration: 'once' })).body.id;
+  A2.coupons = (await a.test.post('/coupons', { code: 'TENANCY2', percent_off: 10, duration: 'once' })).body.id;
+
+  // Entitlements.
+  A.entitlements = (await a.test.post('/entitlements', { lookup_key: 'a_gate', name: 'A gate' })).body.id;
+  A2.entitlements = (await a.test.post('/entitlements', { lookup_key: 'a_gate_2', name: 'A gate 2' })).body.id;
+
+  // Experiments: a draft of each set, on an offering of A's (the control starts, then stops A2's).
+  for (const [set, n] of [[A, 1], [A2, 2]] as const) {
+    const offeringId = (await a.test.post('/offerings', { lookup_key: `exp-offer-${n}`, name: 'A offering' })).body.id;
+    set.experiments = (await a.test.post('/experiments', { name: 'A experiment', variants: [
+      { key: 'a', offering_id: offeringId, traffic_percent: 50, is_control: true },
+      { key: 'b', offering_id: offeringId, traffic_percent: 50 },
+    ] })).body.id;
+  }
+
   other.bFamily = (await b.test.post('/product-families', { name: 'B family' })).body.id;
   other.bTest.push((await b.test.post('/products', { name: 'B product', type: 'one_time' })).body.id);
   other.aLive.push((await a.live.post('/products', { name: 'A live product', type: 'one_time' })).body.id);
@@ -87,6 +104,14 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   'post /payments/{id}/refund': { body: { amount: 100 }, own: [409, 'payment_not_refundable'] },
   'get /customers/{id}': {},
   'get /subscriptions/{id}': {},
+  'get /entitlements/{id}': {},
+  'post /entitlements/{id}/products': { get body() { return { product_ids: [A.products] }; } },
+  'get /experiments/{id}': {},
+  'post /experiments/{id}': { body: { name: 'Stolen' } },
+  'post /experiments/{id}/start': {},
+  'post /experiments/{id}/stop': {}, // after the control's start above: A2's experiment is running
+  // Results carry experiment_id, not id: found for its owner.
+  'get /experiments/{id}/results': { own: [200, undefined as unknown as string] },
   // A bare array: found for its owner, no id of its own.
   'get /subscriptions/{id}/events': { own: [200, undefined as unknown as string] },
   // A subscription whose checkout is still open can be neither paused nor resumed: a 409 proves it was found.
@@ -104,6 +129,7 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   'get /webhooks/deliveries/{id}': {},
   'post /webhooks/deliveries/{id}/retry': {},
   'delete /webhooks/endpoints/{id}': {}, // after the other endpoint routes in the table: the control deletes A2's
+  'get /coupons/{id}': {},
 };
 
 const idRoutes = routes.filter((r) => r.path.includes('{id}'));

@@ -879,6 +879,9 @@ describe(`nesting deeper than ${MAX_JSON_DEPTH} levels`, () => {
 describe('string lengths', () => {
   /** Every String field of every GraphQL input, and the column (entity.property) or columns it is stored in. */
   const COLUMNS: Record<string, string[]> = {
+    'CreateEntitlementInput.lookupKey': ['Entitlement.lookupKey'],
+    'CreateEntitlementInput.name': ['Entitlement.name'],
+    'CreateEntitlementInput.description': ['Entitlement.description'],
     'CreateMerchantInput.name': ['Merchant.name'],
     'CreateMerchantInput.gstin': ['Merchant.gstin'],
     'CreateMerchantInput.stateCode': ['Merchant.stateCode'],

@@ -180,3 +180,24 @@ describe('settling', () => {
     await expect(tenantEm(h, m.id, Mode.LIVE).transactional((em) => svc().voidInvoice(em, inv.id))).rejects.toMatchObject({ code: 'resource_not_found' });
   });
 });
+
+describe("a subscription's tax snapshot (issue 10)", () => {
+  it('GST follows the snapshot (treatment and rate fixed at creation), not the settings or the customer state now', async () => {
+    const inter = await customer(h, m.id, { stateCode: '27' });
+    // Live settings say IGST at 18%; the snapshot says CGST + SGST at 12%: the snapshot wins, per line too.
+    const lines = [7001, 2999].map((amount, i) => ({ description: `l${i}`, quantity: 1, unitAmount: amount, amount }));
+    const intra12 = await issue(h, m.id, draft(inter, { lines, tax: { treatment: 'intra', rateBps: 1200 } }));
+    expect(intra12).toMatchObject({
+      subtotal: 10000, cgstAmount: 600, sgstAmount: 600, igstAmount: 0, taxAmount: 1200, total: 11200, taxRateBps: 1200,
+      amountDue: 11200, supplierGstin: '29ABCDE1234F1Z5', placeOfSupply: '27',
+    });
+    expect(intra12.lineItems.reduce((s, l) => s + l.cgstAmount, 0)).toBe(600);
+    expect(await issue(h, m.id, draft(inter, { tax: { treatment: 'inter', rateBps: 1800 } }))).toMatchObject({ igstAmount: 1800, total: 11800, taxRateBps: 1800 });
+    // A subscription made while the merchant had no GSTIN stays untaxed.
+    expect(await issue(h, m.id, draft(inter, { tax: { treatment: 'none', rateBps: 0 } }))).toMatchObject({ taxAmount: 0, total: 10000, taxRateBps: 0 });
+    // And one taxed then stays taxed after the merchant's GSTIN is gone.
+    expect(await issue(h, plain.id, draft(await customer(h, plain.id), { tax: { treatment: 'intra', rateBps: 1800 } }))).toMatchObject({
+      cgstAmount: 900, sgstAmount: 900, total: 11800, taxRateBps: 1800,
+    });
+  });
+});

@@ -113,3 +113,16 @@ export async function countRows(t: TestApp, table: string, where: string, params
   const [row] = await t.orm.em.getConnection().execute<{ n: string }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
   return Number(row.n);
 }
+
+/**
+ * What the gateway sandbox holds for a paid payment (by its provider_payment_id): the amount it charged and the
+ * amount it has refunded so far, in ISO subunits (INR: the gateway's own).
+ */
+export async function gatewayCharge(t: TestApp, provider: ProviderName, providerPaymentId: string): Promise<{ charged: number; refunded: number }> {
+  const [row] = await t.orm.em.getConnection().execute<{ data: any }[]>('select data from sandbox_objects where id = ?', [providerPaymentId]);
+  if (!row) throw new Error(`no sandbox object ${providerPaymentId}`);
+  const d = typeof row.data === 'string' ? JSON.parse(row.data) : row.data;
+  return provider === 'stripe'
+    ? { charged: Number(d.amount_received), refunded: Number(d.latest_charge?.amount_refunded ?? 0) }
+    : { charged: Number(d.amount), refunded: Number(d.amount_refunded) };
+}

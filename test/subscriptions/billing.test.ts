@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { divRound, gst, period, periodStart, prorate } from '../../src/modules/subscriptions/billing';
+import { divRound, gatewayAmounts, gst, gstOn, period, periodStart, prorate, taxTreatment } from '../../src/modules/subscriptions/billing';
+import { addonsCharged } from '../../src/modules/subscriptions/subscription.gateway-events';
 
 const d = (iso: string) => new Date(iso);
 
@@ -136,5 +137,78 @@ describe('GST (contract 11)', () => {
   it('no tax on non-INR (zero-rated export) or without a merchant GSTIN', () => {
     expect(gst({ ...base, currency: 'usd', subtotal: 1000, customerState: '29' })).toEqual({ cgst: 0, sgst: 0, igst: 0, tax: 0, total: 1000 });
     expect(gst({ ...base, merchantGstin: null, subtotal: 1000, customerState: '29' })).toMatchObject({ tax: 0, total: 1000 });
+  });
+});
+
+describe('tax treatments and gateway amounts (issue 10: the gateway charges the invoice total)', () => {
+  const parties = { currency: 'INR', merchantGstin: '29ABCDE1234F1Z5', merchantState: '29' };
+
+  it('treatment: intra for the same or an unknown state, inter for another, none for non-INR or no GSTIN', () => {
+    expect(taxTreatment({ ...parties, customerState: '29' })).toBe('intra');
+    expect(taxTreatment({ ...parties, customerState: null })).toBe('intra');
+    expect(taxTreatment({ ...parties, customerState: '27' })).toBe('inter');
+    expect(taxTreatment({ ...parties, currency: 'usd', customerState: '29' })).toBe('none');
+    expect(taxTreatment({ ...parties, merchantGstin: null, customerState: '27' })).toBe('none');
+  });
+
+  it('gst() is gstOn() under the parties\' treatment (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000_000 }),
+        fc.integer({ min: 0, max: 2800 }),
+        fc.constantFrom('29', '27', null),
+        fc.constantFrom('INR', 'USD'),
+        fc.constantFrom('29ABCDE1234F1Z5', null),
+        (subtotal, rateBps, customerState, currency, merchantGstin) => {
+          const args = { subtotal, rateBps, currency, merchantGstin, merchantState: '29', customerState };
+          expect(gst(args)).toEqual(gstOn(subtotal, taxTreatment(args), rateBps));
+        },
+      ),
+    );
+  });
+
+  it('recurring = the period invoice total; recurring + setup fee = the first invoice total (GST rounded once)', () => {
+    expect(gatewayAmounts(49900, 0, { treatment: 'none', rateBps: 0 })).toEqual({ recurring: 49900, setupFee: 0 });
+    expect(gatewayAmounts(49900, 10000, { treatment: 'intra', rateBps: 1800 })).toEqual({ recurring: 58882, setupFee: 11800 });
+    // 25 + 25 intra: 2 x round(2.25) = 4 each alone, 2 x round(4.5) = 10 together: the fee carries the difference.
+    expect(gatewayAmounts(25, 25, { treatment: 'intra', rateBps: 1800 })).toEqual({ recurring: 29, setupFee: 31 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000_000_000 }),
+        fc.integer({ min: 0, max: 10_000_000_000 }),
+        fc.constantFrom('none' as const, 'intra' as const, 'inter' as const),
+        fc.integer({ min: 0, max: 2800 }),
+        (amount, setupFee, treatment, rateBps) => {
+          const g = gatewayAmounts(amount, setupFee, { treatment, rateBps });
+          expect(g.recurring).toBe(gstOn(amount, treatment, rateBps).total);
+          expect(g.recurring + g.setupFee).toBe(gstOn(amount + setupFee, treatment, rateBps).total);
+          expect(g.setupFee).toBeGreaterThanOrEqual(setupFee > 0 ? setupFee : 0);
+        },
+      ),
+    );
+  });
+});
+
+describe('Razorpay add-ons a charge carried (the excess over the period invoice total)', () => {
+  const addon = (invoiceId: string, amount: number, chargeInvoiceId: string | null = null) => ({ invoiceId, amount, chargeInvoiceId });
+  const sub = { gatewayAddons: [addon('a', 1180), addon('b', 590), addon('c', 700, 'inv-0')] };
+
+  it('takes the waiting ones whose amounts make up what was charged beyond the total, oldest first', () => {
+    expect(addonsCharged(sub, { amount: 10000 + 1180 + 590 }, { total: 10000 }).map((a) => a.invoiceId)).toEqual(['a', 'b']);
+    // An add-on made after the charge (recorded, not yet on it) waits for the next one.
+    expect(addonsCharged(sub, { amount: 10000 + 1180 }, { total: 10000 }).map((a) => a.invoiceId)).toEqual(['a']);
+    expect(addonsCharged(sub, { amount: 10000 + 590 }, { total: 10000 }).map((a) => a.invoiceId)).toEqual(['b']);
+    expect(addonsCharged(sub, { amount: 10000 }, { total: 10000 })).toEqual([]);
+    // One a failed charge already carries is not taken again; an excess no set of them makes up takes none.
+    expect(addonsCharged(sub, { amount: 10000 + 700 }, { total: 10000 })).toEqual([]);
+    expect(addonsCharged(sub, { amount: 10000 + 1000 }, { total: 10000 })).toEqual([]);
+    // Equal amounts: the oldest first.
+    const twins = { gatewayAddons: [addon('x', 500), addon('y', 500)] };
+    expect(addonsCharged(twins, { amount: 10500 }, { total: 10000 }).map((a) => a.invoiceId)).toEqual(['x']);
+  });
+
+  it('without the amount in the event: every waiting add-on (the gateway puts all on the next charge)', () => {
+    expect(addonsCharged(sub, { amount: null }, { total: 10000 }).map((a) => a.invoiceId)).toEqual(['a', 'b']);
+    expect(addonsCharged({ gatewayAddons: [] }, { amount: 99999 }, { total: 1 })).toEqual([]);
   });
 });

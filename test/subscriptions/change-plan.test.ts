@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { prorate } from '../../src/modules/subscriptions/billing';
-import { authorise, createSubscription, invoicesOf, ok, recurringPlan, trail } from './helpers';
+import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurringPlan, trail } from './helpers';
 
 /**
  * Change plan (contract 6, 11) through both gateways: proration over the seconds left, computed here from the test-clock
@@ -262,7 +262,7 @@ describe('prorate: credit and debit reconcile (property)', () => {
 });
 
 describe.each(PROVIDERS)('%s: the adjustment invoice is collected from the mandate', (provider: ProviderName) => {
-  it('stripe: paid at once (a paid manual invoice at the gateway); razorpay: left open, an add-on for the next cycle', async () => {
+  it('stripe: paid at once (a paid manual invoice at the gateway); razorpay: an add-on, paid by the next cycle\'s charge', async () => {
     const m = await h.merchant();
     await connect(m.test, provider);
     const { plan } = await recurringPlan(m.test);
@@ -302,6 +302,20 @@ describe.each(PROVIDERS)('%s: the adjustment invoice is collected from the manda
         [providerSub],
       );
       expect(addons).toEqual([{ amount: String(net), quantity: '1' }]);
+      // The next cycle's charge carries it: the renewal invoice is paid its own total, the adjustment its own, once.
+      await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000));
+      const all = await invoicesOf(m.test, subscription.id);
+      expect(all.map((i) => `${i.billing_reason}:${i.status}`)).toEqual(['subscription_create:paid', 'subscription_update:paid', 'subscription_cycle:paid']);
+      expect(all[1]).toMatchObject({ id: invoice.id, amount_paid: net, amount_due: 0 });
+      expect(all[2]).toMatchObject({ total: 99900, amount_paid: 99900 });
+      const charged = await sql.execute<{ amount: string }[]>(
+        `select data->>'amount' as amount from sandbox_objects
+          where provider = 'razorpay' and type = 'payment' and data->'notes'->>'subscription_id' = ? and data->>'status' = 'captured' order by created_at`,
+        [subscription.id],
+      );
+      expect(charged.map((c) => Number(c.amount)).filter((a) => a > 0)).toEqual([49900, 99900 + net]);
+      const paidEvents = (await outboxTypesOf(h.app, m.id, subscription.id)).filter((t) => t === 'invoice.paid');
+      expect(paidEvents).toHaveLength(3);
     }
   });
 });

@@ -125,6 +125,38 @@ export async function gatewayPriceObjects(t: TestApp, priceId: string): Promise<
   );
 }
 
+/** The amounts the gateway holds prices (Stripe) or plans (Razorpay) at for one of our prices, ascending. */
+export async function gatewayPriceAmountsOf(t: TestApp, priceId: string): Promise<number[]> {
+  const rows = await t.orm.em.getConnection().execute<{ amount: string }[]>(
+    `select coalesce(data->>'unit_amount', data->'item'->>'amount') as amount from sandbox_objects
+      where type in ('price', 'plan') and (data->'metadata'->>'price_id' = ? or data->'notes'->>'price_id' = ?)`,
+    [priceId, priceId],
+  );
+  return rows.map((r) => Number(r.amount)).sort((a, b) => a - b);
+}
+
+/**
+ * What a subscription's customer paid the gateway (the sandbox's own records): captured charges less refunds. Stripe:
+ * the payment intents of its gateway customer; Razorpay: the payments carrying its id in their notes.
+ */
+export async function collectedAt(t: TestApp, provider: 'stripe' | 'razorpay', sub: { id: string; provider_customer_id?: string | null }): Promise<number> {
+  const sql = t.orm.em.getConnection();
+  const rows =
+    provider === 'stripe'
+      ? await sql.execute<{ paid: string | null }[]>(
+          `select sum((data->'latest_charge'->>'amount_captured')::bigint - (data->'latest_charge'->>'amount_refunded')::bigint) as paid
+             from sandbox_objects where provider = 'stripe' and type = 'payment_intent' and data->>'customer' = ?`,
+          [sub.provider_customer_id],
+        )
+      : await sql.execute<{ paid: string | null }[]>(
+          `select sum((data->>'amount')::bigint - (data->>'amount_refunded')::bigint) as paid
+             from sandbox_objects where provider = 'razorpay' and type = 'payment' and data->>'status' in ('captured', 'refunded')
+              and data->'notes'->>'subscription_id' = ?`,
+          [sub.id],
+        );
+  return Number(rows[0]?.paid ?? 0);
+}
+
 /** The gateway events the sandbox emitted about a subscription (its id or gateway id in the body), oldest first. */
 export async function sandboxEventsAbout(t: TestApp, sub: { id: string; provider_subscription_id?: string | null }): Promise<{ id: string; type: string; body: string; delivered: boolean }[]> {
   const ids = [sub.id, sub.provider_subscription_id].filter(Boolean) as string[];

@@ -88,9 +88,23 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const [n, log, sub] = await statements(() => createSubscription(m.test, plan.id));
     expect(sub.status).toBe('created');
     expect(sub).toMatchObject({ plan_id: plan.id, price_id: price.id, amount: 49900, currency: 'INR' });
-    // Plan + product + price + clock offset, the connection, then begin, the insert, the outbox row, notify, commit. Was 9.
+    // Plan + product + price (and its gateway registrations) + clock offset, the connection, then begin, the insert, the
+    // outbox row, notify, commit. Was 9.
     expect(n).toBeLessThanOrEqual(7);
     // eslint-disable-next-line no-console
     if (process.env.SHOW_SQL) console.log(`${provider} create: ${n}\n${show(log)}`);
+  });
+
+  it('a create for a merchant with a GSTIN: one statement more (the customer\'s state fixes the tax)', async () => {
+    const g = await h.merchant({ gstin: '29ABCDE1234F1Z5', state_code: '29' });
+    await connect(g.test, provider);
+    const { plan } = await recurringPlan(g.test);
+    await createSubscription(g.test, plan.id, { customer_state_code: '27' }); // registers the price for IGST
+    const [n, log, sub] = await statements(() => createSubscription(g.test, plan.id, { customer_state_code: '27' }));
+    expect(sub).toMatchObject({ status: 'created', tax_treatment: 'inter', tax_rate_bps: 1800 });
+    // As above, plus the existing customer's state and GSTIN by e-mail (the create keeps an existing customer's).
+    expect(n).toBeLessThanOrEqual(8);
+    // eslint-disable-next-line no-console
+    if (process.env.SHOW_SQL) console.log(`${provider} GSTIN create: ${n}\n${show(log)}`);
   });
 });

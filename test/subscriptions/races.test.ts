@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan, subscriptionBody, trail } from './helpers';
-import { allInvoices, gatewayPriceObjects } from './helpers';
+import { allInvoices, collectedAt, gatewayPriceAmountsOf, gatewayPriceObjects, invoicesOf } from './helpers';
+import { gst } from '../../src/modules/subscriptions/billing';
 
 /**
  * Races on the subscription engine, through the real HTTP server on PostgreSQL and the gateway sandbox: lazy price
@@ -34,6 +35,40 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     // The gateway's own records: one price (Stripe) / plan (Razorpay) for this price, and every checkout used it.
     const objects = await gatewayPriceObjects(h.app, price.id);
     expect(objects.map((o) => o.id)).toEqual([gatewayId]);
+  });
+
+  it('12 concurrent creates of intra- and inter-state customers on a fresh price: one registration per gateway amount', async () => {
+    // A GSTIN merchant: the gateway charges amount + GST, which differs by treatment for 49950 (intra 2 x 4496, inter 8991).
+    const g = await h.merchant({ gstin: '29ABCDE1234F1Z5', state_code: '29' });
+    await connect(g.test, provider);
+    const { plan, price } = await recurringPlan(g.test, {}, { amount: 49950 });
+    const states = Array.from({ length: 12 }, (_, i) => (i % 2 ? '27' : '29'));
+    const answers = await Promise.all(states.map((s) => g.test.post('/subscriptions', subscriptionBody(plan.id, { customer_state_code: s }))));
+    expect(answers.map((r) => r.status)).toEqual(Array(12).fill(201));
+    expect(answers.map((r) => r.body.tax_treatment)).toEqual(states.map((s) => (s === '29' ? 'intra' : 'inter')));
+    const total = (s: string) =>
+      gst({ subtotal: 49950, currency: 'INR', rateBps: 1800, merchantGstin: 'x', merchantState: '29', customerState: s }).total;
+    expect(total('29')).not.toBe(total('27'));
+    // The gateway holds exactly one price (plan) per amount, and our table one row each.
+    expect(await gatewayPriceAmountsOf(h.app, price.id)).toEqual([total('27'), total('29')].sort((a, b) => a - b));
+    const rows = await h.app.orm.em.getConnection().execute<{ gateway_amount: string; provider_price_id: string }[]>(
+      'select gateway_amount, provider_price_id from gateway_prices where price_id = ? and provider = ? order by gateway_amount',
+      [price.id, provider],
+    );
+    expect(rows.map((r) => Number(r.gateway_amount))).toEqual([total('27'), total('29')].sort((a, b) => a - b));
+    expect((await gatewayPriceObjects(h.app, price.id)).map((o) => o.id).sort()).toEqual(rows.map((r) => r.provider_price_id).sort());
+    // provider_price_ids names one of them, set once by whichever registration came first.
+    const ids = (await ok(g.test.get(`/prices/${price.id}`))).provider_price_ids;
+    expect(Object.keys(ids)).toEqual([provider]);
+    expect(rows.map((r) => r.provider_price_id)).toContain(ids[provider]);
+    // Each checkout used its own treatment's price: the first charge is the first invoice's total.
+    const active = await Promise.all(answers.map((r) => authorise(g.test, r.body)));
+    for (const [i, a] of active.entries()) {
+      expect(a.subscription.status).toBe('active');
+      const [first] = await invoicesOf(g.test, a.subscription.id);
+      expect(first.total).toBe(total(states[i]));
+      expect(await collectedAt(h.app, provider, a.subscription)).toBe(first.amount_paid);
+    }
   });
 
   it('10 concurrent creates with the same Idempotency-Key and body: one subscription, the rest replays or 409 in flight', async () => {

@@ -1,10 +1,13 @@
 import crypto from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import http from 'node:http';
+import https from 'node:https';
+import type { Pool } from 'pg';
 import Stripe from 'stripe';
 import type { SecretBox } from './sealed';
 import { gid, unix } from './ids';
 import { openSecret } from './sealed';
-import { SandboxEvent, SandboxProvider, SandboxWebhook } from './sandbox.entities';
+import { SandboxEvent, SandboxProvider } from './sandbox.entities';
+import type { Persister } from './store';
 
 /** The SDK's own signer, so the sandbox signs exactly as Stripe does (never used for API calls). */
 const stripeSigner = new Stripe('sk_test_sandbox_signer', { telemetry: false });
@@ -16,7 +19,7 @@ const STRIPE_API_VERSION = '2026-10-28.endive';
  * on the account's clock (default: the wall clock).
  */
 export function queueStripeEvent(
-  em: EntityManager,
+  em: Persister,
   accountKey: string,
   livemode: boolean,
   type: string,
@@ -41,7 +44,7 @@ export function queueStripeEvent(
 }
 
 /** Queues a Razorpay event; `entities` become payload.<name>.entity as Razorpay sends them. `at` as for Stripe. */
-export function queueRazorpayEvent(em: EntityManager, accountKey: string, type: string, entities: Record<string, unknown>, at?: Date): string {
+export function queueRazorpayEvent(em: Persister, accountKey: string, type: string, entities: Record<string, unknown>, at?: Date): string {
   const id = gid('evt_', 14);
   const payload: Record<string, { entity: unknown }> = {};
   for (const [name, entity] of Object.entries(entities)) if (entity) payload[name] = { entity };
@@ -57,7 +60,25 @@ export function queueRazorpayEvent(em: EntityManager, accountKey: string, type: 
   return id;
 }
 
-function signedHeaders(provider: SandboxProvider, event: SandboxEvent, secret: string): Record<string, string> {
+/** An event as delivered: what is signed and sent. */
+export type OutgoingEvent = Pick<SandboxEvent, 'id' | 'provider' | 'accountKey' | 'type' | 'body'>;
+
+/** An account's webhook registration (`secret` as stored: sealed). */
+export interface WebhookTarget {
+  url: string;
+  secret: string;
+  events: string[];
+}
+
+/** What one delivery did, for recordDeliveries: `attempts` is how many posts it made. */
+export interface DeliveryOutcome {
+  id: string;
+  delivered: boolean;
+  attempts: number;
+  lastError: string | null;
+}
+
+function signedHeaders(provider: SandboxProvider, event: OutgoingEvent, secret: string): Record<string, string> {
   if (provider === 'stripe') {
     return {
       'content-type': 'application/json; charset=utf-8',
@@ -73,6 +94,41 @@ function signedHeaders(provider: SandboxProvider, event: SandboxEvent, secret: s
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Keep-alive connections to the webhook receivers: at most 64 per receiver, 16 idle ones kept, an idle one closed
+ * after 4 s (before a node server's default 5 s keep-alive timeout closes it under a request).
+ */
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 4000 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 4000 }),
+};
+
+/**
+ * POSTs `body` and answers the status once the answer was read to its end (redirects are not followed). Plain
+ * node:http rather than fetch: a renewal posts one webhook each, and fetch's streams cost more CPU than the rest of
+ * the sandbox's renewal path.
+ */
+function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return reject(new Error(`unsupported webhook URL scheme ${u.protocol}`));
+    const data = Buffer.from(body, 'utf8');
+    const req = (u.protocol === 'https:' ? https : http).request(
+      u,
+      { method: 'POST', headers: { ...headers, 'content-length': String(data.length) }, agent: agents[u.protocol] },
+      (res) => {
+        res.on('error', reject);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.resume();
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('close', () => clearTimeout(timer));
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
 export interface DeliveryOptions {
   /** Pauses between attempts (ms); length + 1 attempts in all. */
   retryDelaysMs?: number[];
@@ -80,49 +136,76 @@ export interface DeliveryOptions {
 }
 
 /**
- * Posts one stored event to its account's webhook and waits for the answer, retrying quickly a few times.
- * Returns whether it was delivered; an undelivered event stays stored for redelivery.
+ * Posts one event to its account's webhook (`hook`; null: none registered) and waits for the answer, retrying quickly
+ * a few times. Touches no table: the caller records the outcome (recordDeliveries), so a batch of deliveries costs
+ * one statement. An event the webhook is not subscribed to counts as delivered, as a real gateway would not send it.
  */
-export async function deliverEvent(em: EntityManager, eventId: string, secrets: SecretBox, opts: DeliveryOptions = {}): Promise<boolean> {
-  const event = await em.findOne(SandboxEvent, { id: eventId });
-  if (!event || event.delivered) return true;
-  const hook = await em.findOne(SandboxWebhook, { provider: event.provider, accountKey: event.accountKey });
-  if (!hook) {
-    event.lastError = 'no webhook registered';
-    await em.flush();
-    return false;
-  }
-  if (!hook.events.includes('*') && !hook.events.includes(event.type)) {
-    // Not subscribed: a real gateway would not send it either.
-    event.delivered = true;
-    event.lastError = 'not subscribed';
-    await em.flush();
-    return true;
-  }
+export async function postEvent(event: OutgoingEvent, hook: WebhookTarget | null, secrets: SecretBox, opts: DeliveryOptions = {}): Promise<DeliveryOutcome> {
+  if (!hook) return { id: event.id, delivered: false, attempts: 0, lastError: 'no webhook registered' };
+  if (!hook.events.includes('*') && !hook.events.includes(event.type)) return { id: event.id, delivered: true, attempts: 0, lastError: 'not subscribed' };
   const delays = opts.retryDelaysMs ?? [100, 300, 700];
+  let lastError: string | null = null;
   for (let attempt = 0; attempt <= delays.length; attempt++) {
     if (attempt > 0) await sleep(delays[attempt - 1]);
-    event.attempts += 1;
     try {
-      const res = await fetch(hook.url, {
-        method: 'POST',
-        headers: signedHeaders(event.provider, event, openSecret(secrets, hook.secret)),
-        body: event.body,
-        signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
-        redirect: 'manual',
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.status >= 200 && res.status < 300) {
-        event.delivered = true;
-        event.lastError = null;
-        await em.flush();
-        return true;
-      }
-      event.lastError = `HTTP ${res.status}`;
+      const status = await post(hook.url, signedHeaders(event.provider, event, openSecret(secrets, hook.secret)), event.body, opts.timeoutMs ?? 10_000);
+      if (status >= 200 && status < 300) return { id: event.id, delivered: true, attempts: attempt + 1, lastError: null };
+      lastError = `HTTP ${status}`;
     } catch (err) {
-      event.lastError = (err as Error).message;
+      lastError = (err as Error).message;
     }
   }
-  await em.flush();
-  return false;
+  return { id: event.id, delivered: false, attempts: delays.length + 1, lastError };
+}
+
+/** Stores what deliveries did, in one statement (a delivered event stays delivered). */
+const RECORD_DELIVERIES = `
+update sandbox_events e
+set delivered = e.delivered or x.delivered, attempts = e.attempts + x.attempts, last_error = x.last_error
+from jsonb_to_recordset($1::jsonb) as x(id text, delivered boolean, attempts int, last_error text)
+where e.id = x.id`;
+
+export async function recordDeliveries(pool: Pool, outcomes: DeliveryOutcome[]): Promise<void> {
+  if (!outcomes.length) return;
+  const rows = outcomes.map((o) => ({ id: o.id, delivered: o.delivered, attempts: o.attempts, last_error: o.lastError }));
+  await pool.query({ name: 'sandbox_record_deliveries', text: RECORD_DELIVERIES, values: [JSON.stringify(rows)] });
+}
+
+/** Stored events with their account's webhook (one statement for the lot). */
+const SELECT_EVENTS = `
+select e.id, e.provider, e.account_key, e.type, e.body, e.delivered, w.url, w.secret, w.events
+from sandbox_events e left join sandbox_webhooks w on w.provider = e.provider and w.account_key = e.account_key
+where e.id = any($1::text[])`;
+
+/**
+ * Delivers stored events in the order given, each after the previous one was answered (or given up on); events
+ * already delivered are skipped. One statement reads them, one records the outcomes; an event that could not be
+ * delivered stays stored for redelivery. Answers the outcomes.
+ */
+export async function deliverStored(pool: Pool, eventIds: string[], secrets: SecretBox, opts: DeliveryOptions = {}): Promise<DeliveryOutcome[]> {
+  if (!eventIds.length) return [];
+  const { rows } = await pool.query<{
+    id: string;
+    provider: SandboxProvider;
+    account_key: string;
+    type: string;
+    body: string;
+    delivered: boolean;
+    url: string | null;
+    secret: string | null;
+    events: string[] | null;
+  }>({ name: 'sandbox_select_events', text: SELECT_EVENTS, values: [eventIds] });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const outcomes: DeliveryOutcome[] = [];
+  try {
+    for (const id of eventIds) {
+      const r = byId.get(id);
+      if (!r || r.delivered) continue;
+      const hook = r.url !== null ? { url: r.url, secret: r.secret!, events: r.events ?? ['*'] } : null;
+      outcomes.push(await postEvent({ id: r.id, provider: r.provider, accountKey: r.account_key, type: r.type, body: r.body }, hook, secrets, opts));
+    }
+  } finally {
+    await recordDeliveries(pool, outcomes);
+  }
+  return outcomes;
 }

@@ -4,7 +4,7 @@ import { gid, unix } from './ids';
 import { addUnits, PeriodUnit, RAZORPAY_PERIOD_UNIT } from './periods';
 import { HARD_DECLINES, Instrument, laterChargeFailure } from './rules';
 import { SandboxObject } from './sandbox.entities';
-import { Account, createObject, findObject, patch } from './store';
+import { Account, createObject, findObject, patch, Persister } from './store';
 
 /** Razorpay-side money movements of the sandbox: payments (for links and subscriptions) and subscription cycles. */
 
@@ -20,7 +20,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 
 /** A payment entity, captured or failed, as Razorpay reports it. */
 export function createPayment(
-  em: EntityManager,
+  em: Persister,
   account: Account,
   p: { amount: number; currency: string; notes: Record<string, string>; email?: string | null; contact?: string | null; instrument: Instrument; failure: string | null; description?: string | null; invoiceId?: string | null; at?: Date },
 ): SandboxObject {
@@ -99,7 +99,7 @@ export interface ChargeOutcome {
  * subscription.charged (and .completed after the last of total_count), or subscription.pending / .halted (hard
  * declines). `auth_attempts` counts the charge attempts of the current cycle.
  */
-function chargeCycle(em: EntityManager, sub: SandboxObject, failure: string | null, at: Date, retried?: SandboxObject): ChargeOutcome {
+function chargeCycle(em: Persister, sub: SandboxObject, failure: string | null, at: Date, retried?: SandboxObject): ChargeOutcome {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const atS = unix(at);
@@ -199,7 +199,7 @@ export function authorizeRazorpaySubscription(em: EntityManager, sub: SandboxObj
 }
 
 /** A due cycle at `at` (its due time on the account's clock): cancel at cycle end, skip while paused, otherwise advance and charge by the card rules. */
-export function renewRazorpaySubscription(em: EntityManager, sub: SandboxObject, at: Date): string[] {
+export function renewRazorpaySubscription(em: Persister, sub: SandboxObject, at: Date): string[] {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   if (si.cancelAtCycleEnd) {

@@ -2,11 +2,12 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { Pool } from 'pg';
 import { logger } from '../../core/logger';
-import { deliverEvent, DeliveryOptions } from './events';
-import { renewRazorpaySubscription, retryRazorpayCharge } from './razorpay.billing';
+import { deliverStored, DeliveryOptions, DeliveryOutcome, postEvent, recordDeliveries } from './events';
+import { retryRazorpayCharge } from './razorpay.billing';
+import { ChargedBatch, ChargedRenewal, chargeDueBatch } from './renewals';
 import { SandboxEvent, SandboxObject, SandboxProvider, SandboxWebhook } from './sandbox.entities';
 import { isSealed, SecretBox } from './sealed';
-import { renewStripeSubscription, retryStripeInvoice } from './stripe.billing';
+import { retryStripeInvoice } from './stripe.billing';
 
 export interface SandboxOptions {
   /** The sandbox's own ORM (src/gateways/sandbox/database.ts: its entities and migrations only). */
@@ -26,10 +27,16 @@ export interface SandboxOptions {
   /** Seals the webhook secrets merchants register (src/gateways/sandbox/sealed.ts). */
   secrets: SecretBox;
   /**
-   * Subscriptions of one account renewed at once among those due at the same instant (default 16): each is charged
-   * and its webhooks delivered and answered by one worker; the next due instant starts once all of these are done.
+   * Webhooks of renewals in flight at once among the subscriptions of one account due at the same instant (default
+   * 16): each worker delivers one renewal's events in order, waiting for each answer; the next due instant starts once
+   * all of the instant's webhooks were answered.
    */
   renewalConcurrency?: number;
+  /**
+   * Subscriptions charged per transaction by the renewal path (default 64; the first batch of an instant is
+   * `renewalConcurrency`, so deliveries start early). The next batch is charged while earlier ones are delivered.
+   */
+  renewalBatch?: number;
 }
 
 export interface RenewalFilter {
@@ -52,30 +59,12 @@ export interface AdvanceResult {
   renewals: RenewalResult[];
 }
 
-/**
- * The due subscription to charge next, locked (SKIP LOCKED: two callers never charge one period twice, and two
- * workers of a wave never take the same subscription). Reads sandbox_objects_subscription_due_index in its order.
- */
-const NEXT_DUE = `
-select id from sandbox_objects
-where type = 'subscription' and account_key = ? and due_at <= ? and (?::text is null or provider = ?)
-order by account_key, due_at, id
-limit 1
-for update skip locked`;
-
-/** The account's earliest due instant by $2 and how many subscriptions fall due then (both from the index). */
+/** The account's earliest due instant by $2 (from sandbox_objects_subscription_due_index). */
 const NEXT_WAVE = `
-with w as (
-  select due_at from sandbox_objects
-  where type = 'subscription' and account_key = $1 and due_at <= $2 and ($3::text is null or provider = $3)
-  order by account_key, due_at
-  limit 1
-)
-select w.due_at, (
-  select count(*) from sandbox_objects o
-  where o.type = 'subscription' and o.account_key = $1 and o.due_at = w.due_at and ($3::text is null or o.provider = $3)
-)::int as n
-from w`;
+select due_at from sandbox_objects
+where type = 'subscription' and account_key = $1 and due_at <= $2 and ($3::text is null or provider = $3)
+order by account_key, due_at
+limit 1`;
 
 /**
  * Accounts with a subscription due by their own time: the wall time given plus each account's clock offset. The
@@ -105,7 +94,7 @@ order by a.account_key`;
 
 /** Raises an account's offset (never lowers it) and answers the offset in force. */
 const RAISE_CLOCK = `
-insert into sandbox_clocks (account_key, offset_ms) values (?, ?)
+insert into sandbox_clocks (account_key, offset_ms) values ($1, $2)
 on conflict (account_key) do update set offset_ms = greatest(sandbox_clocks.offset_ms, excluded.offset_ms), updated_at = now()
 returning offset_ms::float8 as offset_ms`;
 
@@ -127,6 +116,7 @@ export class Sandbox {
   /** Per account, the tail of its charging runs: the ticker and test-clock advances of one account take turns. */
   private readonly accountRuns = new Map<string, Promise<unknown>>();
   private readonly renewalConcurrency: number;
+  private readonly renewalBatch: number;
 
   constructor(opts: SandboxOptions) {
     this.orm = opts.orm;
@@ -139,6 +129,7 @@ export class Sandbox {
     this.delivery = opts.delivery ?? {};
     this.clock = opts.clock;
     this.renewalConcurrency = Math.max(1, Math.floor(opts.renewalConcurrency ?? 16));
+    this.renewalBatch = Math.max(1, Math.floor(opts.renewalBatch ?? 64));
   }
 
   /** "Now" for an account: the wall clock plus the account's offset (or SandboxOptions.clock). */
@@ -199,13 +190,11 @@ export class Sandbox {
 
   /** Delivers events in order, waiting for each answer. */
   async deliver(eventIds: string[]): Promise<void> {
-    const em = this.orm.em.fork();
-    for (const id of eventIds) {
-      try {
-        await deliverEvent(em, id, this.secrets, this.delivery);
-      } catch {
-        /* stays undelivered; redeliverPending() picks it up */
-      }
+    try {
+      await deliverStored(this.pool, eventIds, this.secrets, this.delivery);
+    } catch (err) {
+      // What was not recorded as delivered stays pending: redeliverPending() sends it again.
+      logger.warn({ err }, 'sandbox: event delivery failed');
     }
   }
 
@@ -261,44 +250,40 @@ export class Sandbox {
   async advanceClock(accountKey: string, to: Date): Promise<AdvanceResult> {
     return this.serial(accountKey, async () => {
       const renewals = await this.chargeAccount(accountKey, to, { moveClock: true });
-      const offset = await this.raiseClock(this.orm.em.fork(), accountKey, to);
+      const offset = await this.raiseClock(accountKey, to);
       return { now: this.clock ? await this.clock(accountKey) : new Date(Date.now() + offset), renewals };
     });
   }
 
   /** Sets the account's clock to at least `at`; answers the offset in force. */
-  private async raiseClock(em: EntityManager, accountKey: string, at: Date): Promise<number> {
-    const rows = await em.execute<{ offset_ms: number }[]>(RAISE_CLOCK, [accountKey, Math.round(at.getTime() - Date.now())]);
+  private async raiseClock(accountKey: string, at: Date): Promise<number> {
+    const { rows } = await this.pool.query<{ offset_ms: number }>({
+      name: 'sandbox_raise_clock',
+      text: RAISE_CLOCK,
+      values: [accountKey, Math.round(at.getTime() - Date.now())],
+    });
     return rows[0].offset_ms;
   }
 
   /**
    * One account's subscriptions due by `until`, in waves of one due instant, earliest first: the account's clock is
-   * set to the instant, then up to `renewalConcurrency` workers each charge one due subscription (one transaction)
-   * and deliver its webhooks, waiting for the answers, until none of that instant is left. A wave ends when all its
-   * webhooks were answered, so everything due earlier is done before anything due later starts; a renewal moves a
-   * subscription's due time past the instant, so each subscription is charged once per wave, by one worker.
+   * set to the instant, then its due subscriptions are charged and their webhooks delivered (chargeInstant). A wave
+   * ends when all its webhooks were answered, so everything due earlier is done before anything due later starts; a
+   * renewal moves a subscription's due time past the instant, so each subscription is charged once per wave.
    */
   private async chargeAccount(accountKey: string, until: Date, opts: { provider?: SandboxProvider; moveClock: boolean }): Promise<RenewalResult[]> {
     const results: RenewalResult[] = [];
     for (let guard = 0; guard < 10_000; guard++) {
-      const { rows } = await this.pool.query<{ due_at: Date; n: number }>(NEXT_WAVE, [accountKey, until, opts.provider ?? null]);
+      const { rows } = await this.pool.query<{ due_at: Date }>({
+        name: 'sandbox_next_wave',
+        text: NEXT_WAVE,
+        values: [accountKey, until, opts.provider ?? null],
+      });
       if (!rows.length) break;
       const at = rows[0].due_at;
       // The gateway acts at the due time: the clock reads it while the wave's webhooks are delivered.
-      if (opts.moveClock) await this.raiseClock(this.orm.em.fork(), accountKey, at);
-      const wave: RenewalResult[] = [];
-      const worker = async () => {
-        for (;;) {
-          const step = await this.renewNext(accountKey, at, opts.provider);
-          if (!step) return;
-          await this.deliver(step.events);
-          wave.push({ provider: step.sub.provider, providerSubscriptionId: step.sub.id, events: await this.eventTypes(step.events) });
-        }
-      };
-      const settled = await Promise.allSettled(Array.from({ length: Math.min(this.renewalConcurrency, Math.max(1, rows[0].n)) }, worker));
-      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
+      if (opts.moveClock) await this.raiseClock(accountKey, at);
+      const wave = await this.chargeInstant(accountKey, at, opts.provider);
       // Every row of the instant is locked by another caller (another process's ticker): it charges them.
       if (!wave.length) break;
       // In the pick order (due time, id), whichever worker finished first.
@@ -307,17 +292,73 @@ export class Sandbox {
     return results;
   }
 
-  /** Charges the account's next subscription due by `at` in one transaction; null when none is left (or all are taken). */
-  private renewNext(accountKey: string, at: Date, provider?: SandboxProvider): Promise<{ sub: SandboxObject; events: string[] } | null> {
-    return this.tx(async (em) => {
-      const rows = await em.execute<{ id: string }[]>(NEXT_DUE, [accountKey, at, provider ?? null, provider ?? null]);
-      if (!rows.length) return null;
-      const sub = await em.findOneOrFail(SandboxObject, { id: rows[0].id });
-      // The gateway acts at the due time: events, periods and cancellations carry it.
-      const dueAt = sub.dueAt!;
-      const events = sub.provider === 'stripe' ? renewStripeSubscription(em, sub, dueAt) : renewRazorpaySubscription(em, sub, dueAt);
-      return { sub, events };
-    });
+  /**
+   * Charges the account's subscriptions due by `at` and delivers their webhooks. Batches are charged one
+   * transaction each (src/gateways/sandbox/renewals.ts), the next one while the workers deliver the last; up to
+   * `renewalConcurrency` workers each deliver one renewal's events in order, waiting for each answer. What the
+   * deliveries did is recorded a few hundred at a time, and all of it before this answers.
+   */
+  private async chargeInstant(accountKey: string, at: Date, provider?: SandboxProvider): Promise<RenewalResult[]> {
+    const workers = this.renewalConcurrency;
+    const queue: { renewal: ChargedRenewal; hooks: ChargedBatch['hooks'] }[] = [];
+    let charging: Promise<void> | null = null;
+    let exhausted = false;
+    let failure: unknown = null;
+    let batches = 0;
+    /** Charges the next batch into the queue (once at a time); a short batch means nothing more is due here. */
+    const refill = (): Promise<void> =>
+      (charging ??= (async () => {
+        const limit = batches++ === 0 ? Math.min(workers, this.renewalBatch) : this.renewalBatch;
+        try {
+          const batch = await chargeDueBatch(this.pool, accountKey, at, provider, limit);
+          if (batch.renewals.length < limit) exhausted = true;
+          for (const renewal of batch.renewals) queue.push({ renewal, hooks: batch.hooks });
+        } catch (err) {
+          failure = err;
+        } finally {
+          charging = null;
+        }
+      })());
+    const take = async () => {
+      for (;;) {
+        // What was charged (committed) is delivered even after a later batch failed.
+        const next = queue.shift();
+        if (next) {
+          // Charge ahead while the workers are busy, so they never wait for a batch.
+          if (queue.length < workers && !exhausted && !failure) void refill();
+          return next;
+        }
+        if (failure) throw failure;
+        if (exhausted) return null;
+        await refill();
+      }
+    };
+
+    const wave: RenewalResult[] = [];
+    const outcomes: DeliveryOutcome[] = [];
+    const record = async (all: boolean) => {
+      while (outcomes.length >= 256 || (all && outcomes.length)) await recordDeliveries(this.pool, outcomes.splice(0, 256));
+    };
+    const worker = async () => {
+      for (let item = await take(); item; item = await take()) {
+        const { renewal, hooks } = item;
+        for (const event of renewal.events) {
+          outcomes.push(await postEvent(event, hooks.get(event.provider) ?? null, this.secrets, this.delivery));
+        }
+        wave.push({ provider: renewal.sub.provider, providerSubscriptionId: renewal.sub.id, events: renewal.events.map((e) => e.type) });
+        await record(false);
+      }
+    };
+    try {
+      const settled = await Promise.allSettled(Array.from({ length: workers }, worker));
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    } finally {
+      // A batch charged ahead still commits; its events stay pending (redeliverPending) if the wave failed.
+      await charging;
+      await record(true);
+    }
+    return wave;
   }
 
   /** Retries the failed charge of a past_due (Stripe) or pending/halted (Razorpay) subscription now (the account's time). */

@@ -1,9 +1,30 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import type { Pool } from 'pg';
-import { SandboxObject, SandboxProvider } from './sandbox.entities';
+import { SandboxEvent, SandboxObject, SandboxProvider } from './sandbox.entities';
 
 /** Small helpers over SandboxObject: the sandbox keeps every gateway object as the JSON the gateway answers. */
+
+/** Where new objects and events go: an EntityManager (flushed by its transaction), or a Collector. */
+export interface Persister {
+  persist(entity: object): unknown;
+}
+
+/**
+ * Collects the objects and events the billing functions create, for one set-based write of a whole batch (the
+ * renewal path, src/gateways/sandbox/renewals.ts) instead of an ORM unit of work per subscription.
+ */
+export class Collector implements Persister {
+  readonly objects: SandboxObject[] = [];
+  readonly events: SandboxEvent[] = [];
+
+  persist(entity: object): this {
+    if (entity instanceof SandboxObject) this.objects.push(entity);
+    else if (entity instanceof SandboxEvent) this.events.push(entity);
+    else throw new Error(`sandbox collector: cannot write a ${entity.constructor.name}`);
+    return this;
+  }
+}
 
 export interface Account {
   provider: SandboxProvider;
@@ -12,7 +33,7 @@ export interface Account {
 }
 
 export function createObject(
-  em: EntityManager,
+  em: Persister,
   account: Account,
   type: string,
   data: Record<string, any>,

@@ -4,7 +4,7 @@ import { gid, unix } from './ids';
 import { addUnits, PeriodUnit } from './periods';
 import { Instrument, last4, laterChargeFailure } from './rules';
 import { SandboxObject } from './sandbox.entities';
-import { Account, createObject, findObject, patch } from './store';
+import { Account, createObject, findObject, patch, Persister } from './store';
 
 /**
  * Stripe-side money movements of the sandbox: payment intents with their charge, subscriptions and invoices.
@@ -40,7 +40,7 @@ export function declineError(code: string, i: Instrument) {
 
 /** A PaymentIntent with its (expanded) charge, succeeded or failed; stored so refunds can find it. */
 export function createPaymentIntent(
-  em: EntityManager,
+  em: Persister,
   account: Account,
   p: { amount: number; currency: string; metadata: Record<string, string>; description?: string | null; customer?: string | null; instrument: Instrument; failure: string | null; at?: Date },
 ): SandboxObject {
@@ -194,7 +194,7 @@ const invoicePayments = (pi: SandboxObject, paid: boolean) => ({
  * not yet paid is a one-time line of its own (period start = end, as Stripe shows one-time items). Returns the queued
  * event id.
  */
-function chargeInvoice(em: EntityManager, sub: SandboxObject, billingReason: string, failure: string | null, now: Date) {
+function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string, failure: string | null, now: Date) {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const recurring = subscriptionAmount(sub);
@@ -250,7 +250,7 @@ function chargeInvoice(em: EntityManager, sub: SandboxObject, billingReason: str
  * cancel at period end, skip while collection is paused, or renew: advance the period and charge it following the
  * card rules. Returns the queued event ids.
  */
-export function renewStripeSubscription(em: EntityManager, sub: SandboxObject, at: Date): string[] {
+export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: Date): string[] {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const item = sub.data.items.data[0];

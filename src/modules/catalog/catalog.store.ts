@@ -26,30 +26,51 @@ export async function catalogVersion(db: Db, tenant: TenantParams): Promise<stri
 }
 
 /**
- * Serialises lazy registration of one price at one gateway (subscriptions' create path) until the transaction ends,
- * and answers the gateway id already recorded, if any: the caller registers only when this is null.
+ * Serialises lazy registration of one price at one gateway for one gateway amount (a subscription needs the price's
+ * amount plus the GST of its tax treatment) until the transaction ends, and answers the gateway id already recorded for
+ * that amount, if any: the caller registers only when this is null.
  */
-export async function lockPriceRegistration(em: EntityManager, priceId: string, provider: string): Promise<string | null> {
+export async function lockPriceRegistration(em: EntityManager, priceId: string, provider: string, gatewayAmount: number): Promise<string | null> {
   await tenantQuery(em, `select pg_advisory_xact_lock(727003, hashtext(?)) where exists (select 1 from prices where {tenant} and id = ?)`, [
-    `${priceId}:${provider}`,
+    `${priceId}:${provider}:${gatewayAmount}`,
     priceId,
   ]);
-  const [row] = await tenantQuery<{ id: string | null }>(em, 'select provider_price_ids ->> ? as id from prices where {tenant} and id = ?', [
-    provider,
-    priceId,
-  ]);
+  return gatewayPriceId(em, priceId, provider, gatewayAmount);
+}
+
+/** The gateway's id of a price registered for `gatewayAmount` (null: not registered for that amount yet). */
+export async function gatewayPriceId(em: EntityManager, priceId: string, provider: string, gatewayAmount: number): Promise<string | null> {
+  const [row] = await tenantQuery<{ id: string }>(
+    em,
+    'select provider_price_id as id from gateway_prices where {tenant} and price_id = ? and provider = ? and gateway_amount = ?',
+    [priceId, provider, gatewayAmount],
+  );
   return row?.id ?? null;
 }
 
-/** Records the gateway's id of a price (once: an id already there is kept) and bumps the catalog version. */
-export async function recordProviderPriceId(em: EntityManager, priceId: string, provider: string, providerPriceId: string): Promise<void> {
+/**
+ * Records a registration (under lockPriceRegistration's lock). The first one for a provider, whatever its tax, is
+ * also the price's `provider_price_ids[provider]` (kept once set), and bumps the catalog version that cached reads show;
+ * a coupon's discounted amount (`discounted`) never is: that entry stands for the price as it is.
+ */
+export async function recordGatewayPrice(
+  em: EntityManager,
+  r: { priceId: string; provider: string; gatewayAmount: number; providerPriceId: string; discounted?: boolean },
+): Promise<void> {
   await tenantQuery(
     em,
-    `update prices set provider_price_ids = provider_price_ids || jsonb_build_object(?::text, ?::text)
-     where {tenant} and id = ? and provider_price_ids ->> ? is null`,
-    [provider, providerPriceId, priceId, provider],
+    `insert into gateway_prices (price_id, provider, gateway_amount, merchant_id, mode, provider_price_id, created_at)
+     values (?, ?, ?, {tenant_values}, ?, now()) on conflict do nothing`,
+    [r.priceId, r.provider, r.gatewayAmount, r.providerPriceId],
   );
-  await bumpCatalogVersion(em);
+  if (r.discounted) return;
+  const set = await tenantQuery(
+    em,
+    `update prices set provider_price_ids = provider_price_ids || jsonb_build_object(?::text, ?::text)
+     where {tenant} and id = ? and provider_price_ids ->> ? is null returning id`,
+    [r.provider, r.providerPriceId, r.priceId, r.provider],
+  );
+  if (set.length) await bumpCatalogVersion(em);
 }
 
 /** A plan with its product and the prices a new subscription chooses from, and the tenant's test-clock offset. */
@@ -60,18 +81,23 @@ export interface SubscriptionTerms {
   prices: Price[];
   /** The merchant's test-clock offset in ms (0 in live mode or without a test clock). */
   clockOffsetMs: number;
+  /** Per price id, its gateway registrations: `"<provider>:<gateway amount>"` -> the gateway's id. */
+  gatewayPriceIds: Map<string, Record<string, string>>;
 }
 
 /**
  * What a new subscription is made of, in one prepared statement (the create path's hot read): the plan, its product,
  * and the price `priceId` names (null: a malformed id, which matches nothing) or, without `priceId`, the plan's
- * default prices; plus the test-clock offset, so the create needs no separate clock read. Null: no such plan.
+ * default prices with their gateway registrations; plus the test-clock offset, so the create needs no separate clock
+ * read. Null: no such plan.
  */
 export async function subscriptionTerms(em: EntityManager, planId: string, priceId?: string | null): Promise<SubscriptionTerms | null> {
   const byId = priceId !== undefined;
   const sql =
     `select ${aliasedColumns(em, Plan, 'a')}, ${aliasedColumns(em, Product, 'b')}, ${aliasedColumns(em, Price, 'c')},
-       ${testClockSql.offsetMs('a.merchant_id', 'a.mode')} as clock_offset_ms
+       ${testClockSql.offsetMs('a.merchant_id', 'a.mode')} as clock_offset_ms,
+       (select jsonb_object_agg(g.provider || ':' || g.gateway_amount, g.provider_price_id) from gateway_prices g
+         where {tenant:g} and g.price_id = c.id) as gateway_price_ids
      from plans a
      left join products b on {tenant:b} and b.id = a.product_id
      left join prices c on {tenant:c} and ` +
@@ -87,5 +113,8 @@ export async function subscriptionTerms(em: EntityManager, planId: string, price
     product: product ? em.map(Product, product as never) : null,
     prices: prices.map((p) => em.map(Price, p as never)),
     clockOffsetMs: Number(rows[0].clock_offset_ms ?? 0),
+    gatewayPriceIds: new Map(
+      rows.filter((r) => r.gateway_price_ids).map((r) => [String(aliasedPart(r, 'c')!.id), r.gateway_price_ids as Record<string, string>]),
+    ),
   };
 }

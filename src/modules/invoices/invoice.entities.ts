@@ -68,6 +68,10 @@ export class Invoice extends TenantEntity {
   @Field(() => Money) @Property({ type: new BigIntType('number') }) igstAmount: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) taxAmount: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) total!: number;
+  /** A coupon's discount taken off the lines (tax-exclusive; also shown as a negative line); `subtotal` is after it. */
+  @Field(() => Money, { description: "A coupon's discount taken off the lines (tax-exclusive; also a negative line); subtotal is after it." })
+  @Property({ type: new BigIntType('number') })
+  discountAmount: number = 0;
   /** Credit from earlier credit notes applied to this invoice (reduces amount_due). */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) creditApplied: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amountPaid: number = 0;

@@ -13,7 +13,8 @@ import type { Payment } from '../payments/payment.entities';
 import { BillingReason, Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType } from './invoice.entities';
 import { financialYear, formatInvoiceNumber } from './invoice.numbering';
 import { invoiceParties, merchantNow, takeInvoiceNumber } from './invoice.store';
-import { invoiceTax } from './invoice.tax';
+import type { TaxSnapshot } from '../subscriptions/billing';
+import { invoiceTax, invoiceTaxFor } from './invoice.tax';
 
 export interface InvoiceLineDraft {
   description: string;
@@ -46,6 +47,47 @@ export interface InvoiceDraft {
   paidAt?: Date | null;
   /** Credit from earlier credit notes taken off amount_due; capped at the total. */
   creditApplied?: number;
+  /**
+   * A coupon's discount (tax-exclusive subunits), already among the lines as a negative line: shown on the invoice as
+   * `discount_amount`. Default 0.
+   */
+  discountAmount?: number;
+  /**
+   * Tax parties fixed before the invoice (a one-time payment's, snapshotted at its creation so the invoice shows the
+   * GST its checkout charged): used instead of the merchant's and the customer's current ones. Default: current.
+   */
+  taxParties?: SnapshotTaxParties | null;
+  /**
+   * A subscription's tax (treatment and rate, fixed when it was created): its invoices' GST follows it rather than the
+   * settings now, so they keep agreeing with what its gateway charges. Default: the treatment of the tax parties.
+   */
+  tax?: TaxSnapshot | null;
+}
+
+/** What decides an invoice's GST (contract 11) besides its currency and lines, as a payment snapshots it. */
+export interface SnapshotTaxParties {
+  rateBps: number;
+  merchantGstin: string | null;
+  merchantState: string | null;
+  /**
+   * The customer's place of supply (`state`) and GSTIN as the payment fixed them; null: as the customer record has
+   * them when the invoice is issued (a payment that cannot be taxed need not fix them).
+   */
+  customer: { state: string | null; gstin: string | null } | null;
+}
+
+/** The tax parties from the merchant's settings and the customer's details as they stand. */
+export function taxPartiesOf(
+  merchant: { gstin?: string | null; stateCode?: string | null; taxRateBps: number },
+  customer: { gstin?: string | null; stateCode?: string | null } | null,
+): SnapshotTaxParties {
+  return {
+    rateBps: merchant.taxRateBps,
+    merchantGstin: merchant.gstin ?? null,
+    merchantState: merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null,
+    // A registered customer's place of supply is its registration's state (the GSTIN's first two digits).
+    customer: customer ? { state: customer.stateCode ?? customer.gstin?.slice(0, 2) ?? null, gstin: customer.gstin ?? null } : null,
+  };
 }
 
 export interface InvoiceListArgs extends PageArgs {
@@ -97,13 +139,12 @@ export class InvoiceService {
     const { merchant, customer } = await invoiceParties(em, tenant, draft.customerId);
     if (!customer) throw new Error(`invoice: customer ${draft.customerId} is not the tenant's`);
 
-    const merchantState = merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null;
-    // A registered customer's place of supply is its registration's state (the GSTIN's first two digits).
-    const customerState = customer.stateCode ?? customer.gstin?.slice(0, 2) ?? null;
-    const tax = invoiceTax(
-      draft.lines.map((l) => l.amount),
-      { currency, rateBps: merchant.taxRateBps, merchantGstin: merchant.gstin ?? null, merchantState, customerState },
-    );
+    const live = taxPartiesOf(merchant, customer);
+    const { rateBps, merchantGstin, merchantState } = draft.taxParties ?? live;
+    const { state: customerState, gstin: customerGstin } = draft.taxParties?.customer ?? live.customer!;
+    const tax = draft.tax
+      ? invoiceTaxFor(draft.lines.map((l) => l.amount), draft.tax.treatment, draft.tax.rateBps)
+      : invoiceTax(draft.lines.map((l) => l.amount), { currency, rateBps, merchantGstin, merchantState, customerState });
     const subtotal = tax.heads.total - tax.heads.tax;
     const total = tax.heads.total;
     const creditNote = draft.type === InvoiceType.CREDIT_NOTE;
@@ -133,14 +174,15 @@ export class InvoiceService {
       taxAmount: tax.heads.tax,
       total,
       creditApplied,
+      discountAmount: draft.discountAmount ?? 0,
       amountPaid,
       // A credit note is owed by the merchant, not to it: nothing is due on it.
       amountDue: creditNote ? 0 : total - creditApplied - amountPaid,
-      taxRateBps: tax.taxable ? merchant.taxRateBps : 0,
+      taxRateBps: tax.taxable ? (draft.tax?.rateBps ?? rateBps) : 0,
       // An export (non-INR) is supplied outside India: no Indian state stands in for an unknown customer state.
       placeOfSupply: customerState ?? (currency === 'INR' ? merchantState : null),
-      supplierGstin: merchant.gstin ?? null,
-      customerGstin: customer.gstin ?? null,
+      supplierGstin: merchantGstin,
+      customerGstin,
       lineItems: draft.lines.map((l, i) => lineItem(l, tax.lines[i], merchant.sacCode ?? null)),
       periodStart: draft.periodStart ?? null,
       periodEnd: draft.periodEnd ?? null,
@@ -157,7 +199,9 @@ export class InvoiceService {
 
   /**
    * The paid invoice of a one-time payment that just succeeded (contract 14: its amount is the tax-exclusive price),
-   * in the transaction that records the success, issued at merchant time.
+   * in the transaction that records the success, issued at merchant time. Its GST comes from the tax parties the
+   * payment snapshotted at creation, so its total is the payment's `amount_total`, what the checkout charged
+   * (a payment created before the snapshot existed has none: the current parties, as then).
    */
   async issueForPayment(em: EntityManager, payment: Payment): Promise<Invoice> {
     const at = await merchantNow(em, boundTenant(em));
@@ -178,6 +222,7 @@ export class InvoiceService {
       ],
       issuedAt: at,
       paidAt: at,
+      taxParties: payment.taxParties ?? null,
     });
   }
 
@@ -257,6 +302,9 @@ function checkDraft(d: InvoiceDraft): void {
     if (!Number.isSafeInteger(l.quantity) || l.quantity < 1) throw new Error('invoice draft: quantity must be a positive integer');
   }
   if (d.lines.reduce((s, l) => s + l.amount, 0) < 0) throw new Error('invoice draft: the subtotal is negative');
+  if (d.discountAmount != null && (!Number.isSafeInteger(d.discountAmount) || d.discountAmount < 0)) {
+    throw new Error('invoice draft: discountAmount must be a non-negative integer');
+  }
   if (d.creditApplied != null && (!Number.isSafeInteger(d.creditApplied) || d.creditApplied < 0)) {
     throw new Error('invoice draft: creditApplied must be a non-negative integer');
   }

@@ -1,4 +1,4 @@
-import { gst, Gst } from '../subscriptions/billing';
+import { Gst, gstOn, TaxTreatment, taxTreatment } from '../subscriptions/billing';
 
 /**
  * GST of one invoice, per head and per line (contract 11), as pure integer arithmetic.
@@ -64,14 +64,22 @@ export function allocate(total: number, weights: readonly number[]): number[] {
 
 /** The heads on the subtotal (billing.ts `gst()`), and each line's share of every head. */
 export function invoiceTax(lineAmounts: readonly number[], parties: TaxParties): InvoiceTax {
+  return invoiceTaxFor(lineAmounts, taxTreatment(parties), parties.rateBps);
+}
+
+/**
+ * The same under a fixed treatment and rate (a subscription's snapshot, taken when it was created): the heads on the
+ * subtotal (billing.ts `gstOn()`), and each line's share of every head.
+ */
+export function invoiceTaxFor(lineAmounts: readonly number[], treatment: TaxTreatment, rateBps: number): InvoiceTax {
   const subtotal = lineAmounts.reduce((s, a) => s + a, 0);
-  const heads = gst({ subtotal, ...parties });
+  const heads = gstOn(subtotal, treatment, rateBps);
   const cgst = allocate(heads.cgst, lineAmounts);
   const sgst = allocate(heads.sgst, lineAmounts);
   const igst = allocate(heads.igst, lineAmounts);
   return {
     heads,
     lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
-    taxable: parties.currency.toUpperCase() === 'INR' && !!parties.merchantGstin,
+    taxable: treatment !== 'none',
   };
 }

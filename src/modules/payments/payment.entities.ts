@@ -3,6 +3,7 @@ import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
 import { Customer } from '../customers/customer.entities';
+import type { SnapshotTaxParties } from '../invoices/invoice.service';
 import { Provider } from '../providers/provider-connection.entities';
 
 export enum PaymentStatus {
@@ -35,9 +36,21 @@ export class Payment extends TenantEntity {
     return 'payment';
   }
 
-  @Field(() => Money) @Property({ type: new BigIntType('number') }) amount!: number;
+  @Field(() => Money, { description: 'The tax-exclusive price the merchant asked for (contract 14).' })
+  @Property({ type: new BigIntType('number') })
+  amount!: number;
+  @Field(() => Money, { description: 'GST on amount (contract 11), fixed when the payment was created; 0 when untaxed.' })
+  @Property({ type: new BigIntType('number'), default: 0 })
+  taxAmount: number = 0;
+  @Field(() => Money, { description: 'amount + tax_amount: what the gateway checkout charges, and the total of the invoice.' })
+  @Property({ type: new BigIntType('number') })
+  amountTotal!: number;
   /** Refunds succeeded or in progress; never above `amount`. */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amountRefunded: number = 0;
+  /** What the gateway refunded or is refunding for those refunds (their `gateway_amount`s); never above `amountTotal`. */
+  @Property({ type: new BigIntType('number'), default: 0 }) gatewayAmountRefunded: number = 0;
+  /** The tax parties fixed at creation (payment.tax.ts); the invoice's GST is computed from them. Null: created before. */
+  @Property({ type: 'jsonb', nullable: true }) taxParties?: SnapshotTaxParties | null;
   @Field() @Property({ length: 3 }) currency!: string;
   @Field(() => PaymentStatus) @Enum({ items: () => PaymentStatus }) status: PaymentStatus = PaymentStatus.PENDING;
 
@@ -75,6 +88,9 @@ export class Refund extends TenantEntity {
 
   @Field(() => ID) @ManyToOne(() => Payment, { mapToPk: true, fieldName: 'payment_id', index: true }) paymentId!: string;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amount!: number;
+  @Field(() => Money, { description: 'What the gateway refunds: amount plus its share of the payment\'s tax (= amount when untaxed).' })
+  @Property({ type: new BigIntType('number') })
+  gatewayAmount!: number;
   @Field() @Property({ length: 3 }) currency!: string;
   @Field(() => RefundStatus) @Enum({ items: () => RefundStatus }) status: RefundStatus = RefundStatus.PENDING;
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) reason?: string | null;

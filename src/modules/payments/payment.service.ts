@@ -12,12 +12,14 @@ import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
 import type { GatewayEvent } from '../../gateways/port';
+import { Customer } from '../customers/customer.entities';
 import { normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
 import { ProviderConnection } from '../providers/provider-connection.entities';
 import { fromGatewayError, ProviderService } from '../providers/provider.service';
 import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
 import { insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
+import { gatewayRefundAmount, paymentTax, paymentTaxParties, taxable } from './payment.tax';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
 import type { InvoiceService } from '../invoices/invoice.service';
 import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
@@ -48,6 +50,7 @@ export class PaymentService {
    * Creates a payment and its hosted checkout. The gateway is called first, outside any transaction; only when
    * it answers are the customer and the payment written, together. A gateway failure leaves nothing behind, and a
    * retry with the same Idempotency-Key reuses the payment id, so the gateway replays instead of duplicating.
+   * The GST on the amount is fixed here (payment.tax.ts): the checkout charges `amount_total`.
    */
   async create(ctx: Ctx, input: CreatePaymentInput, attempt: IdempotentAttempt | null = null): Promise<Payment> {
     const merchant = await currentMerchant(ctx);
@@ -75,6 +78,14 @@ export class PaymentService {
     const existing = attempt && !attempt.fresh ? await ctx.em.findOne(Payment, { id }) : null;
     if (existing) return existing;
 
+    // GST on the amount (contract 11), fixed now: the checkout charges amount + tax, and the invoice shows that tax.
+    // The customer record (found by e-mail) is read only when it can decide the tax or the invoice's GSTIN.
+    const stored = taxable(currency, merchant) && customer.gstin == null ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true }) : null;
+    const taxParties = paymentTaxParties(currency, merchant, customer, stored);
+    const taxAmount = paymentTax(input.amount, currency, taxParties);
+    const amountTotal = input.amount + taxAmount;
+    if (!Number.isSafeInteger(amountTotal)) throw invalid('amount', 'amount is too large.');
+
     const connection = await this.providers.resolve(ctx, input.provider);
     const successUrl = input.successUrl.replaceAll('{PAYMENT_ID}', id);
     const cancelUrl = input.cancelUrl.replaceAll('{PAYMENT_ID}', id);
@@ -82,10 +93,10 @@ export class PaymentService {
     try {
       checkout = await this.providers.gatewayFor(connection).createPaymentCheckout({
         paymentId: id,
-        amount: input.amount,
+        amount: amountTotal,
         currency,
         customer: { email, name: customer.name, phone: customer.phone },
-        description: input.referenceId ? `${merchant.name} order ${input.referenceId}` : `Payment to ${merchant.name}`,
+        description: (input.referenceId ? `${merchant.name} order ${input.referenceId}` : `Payment to ${merchant.name}`) + (taxAmount > 0 ? ' (incl. GST)' : ''),
         successUrl,
         cancelUrl,
         idempotencyKey: `payment-${id}`,
@@ -99,6 +110,9 @@ export class PaymentService {
     return insertPayment(ctx.em, {
       id,
       amount: input.amount,
+      taxAmount,
+      amountTotal,
+      taxParties,
       currency,
       customer,
       referenceId: input.referenceId ?? null,
@@ -131,7 +145,7 @@ export class PaymentService {
   /**
    * Refunds all or part of a payment. The payment row is locked while the amount is reserved, so concurrent
    * refunds can never exceed it; the gateway is called after that commit, and a gateway failure releases the
-   * reservation.
+   * reservation. The gateway refunds `gateway_amount`: the refund plus its share of the payment's tax.
    */
   async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput, attempt: IdempotentAttempt | null = null): Promise<Refund> {
     const { mode } = tenantOf(ctx);
@@ -157,8 +171,24 @@ export class PaymentService {
       }
       // Checked before anything is reserved: a refund refused for a removed connection leaves no failed refund behind.
       const connection = await this.connectionOf(em, payment);
+      // The gateway refunds the refund plus its share of the tax, cumulatively (payment.tax.ts): refunds in `amount`
+      // terms that add up to `amount` add up at the gateway to exactly `amount_total`.
+      const gatewayAmount = gatewayRefundAmount({
+        amount: payment.amount,
+        amountTotal: payment.amountTotal,
+        refundedAfter: payment.amountRefunded + amount,
+        gatewayRefunded: payment.gatewayAmountRefunded,
+      });
       payment.amountRefunded += amount;
-      const refund = make(Refund, { id: refundId, paymentId: payment.id, amount, currency: payment.currency, reason: input.reason ?? null });
+      payment.gatewayAmountRefunded += gatewayAmount;
+      const refund = make(Refund, {
+        id: refundId,
+        paymentId: payment.id,
+        amount,
+        gatewayAmount,
+        currency: payment.currency,
+        reason: input.reason ?? null,
+      });
       em.persist(refund);
       return { refund, payment, connection };
     });
@@ -167,7 +197,7 @@ export class PaymentService {
     try {
       result = await this.providers.gatewayFor(connection).refund({
         providerPaymentId: payment.providerPaymentId!,
-        amount: refund.amount,
+        amount: refund.gatewayAmount,
         currency: refund.currency,
         idempotencyKey: `refund-${refund.id}`,
         reason: refund.reason,
@@ -214,6 +244,7 @@ export class PaymentService {
       r.failureReason = reason.slice(0, 255);
       const payment = await tx.findOneOrFail(Payment, { id: r.paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       payment.amountRefunded -= r.amount;
+      payment.gatewayAmountRefunded -= r.gatewayAmount;
     });
   }
 

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Mode, TenantParams } from '../../core/entity';
 import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
 import { CustomerDetails, customerUpsertCte } from '../customers/customer.store';
+import type { SnapshotTaxParties } from '../invoices/invoice.service';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
 
 /**
@@ -16,6 +17,9 @@ export const COLLECTED_STATUSES = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIA
 export interface NewPayment {
   id: string;
   amount: number;
+  taxAmount: number;
+  amountTotal: number;
+  taxParties: SnapshotTaxParties;
   currency: string;
   customer: CustomerDetails;
   referenceId: string | null;
@@ -39,15 +43,16 @@ export async function insertPayment(em: EntityManager, p: NewPayment): Promise<P
   const rows = await tenantQuery(
     em,
     `with ${customer.sql}
-     insert into payments (id, created_at, updated_at, merchant_id, mode, amount, amount_refunded, currency, status,
+     insert into payments (id, created_at, updated_at, merchant_id, mode, amount, tax_amount, amount_total, tax_parties,
+       amount_refunded, gateway_amount_refunded, currency, status,
        customer_id, customer_email, customer_name, customer_phone, reference_id, metadata, provider, connection_id,
        provider_payment_id, checkout_session_id, checkout_url, success_url, cancel_url)
-     select ?, now(), now(), {tenant_values}, ?, 0, ?, 'pending', c.id, ?, coalesce(?, c.name), coalesce(?, c.phone), ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?
+     select ?, now(), now(), {tenant_values}, ?, ?, ?, ?::jsonb, 0, 0, ?, 'pending', c.id, ?, coalesce(?, c.name), coalesce(?, c.phone), ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?
      from c
      returning *`,
     [
       ...customer.params,
-      p.id, p.amount, p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
+      p.id, p.amount, p.taxAmount, p.amountTotal, JSON.stringify(p.taxParties), p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
       JSON.stringify(p.metadata), p.provider, p.connectionId, p.providerPaymentId, p.checkoutSessionId,
       p.checkoutUrl, p.successUrl, p.cancelUrl,
     ],

@@ -6,10 +6,16 @@ import { findOr404 } from '../../core/find';
 import { Money } from '../../core/scalars';
 import { Plan, Price, Product } from '../catalog/catalog.entities';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
-import { prorate } from './billing';
+import { LockMode } from '@mikro-orm/core';
+import { GatewayError } from '../../gateways/port';
+import { gatewayAmounts, prorate } from './billing';
 import { BillingSubscription } from './subscription.entities';
 import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
-import { periodOf } from './subscription.lifecycle';
+import { periodOf, taxOf } from './subscription.lifecycle';
+import { Coupon } from '../coupons/coupon.entities';
+import { appliesToPlan } from '../coupons/coupon.service';
+import { discountOn } from '../coupons/coupon.discount';
+import { discountAtPlanChange, discountTermsOf } from './subscription.discount';
 import { SubscriptionStatus, transition } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
@@ -30,11 +36,13 @@ export class ChangePlanResult {
 }
 
 /**
- * Change plan (contract 6 and 11), allowed from active and trialing. The new price is registered at the gateway and
- * the gateway's subscription moved to it first (a refusal: 502, nothing changes); then, in one transaction, the
- * proration over the seconds left: the same cadence keeps the period, another cadence starts a new one now and bills
- * the new price in full. A positive net is an adjustment invoice, a negative one a credit note whose total is carried
- * to the next invoices. No proration in a trial, nor with proration_behavior none.
+ * Change plan (contract 6 and 11), allowed from active and trialing. The new price is registered at the gateway at
+ * the amount the subscription's invoices will total (its tax treatment's GST included) and the gateway's subscription
+ * moved to it first (a refusal: 502, nothing changes); then, in one transaction, the proration over the seconds left
+ * (on the tax-exclusive amounts): the same cadence keeps the period, another cadence starts a new one now and bills the
+ * new price in full. A positive net is an adjustment invoice (GST on top: its total is collected), a negative one a
+ * credit note (GST included) whose total is carried to the next invoices. No proration in a trial, nor with
+ * proration_behavior none.
  */
 export async function changePlan(service: SubscriptionService, ctx: Ctx, id: string, input: ChangePlanInput): Promise<ChangePlanResult> {
   const current = await service.subscription(ctx, id);
@@ -48,8 +56,17 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
   const product = await findOr404(ctx.em, Product, plan.productId, 'product');
   const connection = await service.connectionOf(ctx.em, current);
   const gateway = service.providers.gatewayFor(connection);
-  const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product });
   const behavior = input.prorationBehavior ?? ProrationBehavior.CREATE_PRORATIONS;
+  // A coupon follows the subscription when it applies to the new plan (subscription.discount.ts discountAtPlanChange);
+  // the gateway's new price is the discounted one when the next renewal is discounted.
+  const coupon = current.couponId ? await ctx.em.findOne(Coupon, { id: current.couponId }) : null;
+  const couponFollows = !!current.couponId && (!coupon || appliesToPlan(coupon, plan.id));
+  const discountOf = (sub: BillingSubscription) =>
+    discountAtPlanChange(sub, { newAmount: price.amount, couponFollows, billsNewPeriod: billsNewPeriod(sub, plan, behavior) });
+  const planned = discountOf(current);
+  const nextDiscount = planned.nextRenewalDiscounted ? discountOn(price.amount, discountTermsOf(current)) : 0;
+  const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxOf(current)).recurring;
+  const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product, gatewayAmount, discounted: nextDiscount > 0 });
 
   const result = new ChangePlanResult();
   result.proration = null;
@@ -63,7 +80,7 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
       gw.changeSubscriptionPrice({
         providerSubscriptionId: sub.providerSubscriptionId!,
         providerPriceId,
-        amount: price.amount,
+        amount: gatewayAmount,
         currency: price.currency,
         // One key per command (its claim's time): a later change back to this price must reach the gateway again.
         idempotencyKey: `change-${sub.id}-${price.id}-${sub.pendingCommandAt?.getTime() ?? Date.now()}`,
@@ -74,6 +91,14 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
       const old = { planId: sub.planId, priceId: sub.priceId, amount: sub.amount };
       const sameCadence = plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
       const prorated = sub.status === SubscriptionStatus.ACTIVE && behavior === ProrationBehavior.CREATE_PRORATIONS;
+      // The coupon's terms from here on (on the subscription as locked now); the gateway was told `nextDiscount`.
+      const discount = discountOf(sub);
+      Object.assign(sub, {
+        periodDiscount: discount.periodDiscount,
+        discountCycles: discount.discountCycles,
+        discountCyclesUsed: discount.discountCyclesUsed,
+        gatewayDiscounted: nextDiscount > 0,
+      });
       change.move('change_plan', 'api', {
         from_plan_id: old.planId,
         to_plan_id: plan.id,
@@ -96,7 +121,8 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         if (!sameCadence && sub.status === SubscriptionStatus.ACTIVE) restartPeriod(sub, now);
         return;
       }
-      const p = prorate({ oldAmount: old.amount, newAmount: price.amount, periodStart: sub.currentPeriodStart, periodEnd: sub.currentPeriodEnd, at: now, sameCadence });
+      // On the discounted amounts: what the current period was billed, and what the rest of it (or the new one) costs.
+      const p = prorate({ oldAmount: discount.oldBilled, newAmount: discount.newBilled, periodStart: sub.currentPeriodStart, periodEnd: sub.currentPeriodEnd, at: now, sameCadence });
       result.proration = Object.assign(new Proration(), { creditAmount: p.credit, debitAmount: p.debit, netAmount: p.net, currency: sub.currency });
       const periodEnd = sub.currentPeriodEnd;
       if (p.restartsPeriod) {
@@ -122,14 +148,21 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         periodStart: line.periodStart,
         periodEnd: line.periodEnd,
         issuedAt: now,
+        tax: taxOf(sub),
       };
       if (p.net > 0) {
         const invoice = await service.invoices.issue(change.em, { ...common, type: InvoiceType.INVOICE, status: InvoiceStatus.OPEN });
         result.invoice = invoice;
+        // Razorpay collects it as an add-on with the next charge: recorded before the add-on is made, so the charge
+        // that carries it, reported whenever, finds it (subscription.gateway-events.ts settleAddons).
+        if (sub.provider === 'razorpay' && sub.providerSubscriptionId && invoice.amountDue > 0) {
+          sub.gatewayAddons = [...sub.gatewayAddons, { invoiceId: invoice.id, amount: invoice.amountDue, chargeInvoiceId: null }];
+        }
         // The answer shows the invoice as the change issued it; its collection follows the commit.
         change.after(() => collectAdjustment(service, ctx, sub, invoice, line.description));
       } else {
         result.creditNote = await service.invoices.issue(change.em, { ...common, type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED });
+        // Gross credit (the note's total, GST included): renewals take it off their totals and refund it on the charge.
         sub.creditBalance += result.creditNote.total;
       }
     },
@@ -138,10 +171,11 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
 }
 
 /**
- * Collects an adjustment invoice from the subscription's mandate, after the plan change committed (idempotency key
- * `adjust-<invoice id>`): paid at once -> the invoice is marked paid; a decline or a gateway failure leaves it open
- * (logged). Razorpay only adds the amount to the next cycle (pending): the invoice stays open, as the engine's renewal
- * billing does not see the add-on Razorpay charges with that cycle (a known limitation).
+ * Collects an adjustment invoice's amount due (its total, GST included) from the subscription's mandate, after the plan
+ * change committed (idempotency key `adjust-<invoice id>`). Stripe: paid at once -> the invoice is marked paid; a
+ * decline or a gateway failure leaves it open (logged). Razorpay: the amount becomes an add-on charged with the next
+ * cycle (pending); the invoice stays open until that charge is reported, which pays it (or takes it into the renewal's
+ * dunning). An add-on the gateway refused is forgotten, and its invoice stays open.
  */
 async function collectAdjustment(service: SubscriptionService, ctx: Ctx, sub: BillingSubscription, invoice: Invoice, description: string): Promise<void> {
   if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
@@ -156,6 +190,7 @@ async function collectAdjustment(service: SubscriptionService, ctx: Ctx, sub: Bi
       description,
       idempotencyKey: `adjust-${invoice.id}`,
     });
+    if (charge.outcome === 'pending') return; // an add-on: settled with the charge that carries it
     if (charge.outcome !== 'succeeded') {
       ctx.log.info({ subscription_id: sub.id, invoice_id: invoice.id, outcome: charge.outcome, reason: charge.failureReason }, 'plan change adjustment not collected now: invoice left open');
       return;
@@ -164,7 +199,23 @@ async function collectAdjustment(service: SubscriptionService, ctx: Ctx, sub: Bi
     await em.transactional((tx) => service.invoices.markPaid(tx, invoice.id, now));
   } catch (err) {
     ctx.log.warn({ err, subscription_id: sub.id, invoice_id: invoice.id }, 'collecting a plan change adjustment failed: invoice left open');
+    // A refusal made no add-on: no charge will carry it. (After a timeout it may exist: the entry stays, and a charge
+    // that carries it still pays the invoice.)
+    if (err instanceof GatewayError && err.code === 'gateway_rejected') await forgetAddon(em, sub.id, invoice.id).catch(() => undefined);
   }
+}
+
+async function forgetAddon(em: ReturnType<typeof tenantEntityManager>, subscriptionId: string, invoiceId: string): Promise<void> {
+  await em.fork().transactional(async (tx) => {
+    const sub = await tx.findOne(BillingSubscription, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (sub && sub.gatewayAddons.some((a) => a.invoiceId === invoiceId)) sub.gatewayAddons = sub.gatewayAddons.filter((a) => a.invoiceId !== invoiceId);
+  });
+}
+
+/** Whether the change bills a new period in full now (a new cadence, prorated, while active). */
+function billsNewPeriod(sub: BillingSubscription, plan: Plan, behavior: ProrationBehavior): boolean {
+  const sameCadence = plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
+  return !sameCadence && sub.status === SubscriptionStatus.ACTIVE && behavior === ProrationBehavior.CREATE_PRORATIONS && !!sub.currentPeriodStart && !!sub.currentPeriodEnd;
 }
 
 /** A new cadence starts its first period now. */

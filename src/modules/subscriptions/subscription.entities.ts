@@ -1,6 +1,6 @@
 import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { TenantEntity } from '../../core/entity';
+import { Mode, TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
 import { BillingFrequency, Plan, Price, Product, TrialEndAction } from '../catalog/catalog.entities';
 import { Customer } from '../customers/customer.entities';
@@ -8,6 +8,29 @@ import { Provider } from '../providers/provider-connection.entities';
 import { SubscriptionStatus } from './subscription.machine';
 
 registerEnumType(SubscriptionStatus, { name: 'SubscriptionStatus' });
+
+/** How GST applies to a subscription's invoices (billing.ts TaxTreatment), fixed when it is created. */
+export enum SubscriptionTaxTreatment {
+  /** No GST: a non-INR subscription (zero-rated export) or a merchant without a GSTIN then. */
+  NONE = 'none',
+  /** CGST + SGST: the customer in the merchant's state, or its state unknown. */
+  INTRA = 'intra',
+  /** IGST: the customer in another state. */
+  INTER = 'inter',
+}
+registerEnumType(SubscriptionTaxTreatment, { name: 'SubscriptionTaxTreatment' });
+
+/**
+ * A plan change's adjustment invoice that Razorpay collects as an add-on with the subscription's next charge
+ * (change-plan.ts): settled when that charge is reported (subscription.gateway-events.ts).
+ */
+export interface GatewayAddon {
+  invoiceId: string;
+  /** What the add-on charges: the adjustment invoice's amount due (subunits of the subscription's currency). */
+  amount: number;
+  /** The period invoice of the charge that carried it, once one failed (the add-on then follows its dunning). */
+  chargeInvoiceId: string | null;
+}
 
 /** What the scheduler does next for a subscription, at `nextActionAt` (subscription.scheduler.ts). */
 export enum ScheduledAction {
@@ -76,12 +99,49 @@ export class BillingSubscription extends TenantEntity {
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) pausedAt?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) cancelledAt?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) endedAt?: Date | null;
+  /** The code of the coupon applied at creation, as the coupon spells it. */
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) couponCode?: string | null;
   @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadata: Record<string, string> = {};
 
+  // The coupon's discount (subscription.discount.ts), fixed at creation: its invoices and gateway price follow it.
+  @Field(() => ID, { nullable: true, description: 'The coupon applied at creation (its code in couponCode).' })
+  @Property({ type: 'uuid', nullable: true })
+  couponId?: string | null;
+  /** Percent off in basis points; null for a fixed-amount coupon. */
+  @Property({ type: 'integer', nullable: true }) discountPercentBps?: number | null;
+  /** Fixed discount per period (subunits of `currency`); null for a percentage coupon. */
+  @Property({ type: new BigIntType('number'), nullable: true }) discountAmountOff?: number | null;
+  /** Billed periods the discount covers (null: every one, a forever coupon); set to the periods used when it ends early. */
+  @Property({ type: 'integer', nullable: true }) discountCycles?: number | null;
+  @Field(() => Int, { description: 'Billed periods discounted so far.' })
+  @Property()
+  discountCyclesUsed: number = 0;
+  /** The discount taken off the current period's recurring amount (0: the period is not discounted). */
+  @Field(() => Money, { description: "The discount taken off the current period's recurring amount (0: none)." })
+  @Property({ type: new BigIntType('number') })
+  periodDiscount: number = 0;
+  /** The gateway charges a discounted price now: once the discount is over it is moved to the full price. */
+  @Property() gatewayDiscounted: boolean = false;
+
+  @Field(() => Int, { nullable: true, description: 'Billed periods the coupon still discounts (null: no coupon, or a forever coupon still applying: every one).' })
+  get discountCyclesRemaining(): number | null {
+    if (!this.couponId || this.discountCycles == null) return null;
+    return Math.max(0, this.discountCycles - this.discountCyclesUsed);
+  }
+
   /** Dunning: failed retries of the open charge so far (0 right after the failed renewal). */
   @Field(() => Int) @Property() retryAttempt: number = 0;
-  /** Credit from credit notes not yet applied to an invoice (subunits of `currency`). */
+  /**
+   * GST of the subscription's invoices, fixed at creation from the merchant's settings and the customer's state then
+   * (contract 11): the gateway charges each invoice's total under it, so later settings changes cannot make the two
+   * disagree. New subscriptions take the settings as they are.
+   */
+  @Field(() => SubscriptionTaxTreatment) @Enum({ items: () => SubscriptionTaxTreatment }) taxTreatment: SubscriptionTaxTreatment = SubscriptionTaxTreatment.NONE;
+  /** The GST rate of `taxTreatment` in basis points (1800 = 18%); 0 for `none`. */
+  @Field(() => Int) @Property() taxRateBps: number = 0;
+  /** Razorpay add-ons of adjustment invoices not yet settled, oldest first. */
+  @Property({ type: 'jsonb' }) gatewayAddons: GatewayAddon[] = [];
+  /** Credit from credit notes not yet applied to an invoice (gross: credit note totals, subunits of `currency`). */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) creditBalance: number = 0;
   /** When the charge that started dunning failed: retries are due 1, 3 and 5 days after it (contract 14). */
   @Property({ type: 'timestamptz', nullable: true }) pastDueSince?: Date | null;
@@ -129,4 +189,22 @@ export class SubscriptionEvent extends TenantEntity {
 export class GatewayClockSync {
   @PrimaryKey({ type: 'uuid' }) merchantId!: string;
   @Property({ type: 'timestamptz' }) syncedTo!: Date;
+}
+
+/**
+ * A price as registered at one gateway for one amount (Stripe Price, Razorpay Plan). Prices are tax-exclusive, but the
+ * gateway charges the invoice's total, which depends on the subscription's tax treatment: one registration per
+ * (price, provider, gateway amount), made once (catalog.store.ts lockPriceRegistration). The first made for a provider
+ * is also `prices.provider_price_ids[provider]` (contract 6).
+ */
+@Entity({ tableName: 'gateway_prices' })
+export class GatewayPrice {
+  @PrimaryKey({ type: 'uuid' }) priceId!: string;
+  @PrimaryKey({ type: 'text' }) provider!: Provider;
+  /** Subunits (ISO 4217) of the price's currency. */
+  @PrimaryKey({ type: new BigIntType('number') }) gatewayAmount!: number;
+  @Property({ type: 'uuid' }) merchantId!: string;
+  @Enum({ items: () => Mode }) mode!: Mode;
+  @Property({ length: 255 }) providerPriceId!: string;
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' }) createdAt: Date = new Date();
 }

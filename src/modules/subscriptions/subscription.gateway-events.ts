@@ -1,14 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays } from 'date-fns';
 import { validate as isUuid } from 'uuid';
+import { DomainError } from '../../core/errors';
+import { logger } from '../../core/logger';
 import type { GatewayEvent } from '../../gateways/port';
 import { currentMerchantOf } from '../merchants/current-merchant';
 import type { ProviderConnection } from '../providers/provider-connection.entities';
 import { TrialEndAction } from '../catalog/catalog.entities';
 import type { Invoice } from '../invoices/invoice.entities';
 import { billPeriod, commandInFlight, periodOf, SubscriptionChange } from './subscription.lifecycle';
-import { BillingSubscription, ScheduledAction } from './subscription.entities';
+import { BillingSubscription, GatewayAddon, ScheduledAction } from './subscription.entities';
 import { lockSubscriptionBy } from './subscription.store';
+import { endGatewayDiscountIfOver } from './subscription.discount';
 import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
@@ -147,7 +150,11 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   if (sub.status === S.PAST_DUE) {
     // A retry paid the open invoice: no new period, no new invoice.
     change.move('charge_succeeded', 'webhook', { retry_attempt: sub.retryAttempt });
-    if (sub.openInvoiceId) returnCredit(change, service, await service.invoices.markPaid(em, sub.openInvoiceId, now), event);
+    if (sub.openInvoiceId) {
+      returnCredit(change, service, await service.invoices.markPaid(em, sub.openInvoiceId, now), event);
+      // Add-ons the failed charge carried were charged again with it.
+      await settleAddons(service, change, carriedBy(sub, sub.openInvoiceId), { paidAt: now });
+    }
     sub.openInvoiceId = null;
     sub.retryAttempt = 0;
     sub.pastDueSince = null;
@@ -159,8 +166,71 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   if (alreadyBilled(sub, p)) return;
   if (sub.status === S.TRIALING) change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
   enterPeriod(sub, p);
-  returnCredit(change, service, await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: true, at: now }), event);
+  const invoice = await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: true, at: now });
+  endGatewayDiscountIfOver(change, service);
+  returnCredit(change, service, invoice, event);
+  await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidAt: now });
   scheduleAfterBilling(change, service);
+}
+
+/**
+ * The Razorpay add-ons (plan change adjustments, change-plan.ts) a period's charge carried: the gateway charges the
+ * period's amount (the invoice's total) plus every add-on made before the charge, so what it took beyond the total is
+ * theirs. The waiting add-ons whose amounts make up that excess exactly, the oldest preferred (an add-on recorded but
+ * made at the gateway only after this charge waits for the next one); none when no set of them does. All of them when
+ * the event does not say the amount.
+ */
+export function addonsCharged(sub: Pick<BillingSubscription, 'gatewayAddons'>, event: Pick<GatewayEvent, 'amount'>, invoice: Pick<Invoice, 'total'>): GatewayAddon[] {
+  const waiting = sub.gatewayAddons.filter((a) => a.chargeInvoiceId === null);
+  if (!waiting.length) return [];
+  if (event.amount == null) return waiting;
+  // A handful at most in practice; the search is bounded all the same.
+  const candidates = waiting.slice(0, 16);
+  const pick = (i: number, left: number): GatewayAddon[] | null => {
+    if (left === 0) return [];
+    if (left < 0 || i >= candidates.length) return null;
+    const taken = pick(i + 1, left - candidates[i].amount);
+    return taken ? [candidates[i], ...taken] : pick(i + 1, left);
+  };
+  const excess = event.amount - invoice.total;
+  return excess > 0 ? (pick(0, excess) ?? []) : [];
+}
+
+/** The add-ons a failed charge carried (its period invoice is `invoiceId`): they follow that invoice's dunning. */
+function carriedBy(sub: BillingSubscription, invoiceId: string): GatewayAddon[] {
+  return sub.gatewayAddons.filter((a) => a.chargeInvoiceId === invoiceId);
+}
+
+/**
+ * Settles the adjustment invoices of add-ons a charge carried, in the transaction that applies the charge, and drops
+ * them from the subscription (so each is settled once): paid at `paidAt` (amount_paid = the amount due the add-on
+ * charged), `uncollectible` (dunning gave up), or carried by a failed charge whose open period invoice is `carriedBy`
+ * (they stay open and follow its dunning).
+ */
+async function settleAddons(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  addons: GatewayAddon[],
+  outcome: { paidAt: Date } | { carriedBy: string } | 'uncollectible',
+): Promise<void> {
+  if (!addons.length) return;
+  const sub = change.sub;
+  const ids = new Set(addons.map((a) => a.invoiceId));
+  if (typeof outcome === 'object' && 'carriedBy' in outcome) {
+    sub.gatewayAddons = sub.gatewayAddons.map((a) => (ids.has(a.invoiceId) ? { ...a, chargeInvoiceId: outcome.carriedBy } : a));
+    return;
+  }
+  for (const a of addons) {
+    try {
+      if (outcome === 'uncollectible') await service.invoices.markUncollectible(change.em, a.invoiceId);
+      else await service.invoices.markPaid(change.em, a.invoiceId, outcome.paidAt);
+    } catch (err) {
+      // Settled otherwise meanwhile (voided, say): the charge is still applied; the refusal changed nothing.
+      if (!(err instanceof DomainError)) throw err;
+      logger.warn({ err, subscription_id: sub.id, invoice_id: a.invoiceId }, 'adjustment invoice not settled with the charge that carried its add-on');
+    }
+  }
+  sub.gatewayAddons = sub.gatewayAddons.filter((a) => !ids.has(a.invoiceId));
 }
 
 /**
@@ -227,7 +297,9 @@ async function chargeFailed(service: SubscriptionService, change: SubscriptionCh
   change.move('charge_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: 0 });
   enterPeriod(sub, p);
   const invoice = await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: false, at: now });
+  endGatewayDiscountIfOver(change, service);
   sub.openInvoiceId = invoice.id;
+  await settleAddons(service, change, addonsCharged(sub, event, invoice), { carriedBy: invoice.id });
   sub.retryAttempt = 0;
   sub.pastDueSince = now;
   if (hard) return halt(service, change, 'webhook', reason);
@@ -240,7 +312,10 @@ async function chargeFailed(service: SubscriptionService, change: SubscriptionCh
 async function halt(service: SubscriptionService, change: SubscriptionChange, by: 'webhook' | 'scheduler', reason: string | null): Promise<void> {
   const sub = change.sub;
   change.move('halt', by, { gateway_decline_reason: reason, retry_attempt: sub.retryAttempt });
-  if (sub.openInvoiceId) await service.invoices.markUncollectible(change.em, sub.openInvoiceId);
+  if (sub.openInvoiceId) {
+    await service.invoices.markUncollectible(change.em, sub.openInvoiceId);
+    await settleAddons(service, change, carriedBy(sub, sub.openInvoiceId), 'uncollectible');
+  }
   change.schedule(null);
   // The gateway would go on renewing (and failing) every period: collection stops there; the mandate stays, so a
   // cancel command still reaches it.

@@ -4,7 +4,9 @@ import { announce, recordEvent } from '../../core/events';
 import type { Serializer } from '../../core/serialize';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
 import type { InvoiceLineDraft, InvoiceService } from '../invoices/invoice.service';
-import { period } from './billing';
+import { period, TaxSnapshot, TaxTreatment } from './billing';
+import { releaseRedemption } from '../coupons/coupon.store';
+import { discountApplies, discountLine, nextPeriodDiscount } from './subscription.discount';
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus, SubscriptionTrigger, transition, TriggeredBy } from './subscription.machine';
 
@@ -19,6 +21,8 @@ export class SubscriptionChange {
   readonly followUps: (() => Promise<void>)[] = [];
 
   private readonly loadedUpdatedAt: number;
+  /** A checkout that never completed (created -> cancelled): its coupon redemption is given back with the change. */
+  private releasesCoupon = false;
 
   constructor(
     readonly em: EntityManager,
@@ -37,6 +41,7 @@ export class SubscriptionChange {
     const t = transition(this.sub.status, trigger, by);
     const from = this.sub.status;
     this.sub.status = t.to;
+    if (from === SubscriptionStatus.CREATED && t.to === SubscriptionStatus.CANCELLED && this.sub.couponId) this.releasesCoupon = true;
     this.em.persist(
       make(SubscriptionEvent, {
         subscriptionId: this.sub.id,
@@ -62,6 +67,11 @@ export class SubscriptionChange {
 
   /** Flushes, writes one outbox event per move (the subscription as it ends up) and announces a change, if any. */
   async save(): Promise<void> {
+    if (this.releasesCoupon) {
+      // In the transaction of the move; releaseRedemption gives the count back once however often this runs.
+      this.releasesCoupon = false;
+      await releaseRedemption(this.em, this.sub.id);
+    }
     await this.em.flush();
     // Live subscribers hear of real changes only (a gateway's echo of a command, or a repeated event, changes nothing):
     // any flush that wrote the row, here or earlier in the change (issuing an invoice flushes), moved `updated_at`.
@@ -86,6 +96,11 @@ export function commandInFlight(sub: BillingSubscription): string | null {
   return sub.pendingCommand && sub.pendingCommandAt && Date.now() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS ? sub.pendingCommand : null;
 }
 
+/** The subscription's tax, fixed when it was created: its invoices and its gateway amounts follow it. */
+export function taxOf(sub: BillingSubscription): TaxSnapshot {
+  return { treatment: sub.taxTreatment as string as TaxTreatment, rateBps: sub.taxRateBps };
+}
+
 /** The period `cycle` of a subscription's anchor, by its plan's cadence. */
 export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number): { start: Date; end: Date } {
   return period(anchor, sub.billingFrequency, sub.billingInterval, cycle);
@@ -93,8 +108,9 @@ export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number):
 
 /**
  * Bills the period `[start, end)`: the subscription's period moves there, one more cycle counts (contract 14:
- * every billed period), and an invoice is issued (paid, or open while dunning runs), with the setup fee on the first
- * and any credit from earlier credit notes taken off. Answers the invoice.
+ * every billed period), and an invoice is issued (paid, or open while dunning runs) under the subscription's tax, with
+ * the setup fee on the first and any credit from earlier credit notes taken off. Its total is what the gateway charged
+ * for the period (gatewayAmounts). Answers the invoice.
  */
 export async function billPeriod(
   change: SubscriptionChange,
@@ -116,12 +132,13 @@ export async function billPeriod(
       periodEnd: p.end,
     },
   ];
+  // A coupon's discount: off the recurring amount only (not the setup fee), as a negative line naming the code.
+  const covered = discountApplies(sub);
+  const discount = nextPeriodDiscount(sub);
+  if (discount > 0) lines.push(discountLine(sub, discount, p));
   if (first && sub.setupFee > 0) {
     lines.push({ description: 'Setup fee', quantity: 1, unitAmount: sub.setupFee, amount: sub.setupFee });
   }
-  const gross = lines.reduce((s, l) => s + l.amount, 0);
-  // Credit is taken off the tax-exclusive total's due amount; the invoice service caps it at the total.
-  const creditApplied = Math.min(sub.creditBalance, gross);
   const invoice = await invoices.issue(em, {
     type: InvoiceType.INVOICE,
     billingReason: first ? BillingReason.SUBSCRIPTION_CREATE : BillingReason.SUBSCRIPTION_CYCLE,
@@ -134,8 +151,14 @@ export async function billPeriod(
     periodEnd: p.end,
     issuedAt: p.at,
     paidAt: p.paid ? p.at : null,
-    creditApplied,
+    // The balance is gross (credit note totals): it is taken off the total, GST included (capped at the total).
+    creditApplied: sub.creditBalance,
+    tax: taxOf(sub),
+    discountAmount: discount,
   });
-  sub.creditBalance -= Math.min(creditApplied, invoice.total);
+  sub.creditBalance -= invoice.creditApplied;
+  // The period used one of the coupon's periods (even when its amount left nothing to take off).
+  if (covered) sub.discountCyclesUsed += 1;
+  sub.periodDiscount = discount;
   return invoice;
 }

@@ -17,7 +17,7 @@ import { recordGatewayEvent } from '../payments/payment.store';
 import { applySubscriptionEvent } from './subscription.gateway-events';
 import { Plan, Price, Product } from '../catalog/catalog.entities';
 import { pickDefaultPrice } from '../catalog/catalog.service';
-import { lockPriceRegistration, recordProviderPriceId, subscriptionTerms } from '../catalog/catalog.store';
+import { gatewayPriceId, lockPriceRegistration, recordGatewayPrice, subscriptionTerms } from '../catalog/catalog.store';
 import { Customer } from '../customers/customer.entities';
 import { normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
@@ -26,12 +26,21 @@ import { currentMerchant } from '../merchants/current-merchant';
 import { ProviderConnection } from '../providers/provider-connection.entities';
 import { fromGatewayError, ProviderService } from '../providers/provider.service';
 import type { Clock } from '../test-clock/test-clock.service';
-import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
+import { gatewayAmounts, TaxSnapshot, taxTreatment } from './billing';
+import type { Merchant } from '../merchants/merchant.entities';
+import { BillingSubscription, ScheduledAction, SubscriptionEvent, SubscriptionTaxTreatment } from './subscription.entities';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
 import { commandInFlight, SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
 import { changePlan, ChangePlanResult } from './change-plan';
-import { eventsOf, insertSubscription } from './subscription.store';
+import type { CouponService } from '../coupons/coupon.service';
+import { couponRefused, discountCycles } from '../coupons/coupon.service';
+import { Coupon, CouponInvalidReason } from '../coupons/coupon.entities';
+import { discountOn } from '../coupons/coupon.discount';
+import { redeemCoupon } from '../coupons/coupon.store';
+import { MIN_GATEWAY_RECURRING } from './subscription.discount';
+import type { Logger } from '../../core/logger';
+import { eventsOf, insertSubscription, NewSubscription } from './subscription.store';
 
 const S = SubscriptionStatus;
 
@@ -48,6 +57,7 @@ export class SubscriptionService {
     readonly invoices: InvoiceService,
     readonly clock: Clock,
     readonly serializer: () => Serializer,
+    readonly coupons: CouponService,
   ) {}
 
   /** Merchant time for a tenant (the test clock in test mode). */
@@ -74,7 +84,7 @@ export class SubscriptionService {
     validateUrl(input.cancelUrl, 'cancel_url');
     const metadata = validateMetadata(input.metadata);
     if (input.couponCode != null && !/^[A-Za-z0-9_-]{1,64}$/.test(input.couponCode)) {
-      throw invalid('coupon_code', 'coupon_code is 1 to 64 letters, digits, - or _.');
+      throw couponRefused(input.couponCode, CouponInvalidReason.NOT_FOUND);
     }
     const customer = await this.customerFor(ctx, input);
     // Plan, product, the candidate prices and the test clock's offset: one prepared statement.
@@ -89,9 +99,24 @@ export class SubscriptionService {
     const price = this.pickPrice(plan, terms.prices, priceId, input.currency, merchant.reportingCurrency);
     if (!terms.product) throw notFound('product', plan.productId);
     const product = terms.product;
+    // A coupon is checked before anything reaches the gateway (merchant time: the offset read with the plan); it is
+    // redeemed in the transaction that writes the subscription.
+    const now = new Date(Date.now() + terms.clockOffsetMs);
+    const coupon = input.couponCode != null ? await this.coupons.forSubscription(ctx, input.couponCode, plan, price, now) : null;
+    // The first billed period is discounted by every coupon (once, repeating >= 1 period, forever).
+    const discount = coupon ? discountOn(price.amount, coupon) : 0;
     const connection = await this.providers.resolve(ctx, input.provider);
     const gateway = this.providers.gatewayFor(connection);
-    const providerPriceId = await this.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product });
+    // The tax is fixed now; the gateway charges each invoice's total under it (GST included), discounted while the
+    // coupon lasts (the "discounted plan": subscription.discount.ts).
+    const tax = await this.taxAtCreate(ctx, merchant, price.currency, customer);
+    const charge = gatewayAmounts(price.amount - discount, price.setupFee, tax);
+    if (coupon && charge.recurring < MIN_GATEWAY_RECURRING[connection.provider]) {
+      throw invalid('coupon_code', `Coupon '${coupon.code}' cannot be applied: the discounted amount (${charge.recurring}) is below what ${connection.provider} can charge per period (${MIN_GATEWAY_RECURRING[connection.provider]}).`);
+    }
+    const known = terms.gatewayPriceIds.get(price.id)?.[`${connection.provider}:${charge.recurring}`];
+    const providerPriceId =
+      known ?? (await this.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product, gatewayAmount: charge.recurring, discounted: discount > 0 }));
     await this.alignSandboxClock(ctx, gateway, terms.clockOffsetMs);
 
     const successUrl = input.successUrl.replaceAll('{SUBSCRIPTION_ID}', id);
@@ -101,9 +126,9 @@ export class SubscriptionService {
       checkout = await gateway.createSubscriptionCheckout({
         subscriptionId: id,
         providerPriceId,
-        amount: price.amount,
+        amount: charge.recurring,
         currency: price.currency,
-        setupFee: price.setupFee,
+        setupFee: charge.setupFee,
         trialDays: plan.trialPeriodDays,
         maxCycles: plan.maxCycles ?? null,
         customer: { email: customer.email, name: customer.name ?? null, phone: customer.phone ?? null },
@@ -116,42 +141,68 @@ export class SubscriptionService {
       throw fromGatewayError(err);
     }
 
-    return ctx.em.transactional(async (em) => {
-      const sub = await insertSubscription(
-        em,
-        {
-          id,
-          productId: product.id,
-          planId: plan.id,
-          priceId: price.id,
-          currency: price.currency,
-          amount: price.amount,
-          setupFee: price.setupFee,
-          billingFrequency: plan.billingFrequency!,
-          billingInterval: plan.billingInterval,
-          trialPeriodDays: plan.trialPeriodDays,
-          trialEndAction: plan.trialEndAction,
-          provider: connection.provider,
-          connectionId: connection.id,
-          providerSubscriptionId: checkout.providerSubscriptionId ?? null,
-          providerCustomerId: checkout.providerCustomerId ?? null,
-          checkoutSessionId: checkout.checkoutSessionId,
-          checkoutUrl: checkout.checkoutUrl,
-          successUrl,
-          cancelUrl,
-          maxCycles: plan.maxCycles ?? null,
-          couponCode: input.couponCode ?? null,
-          metadata,
-        },
-        'id' in customer && customer.id ? { id: customer.id } : customer,
-        uuidv7(),
-      );
-      // The audit row was written with the row; the outbox event and the live notice go with the same commit.
-      recordEvent(em, 'subscription.created', this.serializer().toRest(sub), tenantOf(ctx).mode);
-      await em.flush();
-      await announce(em, { topic: 'subscription', merchantId: sub.merchantId, mode: sub.mode, id: sub.id });
-      return sub;
-    });
+    const fields: NewSubscription = {
+      id,
+      productId: product.id,
+      planId: plan.id,
+      priceId: price.id,
+      currency: price.currency,
+      amount: price.amount,
+      setupFee: price.setupFee,
+      billingFrequency: plan.billingFrequency!,
+      billingInterval: plan.billingInterval,
+      trialPeriodDays: plan.trialPeriodDays,
+      trialEndAction: plan.trialEndAction,
+      provider: connection.provider,
+      connectionId: connection.id,
+      providerSubscriptionId: checkout.providerSubscriptionId ?? null,
+      providerCustomerId: checkout.providerCustomerId ?? null,
+      checkoutSessionId: checkout.checkoutSessionId,
+      checkoutUrl: checkout.checkoutUrl,
+      successUrl,
+      cancelUrl,
+      maxCycles: plan.maxCycles ?? null,
+      couponCode: coupon?.code ?? null,
+      metadata,
+      taxTreatment: tax.treatment as SubscriptionTaxTreatment,
+      taxRateBps: tax.rateBps,
+      // The coupon's discount, fixed now (subscription.discount.ts); the gateway charges the discounted price.
+      couponId: coupon?.id ?? null,
+      discountPercentBps: coupon?.percentOffBps ?? null,
+      discountAmountOff: coupon?.amountOff ?? null,
+      discountCycles: coupon ? discountCycles(coupon) : null,
+      gatewayDiscounted: discount > 0,
+    };
+    try {
+      return await ctx.em.transactional(async (em) => {
+        const sub = await insertSubscription(em, fields, 'id' in customer && customer.id ? { id: customer.id } : customer, uuidv7());
+        if (coupon) await this.redeem(em, sub, coupon, terms.clockOffsetMs);
+        // The audit row was written with the row; the outbox event and the live notice go with the same commit.
+        recordEvent(em, 'subscription.created', this.serializer().toRest(sub), tenantOf(ctx).mode);
+        await em.flush();
+        await announce(em, { topic: 'subscription', merchantId: sub.merchantId, mode: sub.mode, id: sub.id });
+        return sub;
+      });
+    } catch (err) {
+      // Nothing was written: a gateway subscription made with the checkout (Razorpay) is cancelled, so no mandate
+      // can ever be authorised on it (a Stripe checkout's URL was never given out; it expires at the gateway).
+      if (coupon && checkout.providerSubscriptionId) {
+        const made = checkout.providerSubscriptionId;
+        await gateway.cancelSubscription(made, { atPeriodEnd: false }).catch((e) => ctx.log.warn({ err: e, subscription_id: id }, 'cancelling an unwritten gateway subscription failed'));
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Takes the coupon's redemption for a new subscription in its create transaction (coupon.store.ts redeemCoupon: a
+   * conditional update, so concurrent creates never pass max_redemptions; the loser's create rolls back whole: 400).
+   */
+  private async redeem(em: EntityManager, sub: BillingSubscription, coupon: Coupon, clockOffsetMs: number): Promise<void> {
+    if (await redeemCoupon(em, { couponId: coupon.id, subscriptionId: sub.id, customerId: sub.customerId })) return;
+    // Lost to the limit, or redeem_by passed since the check (merchant time: the wall clock plus the test clock's offset).
+    const expired = coupon.redeemBy != null && Date.now() + clockOffsetMs > coupon.redeemBy.getTime();
+    throw couponRefused(coupon.code, expired ? CouponInvalidReason.EXPIRED : CouponInvalidReason.MAX_REDEMPTIONS_REACHED);
   }
 
   /**
@@ -220,20 +271,48 @@ export class SubscriptionService {
   }
 
   /**
-   * The price's id at the connection's gateway, registered there the first time a subscription needs it (Stripe
-   * Product + Price, Razorpay Plan) — exactly once however many requests race: they queue on a transaction-scoped
-   * advisory lock of the price and gateway, and all but the first find the id recorded.
+   * The subscription's tax (contract 11), fixed at creation: the merchant's GSTIN, state and rate now, and the
+   * customer's state as its record will have it (an existing customer's details are kept, as the create's upsert keeps
+   * them; a GSTIN's first two digits stand for its state). Read only when it can matter (an INR price of a merchant
+   * with a GSTIN), so an untaxed create costs no statement.
+   */
+  private async taxAtCreate(
+    ctx: Ctx,
+    merchant: Merchant,
+    currency: string,
+    customer: { id?: string; email: string; stateCode?: string | null; gstin?: string | null },
+  ): Promise<TaxSnapshot> {
+    const parties = { currency, merchantGstin: merchant.gstin ?? null, merchantState: merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null };
+    if (taxTreatment({ ...parties, customerState: null }) === 'none') return { treatment: 'none', rateBps: 0 };
+    let { stateCode, gstin } = customer;
+    if (!customer.id) {
+      // A fork: the request's EntityManager keeps no copy that invoices issued in it would take for the customer.
+      const existing = await ctx.em.fork().findOne(Customer, { email: customer.email });
+      stateCode = existing?.stateCode ?? stateCode;
+      gstin = existing?.gstin ?? gstin;
+    }
+    const treatment = taxTreatment({ ...parties, customerState: stateCode ?? gstin?.slice(0, 2) ?? null });
+    return { treatment, rateBps: treatment === 'none' ? 0 : merchant.taxRateBps };
+  }
+
+  /**
+   * The price's id at the connection's gateway for `gatewayAmount` (its amount plus a tax treatment's GST), registered
+   * there the first time a subscription needs it (Stripe Product + Price, Razorpay Plan) — exactly once per amount
+   * however many requests race: they queue on a transaction-scoped advisory lock of the price, gateway and amount, and
+   * all but the first find the id recorded. `discounted`: the amount is a coupon's discounted one, which never becomes
+   * the price's `provider_price_ids` entry. `scope`: a request's context, or an EntityManager of the tenant and a
+   * logger (follow-ups after a commit).
    */
   async registerPriceAtGateway(
-    ctx: Ctx,
+    scope: { em: EntityManager; log: Logger },
     gateway: GatewayPort,
     connection: ProviderConnection,
-    c: { price: Price; plan: Plan; product: Product },
+    c: { price: Price; plan: Plan; product: Product; gatewayAmount: number; discounted?: boolean },
   ): Promise<string> {
-    const known = c.price.providerPriceIds?.[connection.provider];
+    const known = await gatewayPriceId(scope.em, c.price.id, connection.provider, c.gatewayAmount);
     if (known) return known;
-    return ctx.em.fork().transactional(async (em) => {
-      const recorded = await lockPriceRegistration(em, c.price.id, connection.provider);
+    return scope.em.fork().transactional(async (em) => {
+      const recorded = await lockPriceRegistration(em, c.price.id, connection.provider, c.gatewayAmount);
       if (recorded) return recorded;
       let registered;
       try {
@@ -241,17 +320,23 @@ export class SubscriptionService {
           priceId: c.price.id,
           productName: c.product.name,
           planName: c.plan.name,
-          amount: c.price.amount,
+          amount: c.gatewayAmount,
           currency: c.price.currency,
           frequency: c.plan.billingFrequency!,
           interval: c.plan.billingInterval,
-          idempotencyKey: `price-${c.price.id}-${connection.id}`,
+          idempotencyKey: `price-${c.price.id}-${connection.id}-${c.gatewayAmount}`,
         });
       } catch (err) {
-        ctx.log.warn({ err, price_id: c.price.id, provider: connection.provider }, 'gateway price registration failed');
+        scope.log.warn({ err, price_id: c.price.id, provider: connection.provider }, 'gateway price registration failed');
         throw fromGatewayError(err);
       }
-      await recordProviderPriceId(em, c.price.id, connection.provider, registered.providerPriceId);
+      await recordGatewayPrice(em, {
+        priceId: c.price.id,
+        provider: connection.provider,
+        gatewayAmount: c.gatewayAmount,
+        providerPriceId: registered.providerPriceId,
+        discounted: c.discounted ?? false,
+      });
       return registered.providerPriceId;
     });
   }

@@ -22,6 +22,8 @@ export type NewSubscription = Omit<
     | 'id' | 'productId' | 'planId' | 'priceId' | 'currency' | 'amount' | 'setupFee' | 'billingFrequency' | 'billingInterval'
     | 'trialPeriodDays' | 'trialEndAction' | 'provider' | 'connectionId' | 'providerSubscriptionId' | 'providerCustomerId'
     | 'checkoutSessionId' | 'checkoutUrl' | 'successUrl' | 'cancelUrl' | 'maxCycles' | 'couponCode' | 'metadata'
+    | 'taxTreatment' | 'taxRateBps' | 'couponId' | 'discountPercentBps' | 'discountAmountOff' | 'discountCycles'
+    | 'gatewayDiscounted'
   >,
   never
 >;
@@ -46,9 +48,11 @@ export async function insertSubscription(
          status, currency, amount, setup_fee, billing_frequency, billing_interval, trial_period_days, trial_end_action,
          provider, connection_id, provider_subscription_id, provider_customer_id, checkout_session_id, checkout_url,
          success_url, cancel_url, cancel_at_period_end, anchor_cycle, cycles_completed, max_cycles, coupon_code, metadata,
-         retry_attempt, credit_balance)
+         retry_attempt, credit_balance, tax_treatment, tax_rate_bps, gateway_addons,
+         coupon_id, discount_percent_bps, discount_amount_off, discount_cycles, discount_cycles_used, period_discount,
+         gateway_discounted)
        select ?, now(), now(), {tenant_values}, c.id, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-         false, 0, 0, ?, ?, ?::jsonb, 0, 0
+         false, 0, 0, ?, ?, ?::jsonb, 0, 0, ?, ?, '[]'::jsonb, ?, ?, ?, ?, 0, 0, ?
        from c
        returning *
      ),
@@ -62,7 +66,8 @@ export async function insertSubscription(
       s.id, s.productId, s.planId, s.priceId, s.currency, s.amount, s.setupFee, s.billingFrequency, s.billingInterval,
       s.trialPeriodDays, s.trialEndAction, s.provider, s.connectionId, s.providerSubscriptionId ?? null,
       s.providerCustomerId ?? null, s.checkoutSessionId ?? null, s.checkoutUrl ?? null, s.successUrl, s.cancelUrl,
-      s.maxCycles ?? null, s.couponCode ?? null, JSON.stringify(s.metadata ?? {}),
+      s.maxCycles ?? null, s.couponCode ?? null, JSON.stringify(s.metadata ?? {}), s.taxTreatment, s.taxRateBps,
+      s.couponId ?? null, s.discountPercentBps ?? null, s.discountAmountOff ?? null, s.discountCycles ?? null, s.gatewayDiscounted ?? false,
       eventId,
     ],
   );
@@ -218,4 +223,18 @@ export function overdueAtGateway(db: Db, graceMs: number, limit: number): Promis
 
 export async function markReconciled(db: Db, tenant: TenantParams, id: string): Promise<void> {
   await tenantQueryAs(db, tenant, 'update subscriptions set reconciled_at = now() where {tenant} and id = ?', [id]);
+}
+
+/**
+ * A subscription's recurring amount as MRR counts it (contract 11), in SQL over the subscriptions row `alias`: its
+ * amount less a forever coupon's discount (a coupon with no end, `discount_cycles` null; `once` and `repeating`
+ * coupons do not change MRR). The discount as subscription.discount.ts computes it: percent = round half away from
+ * zero (numeric `round`), fixed = least(amount_off, amount).
+ */
+export function mrrAmountSql(alias: string): string {
+  const s = alias;
+  return `(${s}.amount - case when ${s}.coupon_id is not null and ${s}.discount_cycles is null then
+      case when ${s}.discount_amount_off is not null then least(${s}.discount_amount_off, ${s}.amount)
+           else coalesce(round(${s}.amount::numeric * ${s}.discount_percent_bps / 10000), 0) end
+    else 0 end)`;
 }

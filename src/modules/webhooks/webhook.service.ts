@@ -228,6 +228,7 @@ function samplePayment(merchantId: string, now: Date): Payment {
     merchantId,
     mode: Mode.TEST,
     amount: 49900,
+    amountTotal: 49900,
     amountRefunded: 0,
     currency: 'INR',
     status: PaymentStatus.SUCCEEDED,

@@ -1,0 +1,176 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import { tenantQuery, tenantRows } from '../../core/sql';
+import { COLLECTED_STATUSES } from '../payments/payment.store';
+import { mrrAmountSql } from '../subscriptions/subscription.store';
+import { ExperimentVariant, Targeting } from './experiment.entities';
+
+/**
+ * Every statement on the experiment tables, and two reads of other modules' tables that are decisions of their own:
+ * the enrolment's check that the customer is the tenant's (inside the insert, so a resolve costs no extra statement;
+ * the customers module exports no such check), and the results aggregate, a read-only analytics query over billing
+ * data (subscriptions, their events, payments, invoices) that has to join those tables to the enrolments in one SQL
+ * statement so the counting happens in the database rather than over rows loaded into the process.
+ */
+
+/** A subscription's recurring amount less a forever coupon's discount (contract 11), from the subscriptions store. */
+const MRR_AMOUNT = mrrAmountSql('s');
+
+/** Array parameters as literals: the statement may run on a transaction's connection too. */
+const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
+
+/** The variants of the tenant's experiments `ids`, ordered by id (the bucketing order). */
+export function variantsOf(em: EntityManager, experimentIds: readonly string[]): Promise<ExperimentVariant[]> {
+  return tenantRows(em, ExperimentVariant, 'experiment_id = any(?::uuid[])', [uuidArray(experimentIds)], { orderBy: 'id' });
+}
+
+export interface CandidateVariant {
+  id: string;
+  key: string;
+  offering_id: string;
+  traffic_percent: number;
+}
+
+/** A running experiment as assignment sees it, with the customer's enrolment in it, if any. */
+export interface Candidate {
+  id: string;
+  targeting: Targeting;
+  traffic_version: number;
+  variants: CandidateVariant[];
+  enrolled_variant_id: string | null;
+}
+
+/**
+ * Every running experiment of the tenant, in serving order (started_at, then id), with its variants and the
+ * customer's enrolment in it: the one statement a resolve runs when the customer is already enrolled or matches
+ * nothing. Enrolled experiments come first, oldest enrolment first.
+ */
+export function runningCandidates(em: EntityManager, customerId: string): Promise<Candidate[]> {
+  return tenantQuery<Candidate>(
+    em,
+    `select e.id, e.targeting, e.traffic_version, en.variant_id as enrolled_variant_id,
+       (select json_agg(json_build_object('id', v.id, 'key', v.key, 'offering_id', v.offering_id, 'traffic_percent', v.traffic_percent) order by v.id)
+          from experiment_variants v where v.experiment_id = e.id) as variants
+     from experiments e
+     left join experiment_enrolments en on en.experiment_id = e.id and en.customer_id = ?::uuid
+     where {tenant:e} and e.status = 'running'
+     order by en.created_at nulls last, en.id, e.started_at, e.id`,
+    [customerId],
+  );
+}
+
+/**
+ * Enrols the customer in a variant unless already enrolled in that experiment (the unique (experiment, customer)
+ * key decides between concurrent resolves), and only if the customer is the tenant's (customers table: read only).
+ * Answers the variant the customer is enrolled in, null when the customer does not exist.
+ */
+export async function enrol(
+  em: EntityManager,
+  e: { experimentId: string; variantId: string; customerId: string; trafficVersion: number },
+): Promise<string | null> {
+  const inserted = await tenantQuery<{ variant_id: string }>(
+    em,
+    `insert into experiment_enrolments (id, created_at, merchant_id, mode, experiment_id, variant_id, customer_id, traffic_version)
+     select ?, ?, {tenant_values}, ?, ?, ?, ? where exists (select 1 from customers where {tenant} and id = ?)
+     on conflict (experiment_id, customer_id) do nothing
+     returning variant_id`,
+    [uuidv7(), new Date(), e.experimentId, e.variantId, e.customerId, e.trafficVersion, e.customerId],
+  );
+  if (inserted.length) return inserted[0].variant_id;
+  // Lost the race (or enrolled before): a new statement sees the row the winner committed.
+  const existing = await tenantQuery<{ variant_id: string }>(
+    em,
+    'select variant_id from experiment_enrolments where {tenant} and experiment_id = ? and customer_id = ?',
+    [e.experimentId, e.customerId],
+  );
+  return existing[0]?.variant_id ?? null;
+}
+
+/** Per-variant counts of an experiment's visitors, as the database adds them up. */
+export interface VariantCounts {
+  variant_id: string;
+  visitors: number;
+  /** Visitors enrolled under the current traffic split (the sample-ratio check's sample). */
+  current_visitors: number;
+  conversions: number;
+  trial_starts: number;
+  revenue: number;
+  mrr: number;
+  /** MRR per visitor: mean and sample variance (null below 2 visitors). */
+  mrr_mean: number;
+  mrr_variance: number | null;
+}
+
+/**
+ * Results of an experiment per variant, counted in one statement (contract 14 Experiment counting). For each visitor
+ * (enrolment), against billing rows written at or after the enrolment:
+ * - subscribed: a subscription of theirs left `created` for `trialing` or `active` (its start);
+ * - trial: that start was into `trialing`;
+ * - paid: a one-off payment of theirs created after enrolment was collected;
+ * - revenue: those payments less refunds, plus what their subscription invoices issued after enrolment collected
+ *   (`amount_paid`), in `currency` only (no conversion; other currencies are not added);
+ * - mrr: their current MRR in `currency`: subscriptions `active` or `past_due`, monthly-normalised (contract 11).
+ * Then per variant: visitors, conversions (subscribed or paid), trial starts, sums, and the mean and sample variance
+ * of MRR per visitor (numeric arithmetic: exact sums, no float drift).
+ */
+export async function variantCounts(em: EntityManager, experimentId: string, currency: string, trafficVersion: number): Promise<VariantCounts[]> {
+  const rows = await tenantQuery<Record<string, string | number | null>>(
+    em,
+    `with visitor as (
+       select en.variant_id, en.traffic_version,
+         coalesce(st.subscribed, false) as subscribed, coalesce(st.trial, false) as trial,
+         exists (select 1 from payments p where {tenant:p} and p.customer_id = en.customer_id
+                   and p.created_at >= en.created_at and p.status = any(?::text[])) as paid,
+         coalesce((select sum(p.amount - p.amount_refunded) from payments p where {tenant:p} and p.customer_id = en.customer_id
+                     and p.created_at >= en.created_at and p.status = any(?::text[]) and p.currency = ?), 0)
+         + coalesce((select sum(i.amount_paid) from invoices i where {tenant:i} and i.customer_id = en.customer_id
+                     and i.type = 'invoice' and i.subscription_id is not null and i.created_at >= en.created_at and i.currency = ?), 0)
+           as revenue,
+         coalesce((select sum(case s.billing_frequency
+                       when 'monthly' then ${MRR_AMOUNT}::numeric / s.billing_interval
+                       when 'yearly' then ${MRR_AMOUNT}::numeric / (12 * s.billing_interval)
+                       when 'weekly' then ${MRR_AMOUNT}::numeric * 52 / (12 * s.billing_interval)
+                       when 'daily' then ${MRR_AMOUNT}::numeric * 365 / (12 * s.billing_interval) end)
+                     from subscriptions s where {tenant:s} and s.customer_id = en.customer_id
+                       and s.status in ('active', 'past_due') and s.currency = ?), 0) as mrr
+       from experiment_enrolments en
+       left join lateral (
+         select true as subscribed, bool_or(se.to_state = 'trialing') as trial
+         from subscriptions s join subscription_events se on se.subscription_id = s.id
+         where {tenant:s} and s.customer_id = en.customer_id and se.from_state = 'created'
+           and se.to_state in ('trialing', 'active') and se.created_at >= en.created_at
+         having count(*) > 0
+       ) st on true
+       where {tenant:en} and en.experiment_id = ?
+     )
+     select variant_id, count(*) as visitors,
+       count(*) filter (where traffic_version = ?) as current_visitors,
+       count(*) filter (where subscribed or paid) as conversions,
+       count(*) filter (where trial) as trial_starts,
+       sum(revenue)::bigint as revenue,
+       round(sum(mrr))::bigint as mrr,
+       avg(mrr)::float8 as mrr_mean,
+       var_samp(mrr)::float8 as mrr_variance
+     from visitor group by variant_id`,
+    [
+      `{${COLLECTED_STATUSES.join(',')}}`,
+      `{${COLLECTED_STATUSES.join(',')}}`,
+      currency,
+      currency,
+      currency,
+      experimentId,
+      trafficVersion,
+    ],
+  );
+  return rows.map((r) => ({
+    variant_id: String(r.variant_id),
+    visitors: Number(r.visitors),
+    current_visitors: Number(r.current_visitors),
+    conversions: Number(r.conversions),
+    trial_starts: Number(r.trial_starts),
+    revenue: Number(r.revenue),
+    mrr: Number(r.mrr),
+    mrr_mean: Number(r.mrr_mean),
+    mrr_variance: r.mrr_variance == null ? null : Number(r.mrr_variance),
+  }));
+}

@@ -1,0 +1,67 @@
+import { divRound, gst } from '../subscriptions/billing';
+import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
+
+/**
+ * The GST a one-time payment collects (issue 10). `amount` stays the tax-exclusive price (contract 14); the tax on it
+ * (contract 11) is fixed when the payment is created, and the checkout charges `amount_total` = amount + tax, which
+ * is also the total of the invoice issued when it succeeds. Refunds stay in `amount` terms; at the gateway each
+ * carries its share of the tax. Pure integer arithmetic.
+ */
+
+export interface CustomerTaxDetails {
+  stateCode?: string | null;
+  gstin?: string | null;
+}
+
+/** Whether GST can apply at all: an INR payment of a merchant with a GSTIN (contract 11). */
+export function taxable(currency: string, merchant: { gstin?: string | null }): boolean {
+  return currency.toUpperCase() === 'INR' && !!merchant.gstin;
+}
+
+/**
+ * The tax parties a payment snapshots. The customer's place of supply is the one the request gives
+ * (`customer_state_code`, else its `customer_gstin`'s state), else the customer record's (`stored`, found by
+ * e-mail); an untaxable payment fixes no customer (the invoice then shows the record's, as for any untaxed invoice).
+ */
+export function paymentTaxParties(
+  currency: string,
+  merchant: { gstin?: string | null; stateCode?: string | null; taxRateBps: number },
+  request: CustomerTaxDetails,
+  stored: CustomerTaxDetails | null,
+): SnapshotTaxParties {
+  if (!taxable(currency, merchant)) return taxPartiesOf(merchant, null);
+  const customer =
+    request.stateCode != null
+      ? { stateCode: request.stateCode, gstin: request.gstin ?? stored?.gstin ?? null }
+      : request.gstin != null
+        ? { stateCode: null, gstin: request.gstin } // placed in its GSTIN's state, not in one the record kept
+        : { stateCode: stored?.stateCode ?? null, gstin: stored?.gstin ?? null };
+  return taxPartiesOf(merchant, customer);
+}
+
+/** The GST on `amount` (contract 11: CGST + SGST or IGST, each head rounded half away from zero). */
+export function paymentTax(amount: number, currency: string, parties: SnapshotTaxParties): number {
+  return gst({
+    subtotal: amount,
+    currency,
+    rateBps: parties.rateBps,
+    merchantGstin: parties.merchantGstin,
+    merchantState: parties.merchantState,
+    customerState: parties.customer?.state ?? null,
+  }).tax;
+}
+
+/**
+ * What the gateway refunds for a refund that brings the payment's refunded `amount` to `refundedAfter`: the refund
+ * plus its share of the tax, cumulatively, so partial refunds add up exactly to `amountTotal`:
+ * gross_after = round(amount_total x refunded_after / amount) (half away from zero), and this refund's gateway amount
+ * is gross_after less what the gateway has refunded (or is refunding) so far. Without a failed refund in between,
+ * `gatewayRefunded` is gross_before and the answer is at least 1 (amount_total >= amount). A failed refund gives back
+ * its own gateway amount, which can leave the sum a subunit off the proportional share; the next refund evens it
+ * out, never asking for less than 1 or for more than is left of the charge.
+ */
+export function gatewayRefundAmount(p: { amount: number; amountTotal: number; refundedAfter: number; gatewayRefunded: number }): number {
+  const grossAfter = Number(divRound(BigInt(p.amountTotal) * BigInt(p.refundedAfter), BigInt(p.amount)));
+  const left = p.amountTotal - p.gatewayRefunded;
+  return Math.max(1, Math.min(grossAfter - p.gatewayRefunded, left));
+}

@@ -1,0 +1,270 @@
+import fc from 'fast-check';
+import { gatewayRefundAmount } from '../../src/modules/payments/payment.tax';
+import { TestMerchant, useHarness } from '../harness';
+import { connect, createPayment, gatewayCharge, pay, PROVIDERS } from './helpers';
+
+/**
+ * One-time payments collect the GST their invoice shows (issue 10): `amount` stays tax-exclusive, `tax_amount` is
+ * fixed at creation, the gateway charges `amount_total`, the invoice's total is that, and refunds (in `amount` terms)
+ * return their share of the tax at the gateway so that they add up to exactly `amount_total`.
+ */
+
+const h = useHarness();
+
+/** Waits for the sandbox's background webhooks (refund events) to be delivered and answered. */
+const settle = () => h.app.app.sandbox!.sandbox.settle();
+
+async function invoiceOf(m: TestMerchant, payment: any) {
+  const list = await m.test.get(`/invoices?customer_id=${payment.customer_id}&limit=100`);
+  expect(list.status).toBe(200);
+  const inv = list.body.data.find((i: any) => i.payment_id === payment.id);
+  expect(inv).toBeTruthy();
+  return inv;
+}
+
+async function refundsAtGateway(paymentId: string) {
+  return h.app.orm.em.getConnection().execute<{ amount: string; gateway_amount: string; status: string }[]>(
+    'select amount, gateway_amount, status from refunds where payment_id = ? order by id',
+    [paymentId],
+  );
+}
+
+describe.each(PROVIDERS)('GST collected through %s', (provider) => {
+  let m: TestMerchant; // GSTIN in Karnataka (29), 18%
+  let plain: TestMerchant; // no GSTIN
+
+  beforeAll(async () => {
+    m = await h.merchant({ gstin: '29ABCDE1234F1Z5', sac_code: '998314' });
+    plain = await h.merchant({ state_code: '29' });
+    await connect(m.test, provider);
+    await connect(plain.test, provider);
+  });
+
+  /** Creates and pays a payment; checks what the gateway took and the invoice against amount_total. */
+  async function paidAndInvoiced(client: TestMerchant, body: Record<string, unknown>) {
+    const created = await createPayment(client.test, body);
+    const { payment } = await pay(client.test, created);
+    expect(payment.status).toBe('succeeded');
+    const charge = await gatewayCharge(h.app, provider, payment.provider_payment_id);
+    expect(charge.charged).toBe(payment.amount_total);
+    const invoice = await invoiceOf(client, payment);
+    expect(invoice).toMatchObject({
+      subtotal: payment.amount,
+      tax_amount: payment.tax_amount,
+      total: payment.amount_total,
+      amount_paid: payment.amount_total,
+      amount_due: 0,
+      status: 'paid',
+    });
+    return { created, payment, invoice };
+  }
+
+  it('intra-state: CGST + SGST on top; the checkout charges amount_total and the invoice totals it', async () => {
+    // 10050 x 9% = 904.5 -> 905 each.
+    const { created, payment, invoice } = await paidAndInvoiced(m, { amount: 10050, customer_state_code: '29' });
+    expect(created).toMatchObject({ amount: 10050, tax_amount: 1810, amount_total: 11860, status: 'pending' });
+    expect(payment).toMatchObject({ amount: 10050, tax_amount: 1810, amount_total: 11860, amount_refunded: 0 });
+    expect(invoice).toMatchObject({ cgst_amount: 905, sgst_amount: 905, igst_amount: 0, place_of_supply: '29', tax_rate_bps: 1800 });
+    // The hosted checkout shows what it charges.
+    const html = await (await fetch(created.checkout_url)).text();
+    expect(html).toContain('INR 118.60');
+  });
+
+  it('inter-state (customer_state_code): IGST on top', async () => {
+    // 10050 x 18% = 1809.
+    const { created, invoice } = await paidAndInvoiced(m, { amount: 10050, customer_state_code: '27' });
+    expect(created).toMatchObject({ amount: 10050, tax_amount: 1809, amount_total: 11859 });
+    expect(invoice).toMatchObject({ cgst_amount: 0, sgst_amount: 0, igst_amount: 1809, place_of_supply: '27' });
+  });
+
+  it("customer state unknown: CGST + SGST; a GSTIN alone places the customer in its state", async () => {
+    const unknown = await paidAndInvoiced(m, { amount: 10050 });
+    expect(unknown.payment).toMatchObject({ tax_amount: 1810, amount_total: 11860 });
+    expect(unknown.invoice).toMatchObject({ cgst_amount: 905, place_of_supply: '29' });
+    const registered = await paidAndInvoiced(m, { amount: 10050, customer_gstin: '27AAPFU0939F1ZV' });
+    expect(registered.payment).toMatchObject({ tax_amount: 1809, amount_total: 11859 });
+    expect(registered.invoice).toMatchObject({ igst_amount: 1809, place_of_supply: '27', customer_gstin: '27AAPFU0939F1ZV' });
+  });
+
+  it("a returning customer's recorded state decides when the request names none", async () => {
+    const email = `returning-${provider}-${Date.now()}@example.com`;
+    await paidAndInvoiced(m, { amount: 1000, customer_email: email, customer_state_code: '27' });
+    const again = await paidAndInvoiced(m, { amount: 1000, customer_email: email });
+    expect(again.payment).toMatchObject({ tax_amount: 180, amount_total: 1180 });
+    expect(again.invoice).toMatchObject({ igst_amount: 180, place_of_supply: '27' });
+  });
+
+  it("another merchant's or the other mode's customer with that e-mail decides nothing", async () => {
+    const email = `shared-${provider}-${Date.now()}@example.com`;
+    await createPayment(m.test, { amount: 1000, customer_email: email, customer_state_code: '27' });
+    const other = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+    await connect(other.test, provider);
+    expect(await createPayment(other.test, { amount: 1000, customer_email: email })).toMatchObject({ tax_amount: 180, amount_total: 1180 });
+    await connect(m.live, provider);
+    const live = await createPayment(m.live, { amount: 1000, customer_email: email });
+    expect(live).toMatchObject({ livemode: true, tax_amount: 180, amount_total: 1180 });
+    // Both intra-state (CGST + SGST, 90 each), as for a customer of unknown state; the test-mode customer is inter-state.
+    const [otherInv, liveInv] = await Promise.all([
+      paidAndInvoiced(other, { amount: 1000, customer_email: email }),
+      (async () => {
+        const { payment } = await pay(m.live, live);
+        return m.live.get(`/invoices?customer_id=${payment.customer_id}`);
+      })(),
+    ]);
+    expect(otherInv.invoice).toMatchObject({ cgst_amount: 90, sgst_amount: 90, igst_amount: 0 });
+    expect(liveInv.body.data[0]).toMatchObject({ cgst_amount: 90, sgst_amount: 90, igst_amount: 0, total: 1180 });
+  });
+
+  it('non-INR (zero-rated export) and a merchant without a GSTIN: untaxed, the gateway charges amount', async () => {
+    const usd = await paidAndInvoiced(m, { amount: 10050, currency: 'USD', customer_state_code: '27' });
+    expect(usd.payment).toMatchObject({ currency: 'USD', amount: 10050, tax_amount: 0, amount_total: 10050 });
+    expect(usd.invoice).toMatchObject({ tax_amount: 0, total: 10050, tax_rate_bps: 0 });
+    const untaxed = await paidAndInvoiced(plain, { amount: 10050, customer_state_code: '29' });
+    expect(untaxed.payment).toMatchObject({ tax_amount: 0, amount_total: 10050 });
+    expect(untaxed.invoice).toMatchObject({ tax_amount: 0, total: 10050, supplier_gstin: null });
+  });
+
+  it('the tax is fixed at creation: a rate changed before the checkout completes does not change the invoice', async () => {
+    const other = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+    await connect(other.test, provider);
+    const created = await createPayment(other.test, { amount: 10000, customer_state_code: '27' });
+    expect(created).toMatchObject({ tax_amount: 1800, amount_total: 11800 });
+    const changed = await other.test.post('/merchant/tax-settings', { tax_rate_bps: 1200 });
+    expect(changed.status).toBe(200);
+    const { payment } = await pay(other.test, created);
+    expect((await gatewayCharge(h.app, provider, payment.provider_payment_id)).charged).toBe(11800);
+    expect(await invoiceOf(other, payment)).toMatchObject({ igst_amount: 1800, total: 11800, amount_paid: 11800, tax_rate_bps: 1800 });
+    // A payment created now is taxed at the new rate.
+    expect(await createPayment(other.test, { amount: 10000, customer_state_code: '27' })).toMatchObject({ tax_amount: 1200, amount_total: 11200 });
+  });
+
+  it('GraphQL shows taxAmount and amountTotal, and refunds their gatewayAmount', async () => {
+    const { payment } = await paidAndInvoiced(m, { amount: 10000, customer_state_code: '29' });
+    const r = await m.test.gql(
+      `mutation($id: ID!) { refundPayment(id: $id, input: { amount: 5000 }) { amount gatewayAmount } }`,
+      { id: payment.id },
+    );
+    expect(r.errors).toBeUndefined();
+    expect(r.data.refundPayment).toEqual({ amount: 5000, gatewayAmount: 5900 });
+    const g = await m.test.gql(`query($id: ID!) { payment(id: $id) { amount taxAmount amountTotal amountRefunded refunds { amount gatewayAmount } } }`, { id: payment.id });
+    expect(g.errors).toBeUndefined();
+    expect(g.data.payment).toEqual({ amount: 10000, taxAmount: 1800, amountTotal: 11800, amountRefunded: 5000, refunds: [{ amount: 5000, gatewayAmount: 5900 }] });
+  });
+
+  it('three thirds of an odd amount refund exactly amount_total at the gateway', async () => {
+    // 10001 x 9% = 900.09 -> 900 each: amount_total 11801.
+    const { payment } = await paidAndInvoiced(m, { amount: 10001, customer_state_code: '29' });
+    expect(payment).toMatchObject({ tax_amount: 1800, amount_total: 11801 });
+    const answers = [];
+    for (const amount of [3333, 3334]) answers.push(await m.test.post(`/payments/${payment.id}/refund`, { amount }));
+    answers.push(await m.test.post(`/payments/${payment.id}/refund`, {}));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    // gross after each: round(11801 x 3333 / 10001) = 3933, round(11801 x 6667 / 10001) = 7867, then 11801.
+    expect(answers.map((a) => [a.body.amount, a.body.gateway_amount])).toEqual([[3333, 3933], [3334, 3934], [3334, 3934]]);
+    await settle();
+    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 10001, amount_total: 11801 });
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 11801, refunded: 11801 });
+  });
+
+  it('a full refund returns exactly amount_total', async () => {
+    const { payment } = await paidAndInvoiced(m, { amount: 10050, customer_state_code: '27' });
+    const r = await m.test.post(`/payments/${payment.id}/refund`, {});
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ amount: 10050, gateway_amount: 11859 });
+    await settle();
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 11859, refunded: 11859 });
+  });
+
+  it('an untaxed refund goes to the gateway as it is', async () => {
+    const { payment } = await paidAndInvoiced(plain, { amount: 10001 });
+    const r = await plain.test.post(`/payments/${payment.id}/refund`, { amount: 3333 });
+    expect(r.body).toMatchObject({ amount: 3333, gateway_amount: 3333 });
+  });
+
+  it('concurrent partial refunds: the ones that fit add up at the gateway to exactly amount_total', async () => {
+    // 10301 x 18% = 1854.18 -> 1854. Refunds are multiples of 500, so what is left is at least 301 (Razorpay refunds
+    // no less than 100 subunits).
+    const { payment } = await paidAndInvoiced(m, { amount: 10301, customer_state_code: '27' });
+    const total = payment.amount_total;
+    expect(total).toBe(12155);
+    const sizes = [1500, 2500, 1000, 3000, 500, 2000, 3500, 1500, 4000, 2500];
+    const answers = await Promise.all(sizes.map((amount) => m.test.post(`/payments/${payment.id}/refund`, { amount })));
+    const ok = answers.filter((a) => a.status === 201);
+    expect(ok.length).toBeGreaterThan(0);
+    expect(ok.length).toBeLessThan(sizes.length);
+    for (const a of answers.filter((x) => x.status !== 201)) expect(a.body.error.code).toBe('amount_exceeds_refundable');
+    const refunded = ok.reduce((s, a) => s + a.body.amount, 0);
+    expect(refunded).toBeLessThanOrEqual(10301);
+    // What is left, refunded in one go, completes the gateway's refund exactly.
+    const rest = await m.test.post(`/payments/${payment.id}/refund`, {});
+    expect(rest.status).toBe(201);
+    expect(rest.body.amount).toBe(10301 - refunded);
+    await settle();
+    const rows = await refundsAtGateway(payment.id);
+    expect(rows.every((r) => r.status === 'succeeded' && Number(r.gateway_amount) >= Number(r.amount))).toBe(true);
+    expect(rows.reduce((s, r) => s + Number(r.amount), 0)).toBe(10301);
+    expect(rows.reduce((s, r) => s + Number(r.gateway_amount), 0)).toBe(total);
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: total, refunded: total });
+    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 10301 });
+  });
+
+  describe('a refund the gateway could not take', () => {
+    afterEach(() => h.sandbox.start());
+
+    it('gives its gateway amount back: the later refunds still add up to exactly amount_total', async () => {
+      const { payment } = await paidAndInvoiced(m, { amount: 10001, customer_state_code: '29' });
+      expect((await m.test.post(`/payments/${payment.id}/refund`, { amount: 3333 })).status).toBe(201);
+      await h.sandbox.stop();
+      const down = await m.test.post(`/payments/${payment.id}/refund`, { amount: 3334 });
+      expect(down.status).toBe(502);
+      await h.sandbox.start();
+      expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ amount_refunded: 3333 });
+      const rest = await m.test.post(`/payments/${payment.id}/refund`, {});
+      expect(rest.body).toMatchObject({ amount: 6668, gateway_amount: 11801 - 3933 });
+      await settle();
+      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 11801, refunded: 11801 });
+      const rows = await refundsAtGateway(payment.id);
+      expect(rows.map((r) => r.status)).toEqual(['succeeded', 'failed', 'succeeded']);
+    });
+  });
+});
+
+describe('gatewayRefundAmount', () => {
+  it('property: any split of the amount refunds exactly amount_total, each part at least its own amount', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 10_000_000 }),
+        fc.integer({ min: 0, max: 2800 }),
+        fc.array(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 12 }),
+        (amount, rateBps, weights) => {
+          const amountTotal = amount + Math.round((amount * rateBps) / 10_000);
+          // Split amount into parts proportional to the weights (each >= 1, the last takes the rest).
+          const parts: number[] = [];
+          let left = amount;
+          const sum = weights.reduce((s, w) => s + w, 0);
+          for (const w of weights.slice(0, -1)) {
+            const p = Math.min(left - 1, Math.max(1, Math.floor((amount * w) / sum)));
+            if (p < 1) break;
+            parts.push(p);
+            left -= p;
+          }
+          parts.push(left);
+          let refunded = 0;
+          let gateway = 0;
+          for (const part of parts) {
+            const g = gatewayRefundAmount({ amount, amountTotal, refundedAfter: refunded + part, gatewayRefunded: gateway });
+            expect(g).toBeGreaterThanOrEqual(part);
+            refunded += part;
+            gateway += g;
+          }
+          expect(refunded).toBe(amount);
+          expect(gateway).toBe(amountTotal);
+        },
+      ),
+    );
+  });
+
+  it('untaxed: the gateway amount is the refund', () => {
+    expect(gatewayRefundAmount({ amount: 5000, amountTotal: 5000, refundedAfter: 1234, gatewayRefunded: 0 })).toBe(1234);
+  });
+});
