@@ -926,6 +926,11 @@ describe('string lengths', () => {
     'CreateSubscriptionInput.successUrl': ['BillingSubscription.successUrl'],
     'CreateSubscriptionInput.cancelUrl': ['BillingSubscription.cancelUrl'],
     'CreateSubscriptionInput.couponCode': ['BillingSubscription.couponCode'],
+    'CreateCouponInput.code': ['Coupon.code'],
+    'CreateCouponInput.name': ['Coupon.name'],
+    'CreateCouponInput.currency': ['Coupon.currency'],
+    'ValidateCouponInput.code': [],
+    'ValidateCouponInput.currency': [],
   };
 
   /** The declared maximum of a class-validator MaxLength or Length on a field. */

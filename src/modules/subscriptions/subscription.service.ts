@@ -184,9 +184,11 @@ export class SubscriptionService {
         return sub;
       });
     } catch (err) {
-      // Nothing was written: a gateway subscription made with the checkout (Razorpay) is cancelled, so no mandate
-      // can ever be authorised on it (a Stripe checkout's URL was never given out; it expires at the gateway).
-      if (coupon && checkout.providerSubscriptionId) {
+      // The coupon was refused at redemption (its limit reached meanwhile): nothing was written, and a gateway
+      // subscription made with the checkout (Razorpay) is cancelled so no mandate can ever be authorised on it (a
+      // Stripe checkout's URL was never given out; it expires at the gateway). Other failures leave it: a retry with
+      // the same Idempotency-Key gets the same gateway subscription back.
+      if (err instanceof DomainError && err.param === 'coupon_code' && checkout.providerSubscriptionId) {
         const made = checkout.providerSubscriptionId;
         await gateway.cancelSubscription(made, { atPeriodEnd: false }).catch((e) => ctx.log.warn({ err: e, subscription_id: id }, 'cancelling an unwritten gateway subscription failed'));
       }
