@@ -48,6 +48,8 @@ export interface Config {
   /** GraphQL WebSocket caps (per process): subscriptions open on one socket, sockets open with one key. */
   wsMaxSubscriptionsPerSocket: number;
   wsMaxSocketsPerKey: number;
+  /** A subscription's hosted checkout not completed by then is expired and the subscription cancelled (default 24 h, as Stripe's sessions). */
+  subscriptionCheckoutExpirySeconds: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -101,5 +103,6 @@ export function loadConfig(env = process.env): Config {
     workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
     wsMaxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100),
     wsMaxSocketsPerKey: int(env, 'WS_MAX_SOCKETS_PER_KEY', 50),
+    subscriptionCheckoutExpirySeconds: Math.max(60, int(env, 'SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS', 86_400)),
   };
 }

@@ -224,6 +224,13 @@ export interface GatewayPort {
    * adds it to the next cycle's invoice (outcome pending).
    */
   chargeSubscriptionOneOff(input: OneOffChargeInput): Promise<OneOffChargeResult>;
+  /**
+   * Ends a subscription's hosted mandate checkout that nobody completed, so it can no longer be completed (Stripe:
+   * expires the Checkout Session; Razorpay: cancels the still-`created` subscription). A checkout that is already
+   * over is an answer, not an error: `expired` when it can no longer complete (expired, cancelled, failed), `completed`
+   * when the customer authorised the mandate first (its event moves the subscription).
+   */
+  expireSubscriptionCheckout(checkout: { checkoutSessionId: string | null; providerSubscriptionId: string | null }): Promise<'expired' | 'completed'>;
   /** The subscription as the gateway holds it, with its latest charge. */
   getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription>;
   /**

@@ -202,6 +202,32 @@ export class RazorpayAdapter implements GatewayPort {
     await this.call(() => this.shared.subscriptions.cancel(providerSubscriptionId, opts.atPeriodEnd));
   }
 
+  /**
+   * The checkout of a Razorpay subscription is the subscription itself while it is `created`: cancelling it closes its
+   * short_url. Read first, so a mandate authorised meanwhile is never cancelled here; a cancel refused because it ended
+   * in between is read again.
+   */
+  async expireSubscriptionCheckout(checkout: { checkoutSessionId: string | null; providerSubscriptionId: string | null }): Promise<'expired' | 'completed'> {
+    const id = checkout.providerSubscriptionId ?? checkout.checkoutSessionId;
+    if (!id) return 'expired';
+    const outcome = async (): Promise<'expired' | 'completed' | null> => {
+      const sub = (await this.call(() => this.shared.subscriptions.fetch(id))) as Obj;
+      if (sub.status === 'created') return null;
+      return ['cancelled', 'expired'].includes(sub.status) ? 'expired' : 'completed';
+    };
+    const now = await outcome();
+    if (now) return now;
+    try {
+      await this.call(() => this.shared.subscriptions.cancel(id, false));
+      return 'expired';
+    } catch (err) {
+      if (!(err instanceof GatewayError && err.code === 'gateway_rejected')) throw err;
+      const then = await outcome();
+      if (!then) throw err;
+      return then;
+    }
+  }
+
   async changeSubscriptionPrice(input: ChangeSubscriptionInput): Promise<void> {
     // Razorpay has no proration of its own; Cadence bills the difference. The new plan applies from now.
     await this.call(() =>

@@ -229,6 +229,22 @@ export class StripeAdapter implements GatewayPort {
     }
   }
 
+  /** Expires the Checkout Session; one no longer open (completed, or expired by Stripe at its expires_at) is read back. */
+  async expireSubscriptionCheckout(checkout: { checkoutSessionId: string | null; providerSubscriptionId: string | null }): Promise<'expired' | 'completed'> {
+    const id = checkout.checkoutSessionId;
+    if (!id) return 'expired';
+    try {
+      await this.call(() => this.stripe.checkout.sessions.expire(id));
+      return 'expired';
+    } catch (err) {
+      if (!(err instanceof GatewayError && err.code === 'gateway_rejected')) throw err;
+      const session = await this.call(() => this.stripe.checkout.sessions.retrieve(id));
+      if (session.status === 'complete') return 'completed';
+      if (session.status === 'expired') return 'expired';
+      throw err;
+    }
+  }
+
   async changeSubscriptionPrice(input: ChangeSubscriptionInput): Promise<void> {
     const sub = await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId));
     const item = sub.items.data[0];

@@ -14,6 +14,7 @@ import { Migration20261124000300_entitlements } from './Migration20261124000300_
 import { Migration20261124000400_offerings } from './Migration20261124000400_offerings';
 import { Migration20261124000500_experiments } from './Migration20261124000500_experiments';
 import { Migration20261124000600_coupons } from './Migration20261124000600_coupons';
+import { Migration20261124000650_subscription_checkout_expiry } from './Migration20261124000650_subscription_checkout_expiry';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -31,4 +32,5 @@ export const migrationsList = [
   { name: 'Migration20261124000400_offerings', class: Migration20261124000400_offerings },
   { name: 'Migration20261124000500_experiments', class: Migration20261124000500_experiments },
   { name: 'Migration20261124000600_coupons', class: Migration20261124000600_coupons },
+  { name: 'Migration20261124000650_subscription_checkout_expiry', class: Migration20261124000650_subscription_checkout_expiry },
 ];

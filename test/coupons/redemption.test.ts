@@ -62,7 +62,8 @@ describe('a coupon that cannot be applied: 400 on coupon_code with the reason, n
     expect([r.status, r.body.error.param]).toEqual([400, 'coupon_code']);
     expect(r.body.error.message).toContain('expired');
     expect(await counts(t)).toEqual(before);
-    expect((await ok(t.test.get(`/coupons/${c.id}`))).times_redeemed).toBe(1);
+    // The first subscription never completed its checkout: its expiry (24 h) gave the redemption back.
+    expect((await ok(t.test.get(`/coupons/${c.id}`))).times_redeemed).toBe(0);
   });
 
   it('max_redemptions_reached', async () => {

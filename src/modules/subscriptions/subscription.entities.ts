@@ -34,6 +34,8 @@ export interface GatewayAddon {
 
 /** What the scheduler does next for a subscription, at `nextActionAt` (subscription.scheduler.ts). */
 export enum ScheduledAction {
+  /** A hosted checkout nobody completed: ended at the gateway and cancelled (SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS after creation). */
+  CHECKOUT_EXPIRY = 'checkout_expiry',
   TRIAL_END_CANCEL = 'trial_end_cancel',
   PERIOD_END_CANCEL = 'period_end_cancel',
   COMPLETE = 'complete',

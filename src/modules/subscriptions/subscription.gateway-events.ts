@@ -17,6 +17,9 @@ import type { SubscriptionService } from './subscription.service';
 
 const S = SubscriptionStatus;
 
+/** The `pending_command` the scheduler holds while it ends an abandoned checkout at the gateway. */
+export const CHECKOUT_EXPIRY_CLAIM = 'checkout_expiry';
+
 /** Declines that end dunning at once (contract 7). */
 export const HARD_DECLINES = new Set(['stolen_card', 'lost_card', 'mandate_revoked', 'account_closed']);
 
@@ -93,6 +96,8 @@ async function findSubscription(em: EntityManager, event: GatewayEvent): Promise
 function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date, service: SubscriptionService): void {
   const sub = change.sub;
   if (sub.status !== S.CREATED) return;
+  // The checkout completed: nothing is left to expire.
+  if (sub.nextAction === ScheduledAction.CHECKOUT_EXPIRY) change.schedule(null);
   const method = event.method ? { method: event.method } : {};
   if (sub.trialPeriodDays > 0) {
     change.move('mandate_authorized_with_trial', 'webhook', method);
@@ -329,7 +334,9 @@ function cancelledAtGateway(change: SubscriptionChange, event: GatewayEvent, now
   const sub = change.sub;
   // The echo of a cancel command still at its last step (the gateway may report it before the command commits):
   // the command records the cancellation itself, as `api`.
-  if (commandInFlight(sub) === 'cancel') return;
+  // Likewise the echo of the scheduler ending an abandoned checkout: it records the cancellation as `scheduler`.
+  const inFlight = commandInFlight(sub);
+  if (inFlight === 'cancel' || inFlight === CHECKOUT_EXPIRY_CLAIM) return;
   if (sub.status === S.CREATED) {
     change.move('checkout_failed', 'webhook', event.failureReason ? { gateway_decline_reason: event.failureReason } : {});
   } else if (sub.cancelAtPeriodEnd && transitionFor(sub.status, sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel')) {

@@ -10,6 +10,8 @@ import type { DueWork } from '../test-clock/test-clock.service';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import { SubscriptionStatus, transitionFor } from './subscription.machine';
 import { reconcile } from './subscription.reconcile';
+import { CHECKOUT_EXPIRY_CLAIM } from './subscription.gateway-events';
+import { commandInFlight } from './subscription.lifecycle';
 import { tenantEntityManager } from '../../core/context';
 import type { SubscriptionService } from './subscription.service';
 import {
@@ -28,7 +30,8 @@ const S = SubscriptionStatus;
 const RETRY_LEASE_HOURS = 1;
 
 /**
- * The service's own clock work on subscriptions (contract 14 "Who triggers": scheduler): trial ends with
+ * The service's own clock work on subscriptions (contract 14 "Who triggers": scheduler): checkouts never completed
+ * (issue 11: cancelled SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS after creation), trial ends with
  * trial_end_action=cancel_subscription, cancellations at period end, completion after max_cycles and dunning retries
  * (halting by the dunning policy happens when the last retry's failure is applied). Due work is a column (`next_action_at`, merchant time), so it survives restarts; each action runs in a
  * transaction holding the row lock and re-checks that it is still due, so several workers never run one twice.
@@ -54,8 +57,23 @@ export class SubscriptionScheduler {
       if (!sub || !sub.nextAction || !sub.nextActionAt || sub.nextActionAt.getTime() > now.getTime()) return null;
       const change = service.change(tx, sub);
       const action = sub.nextAction;
+      const dueAt = sub.nextActionAt;
       change.schedule(null);
       switch (action) {
+        case ScheduledAction.CHECKOUT_EXPIRY:
+          if (sub.status !== S.CREATED) break;
+          if (commandInFlight(sub)) {
+            // A command (the merchant's cancel) is at the gateway: look again once it has ended.
+            change.schedule(ScheduledAction.CHECKOUT_EXPIRY, addHours(now, RETRY_LEASE_HOURS));
+            break;
+          }
+          // Claimed (its echo webhook is then the scheduler's, not a gateway cancellation) and leased: without an
+          // answer from the gateway, tried again later. The gateway is called after this commits.
+          sub.pendingCommand = CHECKOUT_EXPIRY_CLAIM;
+          sub.pendingCommandAt = new Date(); // wall time: claims expire by the wall clock
+          change.schedule(ScheduledAction.CHECKOUT_EXPIRY, addHours(now, RETRY_LEASE_HOURS));
+          change.after(() => this.expireCheckout(tenant, sub, dueAt ?? now));
+          break;
         case ScheduledAction.TRIAL_END_CANCEL:
           if (sub.status === S.TRIALING) {
             change.move('trial_end_cancel', 'scheduler');
@@ -99,6 +117,50 @@ export class SubscriptionScheduler {
     if (!done) return false;
     for (const call of done) await call();
     return true;
+  }
+
+  /**
+   * The end of a hosted checkout nobody completed (issue 11): ended at the gateway outside any transaction, then,
+   * under the row lock, cancelled (`checkout_failed` by `scheduler`) if it is still `created`, which gives a coupon
+   * redemption back in the same transaction. A checkout the customer completed first is left to its event. A gateway
+   * that does not answer leaves the lease: the action runs again later.
+   */
+  private async expireCheckout(tenant: TenantParams, claimed: BillingSubscription, at: Date): Promise<void> {
+    const service = this.service;
+    const root = tenantEntityManager(service.root, tenant);
+    let outcome: 'expired' | 'completed' | null = null;
+    try {
+      const connection = await service.connectionOf(root, claimed);
+      outcome = await service.providers.gatewayFor(connection).expireSubscriptionCheckout({
+        checkoutSessionId: claimed.checkoutSessionId ?? null,
+        providerSubscriptionId: claimed.providerSubscriptionId ?? null,
+      });
+    } catch (err) {
+      logger.warn({ err, subscription_id: claimed.id }, 'expiring a subscription checkout at the gateway failed; it is tried again later');
+    }
+    await root.transactional(async (tx) => {
+      const sub = await tx.findOne(BillingSubscription, { id: claimed.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!sub) return;
+      const change = service.change(tx, sub);
+      if (sub.pendingCommand === CHECKOUT_EXPIRY_CLAIM) {
+        sub.pendingCommand = null;
+        sub.pendingCommandAt = null;
+      }
+      if (outcome === null) {
+        // The lease stays (unless the subscription moved meanwhile).
+        if (sub.status !== S.CREATED && sub.nextAction === ScheduledAction.CHECKOUT_EXPIRY) change.schedule(null);
+      } else {
+        if (sub.nextAction === ScheduledAction.CHECKOUT_EXPIRY) change.schedule(null);
+        if (outcome === 'expired' && sub.status === S.CREATED) {
+          change.move('checkout_failed', 'scheduler', { reason: 'checkout_expired' });
+          sub.cancelledAt = at;
+          sub.endedAt = at;
+        } else if (outcome === 'completed' && sub.status === S.CREATED) {
+          logger.info({ subscription_id: sub.id }, 'checkout completed at the gateway before it expired; its event moves the subscription');
+        }
+      }
+      await change.save();
+    });
   }
 
   /** Test-clock work (contract 8): the scheduler's actions of a merchant's test mode, in time order. */

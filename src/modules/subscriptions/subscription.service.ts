@@ -41,6 +41,7 @@ import { redeemCoupon } from '../coupons/coupon.store';
 import { MIN_GATEWAY_RECURRING } from './subscription.discount';
 import type { Logger } from '../../core/logger';
 import { eventsOf, insertSubscription, NewSubscription } from './subscription.store';
+import { services } from '../../services';
 
 const S = SubscriptionStatus;
 
@@ -172,6 +173,8 @@ export class SubscriptionService {
       discountAmountOff: coupon?.amountOff ?? null,
       discountCycles: coupon ? discountCycles(coupon) : null,
       gatewayDiscounted: discount > 0,
+      // The scheduler ends a checkout nobody completes (subscription.scheduler.ts checkout_expiry), on merchant time.
+      nextActionAt: new Date(Date.now() + terms.clockOffsetMs + services(ctx).config.subscriptionCheckoutExpirySeconds * 1000),
     };
     try {
       return await ctx.em.transactional(async (em) => {

@@ -23,7 +23,7 @@ export type NewSubscription = Omit<
     | 'trialPeriodDays' | 'trialEndAction' | 'provider' | 'connectionId' | 'providerSubscriptionId' | 'providerCustomerId'
     | 'checkoutSessionId' | 'checkoutUrl' | 'successUrl' | 'cancelUrl' | 'maxCycles' | 'couponCode' | 'metadata'
     | 'taxTreatment' | 'taxRateBps' | 'couponId' | 'discountPercentBps' | 'discountAmountOff' | 'discountCycles'
-    | 'gatewayDiscounted'
+    | 'gatewayDiscounted' | 'nextActionAt'
   >,
   never
 >;
@@ -50,9 +50,10 @@ export async function insertSubscription(
          success_url, cancel_url, cancel_at_period_end, anchor_cycle, cycles_completed, max_cycles, coupon_code, metadata,
          retry_attempt, credit_balance, tax_treatment, tax_rate_bps, gateway_addons,
          coupon_id, discount_percent_bps, discount_amount_off, discount_cycles, discount_cycles_used, period_discount,
-         gateway_discounted)
+         gateway_discounted, next_action, next_action_at)
        select ?, now(), now(), {tenant_values}, c.id, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-         false, 0, 0, ?, ?, ?::jsonb, 0, 0, ?, ?, '[]'::jsonb, ?, ?, ?, ?, 0, 0, ?
+         false, 0, 0, ?, ?, ?::jsonb, 0, 0, ?, ?, '[]'::jsonb, ?, ?, ?, ?, 0, 0, ?,
+         'checkout_expiry', ?
        from c
        returning *
      ),
@@ -68,6 +69,7 @@ export async function insertSubscription(
       s.providerCustomerId ?? null, s.checkoutSessionId ?? null, s.checkoutUrl ?? null, s.successUrl, s.cancelUrl,
       s.maxCycles ?? null, s.couponCode ?? null, JSON.stringify(s.metadata ?? {}), s.taxTreatment, s.taxRateBps,
       s.couponId ?? null, s.discountPercentBps ?? null, s.discountAmountOff ?? null, s.discountCycles ?? null, s.gatewayDiscounted ?? false,
+      s.nextActionAt ?? null,
       eventId,
     ],
   );
