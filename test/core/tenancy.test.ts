@@ -78,6 +78,13 @@ beforeAll(async () => {
     ] })).body.id;
   }
 
+  // Offerings, packages and paywalls.
+  for (const [set, n] of [[A, 1], [A2, 2]] as const) {
+    set.offerings = (await a.test.post('/offerings', { lookup_key: `a_offering_${n}`, name: 'A offering' })).body.id;
+    set.packages = (await a.test.post('/packages', { lookup_key: `a_package_${n}`, name: 'A package' })).body.id;
+    set.paywalls = (await a.test.post('/paywalls', { name: 'A paywall', offering_id: set.offerings, template: 'simple' })).body.id;
+  }
+
   other.bFamily = (await b.test.post('/product-families', { name: 'B family' })).body.id;
   other.bTest.push((await b.test.post('/products', { name: 'B product', type: 'one_time' })).body.id);
   other.aLive.push((await a.live.post('/products', { name: 'A live product', type: 'one_time' })).body.id);
@@ -104,6 +111,12 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   'post /payments/{id}/refund': { body: { amount: 100 }, own: [409, 'payment_not_refundable'] },
   'get /customers/{id}': {},
   'get /subscriptions/{id}': {},
+  'get /offerings/{id}': {},
+  'post /offerings/{id}/packages': { get body() { return { package_id: A.packages, position: 0 }; } },
+  'post /offerings/{id}/make-current': {},
+  'get /packages/{id}': {},
+  'post /packages/{id}/products': { get body() { return { product_ids: [A.products] }; } },
+  'get /paywalls/{id}': {},
   'get /entitlements/{id}': {},
   'post /entitlements/{id}/products': { get body() { return { product_ids: [A.products] }; } },
   'get /experiments/{id}': {},

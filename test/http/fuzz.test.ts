@@ -879,6 +879,19 @@ describe(`nesting deeper than ${MAX_JSON_DEPTH} levels`, () => {
 describe('string lengths', () => {
   /** Every String field of every GraphQL input, and the column (entity.property) or columns it is stored in. */
   const COLUMNS: Record<string, string[]> = {
+    'CreateOfferingInput.lookupKey': ['Offering.lookupKey'],
+    'CreateOfferingInput.name': ['Offering.name'],
+    'CreateOfferingInput.description': ['Offering.description'],
+    'CreatePackageInput.lookupKey': ['Package.lookupKey'],
+    'CreatePackageInput.name': ['Package.name'],
+    'CreatePackageInput.description': ['Package.description'],
+    'CreatePaywallInput.name': ['Paywall.name'],
+    'CreateExperimentInput.name': ['Experiment.name'],
+    'UpdateExperimentInput.name': ['Experiment.name'],
+    'ExperimentVariantInput.key': ['ExperimentVariant.key'],
+    'ExperimentVariantInput.name': ['ExperimentVariant.name'],
+    'UpdateExperimentVariantInput.key': ['ExperimentVariant.key'],
+    'UpdateExperimentVariantInput.name': ['ExperimentVariant.name'],
     'CreateEntitlementInput.lookupKey': ['Entitlement.lookupKey'],
     'CreateEntitlementInput.name': ['Entitlement.name'],
     'CreateEntitlementInput.description': ['Entitlement.description'],
