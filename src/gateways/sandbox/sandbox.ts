@@ -20,7 +20,10 @@ export interface SandboxOptions {
    * which the test-clock routes move (advanceClock).
    */
   clock?: (accountKey: string) => Date | Promise<Date>;
-  /** Plain connections for the hot create path (default: a pool of its own on the ORM's database, closed with it). */
+  /**
+   * Plain connections for the hot paths: creates, renewals, deliveries (default: a pool of its own on the ORM's
+   * database, closed with it).
+   */
   pool?: Pool;
   /** Size of that pool of its own (default 10). */
   poolMax?: number;
@@ -106,7 +109,7 @@ returning offset_ms::float8 as offset_ms`;
 export class Sandbox {
   readonly orm: MikroORM;
   readonly secrets: SecretBox;
-  /** Creates (checkout sessions, prices, payment links) skip the ORM: its unit of work costs ~1.4 ms CPU a query. */
+  /** Creates, renewals and deliveries skip the ORM (its unit of work costs ~1.4 ms CPU a query): plain statements here. */
   readonly pool: Pool;
   private readonly ownsPool: boolean;
   publicUrl: string;

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The due subscriptions of one account, earliest first: the renewal pick (NEXT_DUE, sandbox.ts) and the next due
+ * The due subscriptions of one account, earliest first: the renewal pick (LOCK_DUE, renewals.ts) and the next due
  * instant read this index instead of every subscription of the account through (account_key, type) and a sort
  * (10 ms at 4,000 subscriptions, 0.02 ms with it); the ticker walks its distinct accounts.
  */
