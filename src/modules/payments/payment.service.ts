@@ -19,7 +19,8 @@ import { fromGatewayError, ProviderService } from '../providers/provider.service
 import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
 import { insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
-import { gatewayRefundAmount, paymentTax, paymentTaxParties, taxable } from './payment.tax';
+import { gatewayRefundAmount, paymentTax, paymentTaxParties } from './payment.tax';
+import { gstApplies } from '../subscriptions/billing';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
 import type { InvoiceService } from '../invoices/invoice.service';
 import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
@@ -80,7 +81,7 @@ export class PaymentService {
 
     // GST on the amount (contract 11), fixed now: the checkout charges amount + tax, and the invoice shows that tax.
     // The customer record (found by e-mail) is read only when it can decide the tax or the invoice's GSTIN.
-    const stored = taxable(currency, merchant) && customer.gstin == null ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true }) : null;
+    const stored = gstApplies(currency, merchant.gstin) && customer.gstin == null ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true }) : null;
     const taxParties = paymentTaxParties(currency, merchant, customer, stored);
     const taxAmount = paymentTax(input.amount, currency, taxParties);
     const amountTotal = input.amount + taxAmount;

@@ -1,4 +1,4 @@
-import { divRound, gst } from '../subscriptions/billing';
+import { divRound, gst, gstApplies } from '../subscriptions/billing';
 import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
 
 /**
@@ -13,11 +13,6 @@ export interface CustomerTaxDetails {
   gstin?: string | null;
 }
 
-/** Whether GST can apply at all: an INR payment of a merchant with a GSTIN (contract 11). */
-export function taxable(currency: string, merchant: { gstin?: string | null }): boolean {
-  return currency.toUpperCase() === 'INR' && !!merchant.gstin;
-}
-
 /**
  * The tax parties a payment snapshots. The customer's place of supply is the one the request gives
  * (`customer_state_code`, else its `customer_gstin`'s state), else the customer record's (`stored`, found by
@@ -29,7 +24,7 @@ export function paymentTaxParties(
   request: CustomerTaxDetails,
   stored: CustomerTaxDetails | null,
 ): SnapshotTaxParties {
-  if (!taxable(currency, merchant)) return taxPartiesOf(merchant, null);
+  if (!gstApplies(currency, merchant.gstin)) return taxPartiesOf(merchant, null);
   const customer =
     request.stateCode != null
       ? { stateCode: request.stateCode, gstin: request.gstin ?? stored?.gstin ?? null }

@@ -88,6 +88,11 @@ export interface Gst {
  */
 export type TaxTreatment = 'none' | 'intra' | 'inter';
 
+/** Whether GST can apply at all: INR, and a merchant with a GSTIN (contract 11). */
+export function gstApplies(currency: string, merchantGstin: string | null | undefined): boolean {
+  return currency.toUpperCase() === 'INR' && !!merchantGstin;
+}
+
 /** The treatment of an invoice in `currency` between these parties (contract 11). */
 export function taxTreatment(args: {
   currency: string;
@@ -95,7 +100,7 @@ export function taxTreatment(args: {
   merchantState: string | null;
   customerState: string | null;
 }): TaxTreatment {
-  if (args.currency.toUpperCase() !== 'INR' || !args.merchantGstin) return 'none';
+  if (!gstApplies(args.currency, args.merchantGstin)) return 'none';
   return !args.customerState || args.customerState === args.merchantState ? 'intra' : 'inter';
 }
 
