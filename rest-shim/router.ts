@@ -1,5 +1,16 @@
 import express, { Request, Response, Router } from 'express';
-import { execute, getNamedType, GraphQLInputType, GraphQLObjectType, GraphQLSchema, isEnumType, isNonNullType, isScalarType } from 'graphql';
+import {
+  defaultFieldResolver,
+  execute,
+  ExecutionResult,
+  getNamedType,
+  GraphQLInputType,
+  GraphQLObjectType,
+  GraphQLSchema,
+  isEnumType,
+  isNonNullType,
+  isScalarType,
+} from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Ctx } from '../src/core/context';
 import { operationContext } from '../src/http/principal';
@@ -8,7 +19,8 @@ import { DomainError, errorBody, fromGraphQLError } from '../src/core/errors';
 import { authenticate, rateLimit } from '../src/http/auth';
 import { noteErrorCode, sendError } from '../src/http/request';
 import type { Services } from '../src/services';
-import { CompiledRoute, compileRoute, IDEMPOTENCY_KEY_VARIABLE, QUERY_NAMES } from './compile';
+import { CompiledRoute, compileRoute, IDEMPOTENCY_KEY_VARIABLE, QUERY_NAMES, SharedField } from './compile';
+import { isSharedAnswer } from '../src/core/read-cache';
 import { enumToGraphQL, fromGraphQL, toGraphQL } from './mapping';
 import { routes } from './routes';
 import { restReadKey } from '../src/modules/catalog/catalog-cache';
@@ -51,6 +63,42 @@ function variablesFor(route: CompiledRoute, req: Request): Record<string, unknow
   return vars;
 }
 
+/** Values of a route's shared fields met while its operation runs, by response key (in the operation's context). */
+const CAPTURED = Symbol('rest shim: shared field values');
+const capturing = new WeakSet<object>();
+
+/**
+ * Makes a shared field's resolver also note its value in the running REST operation's context (Route.shared), for
+ * the root field's own answer only. Everything else, GraphQL over HTTP included, finds no note to take and is served
+ * as before.
+ */
+function captureValues(f: SharedField): void {
+  const field = f.parentType.getFields()[f.fieldName];
+  if (capturing.has(field)) return;
+  capturing.add(field);
+  const resolve = field.resolve ?? defaultFieldResolver;
+  field.resolve = (source, args, ctx: Ctx | undefined, info) => {
+    const value = resolve(source, args, ctx, info);
+    const seen = ctx?.extras?.get(CAPTURED) as Map<string | number, unknown> | undefined;
+    if (!seen || !info.path.prev || info.path.prev.prev) return value;
+    const key = info.path.key;
+    if (value instanceof Promise) return value.then((v) => (seen.set(key, v), v));
+    seen.set(key, value);
+    return value;
+  };
+}
+
+/** REST text of shared values per shared field (a route's selection), kept as long as the value lives. */
+const renderings = new WeakMap<object, Map<SharedField, string>>();
+
+/** Dispatch by method and path without walking every route's layer (express would try each route in turn). */
+interface RouteEntry {
+  /** Lower-case literal segments; null where a parameter goes. */
+  segments: (string | null)[];
+  params: string[];
+  chain: express.RequestHandler[];
+}
+
 /** A `binary` route's answer: the file its operation rendered. */
 interface FileAnswer {
   contentType: string;
@@ -61,6 +109,37 @@ interface FileAnswer {
 /** `inline; filename="..."`, with the name kept to characters every client reads the same. */
 function contentDisposition(filename: string): string {
   return `inline; filename="${filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"`;
+}
+
+/**
+ * A shared field's REST text for `value`: the field's own document run over it with the request's
+ * context, mapped and serialised; kept for the next request when the service shares the value (isSharedAnswer).
+ */
+async function render(f: SharedField, value: unknown, ctx: Ctx, failOn: (r: ExecutionResult) => void): Promise<string> {
+  if (value === null || value === undefined) return 'null';
+  const keep = isSharedAnswer(value);
+  const kept = keep ? renderings.get(value)?.get(f) : undefined;
+  if (kept !== undefined) return kept;
+  const result = await execute({ schema: f.schema, document: f.document, rootValue: value, contextValue: ctx });
+  failOn(result);
+  const text = JSON.stringify(fromGraphQL((result.data as { value: unknown }).value, f.type));
+  if (keep) {
+    let byField = renderings.get(value);
+    if (!byField) renderings.set(value, (byField = new Map()));
+    byField.set(f, text);
+  }
+  return text;
+}
+
+/**
+ * The answer as express's `res.status().type('application/json').send()` writes it (the same status and headers,
+ * with no ETag: the app turns them off), without its content-type parsing and freshness checks on every answer.
+ */
+function sendJson(res: Response, status: number, body: string | Buffer): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  res.end(body);
 }
 
 /** The contract names pagination parameters `limit`/`cursor`; GraphQL names them `first`/`after`. */
@@ -83,7 +162,56 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
     });
   };
 
+  // Routes by method and segment count, in table order: the first whose literal segments and parameters fit answers,
+  // as express would pick it. Anything else (HEAD, empty or trailing segments, an undecodable parameter, no match)
+  // goes on to express's own route layers below, which stay registered.
+  const table = new Map<string, RouteEntry[]>();
+  router.use((req, res, next) => {
+    const url = req.url;
+    const q = url.indexOf('?');
+    const segs = (q < 0 ? url : url.slice(0, q)).split('/');
+    const entries = table.get(`${req.method} ${segs.length}`);
+    if (!entries || segs[0] !== '') return next();
+    let match: RouteEntry | undefined;
+    let values: string[] | undefined;
+    search: for (const e of entries) {
+      const found: string[] = [];
+      for (let i = 1; i < segs.length; i++) {
+        const seg = segs[i];
+        if (!seg) return next();
+        const literal = e.segments[i];
+        if (literal === null) found.push(seg);
+        else if (literal !== seg && literal !== seg.toLowerCase()) continue search;
+      }
+      match = e;
+      values = found;
+      break;
+    }
+    if (!match || !values) return next();
+    const params: Record<string, string> = {};
+    try {
+      match.params.forEach((name, i) => (params[name] = values![i].includes('%') ? decodeURIComponent(values![i]) : values![i]));
+    } catch {
+      return next(); // express answers it as it always did
+    }
+    req.params = params;
+    const chain = match.chain;
+    let at = 0;
+    const step = (err?: unknown): void => {
+      if (err) return next(err);
+      const fn = chain[at++];
+      try {
+        const ran = fn(req, res, step) as unknown;
+        if (ran instanceof Promise) ran.catch((e: unknown) => next(e ?? new Error('rejected')));
+      } catch (e) {
+        next(e);
+      }
+    };
+    step();
+  });
+
   for (const route of routes.map((r) => compileRoute(schema, r))) {
+    route.sharedFields.forEach(captureValues);
     /**
      * Runs the route's operation; answers [status, JSON text, error, replayed]. Idempotency is the operation's own
      * (src/modules/idempotency/with-idempotency.ts): the header is passed as `$idempotencyKey`, and the operation
@@ -94,18 +222,35 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       let payload: unknown;
       let file: FileAnswer | undefined;
       let contextValue: Ctx | undefined;
+      let text: string | undefined;
+      const failOn = (result: ExecutionResult) => {
+        if (!result.errors?.length) return;
+        const err = fromGraphQLError(result.errors[0], (p) => restParam(p)!);
+        if (err.code === 'internal_error') req.log.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'internal error');
+        throw new DomainError(err.code, err.message, restParam(err.param), err.headers);
+      };
       try {
         const variableValues = parsed ?? variablesFor(route, req);
         if (route.idempotent) variableValues[IDEMPOTENCY_KEY_VARIABLE] = req.get('Idempotency-Key');
         contextValue = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services });
-        const result = await execute({ schema, document: route.documentNode, variableValues, contextValue });
-        if (result.errors?.length) {
-          const err = fromGraphQLError(result.errors[0], (p) => restParam(p)!);
-          if (err.code === 'internal_error') req.log.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'internal error');
-          throw new DomainError(err.code, err.message, restParam(err.param), err.headers);
-        }
+        const captured = new Map<string | number, unknown>();
+        if (route.sharedFields.length) contextValue.extras.set(CAPTURED, captured);
+        const result = await execute({ schema, document: route.executed, variableValues, contextValue });
+        failOn(result);
         const data = (result.data as Record<string, unknown>)[route.rootField];
-        if (route.filePath) {
+        if (route.sharedFields.length && data !== null && data !== undefined) {
+          // Each shared field's text (rendered now, or kept from an earlier request for the same value), the rest
+          // of the answer mapped as usual, in the document's field order: the bytes JSON.stringify would give.
+          const ctx = contextValue;
+          const texts = new Map<string, string>();
+          for (const f of route.sharedFields) {
+            const shown = (data as Record<string, unknown>)[f.responseKey];
+            if (shown !== null && shown !== undefined && !captured.has(f.responseKey)) throw new Error(`${route.path}: ${f.responseKey} was not captured`);
+            texts.set(f.restKey, shown === null || shown === undefined ? 'null' : await render(f, captured.get(f.responseKey), ctx, failOn));
+          }
+          const mapped = fromGraphQL(data, route.resultType) as Record<string, unknown>;
+          text = `{${Object.keys(mapped).map((k) => `${JSON.stringify(k)}:${texts.get(k) ?? JSON.stringify(mapped[k])}`).join(',')}}`;
+        } else if (route.filePath) {
           // A file answer (Route.binary): the operation's { filename contentType base64 }, decoded.
           const doc = route.filePath.reduce((o, k) => (o as Record<string, unknown> | null)?.[k], data) as
             | { filename: string; contentType: string; base64: string }
@@ -132,7 +277,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
         const replay = contextValue && idempotentReplay(contextValue);
         return [err.status, JSON.stringify(errorBody(err, replay?.firstRequestId ?? req.requestId)), err, !!replay];
       }
-      return [status, file ? '' : JSON.stringify(payload), undefined, !!idempotentReplay(contextValue!), file];
+      return [status, file ? '' : text ?? JSON.stringify(payload), undefined, !!idempotentReplay(contextValue!), file];
     };
 
     const handler = async (req: Request, res: Response) => {
@@ -146,7 +291,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
           if (answer[2]) noteErrorCode(res, answer[2].code);
           return answer;
         });
-        return void res.status(status).type('application/json').send(body);
+        return sendJson(res, status, body);
       }
       const [status, body, err, replayed, file] = await run(req);
       if (err) noteErrorCode(res, err.code);
@@ -156,10 +301,14 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
         res.setHeader('Content-Disposition', contentDisposition(file.filename));
         return void res.status(status).type(file.contentType).send(file.bytes);
       }
-      res.status(status).type('application/json').send(body);
+      sendJson(res, status, body);
     };
     const guards = route.auth === 'admin' ? [adminAuth] : [merchantAuth, limiter];
     router[route.method](route.expressPath, ...guards, handler);
+    const segments = route.path.split('/').map((seg) => (/^\{\w+\}$/.test(seg) ? null : seg.toLowerCase()));
+    const key = `${route.method.toUpperCase()} ${segments.length}`;
+    if (!table.has(key)) table.set(key, []);
+    table.get(key)!.push({ segments, params: route.pathParams, chain: [...guards, handler] });
   }
   return router;
 }

@@ -6,6 +6,9 @@ import { ENTITLEMENT_ROUTES } from './routes/entitlements';
 import { EXPERIMENT_ROUTES } from './routes/experiments';
 import { OFFERING_ROUTES } from './routes/offerings';
 import { COUPON_ROUTES } from './routes/coupons';
+import { USAGE_ROUTES } from './routes/usage';
+import { ANALYTICS_ROUTES } from './routes/analytics';
+import { ANALYTICS_RETENTION_ROUTES } from './routes/analytics-retention';
 
 /**
  * The REST API as one table: each documented `/v1` path runs one GraphQL operation in-process.
@@ -29,6 +32,12 @@ export interface Route {
   idempotent?: boolean;
   /** A catalog read: its answer is reused while the merchant's catalog version is unchanged (src/core/read-cache.ts). */
   cache?: 'catalog';
+  /**
+   * Fields of the root field's answer (written directly in its selection) whose values the service may share
+   * between requests, unchanged (src/core/read-cache.ts `shareAnswer`): each is rendered on its own, once per such
+   * value, and the REST text reused (rest-shim/compile.ts, router.ts). The answer is the same either way.
+   */
+  shared?: string[];
   /** 409 codes the operation can answer besides `idempotency_key_in_use` (documented in the OpenAPI document). */
   conflicts?: ErrorCode[];
   /** Calls the merchant's payment gateway, so it can answer 502 `gateway_unavailable` / `gateway_rejected`. */
@@ -41,8 +50,8 @@ export interface Route {
   binary?: string;
 }
 
-const PRODUCT_TREE = '...ProductFields plans { ...PlanFields defaultPrice { ...PriceFields } }';
-const PLAN_TREE = '...PlanFields prices { ...PriceFields } defaultPrice { ...PriceFields }';
+const PRODUCT_TREE = '...ProductFields plans { ...PlanFields defaultPrice { ...PriceFields } usageRates { ...UsageRateFields } }';
+const PLAN_TREE = '...PlanFields prices { ...PriceFields } defaultPrice { ...PriceFields } usageRates { ...UsageRateFields }';
 const PAGE = 'pageInfo { hasNextPage endCursor }';
 
 // Webhooks and the test clock (src/modules/webhooks, src/modules/test-clock)
@@ -161,6 +170,16 @@ export const routes: Route[] = [
     document: 'mutation($id: ID!, $input: CreatePriceInput!) { createPrice(planId: $id, input: $input) { ...PriceFields } }',
   },
   {
+    method: 'post', path: '/plans/{id}/usage-rates', tag: 'Catalog', status: 201, conflicts: ['usage_rate_exists'],
+    summary:
+      'Price one usage event type of a plan: event_type, currency, unit_amount_decimal (subunits per unit, a decimal string). One per plan, event type and currency; immutable. Usage is billed in arrears when a period closes.',
+    document: 'mutation($id: ID!, $input: CreateUsageRateInput!) { createUsageRate(planId: $id, input: $input) { ...UsageRateFields } }',
+  },
+  {
+    method: 'get', path: '/plans/{id}/usage-rates', tag: 'Catalog', cache: 'catalog', summary: "List a plan's usage rates, newest first.",
+    document: `query($id: ID!, $first: Int, $after: String) { usageRates(planId: $id, first: $first, after: $after) { edges { node { ...UsageRateFields } } ${PAGE} } }`,
+  },
+  {
     method: 'get', path: '/prices/{id}', tag: 'Catalog', cache: 'catalog', summary: 'Retrieve a price.',
     document: 'query($id: ID!) { price(id: $id) { ...PriceFields } }',
   },
@@ -221,4 +240,7 @@ export const routes: Route[] = [
   ...EXPERIMENT_ROUTES,
   ...OFFERING_ROUTES,
   ...COUPON_ROUTES,
+  ...USAGE_ROUTES,
+  ...ANALYTICS_ROUTES,
+  ...ANALYTICS_RETENTION_ROUTES,
 ];

@@ -2,7 +2,7 @@ import { TenantEntity } from './core/entity';
 import { OutboxEvent } from './core/events';
 import { IdempotencyKey } from './modules/idempotency/idempotency.entities';
 import { CatalogVersion } from './modules/catalog/catalog.entities';
-import { Plan, Price, Product, ProductFamily } from './modules/catalog/catalog.entities';
+import { Plan, Price, Product, ProductFamily, UsageRate } from './modules/catalog/catalog.entities';
 import { Customer } from './modules/customers/customer.entities';
 import { ApiKey, Merchant } from './modules/merchants/merchant.entities';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments/payment.entities';
@@ -30,6 +30,7 @@ export const entities = [
   Product,
   Plan,
   Price,
+  UsageRate,
   Customer,
   ProviderConnection,
   Payment,

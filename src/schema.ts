@@ -18,6 +18,10 @@ import { experimentResolvers } from './modules/experiments/experiment.resolver';
 import { entitlementResolvers } from './modules/entitlements/entitlement.resolver';
 import { offeringResolvers } from './modules/offerings/offering.resolver';
 import { couponResolvers } from './modules/coupons/coupon.resolver';
+import { usageResolvers } from './modules/usage/usage.resolver';
+import { analyticsResolvers } from './modules/analytics/analytics.resolver';
+import { autopayResolvers } from './modules/analytics/autopay.resolver';
+import { cohortsResolvers } from './modules/analytics/cohorts.resolver';
 import { newPubSub, PubSub } from './core/pubsub';
 
 /** Root fields open to the operator token; every other root field needs a merchant key. */
@@ -60,6 +64,10 @@ export const resolvers = [
   ...experimentResolvers,
   ...offeringResolvers,
   ...couponResolvers,
+  ...usageResolvers,
+  ...analyticsResolvers,
+  ...autopayResolvers,
+  ...cohortsResolvers,
 ] as unknown as NonEmptyArray<Function>;
 
 export async function createSchema(pubSub: PubSub = newPubSub()): Promise<GraphQLSchema> {

@@ -19,6 +19,8 @@ import type { ExperimentService } from './modules/experiments/experiment.service
 import type { EntitlementService } from './modules/entitlements/entitlement.service';
 import type { OfferingService } from './modules/offerings/offering.service';
 import type { CouponService } from './modules/coupons/coupon.service';
+import type { UsageService } from './modules/usage/usage.service';
+import type { AnalyticsService } from './modules/analytics/analytics.service';
 
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
 export interface Services {
@@ -52,6 +54,10 @@ export interface Services {
   offerings: OfferingService;
   /** Coupons: create, read, validate (src/modules/coupons); subscriptions redeem them at creation. */
   coupons: CouponService;
+  /** Metered usage: events in, sums per billing period out (src/modules/usage). */
+  usage: UsageService;
+  /** MRR, churn, LTV and quick ratio over the MRR movements ledger (src/modules/analytics). */
+  analytics: AnalyticsService;
 }
 
 /** The request's services (the context holds them opaquely, so src/core imports no module). */

@@ -16,6 +16,9 @@ export const OFFERING_ROUTES: Route[] = [
   {
     // Before /offerings/{id}: `resolve` is no offering id.
     method: 'post', path: '/offerings/resolve', tag: TAG,
+    // The offering tree and paywall are resolve's cached records (src/modules/offerings/offering.cache.ts): their
+    // REST text is rendered once per catalog version, the customer and the experiment per request.
+    shared: ['offering', 'paywall'],
     summary:
       "The offering (packages, products, plans, prices) and paywall to show a customer: its experiment arm's offering (sticky enrolment, " +
       'else the first running experiment whose targeting matches the attributes), else the current offering, else null.',

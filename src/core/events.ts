@@ -25,6 +25,13 @@ export class OutboxEvent extends TenantEntity {
 
 /** Writes an event into the outbox of the EntityManager's transaction (flushed with the change). */
 export function recordEvent(em: EntityManager, type: string, object: Record<string, unknown>, mode: Mode): OutboxEvent {
+  const event = outboxEvent(type, object, mode);
+  em.persist(event);
+  return event;
+}
+
+/** An outbox event in its envelope, not persisted (for a store that writes it in a statement of its own). */
+export function outboxEvent(type: string, object: Record<string, unknown>, mode: Mode): OutboxEvent {
   const event = make(OutboxEvent, { type });
   event.payload = {
     id: event.id,
@@ -34,7 +41,6 @@ export function recordEvent(em: EntityManager, type: string, object: Record<stri
     created_at: event.createdAt.toISOString(),
     data: { object },
   };
-  em.persist(event);
   return event;
 }
 

@@ -151,3 +151,20 @@ export class CatalogReadCache {
     return [status, body];
   }
 }
+
+/**
+ * Answers the service keeps in memory and hands to many requests unchanged (resolve's offering trees, a customer's
+ * cached entitlements). Marking one promises that neither the object nor anything its GraphQL fields resolve to will
+ * change while it is reachable, and that those fields resolve without the request's context: a transport may then
+ * render it once per selection and reuse the text (the REST shim does, for a route's `shared` fields). Objects only
+ * the shim ever renders again are never copied: the rendering lives as long as the object.
+ */
+const sharedAnswers = new WeakSet<object>();
+
+export function shareAnswer<T extends object>(value: T): T {
+  sharedAnswers.add(value);
+  return value;
+}
+
+export const isSharedAnswer = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && sharedAnswers.has(value);

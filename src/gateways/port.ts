@@ -130,8 +130,11 @@ export interface GatewayEvent {
   /** Subunits (ISO 4217), converted back from the gateway's own representation. */
   amount?: number | null;
   currency?: string | null;
+  /** Why the payment or mandate authorisation failed (the gateway's decline or error reason). */
   failureReason?: string | null;
+  /** How it was paid / how the mandate was set up: the gateway's method name (`card`, `upi`, `emandate`, ...). */
   method?: string | null;
+  /** The bank behind it (card issuer, UPI PSP bank from the VPA's handle, e-mandate bank), normalised by banks.ts. */
   bank?: string | null;
   /**
    * Subscription kinds: the period the event is about, as the gateway counts it (to the second). On charged /

@@ -1,4 +1,5 @@
 import { fromGatewayAmount } from './amounts';
+import { bankFromVpa, normaliseBank } from './banks';
 import type { GatewayEvent, RefundResult } from './port';
 
 /**
@@ -35,12 +36,15 @@ export function refundStatus(status: string | null | undefined): RefundResult['s
   return null;
 }
 
-/** What a payment entity says about how it was paid and why it failed. */
+/**
+ * What a payment entity says about how it was paid and why it failed. The bank: `bank` (netbanking, e-mandate),
+ * else the card's `issuer`, else the PSP bank of the UPI VPA's handle (Razorpay names none for UPI).
+ */
 function paymentDetails(p: Obj | undefined) {
   if (!p) return { method: null, bank: null, failureReason: null, providerPaymentId: null };
   return {
     method: (p.method as string) ?? null,
-    bank: (p.bank as string) ?? (p.card?.issuer as string) ?? null,
+    bank: normaliseBank(p.bank) ?? normaliseBank(p.card?.issuer) ?? bankFromVpa(p.vpa ?? p.upi?.vpa),
     failureReason: (p.error_reason as string) ?? (p.error_code as string) ?? null,
     providerPaymentId: (p.id as string) ?? null,
   };

@@ -1,5 +1,6 @@
 import type Stripe from 'stripe';
 import { fromGatewayAmount } from './amounts';
+import { bankFromVpa, normaliseBank } from './banks';
 import type { GatewayEvent, RefundResult } from './port';
 
 /**
@@ -49,7 +50,9 @@ export function paymentDetails(pi: unknown): { method: string | null; bank: stri
   const pmd: Obj | null = charge?.payment_method_details ?? (typeof p.payment_method === 'object' ? p.payment_method : null) ?? err?.payment_method ?? null;
   if (pmd?.type) {
     out.method = pmd.type;
-    out.bank = pmd[pmd.type]?.issuer ?? null;
+    // The card's issuing bank; UPI names only the VPA, whose handle belongs to one PSP bank.
+    const details = pmd[pmd.type] as Obj | undefined;
+    out.bank = normaliseBank(details?.issuer) ?? (pmd.type === 'upi' ? bankFromVpa(details?.vpa) : null);
   }
   return out;
 }

@@ -15,6 +15,11 @@ import { Migration20261124000400_offerings } from './Migration20261124000400_off
 import { Migration20261124000500_experiments } from './Migration20261124000500_experiments';
 import { Migration20261124000600_coupons } from './Migration20261124000600_coupons';
 import { Migration20261124000650_subscription_checkout_expiry } from './Migration20261124000650_subscription_checkout_expiry';
+import { Migration20261124200200_mandate_attempts } from './Migration20261124200200_mandate_attempts';
+import { Migration20261124200100_mrr_movements } from './Migration20261124200100_mrr_movements';
+import { Migration20261124200000_usage } from './Migration20261124200000_usage';
+import { Migration20261124200300_usage_rates } from './Migration20261124200300_usage_rates';
+import { Migration20261124200400_renewal_indexes } from './Migration20261124200400_renewal_indexes';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -33,4 +38,9 @@ export const migrationsList = [
   { name: 'Migration20261124000500_experiments', class: Migration20261124000500_experiments },
   { name: 'Migration20261124000600_coupons', class: Migration20261124000600_coupons },
   { name: 'Migration20261124000650_subscription_checkout_expiry', class: Migration20261124000650_subscription_checkout_expiry },
+  { name: 'Migration20261124200100_mrr_movements', class: Migration20261124200100_mrr_movements },
+  { name: 'Migration20261124200200_mandate_attempts', class: Migration20261124200200_mandate_attempts },
+  { name: 'Migration20261124200000_usage', class: Migration20261124200000_usage },
+  { name: 'Migration20261124200300_usage_rates', class: Migration20261124200300_usage_rates },
+  { name: 'Migration20261124200400_renewal_indexes', class: Migration20261124200400_renewal_indexes },
 ];

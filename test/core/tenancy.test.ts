@@ -104,6 +104,9 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   'post /products/{id}/plans': { body: { name: 'Intruder plan', billing_frequency: 'monthly' } },
   'get /plans/{id}': {},
   'post /plans/{id}/prices': { body: { currency: 'INR', amount: 1, is_default: true } },
+  'post /plans/{id}/usage-rates': { body: { event_type: 'intruder_calls', currency: 'INR', unit_amount_decimal: '1' } },
+  // A list envelope, no id of its own: found for its owner.
+  'get /plans/{id}/usage-rates': { own: [200, undefined as unknown as string] },
   'get /prices/{id}': {},
   'delete /providers/connections/{id}': {},
   'get /payments/{id}': {},
@@ -274,7 +277,8 @@ describe('lists', () => {
   });
 
   // (GET /test-clock is no list: it answers live keys 400 test_mode_only, see test/test-clock/test-clock.test.ts)
-  it.each(routes.filter((r) => r.method === 'get' && !r.path.includes('{') && r.auth !== 'admin' && r.path !== '/test-clock').map((r) => [r.path]))(
+  // (GET /usage/summary needs a subscription_id: see 'usage' below)
+  it.each(routes.filter((r) => r.method === 'get' && !r.path.includes('{') && r.auth !== 'admin' && r.path !== '/test-clock' && r.path !== '/usage/summary').map((r) => [r.path]))(
     "GET %s never shows merchant A's test records to another key",
     async (path) => {
       const mine = await a.test.get(path);
@@ -358,5 +362,54 @@ describe('GraphQL', () => {
     }
     const r = await a.test.gql('query($id: ID!) { product(id: $id) { name plans { id prices { id } } } }', { id: A.products });
     expect(r.data).toEqual({ product: { name: 'A product', plans: [{ id: A.plans, prices: [{ id: A.prices }] }] } });
+  });
+});
+
+describe('usage', () => {
+  const ghostSub = () => unknownId();
+  let active: string;
+  beforeAll(async () => {
+    // An active subscription of A's (Stripe is connected in test mode) with one event.
+    const sub = (await a.test.post('/subscriptions', {
+      plan_id: A.plans, price_id: A.prices, customer_email: 'usage@example.com', success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no',
+    })).body;
+    expect((await submitCheckout(sub.checkout_url)).status).toBe(303);
+    active = sub.id;
+    expect((await a.test.post('/usage/events', { subscription_id: active, event_type: 'calls', quantity: 1, unit: 'u' })).status).toBe(201);
+  });
+
+  const event = (id: string) => ({ subscription_id: id, event_type: 'calls', quantity: 5, unit: 'u' });
+
+  it.each([
+    ['another merchant', () => b.test],
+    ["the same merchant's live key", () => a.live],
+    ["another merchant's live key", () => b.live],
+  ])("%s cannot report against A's subscription or read its usage: 404, exactly like an unknown id", async (_who, client) => {
+    const c = client();
+    for (const [path, body, param] of [
+      ['/usage/events', event, 'subscription_id'],
+      ['/usage/events/batch', (id: string) => ({ events: [event(id)] }), 'events[0].subscription_id'],
+    ] as const) {
+      const ghost = ghostSub();
+      const theirs = await c.post(path, body(active));
+      const none = await c.post(path, body(ghost));
+      expect(theirs.status).toBe(404);
+      expect(theirs.body.error).toMatchObject({ code: 'resource_not_found', param });
+      expect(errorFingerprint(theirs, active)).toEqual(errorFingerprint(none, ghost));
+    }
+    const ghost = ghostSub();
+    const read = await c.get(`/usage/summary?subscription_id=${active}`);
+    const none = await c.get(`/usage/summary?subscription_id=${ghost}`);
+    expect(read.status).toBe(404);
+    expect(errorFingerprint(read, active)).toEqual(errorFingerprint(none, ghost));
+    const q = 'query($id: ID!) { usageSummary(subscriptionId: $id) { aggregations { totalQuantityDecimal } } }';
+    const gql = await gqlRequest(h.app.url, c.key, q, { id: active });
+    expect(gql.body.errors?.[0]?.extensions).toMatchObject({ code: 'resource_not_found', http: { status: 404 } });
+  });
+
+  it("A's usage is as A reported it, nothing added by the others", async () => {
+    const r = await a.test.get(`/usage/summary?subscription_id=${active}`);
+    expect(r.status).toBe(200);
+    expect(r.body.aggregations.map((x: any) => [x.event_type, x.total_quantity_decimal])).toEqual([['calls', '1']]);
   });
 });

@@ -51,7 +51,7 @@ async function statements<T>(fn: () => Promise<T>): Promise<[number, T]> {
 }
 
 describe('100 products x 3 plans x 2 prices', () => {
-  it('GET /v1/products?limit=100: products, plans, default prices (+ at most a cache-version check), all there', async () => {
+  it('GET /v1/products?limit=100: products, plans, default prices, usage rates (+ at most a cache-version check), all there', async () => {
     await freshReads();
     const [n, r] = await statements(() => m.test.get('/products?limit=100'));
     expect(r.status).toBe(200);
@@ -63,9 +63,10 @@ describe('100 products x 3 plans x 2 prices', () => {
         expect(plan.product_id).toBe(p.id);
         // default_price: the reporting currency's default
         expect(plan.default_price).toMatchObject({ currency: 'INR', amount: 1000 * (j + 1), plan_id: plan.id, is_default: true });
+        expect(plan.usage_rates).toEqual([]);
       }
     }
-    expect(n).toBeLessThanOrEqual(4);
+    expect(n).toBeLessThanOrEqual(5);
   });
 
   it('the equivalent GraphQL query with every price and totalCount: 5 statements (+ a version check), all there', async () => {
@@ -102,7 +103,7 @@ describe('100 products x 3 plans x 2 prices', () => {
     expect(large).toBe(small);
     await freshReads();
     const [one] = await statements(() => m.test.get(`/products/${productIds[0]}`));
-    expect(one).toBeLessThanOrEqual(4);
+    expect(one).toBeLessThanOrEqual(5); // product, plans, default prices, usage rates, version
   });
 
   it('two aliased lists batch per level, not per row', async () => {

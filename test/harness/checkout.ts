@@ -24,3 +24,16 @@ export async function submitCheckout(
 
 /** Status and redirect of a checkout answer: what a browser acts on. */
 export const redirectOf = (r: CheckoutAnswer) => ({ status: r.status, location: r.location });
+
+/** How a buyer pays at the sandbox's hosted checkout (contract 9): UPI with a VPA, a card, or an e-mandate with a bank. */
+export type CheckoutInstrument =
+  | { method: 'upi'; vpa: string; bank?: string }
+  | { method: 'card'; card_number?: string; bank?: string }
+  | { method: 'emandate'; bank: string };
+
+/** The checkout form for an instrument and outcome (default success), for submitCheckout. */
+export function checkoutForm(instrument: CheckoutInstrument, outcome: 'success' | 'failure' | 'cancel' = 'success'): Record<string, string> {
+  const form: Record<string, string> = { outcome };
+  for (const [k, v] of Object.entries(instrument)) if (v !== undefined) form[k] = v;
+  return form;
+}

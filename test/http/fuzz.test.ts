@@ -924,6 +924,9 @@ describe('string lengths', () => {
     'UpdateProductInput.description': ['Product.description'],
     'CreatePlanInput.name': ['Plan.name'],
     'CreatePriceInput.currency': ['Price.currency'],
+    'CreateUsageRateInput.eventType': ['UsageRate.eventType'],
+    'CreateUsageRateInput.currency': ['UsageRate.currency'],
+    'CreateUsageRateInput.unitAmountDecimal': ['UsageRate.unitAmountDecimal'],
     'CreateMerchantInput.sacCode': ['Merchant.sacCode'],
     'CreateMerchantInput.address': ['Merchant.address'],
     'UpdateTaxSettingsInput.gstin': ['Merchant.gstin'],
@@ -943,6 +946,10 @@ describe('string lengths', () => {
     'CreateCouponInput.name': ['Coupon.name'],
     'CreateCouponInput.currency': ['Coupon.currency'],
     'ValidateCouponInput.code': [],
+    // Usage events are no ORM entities: the migration's varchar(100/50/255) columns match these MaxLength limits.
+    'ReportUsageInput.eventType': [],
+    'ReportUsageInput.unit': [],
+    'ReportUsageInput.idempotencyKey': [],
     'ValidateCouponInput.currency': [],
   };
 

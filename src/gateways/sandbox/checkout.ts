@@ -5,7 +5,7 @@ import { gatewayExponent } from '../amounts';
 import { queueRazorpayEvent, queueStripeEvent } from './events';
 import { gid, unix } from './ids';
 import { authorizeRazorpaySubscription, createPayment } from './razorpay.billing';
-import { checkoutDecline, DEFAULT_CARD, Instrument, Method, METHODS, Outcome, OUTCOMES } from './rules';
+import { CARD_ISSUERS, checkoutDecline, DEFAULT_CARD, Instrument, Method, METHODS, Outcome, OUTCOMES } from './rules';
 import { SandboxObject } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { createObject, patch } from './store';
@@ -67,11 +67,12 @@ function page(id: string, v: View): string {
     <label><input type="radio" name="outcome" value="failure"> Failure</label>
     <label><input type="radio" name="outcome" value="cancel"> Cancel</label>
   </fieldset>
-  <label>Method <select name="method">${METHODS.map((m) => `<option value="${m}">${m}</option>`).join('')}</select></label>
-  <label>Bank (optional) <input name="bank" placeholder="HDFC"></label>
-  <label>Card number <input name="card_number" value="${DEFAULT_CARD}" inputmode="numeric"></label>
-  <label>VPA (UPI) <input name="vpa" placeholder="success@sandbox"></label>
+  <label>Method <select name="method">${methodsOf(v).map((m) => `<option value="${m}">${METHOD_LABELS[m]}</option>`).join('')}</select></label>
+  <label>Bank (e-mandate; optional for a card or UPI) <select name="bank"><option value="">From the card or VPA</option>${SANDBOX_BANKS.map((b) => `<option value="${b}">${b}</option>`).join('')}</select></label>
+  <label>Card number <input name="card_number" value="${DEFAULT_CARD}" inputmode="numeric" maxlength="${FORM_LIMITS.card_number}"></label>
+  <label>VPA (UPI) <input name="vpa" placeholder="asha@okhdfcbank" maxlength="${FORM_LIMITS.vpa}"></label>
   <p class="hint">Test cards: 4000000000000002 declined · 4000000000000341 renewals fail · 4000000000009979 stolen on first renewal · 4000000000000119 first renewal fails, then succeeds. VPAs: declined@sandbox, failure@sandbox.</p>
+  <p class="hint">Banks: a card's issuer comes from its BIN (${Object.entries(CARD_ISSUERS).map(([bin, bank]) => `${bin} ${bank}`).join(' · ')}); a VPA's from its handle (@okhdfcbank HDFC · @okicici ICICI · @oksbi SBI · @okaxis AXIS · @ybl YES); an e-mandate's is the one picked.</p>
   <button type="submit">${v.kind === 'subscription' ? 'Authorise' : 'Pay'} ${esc(formatAmount(v.provider, v.amount, v.currency))}</button>
 </form>`
     : '<p>This checkout is no longer open.</p>';
@@ -90,6 +91,20 @@ ${body}
 </body></html>`;
 }
 
+const METHOD_LABELS: Record<Method, string> = { card: 'Card', upi: 'UPI autopay', emandate: 'e-mandate (bank account)' };
+
+/** The banks the page offers (any other name posted is taken as it is). */
+const SANDBOX_BANKS = ['HDFC', 'ICICI', 'SBI', 'AXIS', 'KOTAK', 'YES'];
+
+/**
+ * Methods the page offers: Stripe takes cards and UPI; e-mandates (bank-account debit mandates) are Razorpay's. A
+ * posted `emandate` is still accepted at a Stripe checkout, as a sandbox convenience for tests.
+ */
+const methodsOf = (v: View): Method[] => (v.provider === 'razorpay' ? METHODS : METHODS.filter((m) => m !== 'emandate'));
+
+/** Longest accepted form values. */
+const FORM_LIMITS = { bank: 40, vpa: 100, card_number: 32 } as const;
+
 class FormError extends Error {}
 
 function readForm(body: Obj): { outcome: Outcome; instrument: Instrument } {
@@ -97,6 +112,9 @@ function readForm(body: Obj): { outcome: Outcome; instrument: Instrument } {
   if (!OUTCOMES.includes(outcome)) throw new FormError(`outcome must be one of ${OUTCOMES.join(', ')}`);
   const method = String(body.method || 'card') as Method;
   if (!METHODS.includes(method)) throw new FormError(`method must be one of ${METHODS.join(', ')}`);
+  for (const [field, max] of Object.entries(FORM_LIMITS)) {
+    if (typeof body[field] === 'string' && body[field].length > max) throw new FormError(`${field} must be at most ${max} characters`);
+  }
   const s = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
   const vpa = s(body.vpa);
   const card = s(body.card_number);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueRazorpayEvent } from './events';
 import { gid, unix } from './ids';
 import { addUnits, PeriodUnit, RAZORPAY_PERIOD_UNIT } from './periods';
-import { HARD_DECLINES, Instrument, laterChargeFailure } from './rules';
+import { bankOf, cardNetwork, HARD_DECLINES, Instrument, laterChargeFailure } from './rules';
 import { SandboxObject } from './sandbox.entities';
 import { Account, createObject, findObject, patch, Persister } from './store';
 
@@ -33,9 +33,15 @@ export function createPayment(
     status: p.failure ? 'failed' : 'captured',
     captured: !p.failure,
     method: i.method,
+    // As Razorpay: `bank` for e-mandates (and netbanking), the card's `issuer`; a UPI payment names only its VPA
+    // (the sandbox passes a bank typed on the form through all the same).
     bank: i.method === 'card' ? null : i.bank,
     vpa: i.method === 'upi' ? i.vpa : null,
-    card: i.method === 'card' ? { last4: (i.cardNumber ?? '').replace(/\D/g, '').slice(-4) || '1111', network: 'Visa', issuer: i.bank } : null,
+    upi: i.method === 'upi' ? { vpa: i.vpa, flow: 'collect' } : null,
+    card:
+      i.method === 'card'
+        ? { entity: 'card', last4: (i.cardNumber ?? '').replace(/\D/g, '').slice(-4) || '1111', network: cardNetwork(i).network, type: 'credit', issuer: bankOf(i), international: false }
+        : null,
     amount_refunded: 0,
     refund_status: null,
     invoice_id: p.invoiceId ?? null,
@@ -46,6 +52,8 @@ export function createPayment(
     error_code: p.failure ? 'BAD_REQUEST_ERROR' : null,
     error_description: p.failure ? (ERROR_DESCRIPTIONS[p.failure] ?? 'Payment failed.') : null,
     error_reason: p.failure,
+    error_source: p.failure ? (p.failure === 'payment_failed' ? 'customer' : 'bank') : null,
+    error_step: p.failure ? 'payment_authorization' : null,
     created_at: unix(p.at),
   });
 }

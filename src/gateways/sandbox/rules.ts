@@ -37,6 +37,35 @@ export function laterChargeFailure(i: Instrument, attempt: number): string | nul
 /** Hard declines end a subscription's dunning at once. */
 export const HARD_DECLINES = new Set(['stolen_card', 'lost_card', 'mandate_revoked', 'account_closed']);
 
+/**
+ * The issuing bank of the sandbox's test cards, by BIN (the first six digits), so a card checkout reports a bank
+ * without one typed in: 424242 (the default card) HDFC, 400000 (the 4000 0000 0000 xxxx decline and renewal-failure
+ * cards) ICICI, 411111 AXIS, 510510 SBI, 555555 KOTAK. A bank typed on the form wins.
+ */
+export const CARD_ISSUERS: Record<string, string> = {
+  '424242': 'HDFC',
+  '400000': 'ICICI',
+  '411111': 'AXIS',
+  '510510': 'SBI',
+  '555555': 'KOTAK',
+};
+
+/** The bank the gateway reports for an instrument: the form's, else a card's issuer by BIN; UPI names none (the VPA does). */
+export function bankOf(i: Instrument): string | null {
+  if (i.bank) return i.bank;
+  if (i.method !== 'card') return null;
+  const digits = (i.cardNumber ?? '').replace(/\D/g, '');
+  return CARD_ISSUERS[digits.slice(0, 6)] ?? null;
+}
+
+/** The card network by the first digit (the sandbox's cards are Visa and Mastercard; 6 is RuPay in India). */
+export function cardNetwork(i: Instrument): { brand: string; network: string } {
+  const first = (i.cardNumber ?? '').replace(/\D/g, '')[0];
+  if (first === '5' || first === '2') return { brand: 'mastercard', network: 'MasterCard' };
+  if (first === '6') return { brand: 'rupay', network: 'RuPay' };
+  return { brand: 'visa', network: 'Visa' };
+}
+
 export function last4(i: Instrument): string | null {
   const digits = (i.cardNumber ?? '').replace(/\D/g, '');
   return digits.length >= 4 ? digits.slice(-4) : null;

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueStripeEvent } from './events';
 import { gid, unix } from './ids';
 import { addUnits, PeriodUnit } from './periods';
-import { Instrument, last4, laterChargeFailure } from './rules';
+import { bankOf, cardNetwork, Instrument, last4, laterChargeFailure } from './rules';
 import { SandboxObject } from './sandbox.entities';
 import { Account, createObject, findObject, patch, Persister } from './store';
 
@@ -20,7 +20,7 @@ export const accountOf = (obj: SandboxObject): Account => ({
 
 export function paymentMethodDetails(i: Instrument) {
   if (i.method === 'card') {
-    return { type: 'card', card: { brand: 'visa', last4: last4(i) ?? '4242', funding: 'credit', issuer: i.bank } };
+    return { type: 'card', card: { brand: cardNetwork(i).brand, last4: last4(i) ?? '4242', funding: 'credit', country: 'IN', issuer: bankOf(i) } };
   }
   if (i.method === 'upi') return { type: 'upi', upi: { vpa: i.vpa, issuer: i.bank } };
   return { type: 'emandate', emandate: { issuer: i.bank } };

@@ -12,7 +12,7 @@ import { canonicalJson } from '../idempotency/fingerprint';
  */
 
 /** Root query fields that read only catalog types (which link only to catalog types). */
-const CATALOG_QUERY_FIELDS = new Set(['products', 'product', 'plan', 'price', 'productFamilies', 'productFamily']);
+const CATALOG_QUERY_FIELDS = new Set(['products', 'product', 'plan', 'price', 'productFamilies', 'productFamily', 'usageRates']);
 
 /** Whether a GraphQL operation reads the catalog and nothing else (so its answer moves only with the catalog version). */
 export function isCatalogRead(operation: OperationDefinitionNode | null | undefined): operation is OperationDefinitionNode {

@@ -1,4 +1,4 @@
-import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Mode, TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
@@ -153,6 +153,38 @@ export class Price extends TenantEntity {
   @Field(() => JSONObject)
   @Property({ type: 'jsonb' })
   providerPriceIds: Record<string, string> = {};
+}
+
+/**
+ * A plan's price for one usage event type in one currency (issue 12): `unitAmountDecimal` subunits per unit, an exact
+ * decimal. Usage is billed in arrears when a billing period closes (src/modules/usage/usage.billing.ts). Immutable, one
+ * per plan, event type and currency.
+ */
+@Entity({ tableName: 'usage_rates' })
+@Unique({ name: 'usage_rates_plan_event_type_currency_unique', properties: ['planId', 'eventType', 'currency'] })
+@ObjectType({ description: "A plan's price per unit of one usage event type in one currency, billed in arrears when a period closes." })
+export class UsageRate extends TenantEntity {
+  @Field()
+  get object(): string {
+    return 'usage_rate';
+  }
+
+  @Field(() => ID)
+  @ManyToOne(() => Plan, { mapToPk: true, fieldName: 'plan_id' })
+  planId!: string;
+
+  @Field({ description: 'The usage event type it prices (event_type of usage events).' })
+  @Property({ length: 100 })
+  eventType!: string;
+
+  @Field()
+  @Property({ length: 3 })
+  currency!: string;
+
+  /** numeric in the database, a canonical decimal string here: never a float. */
+  @Field({ description: 'Subunits per unit, an exact decimal string (e.g. "0.25": a quarter of a subunit per unit).' })
+  @Property({ type: 'decimal', columnType: 'numeric' })
+  unitAmountDecimal!: string;
 }
 
 /**

@@ -49,3 +49,14 @@ export class CreatePriceInput {
   @Field(() => Boolean, { nullable: true, description: "Default: true when the plan has no default price in this currency yet" })
   isDefault?: boolean | null;
 }
+
+@InputType()
+export class CreateUsageRateInput {
+  @Field({ description: 'The usage event type it prices, as usage events name it (1 to 100 characters).' })
+  @Length(1, 100)
+  eventType!: string;
+  @Field({ description: '3-letter ISO 4217 code, any case' }) @MaxLength(3) currency!: string;
+  @Field({ description: 'Subunits per unit: a decimal string >= 0, at most 9 integer and 12 fractional digits (e.g. "0.25")' })
+  @MaxLength(32)
+  unitAmountDecimal!: string;
+}

@@ -3,18 +3,21 @@ import type { Ctx } from '../../core/context';
 import { currentMerchant } from '../merchants/current-merchant';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
-import { Plan, Price, Product, ProductFamily, ProductStatus, ProductType } from './catalog.entities';
+import { Plan, Price, Product, ProductFamily, ProductStatus, ProductType, UsageRate } from './catalog.entities';
 import {
   CreatePlanInput,
   CreatePriceInput,
   CreateProductFamilyInput,
   CreateProductInput,
+  CreateUsageRateInput,
   UpdateProductInput,
 } from './catalog.inputs';
 import { defaultPricesByPlan, pickDefaultPrice, plansByProduct, pricesByPlan } from './catalog.service';
+import { usageRatesByPlan } from './catalog.usage-rates';
 
 export const ProductConnection = ConnectionType(Product);
 export const ProductFamilyConnection = ConnectionType(ProductFamily);
+export const UsageRateConnection = ConnectionType(UsageRate);
 
 @ArgsType()
 class ProductsArgs extends PageArgs {
@@ -74,6 +77,24 @@ export class PlanResolver {
   async defaultPrice(@C() ctx: Ctx, @Root() plan: Plan) {
     return pickDefaultPrice(await defaultPricesByPlan(ctx).load(plan.id), (await currentMerchant(ctx)).reportingCurrency);
   }
+
+  @FieldResolver(() => [UsageRate], { description: 'Its usage rates (per unit of a usage event type, billed in arrears), oldest first.' })
+  usageRates(@C() ctx: Ctx, @Root() plan: Plan) {
+    return usageRatesByPlan(ctx).load(plan.id);
+  }
+}
+
+@Resolver(() => UsageRate)
+export class UsageRateResolver {
+  @Query(() => UsageRateConnection, { description: "A plan's usage rates, newest first." })
+  usageRates(@C() ctx: Ctx, @Arg('planId', () => ID) planId: string, @Args() args: PageArgs) {
+    return services(ctx).catalog.usageRates(ctx, planId, args);
+  }
+
+  @Mutation(() => UsageRate, { description: 'Prices one usage event type of a plan in one currency (one per plan, event type and currency; immutable).' })
+  createUsageRate(@C() ctx: Ctx, @Arg('planId', () => ID) planId: string, @Arg('input') input: CreateUsageRateInput) {
+    return services(ctx).catalog.createUsageRate(ctx, planId, input);
+  }
 }
 
 @Resolver(() => Price)
@@ -107,4 +128,4 @@ export class ProductFamilyResolver {
   }
 }
 
-export const catalogResolvers = [ProductResolver, PlanResolver, PriceResolver, ProductFamilyResolver] as const;
+export const catalogResolvers = [ProductResolver, PlanResolver, PriceResolver, ProductFamilyResolver, UsageRateResolver] as const;

@@ -14,8 +14,10 @@ import type {
   CreatePriceInput,
   CreateProductFamilyInput,
   CreateProductInput,
+  CreateUsageRateInput,
   UpdateProductInput,
 } from './catalog.inputs';
+import { createUsageRate, usageRates } from './catalog.usage-rates';
 
 /** Nested catalog reads batch through these: one query per level, whatever the list size. */
 export const plansByProduct = defineLoader<string, Plan[]>('plansByProduct', async (ctx, ids) =>
@@ -163,6 +165,15 @@ export class CatalogService {
       em.persist(price);
       return price;
     });
+  }
+
+  /** Adds a usage rate to a plan (catalog.usage-rates.ts), in a catalog write. */
+  createUsageRate(ctx: Ctx, planId: string, input: CreateUsageRateInput) {
+    return createUsageRate(ctx, planId, input, (fn) => this.write(ctx, fn));
+  }
+
+  usageRates(ctx: Ctx, planId: string, page: PageArgs) {
+    return usageRates(ctx, planId, page);
   }
 
   /**

@@ -149,14 +149,15 @@ export class ExperimentService {
    * (the oldest), else the first running experiment (by started_at, then id) whose targeting the attributes match,
    * bucketed by contract 11 and enrolled once (concurrent resolves of one customer meet on the enrolment's unique
    * key: one row, one variant for all). Null when no running experiment applies. Enrolments in stopped experiments
-   * are not served (they stay, for results). One statement when enrolled or unmatched; two or three on enrolment.
-   * An unknown customer is 404 (param `customer_id`) when an enrolment is due; callers check it first.
+   * are not served (they stay, for results). One statement when enrolled or unmatched (it also checks the customer);
+   * two or three on enrolment. A customer not of the tenant (or unknown) is 404, param `customer_id`.
    */
   async assignment(ctx: Ctx, customerId: string, attributes: Record<string, unknown> | null | undefined): Promise<Assignment | null> {
     tenantOf(ctx);
     const attrs = validateAttributes(attributes);
     if (typeof customerId !== 'string' || !isUuid(customerId)) throw notFound('customer', String(customerId), 'customer_id');
-    const candidates = await runningCandidates(ctx.em, customerId);
+    const { customerFound, candidates } = await runningCandidates(ctx.em, customerId);
+    if (!customerFound) throw notFound('customer', customerId, 'customer_id');
     const enrolled = candidates.find((c) => c.enrolled_variant_id);
     if (enrolled) return served(enrolled, enrolled.enrolled_variant_id!);
     for (const c of candidates) {

@@ -41,22 +41,25 @@ export interface Candidate {
 }
 
 /**
- * Every running experiment of the tenant, in serving order (started_at, then id), with its variants and the
- * customer's enrolment in it: the one statement a resolve runs when the customer is already enrolled or matches
- * nothing. Enrolled experiments come first, oldest enrolment first.
+ * Whether the customer is the tenant's, and every running experiment of the tenant in serving order (started_at, then
+ * id) with its variants and the customer's enrolment in it: the one statement a resolve runs when the customer is
+ * already enrolled or matches nothing (customers table: read only, as in `enrol`). Enrolled experiments come first,
+ * oldest enrolment first. No row: no such customer.
  */
-export function runningCandidates(em: EntityManager, customerId: string): Promise<Candidate[]> {
-  return tenantQuery<Candidate>(
+export async function runningCandidates(em: EntityManager, customerId: string): Promise<{ customerFound: boolean; candidates: Candidate[] }> {
+  const rows = await tenantQuery<Candidate | { id: null }>(
     em,
     `select e.id, e.targeting, e.traffic_version, en.variant_id as enrolled_variant_id,
        (select json_agg(json_build_object('id', v.id, 'key', v.key, 'offering_id', v.offering_id, 'traffic_percent', v.traffic_percent) order by v.id)
           from experiment_variants v where v.experiment_id = e.id) as variants
-     from experiments e
-     left join experiment_enrolments en on en.experiment_id = e.id and en.customer_id = ?::uuid
-     where {tenant:e} and e.status = 'running'
+     from customers c
+     left join experiments e on {tenant:e} and e.status = 'running'
+     left join experiment_enrolments en on en.experiment_id = e.id and en.customer_id = c.id
+     where {tenant:c} and c.id = ?::uuid
      order by en.created_at nulls last, en.id, e.started_at, e.id`,
     [customerId],
   );
+  return { customerFound: rows.length > 0, candidates: rows.filter((r): r is Candidate => r.id !== null) };
 }
 
 /**

@@ -54,8 +54,11 @@ export class Invoice extends TenantEntity {
   }
 
   @Field(() => InvoiceType) @Enum({ items: () => InvoiceType }) type!: InvoiceType;
-  /** GST rule 46: at most 16 characters, unique per financial year. */
-  @Field() @Property({ length: 16 }) number!: string;
+  /**
+   * GST rule 46: at most 16 characters, unique per financial year. Given as the issuing transaction commits (null in
+   * it until then: invoice.service.ts numberInvoicesAtCommit); a committed invoice always has one.
+   */
+  @Field() @Property({ length: 16, nullable: true }) number!: string;
   @Field(() => BillingReason) @Enum({ items: () => BillingReason }) billingReason!: BillingReason;
   @Field(() => InvoiceStatus) @Enum({ items: () => InvoiceStatus }) status!: InvoiceStatus;
   @Field(() => ID) @Property({ type: 'uuid' }) customerId!: string;

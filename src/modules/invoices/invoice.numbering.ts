@@ -3,7 +3,8 @@ import { InvoiceType } from './invoice.entities';
 
 /**
  * Invoice numbers (GST rule 46: at most 16 characters, consecutive, unique per financial year). The sequence itself is
- * taken in the database (invoice.store.ts `takeInvoiceNumber`); this file names the year and formats the number.
+ * taken in the database when the issuing transaction commits (invoice.service.ts `numberInvoicesAtCommit`,
+ * invoice.store.ts `numberInvoices`); this file names the year and formats the number.
  */
 
 /** India Standard Time is UTC+05:30 all year (no daylight saving), so a fixed offset is exact. */
@@ -25,11 +26,21 @@ export const MAX_NUMBER_LENGTH = 16;
  */
 export function formatInvoiceNumber(type: InvoiceType, mode: Mode, fy: number, n: number): string {
   if (!Number.isSafeInteger(n) || n < 1) throw new Error(`invoice number: sequence must be a positive integer, got ${n}`);
-  const prefix = `${mode === Mode.TEST ? 'T' : ''}${type === InvoiceType.CREDIT_NOTE ? 'CN' : 'INV'}`;
-  const year = `${String(fy % 100).padStart(2, '0')}${String((fy + 1) % 100).padStart(2, '0')}`;
+  const { prefix, year } = numberParts(type, mode, fy);
   const seq = String(n).padStart(6, '0');
   for (const candidate of [`${prefix}-${year}-${seq}`, `${prefix}${year}-${seq}`, `${prefix}${year}${seq}`]) {
     if (candidate.length <= MAX_NUMBER_LENGTH) return candidate;
   }
   throw new Error(`invoice number ${n} of FY ${fy} does not fit ${MAX_NUMBER_LENGTH} characters`);
+}
+
+/**
+ * The parts of a number before the sequence: `TINV` and `2627` for a test-mode invoice of FY 2026-27. The commit
+ * numbers invoices in SQL from these (invoice.store.ts numberInvoices, the same format as formatInvoiceNumber).
+ */
+export function numberParts(type: InvoiceType, mode: Mode, fy: number): { prefix: string; year: string } {
+  return {
+    prefix: `${mode === Mode.TEST ? 'T' : ''}${type === InvoiceType.CREDIT_NOTE ? 'CN' : 'INV'}`,
+    year: `${String(fy % 100).padStart(2, '0')}${String((fy + 1) % 100).padStart(2, '0')}`,
+  };
 }

@@ -1,18 +1,22 @@
 import { LockMode } from '@mikro-orm/core';
+import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { validate as isUuid } from 'uuid';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { make, Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
 import { DomainError } from '../../core/errors';
-import { recordEvent } from '../../core/events';
+import { outboxEvent, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
+import type { Customer } from '../customers/customer.entities';
+import type { Merchant } from '../merchants/merchant.entities';
 import type { Payment } from '../payments/payment.entities';
+import type { OutboxEvent } from '../../core/events';
 import { BillingReason, Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType } from './invoice.entities';
-import { financialYear, formatInvoiceNumber } from './invoice.numbering';
-import { invoiceParties, merchantNow, takeInvoiceNumber } from './invoice.store';
+import { financialYear, numberParts } from './invoice.numbering';
+import { invoiceParties, merchantNow, numberInvoices } from './invoice.store';
 import type { TaxSnapshot } from '../subscriptions/billing';
 import { invoiceTax, invoiceTaxFor } from './invoice.tax';
 
@@ -129,14 +133,17 @@ export class InvoiceService {
    * Issues an invoice or credit note in the caller's transaction (`em` bound to the tenant): GST per contract 11 on
    * the tax-exclusive lines, the next gap-free number of its type and financial year, and the outbox events
    * (`invoice.created` or `credit_note.created`, and `invoice.paid` when issued paid). Called without a transaction,
-   * it opens one.
+   * it opens one. The number is given when the transaction commits (`numberInvoicesAtCommit`): until then
+   * `invoice.number` is null, and the invoice's outbox events wait to be written with it.
    */
   async issue(em: EntityManager, draft: InvoiceDraft): Promise<Invoice> {
     if (!em.getTransactionContext()) return em.transactional((tx) => this.issue(tx, draft));
     const tenant = boundTenant(em);
     checkDraft(draft);
     const currency = draft.currency.toUpperCase();
-    const { merchant, customer } = await invoiceParties(em, tenant, draft.customerId);
+    const read = partiesByTransaction.get(rootTransaction(em)!);
+    const { merchant, customer } =
+      read && read.merchant.id === tenant.merchantId && read.customer.id === draft.customerId ? read : await invoiceParties(em, tenant, draft.customerId);
     if (!customer) throw new Error(`invoice: customer ${draft.customerId} is not the tenant's`);
 
     const live = taxPartiesOf(merchant, customer);
@@ -152,14 +159,12 @@ export class InvoiceService {
     const paid = draft.status === InvoiceStatus.PAID;
     const amountPaid = paid ? total - creditApplied : 0;
 
-    const fy = financialYear(draft.issuedAt);
-    const n = await takeInvoiceNumber(em, draft.type, fy);
     const invoice = make(Invoice, {
-      // Stamped now rather than at the flush (TenantStamp): the outbox payloads are written before it.
+      // Stamped now rather than at the flush (TenantStamp): the outbox payloads are built before it.
       merchantId: tenant.merchantId,
       mode: tenant.mode,
       type: draft.type,
-      number: formatInvoiceNumber(draft.type, tenant.mode, fy, n),
+      number: NOT_NUMBERED_YET,
       billingReason: draft.billingReason,
       status: draft.status,
       customerId: customer.id,
@@ -190,11 +195,22 @@ export class InvoiceService {
       paidAt: paid ? (draft.paidAt ?? draft.issuedAt) : null,
     });
     em.persist(invoice);
-    // One flush: nothing in the payload is set by the database or at the flush.
+    numberAtCommit(em, invoice, financialYear(draft.issuedAt));
+    // Nothing in the payloads is set by the database or at the flush; the number is added when the commit gives it.
     this.record(em, invoice, creditNote ? 'credit_note.created' : 'invoice.created', tenant.mode);
     if (paid) this.record(em, invoice, 'invoice.paid', tenant.mode);
     await em.flush();
     return invoice;
+  }
+
+  /**
+   * The merchant and a customer as a statement of the caller's transaction has just read them (the gateway event's
+   * statement reads them with the subscription it locks): invoices issued to that customer in the transaction take
+   * these instead of reading them again (invoiceParties).
+   */
+  partiesRead(em: EntityManager, merchant: Merchant, customer: Customer): void {
+    const trx = rootTransaction(em);
+    if (trx) partiesByTransaction.set(trx, { merchant, customer });
   }
 
   /**
@@ -280,10 +296,99 @@ export class InvoiceService {
     };
   }
 
+  /** An invoice's outbox event; one about an invoice still to be numbered is written by the numbering, with its number. */
   private record(em: EntityManager, invoice: Invoice, type: string, mode: Mode): void {
-    recordEvent(em, type, this.toRest(invoice), mode);
+    const waiting = toNumber(em)?.find((p) => p.invoice === invoice);
+    if (waiting) waiting.events.push(outboxEvent(type, this.toRest(invoice), mode));
+    else recordEvent(em, type, this.toRest(invoice), mode);
   }
 }
+
+/**
+ * Gap-free numbers at commit. Numbers are consecutive per sequence (merchant, mode, type, financial year), so an
+ * issuer holds its sequence row from the moment it takes a number until its transaction ends (a rollback must give the
+ * number back). Taken early, that row lock serialised a merchant's renewals over each whole transaction; so the
+ * number is taken last: `issue` inserts the invoice with a null number and notes it here, keyed by the root
+ * transaction, and just before COMMIT one statement (invoice.store.ts numberInvoices) bumps the sequences, sets the
+ * numbers and writes the invoices' outbox events carrying them. The lock is then held for the commit only. The
+ * migration's deferred constraint trigger refuses a commit that would leave an invoice without a number.
+ */
+interface InvoiceToNumberAtCommit {
+  invoice: Invoice;
+  financialYear: number;
+  /** Its outbox events so far (created, paid): written by the numbering statement, with the number. */
+  events: OutboxEvent[];
+}
+
+/** null in the invoice's row and entity until the commit numbers it. */
+const NOT_NUMBERED_YET = null as unknown as string;
+
+const waitingByTransaction = new WeakMap<object, InvoiceToNumberAtCommit[]>();
+
+/** InvoiceService.partiesRead, by root transaction. */
+const partiesByTransaction = new WeakMap<object, { merchant: Merchant; customer: Customer }>();
+
+/** The outermost transaction of the EntityManager's (a nested one is a savepoint of it): commit hooks run for that one. */
+function rootTransaction(em: EntityManager): object | undefined {
+  let trx = em.getTransactionContext<{ parentTransaction?: object }>();
+  while (trx?.parentTransaction) trx = trx.parentTransaction as typeof trx;
+  return trx;
+}
+
+function toNumber(em: EntityManager): InvoiceToNumberAtCommit[] | undefined {
+  const trx = rootTransaction(em);
+  return trx && waitingByTransaction.get(trx);
+}
+
+function numberAtCommit(em: EntityManager, invoice: Invoice, fy: number): void {
+  const trx = rootTransaction(em);
+  if (!trx) throw new Error('invoices are issued inside a transaction');
+  let list = waitingByTransaction.get(trx);
+  if (!list) waitingByTransaction.set(trx, (list = []));
+  list.push({ invoice, financialYear: fy, events: [] });
+}
+
+/**
+ * Numbers the invoices a transaction issued, as its last statement, sent with the COMMIT (a MikroORM transaction
+ * event, registered on the ORM by the composition root: every transaction, whoever opened it, is numbered the same
+ * way). It commits the transaction itself (numberInvoices), so it must be the last beforeTransactionCommit hook: none
+ * other is registered. The entities get their numbers too, as if loaded with them, so answers built after the commit
+ * carry them.
+ */
+export const numberInvoicesAtCommit: EventSubscriber = {
+  async beforeTransactionCommit({ em, transaction }: TransactionEventArgs): Promise<void> {
+    const waiting = transaction && waitingByTransaction.get(transaction);
+    if (!waiting?.length) return;
+    waitingByTransaction.delete(transaction);
+    const tenants = new Map<string, InvoiceToNumberAtCommit[]>();
+    for (const w of waiting) {
+      const key = `${w.invoice.merchantId}|${w.invoice.mode}`;
+      tenants.set(key, [...(tenants.get(key) ?? []), w]);
+    }
+    const groups = [...tenants.values()];
+    for (const [i, group] of groups.entries()) {
+      const { merchantId, mode } = group[0].invoice;
+      const numbers = await numberInvoices(
+        em as EntityManager,
+        { merchantId, mode },
+        group.map((w) => ({ id: w.invoice.id, type: w.invoice.type, financialYear: w.financialYear, ...numberParts(w.invoice.type, mode, w.financialYear) })),
+        group.flatMap((w) =>
+          w.events.map((e) => ({ id: e.id, createdAt: e.createdAt, invoiceId: w.invoice.id, type: e.type, payload: e.payload })),
+        ),
+        // The last statement commits too (numberInvoices says why).
+        i === groups.length - 1,
+      );
+      for (const { invoice } of group) {
+        const number = numbers.get(invoice.id);
+        if (!number) continue; // not held by the transaction any more (a rolled-back savepoint)
+        invoice.number = number;
+        // As the database has it: a later flush of this entity writes no update for it.
+        const original = em.getUnitOfWork().getOriginalEntityData(invoice);
+        if (original) original.number = number;
+      }
+    }
+  },
+};
 
 function boundTenant(em: EntityManager): TenantParams {
   const t = em.getFilterParams<TenantParams>(TENANT_FILTER) as TenantParams | undefined;

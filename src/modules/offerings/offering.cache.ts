@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
+import { shareAnswer } from '../../core/read-cache';
 import { currentMerchant, primeMerchant } from '../merchants/current-merchant';
 import type { Offering, OfferingPackage, Paywall } from './offering.entities';
 import { attachTree, offeringProductsByPackage, packagesByOffering, productIdsByPackage } from './offering.loaders';
@@ -57,6 +58,9 @@ async function readTree(ctx: Ctx, offeringId: string | null): Promise<OfferingTr
   attachTree(head.offering, packages, contents);
   let weight = 2 + packages.length;
   for (const c of contents) for (const p of c.products) weight += 1 + p.plans.reduce((n, plan) => n + 1 + plan.prices.length, 0);
+  // Never changed once read (a new catalog version reads a new tree): transports may reuse what they render of it.
+  shareAnswer(head.offering);
+  if (head.paywall) shareAnswer(head.paywall);
   return { offering: head.offering, paywall: head.paywall, weight };
 }
 

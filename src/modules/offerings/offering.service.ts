@@ -11,7 +11,6 @@ import { validateMetadata } from '../../core/validate';
 import { services } from '../../services';
 import { Product } from '../catalog/catalog.entities';
 import { bumpCatalogVersion } from '../catalog/catalog.store';
-import { Customer } from '../customers/customer.entities';
 import { OfferingTreeCache } from './offering.cache';
 import { Offering, OfferingResolution, Package, Paywall, ResolvedExperiment } from './offering.entities';
 import {
@@ -220,18 +219,18 @@ export class OfferingService {
    * What to show one customer now (contract 6, resolve): the offering of the experiment arm the customer is in (its
    * sticky enrolment, else the first running experiment whose targeting matches, bucketed and enrolled by the
    * experiments module), else the current offering, else none; with its paywall. The offering's tree comes from the
-   * version-checked cache (offering.cache.ts), so a resolve runs the customer check, the catalog version and the
-   * assignment's statements, and no more once the tree is cached; its fields then answer from memory.
+   * version-checked cache (offering.cache.ts), so a resolve runs the catalog version and the assignment's statements
+   * (one, with the customer check, unless it enrols), and no more once the tree is cached; its fields then answer
+   * from memory.
    */
   async resolve(ctx: Ctx, input: ResolveOfferingInput): Promise<OfferingResolution> {
     const { merchantId, mode } = tenantOf(ctx);
     const attributes = validateAttributes(input.attributes); // before any read: a bad body is a 400 whoever the customer
     // Bucketing hashes the id as text: the canonical (lower-case) spelling, whatever the request's.
     const customerId = String(input.customerId).toLowerCase();
-    // Three independent reads at once. The assignment does not wait for the customer check: it enrols only a customer
-    // of this tenant (and answers 404 otherwise), so an unknown customer is a 404 either way.
-    const [customer, version, assignment] = await Promise.all([
-      findOr404(ctx.em, Customer, customerId, 'customer', { param: 'customer_id' }),
+    // Two reads at once: the catalog version (shared with the tenant's other requests of the moment) and the
+    // assignment, whose statement also checks that the customer is the tenant's (404 otherwise).
+    const [version, assignment] = await Promise.all([
       services(ctx).catalogCache.version(merchantId, mode),
       services(ctx).experiments.assignment(ctx, customerId, attributes),
     ]);
@@ -249,7 +248,7 @@ export class OfferingService {
       }
     }
     tree ??= await this.trees.tree(ctx, null, version);
-    return make(OfferingResolution, { customerId: customer.id, offering: tree?.offering ?? null, paywall: tree?.paywall ?? null, experiment });
+    return make(OfferingResolution, { customerId, offering: tree?.offering ?? null, paywall: tree?.paywall ?? null, experiment });
   }
 
   // -----------------------------------------------------------------------------------------------------------------

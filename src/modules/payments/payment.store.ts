@@ -81,20 +81,35 @@ export async function revenueByCustomer(
   return rows.map((r) => ({ customerId: r.customer_id, currency: r.currency, amount: Number(r.amount) }));
 }
 
+/** A verified gateway event of a connection, as recorded (once per provider and event id). */
+export interface GatewayEventRecord {
+  provider: string;
+  eventId: string;
+  type: string;
+  connectionId: string;
+  payload: unknown;
+}
+
 /** Records a verified gateway event of a connection once; false when (provider, event id) was recorded before. */
-export async function recordGatewayEvent(
-  em: EntityManager,
-  tenant: TenantParams,
-  e: { provider: string; eventId: string; type: string; connectionId: string; payload: unknown },
-): Promise<boolean> {
-  const inserted = await tenantQueryAs(
-    em,
-    tenant,
-    `insert into gateway_events (id, created_at, merchant_id, mode, provider, event_id, type, connection_id, payload)
-     values (?, now(), {tenant_values}, ?, ?, ?, ?, ?) on conflict (provider, event_id) do nothing returning id`,
-    [uuidv7(), e.provider, e.eventId, e.type, e.connectionId, JSON.stringify(e.payload ?? null)],
-  );
+export async function recordGatewayEvent(em: EntityManager, tenant: TenantParams, e: GatewayEventRecord): Promise<boolean> {
+  const cte = gatewayEventCte(e);
+  const inserted = await tenantQueryAs(em, tenant, `with ${cte.sql} select id from ge`, cte.params);
   return inserted.length > 0;
+}
+
+/**
+ * The record of a gateway event as the CTE `ge` of a tenant statement: one row (`id`) when the event is new, none when
+ * (provider, event id) was recorded before. For a statement that records the event with the work it leads to (the
+ * subscriptions module locks the event's subscription in the same round trip).
+ */
+export function gatewayEventCte(e: GatewayEventRecord): { sql: string; params: unknown[] } {
+  return {
+    sql: `ge as (
+       insert into gateway_events (id, created_at, merchant_id, mode, provider, event_id, type, connection_id, payload)
+       values (?, now(), {tenant_values}, ?, ?, ?, ?, ?) on conflict (provider, event_id) do nothing returning id
+     )`,
+    params: [uuidv7(), e.provider, e.eventId, e.type, e.connectionId, JSON.stringify(e.payload ?? null)],
+  };
 }
 
 /** Refunds of the gateway payment still waiting for the gateway's refund id (their create call has not returned). */

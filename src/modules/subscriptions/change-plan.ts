@@ -12,6 +12,8 @@ import { gatewayAmounts, prorate } from './billing';
 import { BillingSubscription } from './subscription.entities';
 import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
 import { periodOf, taxOf } from './subscription.lifecycle';
+import type { SubscriptionChange } from './subscription.lifecycle';
+import type { Logger } from '../../core/logger';
 import { Coupon } from '../coupons/coupon.entities';
 import { appliesToPlan } from '../coupons/coupon.service';
 import { discountOn } from '../coupons/coupon.discount';
@@ -153,13 +155,8 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
       if (p.net > 0) {
         const invoice = await service.invoices.issue(change.em, { ...common, type: InvoiceType.INVOICE, status: InvoiceStatus.OPEN });
         result.invoice = invoice;
-        // Razorpay collects it as an add-on with the next charge: recorded before the add-on is made, so the charge
-        // that carries it, reported whenever, finds it (subscription.gateway-events.ts settleAddons).
-        if (sub.provider === 'razorpay' && sub.providerSubscriptionId && invoice.amountDue > 0) {
-          sub.gatewayAddons = [...sub.gatewayAddons, { invoiceId: invoice.id, amount: invoice.amountDue, chargeInvoiceId: null }];
-        }
         // The answer shows the invoice as the change issued it; its collection follows the commit.
-        change.after(() => collectAdjustment(service, ctx, sub, invoice, line.description));
+        collectFromMandate(change, service, ctx, invoice, line.description);
       } else {
         result.creditNote = await service.invoices.issue(change.em, { ...common, type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED });
         // Gross credit (the note's total, GST included): renewals take it off their totals and refund it on the charge.
@@ -171,13 +168,27 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
 }
 
 /**
+ * Collects an invoice the change issued (a plan change's adjustment, or a closed period's usage: usage.billing.ts) from
+ * the subscription's mandate once the change commits. Razorpay collects it as an add-on with the next charge: recorded
+ * here, in the issuing transaction, before the add-on is made, so the charge that carries it, reported whenever, finds
+ * it (subscription.gateway-events.ts settleAddons).
+ */
+export function collectFromMandate(change: SubscriptionChange, service: SubscriptionService, ctx: { log: Logger }, invoice: Invoice, description: string): void {
+  const sub = change.sub;
+  if (sub.provider === 'razorpay' && sub.providerSubscriptionId && invoice.amountDue > 0) {
+    sub.gatewayAddons = [...sub.gatewayAddons, { invoiceId: invoice.id, amount: invoice.amountDue, chargeInvoiceId: null }];
+  }
+  change.after(() => collectAdjustment(service, ctx, sub, invoice, description));
+}
+
+/**
  * Collects an adjustment invoice's amount due (its total, GST included) from the subscription's mandate, after the plan
  * change committed (idempotency key `adjust-<invoice id>`). Stripe: paid at once -> the invoice is marked paid; a
  * decline or a gateway failure leaves it open (logged). Razorpay: the amount becomes an add-on charged with the next
  * cycle (pending); the invoice stays open until that charge is reported, which pays it (or takes it into the renewal's
  * dunning). An add-on the gateway refused is forgotten, and its invoice stays open.
  */
-async function collectAdjustment(service: SubscriptionService, ctx: Ctx, sub: BillingSubscription, invoice: Invoice, description: string): Promise<void> {
+async function collectAdjustment(service: SubscriptionService, ctx: { log: Logger }, sub: BillingSubscription, invoice: Invoice, description: string): Promise<void> {
   if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
   const em = tenantEntityManager(service.root, sub);
   try {
@@ -192,13 +203,13 @@ async function collectAdjustment(service: SubscriptionService, ctx: Ctx, sub: Bi
     });
     if (charge.outcome === 'pending') return; // an add-on: settled with the charge that carries it
     if (charge.outcome !== 'succeeded') {
-      ctx.log.info({ subscription_id: sub.id, invoice_id: invoice.id, outcome: charge.outcome, reason: charge.failureReason }, 'plan change adjustment not collected now: invoice left open');
+      ctx.log.info({ subscription_id: sub.id, invoice_id: invoice.id, outcome: charge.outcome, reason: charge.failureReason }, 'one-off invoice (plan change adjustment or usage) not collected now: invoice left open');
       return;
     }
     const now = await service.now(sub);
     await em.transactional((tx) => service.invoices.markPaid(tx, invoice.id, now));
   } catch (err) {
-    ctx.log.warn({ err, subscription_id: sub.id, invoice_id: invoice.id }, 'collecting a plan change adjustment failed: invoice left open');
+    ctx.log.warn({ err, subscription_id: sub.id, invoice_id: invoice.id }, 'collecting a one-off invoice (plan change adjustment or usage) failed: invoice left open');
     // A refusal made no add-on: no charge will carry it. (After a timeout it may exist: the entry stays, and a charge
     // that carries it still pays the invoice.)
     if (err instanceof GatewayError && err.code === 'gateway_rejected') await forgetAddon(em, sub.id, invoice.id).catch(() => undefined);

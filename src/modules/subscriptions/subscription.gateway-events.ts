@@ -10,10 +10,11 @@ import { TrialEndAction } from '../catalog/catalog.entities';
 import type { Invoice } from '../invoices/invoice.entities';
 import { billPeriod, commandInFlight, periodOf, SubscriptionChange } from './subscription.lifecycle';
 import { BillingSubscription, GatewayAddon, ScheduledAction } from './subscription.entities';
-import { lockSubscriptionBy } from './subscription.store';
+import { recordEventAndLockSubscription } from './subscription.store';
 import { endGatewayDiscountIfOver } from './subscription.discount';
 import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
+import { recordMandateAttempt } from '../analytics/autopay.service';
 
 const S = SubscriptionStatus;
 
@@ -32,21 +33,59 @@ export function retryDay(n: number): number {
 }
 
 /**
- * Applies a verified subscription event of a gateway (already recorded once per gateway event id by the caller, in
- * the same transaction `em` runs). Events may repeat or come out of order: a move the table does not allow from the
- * current state is ignored, and a charge for a period already billed changes nothing. Answers the follow-up gateway
- * calls to make after the commit.
+ * Applies a verified gateway event about a subscription once (the (provider, event id) row is the guard), in one
+ * transaction under the connection's tenant; the gateway calls it leads to run after the commit. False: a repeat.
+ * The transaction's first statement records the event, reads the merchant's clock and locks the subscription with
+ * its merchant and customer (subscription.store.ts recordEventAndLockSubscription): a renewal's whole transaction is
+ * that, the invoice and subscription writes, the notice, and the invoice numbering sent with the commit.
+ */
+export async function receiveSubscriptionEvent(
+  service: SubscriptionService,
+  em: EntityManager,
+  connection: ProviderConnection,
+  event: GatewayEvent,
+): Promise<boolean> {
+  const tenant = { merchantId: connection.merchantId, mode: connection.mode };
+  const follow = await em.transactional(async (tx) => {
+    const found = await recordEventAndLockSubscription(
+      tx,
+      tenant,
+      { provider: connection.provider, eventId: event.eventId, type: event.rawType, connectionId: connection.id, payload: event.raw },
+      {
+        id: event.subscriptionId && isUuid(event.subscriptionId) ? event.subscriptionId : null,
+        providerSubscriptionId: event.providerSubscriptionId ?? null,
+        checkoutSessionId: event.checkoutSessionId ?? null,
+      },
+    );
+    if (!found.fresh) return null;
+    if (!found.sub) return [];
+    // The invoice a charge issues takes its parties from this read rather than reading them again.
+    if (found.merchant && found.customer) service.invoices.partiesRead(tx, found.merchant, found.customer);
+    // Merchant time as Clock.now has it: the wall clock plus the test clock's offset.
+    return applySubscriptionEvent(service, tx, connection, event, new Date(Date.now() + found.clockOffsetMs), found.sub);
+  });
+  if (!follow) return false;
+  for (const f of follow) await f();
+  return true;
+}
+
+/**
+ * Applies a verified subscription event of a gateway to its subscription `sub` (locked, and the event recorded once
+ * per gateway event id, by the caller in the same transaction `em` runs). Events may repeat or come out of order: a
+ * move the table does not allow from the current state is ignored, and a charge for a period already billed changes
+ * nothing. Answers the follow-up gateway calls to make after the commit.
  */
 export async function applySubscriptionEvent(
   service: SubscriptionService,
   em: EntityManager,
   connection: ProviderConnection,
   event: GatewayEvent,
-  /** Merchant time, read before the caller's transaction (never inside it: see SubscriptionService.applyGatewayEvent). */
+  /** Merchant time. */
   now: Date,
+  sub: BillingSubscription,
 ): Promise<(() => Promise<void>)[]> {
-  const sub = await findSubscription(em, event);
-  if (!sub) return [];
+  // A mandate checkout's outcome is an autopay attempt (analytics), recorded with the change it causes.
+  await recordMandateAttempt(em, sub, event, now);
   if (!sub.providerSubscriptionId && event.providerSubscriptionId) sub.providerSubscriptionId = event.providerSubscriptionId;
   if (!sub.providerCustomerId && event.providerCustomerId) sub.providerCustomerId = event.providerCustomerId;
   const change = service.change(em, sub);
@@ -76,20 +115,6 @@ export async function applySubscriptionEvent(
   }
   await change.save();
   return change.followUps;
-}
-
-/** The event's subscription, locked: by our id, else the gateway's subscription id, else the checkout session. */
-async function findSubscription(em: EntityManager, event: GatewayEvent): Promise<BillingSubscription | null> {
-  if (event.subscriptionId && isUuid(event.subscriptionId)) {
-    const sub = await lockSubscriptionBy(em, 'id', event.subscriptionId);
-    if (sub) return sub;
-  }
-  if (event.providerSubscriptionId) {
-    const sub = await lockSubscriptionBy(em, 'provider_subscription_id', event.providerSubscriptionId);
-    if (sub) return sub;
-  }
-  if (event.checkoutSessionId) return lockSubscriptionBy(em, 'checkout_session_id', event.checkoutSessionId);
-  return null;
 }
 
 /** The mandate was authorised: a trial starts, or the subscription is active and its first period begins. */
@@ -171,7 +196,7 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   if (alreadyBilled(sub, p)) return;
   if (sub.status === S.TRIALING) change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
   enterPeriod(sub, p);
-  const invoice = await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: true, at: now });
+  const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: true, at: now });
   endGatewayDiscountIfOver(change, service);
   returnCredit(change, service, invoice, event);
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidAt: now });
@@ -301,7 +326,7 @@ async function chargeFailed(service: SubscriptionService, change: SubscriptionCh
   if (alreadyBilled(sub, p)) return;
   change.move('charge_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: 0 });
   enterPeriod(sub, p);
-  const invoice = await billPeriod(change, service.invoices, { start: p.start, end: p.end, paid: false, at: now });
+  const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: false, at: now });
   endGatewayDiscountIfOver(change, service);
   sub.openInvoiceId = invoice.id;
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { carriedBy: invoice.id });

@@ -3,12 +3,15 @@ import { make, Mode } from '../../core/entity';
 import { announce, recordEvent } from '../../core/events';
 import type { Serializer } from '../../core/serialize';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
-import type { InvoiceLineDraft, InvoiceService } from '../invoices/invoice.service';
+import type { InvoiceLineDraft } from '../invoices/invoice.service';
+import type { SubscriptionService } from './subscription.service';
+import { billUsage } from '../usage/usage.billing';
 import { period, TaxSnapshot, TaxTreatment } from './billing';
 import { releaseRedemption } from '../coupons/coupon.store';
 import { discountApplies, discountLine, nextPeriodDiscount } from './subscription.discount';
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus, SubscriptionTrigger, transition, TriggeredBy } from './subscription.machine';
+import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics/mrr-ledger';
 
 /**
  * One change of one subscription inside one transaction: every state move goes through `move` (the state table,
@@ -23,6 +26,8 @@ export class SubscriptionChange {
   private readonly loadedUpdatedAt: number;
   /** A checkout that never completed (created -> cancelled): its coupon redemption is given back with the change. */
   private releasesCoupon = false;
+  /** Whether the subscription counted in MRR, and its MRR, as loaded: `save` writes a ledger movement when this moved. */
+  private mrrAtStart: MrrState;
 
   constructor(
     readonly em: EntityManager,
@@ -30,6 +35,7 @@ export class SubscriptionChange {
     private readonly serializer: () => Serializer,
   ) {
     this.loadedUpdatedAt = sub.updatedAt.getTime();
+    this.mrrAtStart = mrrStateOf(sub);
   }
 
   get status(): SubscriptionStatus {
@@ -73,6 +79,9 @@ export class SubscriptionChange {
       await releaseRedemption(this.em, this.sub.id);
     }
     await this.em.flush();
+    // The MRR movement, in the change's transaction (analytics/mrr-ledger.ts); no statement when MRR did not move.
+    await recordMrrMovement(this.em, this.sub, this.mrrAtStart, this.eventTypes.at(-1) ?? 'subscription.updated');
+    this.mrrAtStart = mrrStateOf(this.sub);
     // Live subscribers hear of real changes only (a gateway's echo of a command, or a repeated event, changes nothing):
     // any flush that wrote the row, here or earlier in the change (issuing an invoice flushes), moved `updated_at`.
     if (!this.eventTypes.length && this.sub.updatedAt.getTime() === this.loadedUpdatedAt) return;
@@ -110,14 +119,16 @@ export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number):
  * Bills the period `[start, end)`: the subscription's period moves there, one more cycle counts (contract 14:
  * every billed period), and an invoice is issued (paid, or open while dunning runs) under the subscription's tax, with
  * the setup fee on the first and any credit from earlier credit notes taken off. Its total is what the gateway charged
- * for the period (gatewayAmounts). Answers the invoice.
+ * for the period (gatewayAmounts). The period before closes with it: its usage, and any reported late for earlier
+ * periods, gets an invoice of its own, in arrears (src/modules/usage/usage.billing.ts). Answers the period's invoice.
  */
 export async function billPeriod(
   change: SubscriptionChange,
-  invoices: InvoiceService,
+  service: SubscriptionService,
   p: { start: Date; end: Date; paid: boolean; at: Date },
 ): Promise<Invoice> {
   const { sub, em } = change;
+  const invoices = service.invoices;
   const first = sub.cyclesCompleted === 0;
   sub.currentPeriodStart = p.start;
   sub.currentPeriodEnd = p.end;
@@ -160,5 +171,7 @@ export async function billPeriod(
   // The period used one of the coupon's periods (even when its amount left nothing to take off).
   if (covered) sub.discountCyclesUsed += 1;
   sub.periodDiscount = discount;
+  // One statement (nothing more for a subscription without unbilled usage). A first charge closes only a trial's usage.
+  if (!first || sub.trialStart) await billUsage(change, service, { closingAt: p.start, at: p.at });
   return invoice;
 }

@@ -12,6 +12,7 @@ import { SubscriptionStatus, transitionFor } from './subscription.machine';
 import { reconcile } from './subscription.reconcile';
 import { CHECKOUT_EXPIRY_CLAIM } from './subscription.gateway-events';
 import { commandInFlight } from './subscription.lifecycle';
+import { billFinalUsage } from '../usage/usage.billing';
 import { tenantEntityManager } from '../../core/context';
 import type { SubscriptionService } from './subscription.service';
 import {
@@ -86,6 +87,7 @@ export class SubscriptionScheduler {
             change.move('period_end_cancel', 'scheduler');
             sub.cancelledAt = sub.currentPeriodEnd ?? now;
             sub.endedAt = sub.currentPeriodEnd ?? now;
+            await billFinalUsage(change, service, now); // the last period's usage, in arrears (usage.billing.ts)
           } else if (sub.status === S.TRIALING) {
             change.move('trial_end_cancel', 'scheduler');
             sub.cancelledAt = sub.endedAt = sub.trialEnd ?? now;
@@ -95,6 +97,7 @@ export class SubscriptionScheduler {
           if (transitionFor(sub.status, 'complete')) {
             change.move('complete', 'scheduler');
             sub.endedAt = sub.currentPeriodEnd ?? now;
+            await billFinalUsage(change, service, now);
           }
           break;
         case ScheduledAction.RETRY:

@@ -13,8 +13,7 @@ import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { validateMetadata, validateUrl } from '../../core/validate';
 import { GatewayError, GatewayEvent, GatewayPort } from '../../gateways/port';
-import { recordGatewayEvent } from '../payments/payment.store';
-import { applySubscriptionEvent } from './subscription.gateway-events';
+import { receiveSubscriptionEvent } from './subscription.gateway-events';
 import { Plan, Price, Product } from '../catalog/catalog.entities';
 import { pickDefaultPrice } from '../catalog/catalog.service';
 import { gatewayPriceId, lockPriceRegistration, recordGatewayPrice, subscriptionTerms } from '../catalog/catalog.store';
@@ -522,23 +521,8 @@ export class SubscriptionService {
    * Applies a verified gateway event about a subscription once (the (provider, event id) row is the guard), in one
    * transaction under the connection's tenant; gateway calls it leads to run after the commit. False: a repeat.
    */
-  async applyGatewayEvent(em: EntityManager, connection: ProviderConnection, event: GatewayEvent): Promise<boolean> {
-    // Read before the transaction: the clock takes its own pool connection, and one taken while the transaction holds
-    // another deadlocks the pool when as many events arrive at once as it has connections.
-    const now = await this.now({ merchantId: connection.merchantId, mode: connection.mode });
-    const follow = await em.transactional(async (tx) => {
-      const fresh = await recordGatewayEvent(tx, { merchantId: connection.merchantId, mode: connection.mode }, {
-        provider: connection.provider,
-        eventId: event.eventId,
-        type: event.rawType,
-        connectionId: connection.id,
-        payload: event.raw,
-      });
-      return fresh ? applySubscriptionEvent(this, tx, connection, event, now) : null;
-    });
-    if (!follow) return false;
-    for (const f of follow) await f();
-    return true;
+  applyGatewayEvent(em: EntityManager, connection: ProviderConnection, event: GatewayEvent): Promise<boolean> {
+    return receiveSubscriptionEvent(this, em, connection, event);
   }
 }
 

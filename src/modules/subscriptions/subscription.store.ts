@@ -1,7 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Mode, TenantParams } from '../../core/entity';
-import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
+import { aliasedColumns, aliasedPart, Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
+import { Customer } from '../customers/customer.entities';
 import { CustomerDetails, customerUpsertCte } from '../customers/customer.store';
+import { Merchant } from '../merchants/merchant.entities';
+import { gatewayEventCte, GatewayEventRecord } from '../payments/payment.store';
 import { testClockSql } from '../test-clock/test-clock.store';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus } from './subscription.machine';
@@ -76,17 +79,60 @@ export async function insertSubscription(
   return em.map(BillingSubscription, rows[0] as never);
 }
 
+/** What a gateway event's statement found: whether the event is new, the merchant's clock, and its subscription. */
+export interface GatewayEventTarget {
+  /** False: (provider, event id) was recorded before (a repeat). */
+  fresh: boolean;
+  /** The merchant's test-clock offset (0 in live mode): merchant time is the wall clock plus this. */
+  clockOffsetMs: number;
+  /** The event's subscription, locked for the caller's transaction; null: none of the tenant's. */
+  sub: BillingSubscription | null;
+  /** Read in the same statement (the invoice a charge issues needs them): the merchant, and the subscription's customer. */
+  merchant: Merchant | null;
+  customer: Customer | null;
+}
+
 /**
- * The tenant's subscription whose `column` is `value`, locked for the caller's transaction (gateway events find theirs
- * by our id, the gateway's id or the checkout session). A plain statement: every gateway event runs one.
+ * Every gateway event about a subscription starts with this one statement (each renewal runs it): the event recorded
+ * once per (provider, event id) (payment.store.ts gatewayEventCte), the merchant's test-clock offset, and the event's
+ * subscription locked for the caller's transaction, found by our id, else the gateway's subscription id, else the
+ * checkout session, with its merchant and customer. A repeated event locks its subscription too (until the caller's
+ * transaction, which then does nothing, ends).
  */
-export async function lockSubscriptionBy(
+export async function recordEventAndLockSubscription(
   em: EntityManager,
-  column: 'id' | 'provider_subscription_id' | 'checkout_session_id',
-  value: string,
-): Promise<BillingSubscription | null> {
-  const [sub] = await tenantRows(em, BillingSubscription, `${column} = ?`, [value], { forUpdate: true });
-  return sub ?? null;
+  tenant: TenantParams,
+  record: GatewayEventRecord,
+  by: { id: string | null; providerSubscriptionId: string | null; checkoutSessionId: string | null },
+): Promise<GatewayEventTarget> {
+  const ge = gatewayEventCte(record);
+  const [row] = await tenantQueryAs<Record<string, unknown>>(
+    em,
+    tenant,
+    `with ${ge.sql},
+     found as (
+       select id from (
+         select id, 1 as k from subscriptions where {tenant} and id = ?::uuid
+         union all select id, 2 from subscriptions where {tenant} and provider_subscription_id = ?
+         union all select id, 3 from subscriptions where {tenant} and checkout_session_id = ?
+       ) f order by k limit 1
+     ),
+     s as materialized (select * from subscriptions where id = (select id from found) for update)
+     select (select count(*) from ge)::int as fresh, ${testClockSql.offsetMs('m.id', '?::text')}::float8 as clock_offset_ms,
+       ${aliasedColumns(em, BillingSubscription, 's')}, ${aliasedColumns(em, Merchant, 'm')}, ${aliasedColumns(em, Customer, 'c')}
+     from merchants m left join s on true left join customers c on c.id = s.customer_id and {tenant:c}
+     where m.id = ?`,
+    [...ge.params, by.id, by.providerSubscriptionId, by.checkoutSessionId, tenant.mode, tenant.merchantId],
+  );
+  if (!row) throw new Error(`gateway event: merchant ${tenant.merchantId} not found`);
+  const part = (alias: string) => aliasedPart(row, alias) as never;
+  return {
+    fresh: Number(row.fresh) > 0,
+    clockOffsetMs: Number(row.clock_offset_ms),
+    sub: part('s') ? em.map(BillingSubscription, part('s')) : null,
+    merchant: part('m') ? em.map(Merchant, part('m')) : null,
+    customer: part('c') ? em.map(Customer, part('c')) : null,
+  };
 }
 
 /** A subscription's audit trail, oldest first. */
@@ -171,7 +217,9 @@ export function actionsDueBy(db: Db, merchantId: string, at: Date, limit: number
 
 /**
  * When the gateway next has something to report for a merchant's test mode after `after` and by `until`: a trial's end
- * or a period's end of a subscription it charges (renewals, period-end cancellations).
+ * or a period's end of a subscription it charges (renewals, period-end cancellations). The test clock asks before each
+ * step of an advance: the partial index subscriptions_gateway_next_event_index (migration
+ * Migration20261124200400_renewal_indexes) is on exactly this expression and condition, so keep them in step.
  */
 export async function nextGatewayEventAt(db: Db, merchantId: string, after: Date, until: Date): Promise<Date | null> {
   const [row] = await tenantQueryAs<{ at: Date | null }>(

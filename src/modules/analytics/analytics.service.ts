@@ -1,0 +1,203 @@
+import type { Ctx } from '../../core/context';
+import { divRound } from '../subscriptions/billing';
+import { BucketRow, windowBuckets } from './analytics.store';
+import {
+  ChurnAnalytics,
+  ChurnSeriesPoint,
+  LtvAnalytics,
+  MrrAnalytics,
+  MrrMovements,
+  MrrSeriesPoint,
+  QuickRatioAnalytics,
+  QuickRatioSeriesPoint,
+} from './analytics.types';
+import { analyticsCurrency, AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs, merchantNow } from './analytics.window';
+
+/**
+ * MRR, churn, LTV and quick ratio (contract 11 and 14; issue 12 part 4), each one SQL aggregation over the MRR
+ * movements ledger (analytics.store.ts) and arithmetic on its few rows here. Amounts are subunits of the asked
+ * currency; rates are fractions.
+ *
+ * Decisions:
+ * - Windows are (from, to]; the state "at the start" is the state at `from`, the state "at" an instant includes the
+ *   movements at that instant. Series buckets are clipped to the window, so their sums are the window's totals and
+ *   the last bucket's MRR is the MRR at `to`.
+ * - A rate whose denominator is 0 is 0 when its numerator is 0 too (nothing there, nothing lost) and null otherwise
+ *   (something was lost from nothing: undefined). The quick ratio is null when nothing was lost (contract 11); it is
+ *   `healthy` when gains > 4 x losses (so also when there are gains and no losses).
+ * - ARPU = MRR / paying customers rounded half away from zero (0 with no paying customer); LTV is computed exactly
+ *   from MRR, paying customers and the 90-day churn counts, rounded once (half away from zero).
+ */
+
+const LTV_WINDOW_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/** a / b as a fraction: 0 for 0/0, null for x/0. */
+function rate(a: number, b: number): number | null {
+  if (b === 0) return a === 0 ? 0 : null;
+  return a / b;
+}
+
+/** round(a / b) half away from zero, exactly (b > 0). */
+function roundDiv(a: number, b: number): number {
+  return Number(divRound(BigInt(a), BigInt(b)));
+}
+
+interface Totals {
+  newMrr: number;
+  expansionMrr: number;
+  reactivationMrr: number;
+  /** Positive: MRR lost. */
+  contractionMrr: number;
+  /** Positive: MRR lost. */
+  churnMrr: number;
+  churned: number;
+}
+
+function totalsOf(rows: BucketRow[]): Totals {
+  const t: Totals = { newMrr: 0, expansionMrr: 0, reactivationMrr: 0, contractionMrr: 0, churnMrr: 0, churned: 0 };
+  for (const r of rows) {
+    t.newMrr += r.newMrr;
+    t.expansionMrr += r.expansionMrr;
+    t.reactivationMrr += r.reactivationMrr;
+    t.contractionMrr += lost(r.contractionMrr);
+    t.churnMrr += lost(r.churnMrr);
+    t.churned += r.churned;
+  }
+  return t;
+}
+
+/** A ledger sum of losses (negative) as the positive amount lost (never -0). */
+const lost = (signed: number) => 0 - signed;
+
+function quick(gains: number, losses: number): { quickRatio: number | null; healthy: boolean } {
+  return { quickRatio: losses === 0 ? null : gains / losses, healthy: gains > 4 * losses };
+}
+
+export class AnalyticsService {
+  private async buckets(ctx: Ctx, w: AnalyticsWindow): Promise<BucketRow[]> {
+    return windowBuckets(ctx.em, { currency: w.currency, from: w.from, to: w.to, unit: w.interval });
+  }
+
+  async mrr(ctx: Ctx, args: AnalyticsWindowArgs): Promise<MrrAnalytics> {
+    const w = await analyticsWindow(ctx, args);
+    const rows = await this.buckets(ctx, w);
+    const last = rows[rows.length - 1];
+    const t = totalsOf(rows);
+    const movements = Object.assign(new MrrMovements(), {
+      new: t.newMrr,
+      expansion: t.expansionMrr,
+      contraction: t.contractionMrr,
+      churn: t.churnMrr,
+      reactivation: t.reactivationMrr,
+      netNew: t.newMrr + t.expansionMrr + t.reactivationMrr - t.contractionMrr - t.churnMrr,
+    });
+    const series = rows.map((r) =>
+      Object.assign(new MrrSeriesPoint(), {
+        periodStart: r.periodStart,
+        periodEnd: r.periodEnd,
+        mrr: r.mrrEnd,
+        new: r.newMrr,
+        expansion: r.expansionMrr,
+        contraction: lost(r.contractionMrr),
+        churn: lost(r.churnMrr),
+        reactivation: r.reactivationMrr,
+      }),
+    );
+    return Object.assign(new MrrAnalytics(), {
+      currency: w.currency,
+      from: w.from,
+      asOf: w.to,
+      interval: w.interval,
+      mrr: last.mrrEnd,
+      arr: 12 * last.mrrEnd,
+      activeSubscriptions: last.subscriptionsEnd,
+      payingCustomers: last.customersEnd,
+      arpu: last.customersEnd > 0 ? roundDiv(last.mrrEnd, last.customersEnd) : 0,
+      movements,
+      series,
+    });
+  }
+
+  async churn(ctx: Ctx, args: AnalyticsWindowArgs): Promise<ChurnAnalytics> {
+    const w = await analyticsWindow(ctx, args);
+    const rows = await this.buckets(ctx, w);
+    const t = totalsOf(rows);
+    const first = rows[0];
+    const figures = (subsAtStart: number, churned: number, mrrAtStart: number, churnedMrr: number, contractionMrr: number) => ({
+      subscriptionsAtStart: subsAtStart,
+      churnedSubscriptions: churned,
+      logoChurnRate: rate(churned, subsAtStart),
+      mrrAtStart,
+      churnedMrr,
+      contractionMrr,
+      revenueChurnRate: rate(churnedMrr + contractionMrr, mrrAtStart),
+    });
+    return Object.assign(new ChurnAnalytics(), {
+      currency: w.currency,
+      from: w.from,
+      to: w.to,
+      interval: w.interval,
+      ...figures(first.subscriptionsStart, t.churned, first.mrrStart, t.churnMrr, t.contractionMrr),
+      series: rows.map((r) =>
+        Object.assign(new ChurnSeriesPoint(), {
+          periodStart: r.periodStart,
+          periodEnd: r.periodEnd,
+          ...figures(r.subscriptionsStart, r.churned, r.mrrStart, lost(r.churnMrr), lost(r.contractionMrr)),
+        }),
+      ),
+    });
+  }
+
+  /** LTV over the 90 days ending at the merchant's now (contract 14). */
+  async ltv(ctx: Ctx, args: { currency?: string | null }): Promise<LtvAnalytics> {
+    const currency = await analyticsCurrency(ctx, args.currency);
+    const to = await merchantNow(ctx);
+    const from = new Date(to.getTime() - LTV_WINDOW_DAYS * DAY_MS);
+    const [r] = await windowBuckets(ctx.em, { currency, from, to, unit: 'window' });
+    const mrr = r.mrrEnd;
+    const customers = r.customersEnd;
+    const base = r.subscriptionsStart;
+    const churned = r.churned;
+    // monthly rate = (churned / base) x 30 / 90; null when undefined (churn from nothing), 0 when nothing churned.
+    const monthly = rate(churned * 30, base * LTV_WINDOW_DAYS);
+    const churns = monthly !== null && monthly > 0;
+    return Object.assign(new LtvAnalytics(), {
+      currency,
+      asOf: to,
+      arpu: customers > 0 ? roundDiv(mrr, customers) : 0,
+      monthlyLogoChurnRate: monthly,
+      // ARPU / monthly rate = (mrr / customers) x (90 x base) / (30 x churned), one exact division.
+      ltv: !churns ? null : customers > 0 ? Number(divRound(BigInt(mrr) * BigInt(LTV_WINDOW_DAYS * base), BigInt(customers) * BigInt(30 * churned))) : 0,
+      expectedLifetimeMonths: churns ? (LTV_WINDOW_DAYS * base) / (30 * churned) : null,
+    });
+  }
+
+  async quickRatio(ctx: Ctx, args: AnalyticsWindowArgs): Promise<QuickRatioAnalytics> {
+    const w = await analyticsWindow(ctx, args);
+    const rows = await this.buckets(ctx, w);
+    const t = totalsOf(rows);
+    return Object.assign(new QuickRatioAnalytics(), {
+      currency: w.currency,
+      from: w.from,
+      to: w.to,
+      interval: w.interval,
+      newMrr: t.newMrr,
+      expansionMrr: t.expansionMrr,
+      contractionMrr: t.contractionMrr,
+      churnMrr: t.churnMrr,
+      ...quick(t.newMrr + t.expansionMrr, t.contractionMrr + t.churnMrr),
+      series: rows.map((r) =>
+        Object.assign(new QuickRatioSeriesPoint(), {
+          periodStart: r.periodStart,
+          periodEnd: r.periodEnd,
+          newMrr: r.newMrr,
+          expansionMrr: r.expansionMrr,
+          contractionMrr: lost(r.contractionMrr),
+          churnMrr: lost(r.churnMrr),
+          ...quick(r.newMrr + r.expansionMrr, lost(r.contractionMrr) + lost(r.churnMrr)),
+        }),
+      ),
+    });
+  }
+}

@@ -1,0 +1,120 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Ctx } from '../../core/context';
+import { mandateMethod } from '../../gateways/banks';
+import type { GatewayEvent } from '../../gateways/port';
+import type { BillingSubscription } from '../subscriptions/subscription.entities';
+import { SubscriptionStatus } from '../subscriptions/subscription.machine';
+import { analyticsWindow } from './analytics.window';
+import { attemptGroups, insertMandateAttempt } from './autopay.store';
+import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayReport, MandateMethod } from './autopay.types';
+
+/**
+ * UPI autopay / mandate analytics (contract 14 `GET /analytics/autopay`): every subscription mandate checkout that
+ * completed or failed at the gateway is recorded as an attempt, with the method, bank and failure reason the gateway
+ * event carries, in the transaction that applies that event to the subscription.
+ */
+
+/**
+ * Whether a gateway event about a subscription (in `statusBefore`, before the event is applied) is its mandate
+ * checkout's outcome, and which:
+ * - authorised: the checkout completed (`subscription.authorized`), or the gateway already charged on the mandate of
+ *   a subscription still waiting at checkout (an event that came first, out of order);
+ * - failed: the checkout ended without a mandate because the gateway declined it (a failure reason; a checkout
+ *   cancelled by the buyer, or expired because nobody completed it, made no attempt at the gateway and counts for
+ *   nothing).
+ */
+export function mandateOutcome(statusBefore: SubscriptionStatus, event: GatewayEvent): { status: 'authorized' | 'failed'; failureReason: string | null } | null {
+  switch (event.kind) {
+    case 'subscription.authorized':
+      return { status: 'authorized', failureReason: null };
+    case 'subscription.charged':
+    case 'subscription.charge_failed':
+      return statusBefore === SubscriptionStatus.CREATED ? { status: 'authorized', failureReason: null } : null;
+    case 'subscription.cancelled':
+      return event.checkoutFailed && event.failureReason ? { status: 'failed', failureReason: event.failureReason.slice(0, 255) } : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * Records the attempt a gateway event reports, if it reports one (see mandateOutcome), in the caller's transaction;
+ * `now` is merchant time. Called by the subscriptions module before it applies the event (the status is the one the
+ * event found). One per subscription: later events about the same checkout, and repeats, record nothing.
+ */
+export async function recordMandateAttempt(
+  em: EntityManager,
+  sub: Pick<BillingSubscription, 'id' | 'customerId' | 'provider' | 'status'>,
+  event: GatewayEvent,
+  now: Date,
+): Promise<void> {
+  const outcome = mandateOutcome(sub.status, event);
+  if (!outcome) return;
+  await insertMandateAttempt(em, {
+    subscriptionId: sub.id,
+    customerId: sub.customerId,
+    provider: event.provider,
+    method: mandateMethod(event.method),
+    bank: event.bank ?? null,
+    status: outcome.status,
+    failureReason: outcome.failureReason,
+    gatewayEventId: event.eventId,
+    occurredAt: now,
+  });
+}
+
+/** A fraction (as every analytics rate, unrounded); null without attempts: no success rate, rather than 0. */
+export function rate(part: number, whole: number): number | null {
+  return whole > 0 ? part / whole : null;
+}
+
+/** Most attempts first, then by name (nulls last): the same order on every call. */
+function byAttemptsThenName<T extends { attempts: number }>(name: (t: T) => string | null) {
+  return (a: T, b: T) => {
+    if (b.attempts !== a.attempts) return b.attempts - a.attempts;
+    const x = name(a);
+    const y = name(b);
+    if (x === y) return 0;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    return x < y ? -1 : 1;
+  };
+}
+
+/** The autopay answer over (from, to], from one aggregation statement. */
+export async function autopayReport(em: EntityManager, from: Date, to: Date): Promise<AutopayReport> {
+  const groups = await attemptGroups(em, from, to);
+  const total = groups.find((g) => g.dimension === 'total') ?? { attempts: 0, authorized: 0 };
+  const byMethod = groups
+    .filter((g) => g.dimension === 'method')
+    .map((g) => Object.assign(new AutopayMethodStats(), { method: mandateMethod(g.key) as MandateMethod, attempts: g.attempts, authorized: g.authorized, successRate: rate(g.authorized, g.attempts)! }))
+    .sort(byAttemptsThenName((m) => m.method));
+  const banks = groups
+    .filter((g) => g.dimension === 'bank')
+    .map((g) => Object.assign(new AutopayBankStats(), { bank: g.key, attempts: g.attempts, authorized: g.authorized, successRate: rate(g.authorized, g.attempts)! }))
+    .sort(byAttemptsThenName((b) => b.bank));
+  const failureReasons = groups
+    .filter((g) => g.dimension === 'reason')
+    .map((g) => Object.assign(new AutopayFailureReason(), { reason: g.key!, count: g.attempts }))
+    .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  return Object.assign(new AutopayReport(), {
+    from,
+    to,
+    attempts: total.attempts,
+    authorized: total.authorized,
+    failed: total.attempts - total.authorized,
+    successRate: rate(total.authorized, total.attempts),
+    byMethod,
+    failureReasons,
+    banks,
+  });
+}
+
+/**
+ * GET /analytics/autopay: the window (from, to] (default the 30 days ending at the merchant's now; analytics.window.ts
+ * validates both). Attempts carry no currency: every attempt of the merchant and mode counts.
+ */
+export async function autopay(ctx: Ctx, args: { from?: string | null; to?: string | null }): Promise<AutopayReport> {
+  const w = await analyticsWindow(ctx, { from: args.from, to: args.to });
+  return autopayReport(ctx.em, w.from, w.to);
+}

@@ -1,0 +1,67 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import { tenantQuery } from '../../core/sql';
+import type { MandateMethodName } from '../../gateways/banks';
+
+/** Every SQL statement on `mandate_attempts` (migration Migration20261124200200_mandate_attempts). */
+
+export interface MandateAttemptRow {
+  subscriptionId: string;
+  customerId: string;
+  provider: string;
+  method: MandateMethodName;
+  bank: string | null;
+  status: 'authorized' | 'failed';
+  failureReason: string | null;
+  gatewayEventId: string;
+  /** Merchant time (the test clock in test mode). */
+  occurredAt: Date;
+}
+
+/**
+ * Records one attempt in the caller's transaction (the gateway event's). A subscription's checkout is one attempt, and
+ * a gateway event records at most one: a second event about the same checkout (Razorpay's authenticated, then
+ * charged), or the same event again, changes nothing.
+ */
+export async function insertMandateAttempt(em: EntityManager, a: MandateAttemptRow): Promise<void> {
+  await tenantQuery(
+    em,
+    `insert into mandate_attempts (id, merchant_id, mode, subscription_id, customer_id, provider, method, bank, status, failure_reason, gateway_event_id, occurred_at)
+     values (?, {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+    [uuidv7(), a.subscriptionId, a.customerId, a.provider, a.method, a.bank, a.status, a.failureReason, a.gatewayEventId, a.occurredAt],
+  );
+}
+
+/** One group of the window's attempts: all of them (`total`), one method, one bank (null: none named), one failure reason. */
+export interface AttemptGroup {
+  dimension: 'total' | 'method' | 'bank' | 'reason';
+  key: string | null;
+  attempts: number;
+  authorized: number;
+}
+
+/**
+ * The attempts in (from, to] (windows as in every analytics answer) counted four ways in one statement (grouping sets over the window's index range): in
+ * total, by method, by bank and by failure reason (failed attempts only).
+ */
+export async function attemptGroups(em: EntityManager, from: Date, to: Date): Promise<AttemptGroup[]> {
+  const rows = await tenantQuery<{ g: number; method: string | null; bank: string | null; failure_reason: string | null; attempts: number; authorized: number }>(
+    em,
+    `select grouping(method, bank, failure_reason)::int as g, method, bank, failure_reason,
+            count(*)::int as attempts, (count(*) filter (where status = 'authorized'))::int as authorized
+       from mandate_attempts
+      where {tenant} and occurred_at > ? and occurred_at <= ?
+      group by grouping sets ((), (method), (bank), (failure_reason))`,
+    [from, to],
+  );
+  // grouping(): a bit per column left out of the set (method 4, bank 2, failure_reason 1).
+  const out: AttemptGroup[] = [];
+  for (const r of rows) {
+    const base = { attempts: Number(r.attempts), authorized: Number(r.authorized) };
+    if (r.g === 7) out.push({ dimension: 'total', key: null, ...base });
+    else if (r.g === 3) out.push({ dimension: 'method', key: r.method, ...base });
+    else if (r.g === 5) out.push({ dimension: 'bank', key: r.bank, ...base });
+    else if (r.g === 6 && r.failure_reason !== null) out.push({ dimension: 'reason', key: r.failure_reason, ...base });
+  }
+  return out;
+}

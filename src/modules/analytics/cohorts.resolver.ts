@@ -1,0 +1,25 @@
+import { Arg, Ctx as C, Query, Resolver } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { AnalyticsInterval } from './analytics.window';
+import { cohorts } from './cohorts.service';
+import { CohortAnalytics } from './cohorts.types';
+
+/** Contract 12 root field `cohorts`; REST GET /v1/analytics/cohorts runs it (rest-shim/routes/analytics-retention.ts). */
+@Resolver()
+export class CohortsResolver {
+  @Query(() => CohortAnalytics, {
+    description:
+      "Customer retention by activation cohort (month or week): the periods overlapping (from, to], default the last 12 ending with the one running at the merchant's now.",
+  })
+  cohorts(
+    @C() ctx: Ctx,
+    @Arg('granularity', () => AnalyticsInterval, { nullable: true, description: 'default MONTH' }) granularity?: AnalyticsInterval | null,
+    @Arg('currency', () => String, { nullable: true, description: "ISO 4217; default the merchant's reporting currency" }) currency?: string | null,
+    @Arg('from', () => String, { nullable: true }) from?: string | null,
+    @Arg('to', () => String, { nullable: true }) to?: string | null,
+  ) {
+    return cohorts(ctx, { granularity, currency, from, to });
+  }
+}
+
+export const cohortsResolvers: Function[] = [CohortsResolver];

@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import type { TenantParams } from '../../core/entity';
+import { systemQuery, tenantQueryAs } from '../../core/sql';
+import { testClockSql } from '../test-clock/test-clock.store';
+import type { LedgerFacts, Movement } from './mrr-ledger';
+
+/**
+ * Every statement that writes mrr_movements (the ledger's writer: mrr-ledger.ts). The analytics reads are in
+ * analytics.store.ts. The tenant is the subscription's own (the change may run outside a request: gateway events,
+ * the scheduler), so these statements take it from the row being changed.
+ */
+
+/** Advisory lock class of a customer's MRR ledger (per customer, for the writer's transaction). */
+const CUSTOMER_LEDGER_LOCK = 727_120;
+
+export interface LedgerSubject extends TenantParams {
+  subscriptionId: string;
+  customerId: string;
+  currency: string;
+}
+
+/** Serialises ledger writes of one customer until the transaction ends (two subscriptions activating at once). */
+export async function lockCustomerLedger(em: EntityManager, customerId: string): Promise<void> {
+  await systemQuery(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [CUSTOMER_LEDGER_LOCK, customerId]);
+}
+
+/**
+ * What the ledger says of the subscription and of its customer's other subscriptions in its currency (one indexed
+ * read over the customer's rows), for the movement's decision. Run after lockCustomerLedger, in its own statement.
+ */
+export async function customerLedgerFacts(em: EntityManager, s: LedgerSubject): Promise<LedgerFacts> {
+  const [row] = await tenantQueryAs<{
+    sub_counted: string | number;
+    sub_mrr: string | number;
+    sub_ever: boolean;
+    others: string | number;
+    customer_ever: boolean;
+  }>(
+    em,
+    s,
+    `select coalesce(sum(subscription_delta) filter (where subscription_id = ?), 0) as sub_counted,
+       coalesce(sum(amount) filter (where subscription_id = ?), 0) as sub_mrr,
+       coalesce(bool_or(subscription_delta > 0) filter (where subscription_id = ?), false) as sub_ever,
+       coalesce(sum(subscription_delta) filter (where subscription_id <> ?), 0) as others,
+       coalesce(bool_or(subscription_delta > 0), false) as customer_ever
+     from mrr_movements where {tenant} and customer_id = ? and currency = ?`,
+    [s.subscriptionId, s.subscriptionId, s.subscriptionId, s.subscriptionId, s.customerId, s.currency],
+  );
+  const counted = Number(row?.sub_counted ?? 0) > 0;
+  return {
+    subscription: { counted, mrr: counted ? Number(row?.sub_mrr ?? 0) : 0 },
+    subscriptionEverCounted: !!row?.sub_ever,
+    otherCounted: Number(row?.others ?? 0),
+    customerEverCounted: !!row?.customer_ever,
+  };
+}
+
+/**
+ * Inserts one movement: the reporting currency is the merchant's (fx_rate 1 when it is the movement's currency,
+ * else null: analytics never convert, contract 11), and it occurs at merchant time (the wall clock at the statement,
+ * plus the test clock's offset in test mode), after the locks were taken, so a subscription's movements are in order.
+ */
+export async function insertMovement(em: EntityManager, s: LedgerSubject & { cause: string }, m: Movement): Promise<void> {
+  await tenantQueryAs(
+    em,
+    s,
+    `insert into mrr_movements (id, created_at, merchant_id, mode, subscription_id, customer_id, currency, kind, amount, mrr_before,
+       mrr_after, subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at)
+     select ?, now(), {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?, m.reporting_currency,
+       case when m.reporting_currency = ? then 1 end, ?,
+       clock_timestamp() + ${testClockSql.offsetMs('m.id', '?::text')} * interval '1 millisecond'
+     from merchants m where m.id = ?`,
+    [
+      uuidv7(), s.subscriptionId, s.customerId, s.currency, m.kind, m.amount, m.mrrBefore, m.mrrAfter, m.subscriptionDelta, m.customerDelta,
+      s.currency, s.cause, s.mode, s.merchantId,
+    ],
+  );
+}

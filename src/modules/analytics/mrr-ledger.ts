@@ -1,0 +1,148 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { discountOn } from '../coupons/coupon.discount';
+import { divRound } from '../subscriptions/billing';
+import type { BillingSubscription } from '../subscriptions/subscription.entities';
+import { SubscriptionStatus } from '../subscriptions/subscription.machine';
+import { customerLedgerFacts, insertMovement, lockCustomerLedger } from './mrr-ledger.store';
+
+/**
+ * The MRR movements ledger (issue 12 part 3; /work/notes/ledger.md): what one subscription contributes to MRR
+ * (contract 11), and the movement a change of it writes. Every change of a subscription goes through
+ * SubscriptionChange (subscription.lifecycle.ts), whose `save` calls `recordMrrMovement` in the change's transaction.
+ *
+ * Decisions:
+ * - A subscription is counted while `active` or `past_due` (trialing, paused, halted and ended ones count 0).
+ * - Its MRR is computed once per subscription in integer arithmetic: the recurring amount less a `forever` coupon's
+ *   discount, normalised to a month, rounded half away from zero to the subunit (so the ledger's sums are exact).
+ * - A movement's customer-level kind (new / expansion / reactivation) comes from the ledger itself, read under a
+ *   per-customer transaction-scoped advisory lock: two subscriptions of one customer activating at once still get
+ *   `new` + `expansion`, never two `new`s.
+ */
+
+export type MovementKind = 'new' | 'expansion' | 'contraction' | 'churn' | 'reactivation';
+
+export const MOVEMENT_KINDS: readonly MovementKind[] = ['new', 'expansion', 'contraction', 'churn', 'reactivation'];
+
+/** Statuses counted in MRR (contract 11). */
+export const MRR_COUNTED: ReadonlySet<SubscriptionStatus> = new Set([SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE]);
+
+export type MrrFields = Pick<
+  BillingSubscription,
+  'status' | 'amount' | 'billingFrequency' | 'billingInterval' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'
+>;
+
+/**
+ * The recurring amount MRR counts: the amount less a `forever` coupon's discount (a coupon with no end:
+ * `discount_cycles` null; `once` and `repeating` coupons do not change MRR), the discount as coupon.discount.ts
+ * computes it. The SQL mirror is subscription.store.ts `mrrAmountSql` (test/analytics/mrr-ledger.test.ts checks
+ * that the two agree).
+ */
+export function mrrAmountOf(sub: Pick<MrrFields, 'amount' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'>): number {
+  const forever = sub.couponId != null && sub.discountCycles == null;
+  if (!forever) return sub.amount;
+  return sub.amount - discountOn(sub.amount, { percentOffBps: sub.discountPercentBps ?? null, amountOff: sub.discountAmountOff ?? null });
+}
+
+/**
+ * `amount` per billing period normalised to a month (contract 11), rounded half away from zero to the subunit:
+ * monthly amount / interval; yearly amount / (12 x interval); weekly amount x 52 / (12 x interval); daily
+ * amount x 365 / (12 x interval). Exact (BigInt), so 120000 yearly is 10000 and 1000 weekly is 4333.
+ */
+export function monthlyAmount(amount: number, frequency: string, interval: number): number {
+  if (!Number.isSafeInteger(amount)) throw new Error(`monthlyAmount: amount must be an integer, got ${amount}`);
+  if (!Number.isInteger(interval) || interval < 1) throw new Error(`monthlyAmount: interval must be an integer >= 1, got ${interval}`);
+  const a = BigInt(amount);
+  const n = BigInt(interval);
+  switch (frequency) {
+    case 'monthly':
+      return Number(divRound(a, n));
+    case 'yearly':
+      return Number(divRound(a, 12n * n));
+    case 'weekly':
+      return Number(divRound(a * 52n, 12n * n));
+    case 'daily':
+      return Number(divRound(a * 365n, 12n * n));
+    default:
+      throw new Error(`monthlyAmount: unknown billing frequency '${frequency}'`);
+  }
+}
+
+/** Whether a subscription counts in MRR, and its MRR (0 when it does not count). */
+export interface MrrState {
+  counted: boolean;
+  mrr: number;
+}
+
+export function mrrStateOf(sub: MrrFields): MrrState {
+  if (!MRR_COUNTED.has(sub.status)) return { counted: false, mrr: 0 };
+  return { counted: true, mrr: monthlyAmount(mrrAmountOf(sub), sub.billingFrequency, sub.billingInterval) };
+}
+
+export const sameMrrState = (a: MrrState, b: MrrState) => a.counted === b.counted && a.mrr === b.mrr;
+
+/** What the ledger says about a subscription and its customer in the subscription's currency, before the change. */
+export interface LedgerFacts {
+  /** The subscription as the ledger has it: counted (its subscription_delta sum is 1) and its MRR (its amounts' sum). */
+  subscription: MrrState;
+  /** The subscription was counted at some time before (a resume, or a halted one paying again, is a reactivation). */
+  subscriptionEverCounted: boolean;
+  /** The customer's other subscriptions counted now in this currency. */
+  otherCounted: number;
+  /** The customer had some subscription counted in this currency before (back after churn: reactivation). */
+  customerEverCounted: boolean;
+}
+
+/** One row of the ledger, as decided (the amounts are the subscription's, in its currency's subunits). */
+export interface Movement {
+  kind: MovementKind;
+  /** mrrAfter - mrrBefore: negative for churn and contraction. */
+  amount: number;
+  mrrBefore: number;
+  mrrAfter: number;
+  subscriptionDelta: -1 | 0 | 1;
+  customerDelta: -1 | 0 | 1;
+}
+
+/**
+ * The movement that takes the subscription from what the ledger says (`facts`) to `after`, or null when they agree.
+ * Became counted: `reactivation` if this subscription was counted before, or the customer was and has no other counted
+ * subscription now; `expansion` if the customer has another counted subscription in the currency; else `new`.
+ * Stopped being counted: `churn`. Counted before and after with another MRR: `expansion` (up) / `contraction` (down).
+ */
+export function decideMovement(facts: LedgerFacts, after: MrrState): Movement | null {
+  const before = facts.subscription;
+  const mrrAfter = after.counted ? after.mrr : 0;
+  const mrrBefore = before.counted ? before.mrr : 0;
+  const amount = mrrAfter - mrrBefore;
+  if (after.counted && !before.counted) {
+    const alone = facts.otherCounted <= 0;
+    const kind: MovementKind = facts.subscriptionEverCounted || (alone && facts.customerEverCounted) ? 'reactivation' : alone ? 'new' : 'expansion';
+    return { kind, amount, mrrBefore, mrrAfter, subscriptionDelta: 1, customerDelta: alone ? 1 : 0 };
+  }
+  if (!after.counted && before.counted) {
+    return { kind: 'churn', amount, mrrBefore, mrrAfter, subscriptionDelta: -1, customerDelta: facts.otherCounted <= 0 ? -1 : 0 };
+  }
+  if (!after.counted || amount === 0) return null;
+  return { kind: amount > 0 ? 'expansion' : 'contraction', amount, mrrBefore, mrrAfter, subscriptionDelta: 0, customerDelta: 0 };
+}
+
+/**
+ * Writes the subscription's MRR movement, if any, in the transaction of `em` (the change's, after its flush).
+ * `before` is the subscription's MRR state as the change loaded it: when nothing MRR counts moved (a renewal, a
+ * retry, a schedule), this runs no statement at all. Otherwise it takes the customer's ledger lock, reads the
+ * ledger's facts and inserts the row; the movement is decided from the ledger (not from `before`), so it always
+ * continues the subscription's own history exactly.
+ *
+ * Three statements, not one: the lock must be held before the facts are read, and a statement reads with the
+ * snapshot taken when it started (READ COMMITTED), which would miss a movement committed while it waited for the lock.
+ */
+export async function recordMrrMovement(em: EntityManager, sub: BillingSubscription, before: MrrState, cause: string): Promise<Movement | null> {
+  const after = mrrStateOf(sub);
+  if (sameMrrState(before, after)) return null;
+  const subject = { merchantId: sub.merchantId, mode: sub.mode, subscriptionId: sub.id, customerId: sub.customerId, currency: sub.currency };
+  await lockCustomerLedger(em, sub.customerId);
+  const movement = decideMovement(await customerLedgerFacts(em, subject), after);
+  if (!movement) return null;
+  await insertMovement(em, { ...subject, cause }, movement);
+  return movement;
+}

@@ -1,0 +1,53 @@
+import { Arg, Ctx as C, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { Ctx } from '../../core/context';
+import { services } from '../../services';
+import { IDEMPOTENCY_KEY, StoredResult, withIdempotency } from '../idempotency/with-idempotency';
+import { ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
+import { UsageEvent, UsageEventList, UsageSummary } from './usage.types';
+
+/** The date fields of an event, turned back into Dates when an Idempotency-Key replay restores the stored answer. */
+const DATES = ['timestamp', 'billingPeriodStart', 'billingPeriodEnd', 'createdAt'] as const;
+const restoreEvent = (json: unknown): UsageEvent => {
+  const e = { ...(json as Record<string, unknown>) };
+  for (const k of DATES) e[k] = new Date(e[k] as string);
+  return e as unknown as UsageEvent;
+};
+const storedEvent: StoredResult<UsageEvent> = { store: (v) => v, restore: (json) => restoreEvent(json) };
+const storedList: StoredResult<UsageEventList> = {
+  store: (v) => v,
+  restore: (json) => ({ object: 'list', data: ((json as { data: unknown[] }).data ?? []).map(restoreEvent) }),
+};
+
+@Resolver()
+export class UsageResolver {
+  @Mutation(() => UsageEvent, {
+    description:
+      'Reports one usage event (201 over REST). Counted in the billing period holding its timestamp. An idempotencyKey in the input ' +
+      'already used answers the first event and counts nothing; the Idempotency-Key header (argument) follows contract section 5.',
+  })
+  reportUsage(
+    @C() ctx: Ctx,
+    @Arg('input') input: ReportUsageInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+  ) {
+    return withIdempotency(ctx, idempotencyKey, { operation: 'reportUsage', input, result: storedEvent }, () => services(ctx).usage.report(ctx, input));
+  }
+
+  @Mutation(() => UsageEventList, { description: 'Reports up to 1,000 usage events at once: all stored, or none (the first bad event names the error).' })
+  reportUsageBatch(
+    @C() ctx: Ctx,
+    @Arg('input') input: ReportUsageBatchInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+  ) {
+    return withIdempotency(ctx, idempotencyKey, { operation: 'reportUsageBatch', input, result: storedList }, () =>
+      services(ctx).usage.reportBatch(ctx, input),
+    );
+  }
+
+  @Query(() => UsageSummary, { description: "A subscription's usage per billing period and event type, newest period first." })
+  usageSummary(@C() ctx: Ctx, @Arg('subscriptionId', () => ID) subscriptionId: string) {
+    return services(ctx).usage.summary(ctx, subscriptionId);
+  }
+}
+
+export const usageResolvers: Function[] = [UsageResolver];

@@ -1,0 +1,385 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantParams } from '../../core/entity';
+import type { ServicePool } from '../../core/orm-pool';
+import { withClient } from '../../core/pool';
+import { Queryable, systemQuery, tenantQuery, tenantQueryAs } from '../../core/sql';
+import { testClockSql } from '../test-clock/test-clock.store';
+import type { Frequency } from '../subscriptions/billing';
+
+/**
+ * Every statement on usage_events (monthly partitions), usage_aggregates, usage_event_keys and usage_units.
+ *
+ * Ingestion reads the subscription in the same statement that writes the event (one round trip for a single event),
+ * so it names the `subscriptions` table here: a read of its status, current period, anchor and cadence only.
+ * Sums are PostgreSQL `numeric`: quantities arrive as decimal text and are added by the database, never in JavaScript.
+ */
+
+/** Advisory lock class of partition maintenance (the migration that creates the first months takes it too). */
+const USAGE_PARTITION_LOCK = 727_120;
+
+/** Merchant time in SQL (the test clock in test mode) for the subscription row `s`. */
+const MERCHANT_NOW = `now() + ${testClockSql.offsetMs('s.merchant_id', 's.mode')} * interval '1 millisecond'`;
+
+/** The subscription columns that decide billability and billing periods (usage.rules.ts SubscriptionPeriods). */
+const SUB_COLUMNS = `s.status, s.current_period_start, s.current_period_end, s.billing_anchor, s.trial_start, s.trial_end,
+  s.billing_frequency, s.billing_interval`;
+
+export interface SubscriptionRow {
+  status: string;
+  current_period_start: Date | null;
+  current_period_end: Date | null;
+  billing_anchor: Date | null;
+  trial_start: Date | null;
+  trial_end: Date | null;
+  billing_frequency: Frequency;
+  billing_interval: number;
+  merchant_now: Date;
+}
+
+export interface SingleEvent {
+  id: string;
+  subscriptionId: string;
+  eventType: string;
+  unit: string;
+  /** Decimal text. */
+  quantity: string;
+  metadata: Record<string, string>;
+  /** Null: the merchant's now, read in the statement. */
+  timestamp: Date | null;
+  /** The billing period, when the caller worked it out; null: the subscription's current period. */
+  period: { start: Date; end: Date } | null;
+  key: string | null;
+  /** Aggregate row slot, 0..7. */
+  slot: number;
+}
+
+/** What the single-event statement saw and did. */
+export interface SingleOutcome extends SubscriptionRow {
+  /** The event's timestamp (given, or the merchant's now). */
+  ts: Date;
+  /** The unit already registered for (subscription, event type), as of the statement's snapshot. */
+  known_unit: string | null;
+  /** This statement registered the unit. */
+  registered: boolean;
+  /** This statement took the idempotency key. */
+  keyed: boolean;
+  /** The event was written (then its period and creation time). */
+  inserted: boolean;
+  period_start: Date | null;
+  period_end: Date | null;
+  created_at: Date | null;
+}
+
+/**
+ * One event in one statement: reads the subscription (tenant, status, current period) and the unit registered for
+ * its event type, and only when the event fits — billable, at most 5 minutes ahead of merchant time, inside the period
+ * (the current one, or `period` as given), the same unit — registers the unit, takes the idempotency key, adds the
+ * quantity to the aggregate row `slot` and inserts the event. Answers what it saw, so the caller can tell why not
+ * (no row: no such subscription of the tenant). A key already used stops it before any write; each write depends on
+ * the one before, so a key taken or a unit registered meanwhile by a concurrent event stops the rest. Periods are
+ * compared in whole milliseconds, as JavaScript computes them (usage.rules.ts periodFor), so both agree on bounds. A month without its partition fails the whole statement
+ * (SQLSTATE 23514), nothing written.
+ */
+export async function reportOne(em: EntityManager, e: SingleEvent): Promise<SingleOutcome | null> {
+  const rows = await tenantQuery<SingleOutcome>(
+    em,
+    `with s as (
+       select s.id, ${SUB_COLUMNS}, ${MERCHANT_NOW} as merchant_now
+       from subscriptions s where {tenant:s} and s.id = $1::uuid
+     ),
+     v as (
+       select s.*, coalesce($2::timestamptz, date_trunc('milliseconds', s.merchant_now)) as ts,
+              coalesce($3::timestamptz, date_trunc('milliseconds', s.current_period_start)) as ps,
+              coalesce($4::timestamptz, date_trunc('milliseconds', s.current_period_end)) as pe
+       from s
+     ),
+     u as (select unit from usage_units where {tenant} and subscription_id = $1::uuid and event_type = $5::text),
+     ok as (
+       select v.* from v
+       where v.status in ('active', 'trialing', 'past_due', 'paused')
+         and v.ts <= v.merchant_now + interval '5 minutes' and v.ts >= v.ps and v.ts < v.pe
+         and not exists (select 1 from u where u.unit <> $6::text)
+         and ($7::text is null or not exists (select 1 from usage_event_keys where {tenant} and key = $7::text))
+     ),
+     nu as (
+       insert into usage_units (subscription_id, event_type, merchant_id, mode, unit)
+       select ok.id, $5::text, {tenant_values}, $6::text from ok where not exists (select 1 from u)
+       on conflict do nothing
+       returning 1
+     ),
+     go as (select ok.* from ok where exists (select 1 from u) or exists (select 1 from nu)),
+     k as (
+       insert into usage_event_keys (merchant_id, mode, key, event_id, "timestamp")
+       select {tenant_values}, $7::text, $8::uuid, go.ts from go where $7::text is not null
+       on conflict do nothing
+       returning 1
+     ),
+     w as (select go.* from go where $7::text is null or exists (select 1 from k)),
+     a as (
+       insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
+       select w.id, w.ps, $5::text, $9::smallint, {tenant_values}, w.pe, $6::text, $10::numeric, 1 from w
+       on conflict (subscription_id, period_start, event_type, slot) do update
+         set total_quantity = usage_aggregates.total_quantity + excluded.total_quantity,
+             event_count = usage_aggregates.event_count + 1, updated_at = now()
+       returning 1
+     ),
+     e as (
+       insert into usage_events (id, "timestamp", merchant_id, mode, subscription_id, period_start, period_end, event_type, unit, quantity, metadata, idempotency_key)
+       select $8::uuid, w.ts, {tenant_values}, w.id, w.ps, w.pe, $5::text, $6::text, $10::numeric, $11::jsonb, $7::text from w where exists (select 1 from a)
+       returning period_start, period_end, created_at
+     )
+     select v.status, v.current_period_start, v.current_period_end, v.billing_anchor, v.trial_start, v.trial_end,
+            v.billing_frequency, v.billing_interval, v.merchant_now, v.ts,
+            (select unit from u) as known_unit, exists (select 1 from nu) as registered, exists (select 1 from k) as keyed,
+            e.created_at is not null as inserted, e.period_start, e.period_end, e.created_at
+     from v left join e on true`,
+    [
+      e.subscriptionId,
+      e.timestamp?.toISOString() ?? null,
+      e.period?.start.toISOString() ?? null,
+      e.period?.end.toISOString() ?? null,
+      e.eventType,
+      e.unit,
+      e.key,
+      e.id,
+      e.slot,
+      e.quantity,
+      JSON.stringify(e.metadata),
+    ],
+  );
+  return rows[0] ?? null;
+}
+
+/** A stored event, as read back (a replay by idempotency key). */
+export interface EventRow {
+  id: string;
+  mode: string;
+  subscription_id: string;
+  event_type: string;
+  unit: string;
+  /** Decimal text. */
+  quantity: string;
+  metadata: Record<string, string>;
+  timestamp: Date;
+  period_start: Date;
+  period_end: Date;
+  idempotency_key: string | null;
+  created_at: Date;
+}
+
+const EVENT_COLUMNS = `e.id, e.mode, e.subscription_id, e.event_type, e.unit, e.quantity::text as quantity, e.metadata, e."timestamp",
+  e.period_start, e.period_end, e.idempotency_key, e.created_at`;
+
+/** The tenant's events taken by these body idempotency keys (the key row carries the timestamp: one partition each). */
+export async function eventsByKeys(em: EntityManager, keys: string[]): Promise<EventRow[]> {
+  if (!keys.length) return [];
+  return tenantQuery<EventRow>(
+    em,
+    `select ${EVENT_COLUMNS} from usage_event_keys k
+     join usage_events e on e.id = k.event_id and e."timestamp" = k."timestamp"
+     where {tenant:k} and k.key = any($1::text[])`,
+    [keys],
+  );
+}
+
+/** The tenant's subscriptions among `ids` (those that exist), with merchant time. */
+export async function subscriptionsFor(em: EntityManager, ids: string[]): Promise<(SubscriptionRow & { id: string })[]> {
+  return tenantQuery(em, `select s.id, ${SUB_COLUMNS}, ${MERCHANT_NOW} as merchant_now from subscriptions s where {tenant:s} and s.id = any($1::uuid[])`, [
+    ids,
+  ]);
+}
+
+/** Units registered for the event types of these subscriptions. */
+export async function unitsFor(em: EntityManager, subscriptionIds: string[]): Promise<{ subscription_id: string; event_type: string; unit: string }[]> {
+  return tenantQuery(em, 'select subscription_id, event_type, unit from usage_units where {tenant} and subscription_id = any($1::uuid[])', [
+    subscriptionIds,
+  ]);
+}
+
+/** One event of a batch, checked and placed in its billing period. */
+export interface BatchRow {
+  id: string;
+  timestamp: Date;
+  subscriptionId: string;
+  periodStart: Date;
+  periodEnd: Date;
+  eventType: string;
+  unit: string;
+  quantity: string;
+  metadata: Record<string, string>;
+  key: string | null;
+}
+
+export interface BatchOutcome {
+  /** (subscription, event type) pairs already registered with another unit than the batch's: nothing was written. */
+  conflicts: { subscription_id: string; event_type: string; unit: string }[];
+  /** Keys of the batch that another request took meanwhile: those events were not written. */
+  skippedKeys: string[];
+  createdAt: Date;
+}
+
+/**
+ * Writes a checked batch in one transaction on its own connection: one statement registers the units (locking the
+ * (subscription, event type) rows in a fixed order, so a unit registered meanwhile by another request is seen), takes
+ * the idempotency keys, adds the sums to the aggregate rows of `slot` and inserts every event (one INSERT from arrays);
+ * then, if a unit conflicts, the transaction is rolled back and nothing is kept. Events whose key another request
+ * took meanwhile are left out of the sums and the events.
+ */
+export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: BatchRow[], slot: number): Promise<BatchOutcome> {
+  return withClient(pool, async (c) => {
+    await systemQuery(c, 'begin');
+    try {
+      const [out] = await tenantQueryAs<{ conflicts: BatchOutcome['conflicts']; taken: string[]; wanted: string[]; created_at: Date }>(
+        c,
+        tenant,
+        `with input as (
+           select * from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[],
+                                $8::text[], $9::text[], $10::text[])
+             as t(id, ts, subscription_id, ps, pe, event_type, unit, quantity, metadata, key)
+         ),
+         pairs as (
+           select distinct on (subscription_id, event_type) subscription_id, event_type, unit from input order by subscription_id, event_type
+         ),
+         nu as (
+           insert into usage_units (subscription_id, event_type, merchant_id, mode, unit)
+           select subscription_id, event_type, {tenant_values}, unit from pairs order by subscription_id, event_type
+           on conflict (subscription_id, event_type) do update set unit = usage_units.unit where usage_units.unit <> excluded.unit
+           returning subscription_id, event_type, unit
+         ),
+         k as (
+           insert into usage_event_keys (merchant_id, mode, key, event_id, "timestamp")
+           select {tenant_values}, key, id, ts from input where key is not null
+           on conflict do nothing
+           returning key
+         ),
+         w as (select input.* from input where input.key is null or input.key in (select key from k)),
+         a as (
+           insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
+           select subscription_id, ps, event_type, $11::smallint, {tenant_values}, max(pe), max(unit), sum(quantity::numeric), count(*) from w
+           group by subscription_id, ps, event_type order by subscription_id, ps, event_type
+           on conflict (subscription_id, period_start, event_type, slot) do update
+             set total_quantity = usage_aggregates.total_quantity + excluded.total_quantity,
+                 event_count = usage_aggregates.event_count + excluded.event_count, updated_at = now()
+           returning 1
+         ),
+         e as (
+           insert into usage_events (id, "timestamp", merchant_id, mode, subscription_id, period_start, period_end, event_type, unit, quantity, metadata, idempotency_key)
+           select id, ts, {tenant_values}, subscription_id, ps, pe, event_type, unit, quantity::numeric, metadata::jsonb, key from w
+           returning 1
+         )
+         select (select coalesce(json_agg(json_build_object('subscription_id', nu.subscription_id, 'event_type', nu.event_type, 'unit', nu.unit)), '[]')
+                   from nu join pairs p using (subscription_id, event_type) where nu.unit <> p.unit) as conflicts,
+                (select coalesce(array_agg(key), '{}') from k) as taken,
+                (select coalesce(array_agg(key), '{}') from input where key is not null) as wanted,
+                (select count(*) from e) as written, (select count(*) from a) as sums,
+                now() as created_at`,
+        [
+          rows.map((r) => r.id),
+          rows.map((r) => r.timestamp.toISOString()),
+          rows.map((r) => r.subscriptionId),
+          rows.map((r) => r.periodStart.toISOString()),
+          rows.map((r) => r.periodEnd.toISOString()),
+          rows.map((r) => r.eventType),
+          rows.map((r) => r.unit),
+          rows.map((r) => r.quantity),
+          rows.map((r) => JSON.stringify(r.metadata)),
+          rows.map((r) => r.key),
+          slot,
+        ],
+      );
+      if (out.conflicts.length) {
+        await systemQuery(c, 'rollback');
+        return { conflicts: out.conflicts, skippedKeys: [], createdAt: out.created_at };
+      }
+      await systemQuery(c, 'commit');
+      const taken = new Set(out.taken);
+      return { conflicts: [], skippedKeys: out.wanted.filter((k) => !taken.has(k)), createdAt: out.created_at };
+    } catch (err) {
+      await systemQuery(c, 'rollback').catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
+export interface AggregationRow {
+  period_start: Date;
+  period_end: Date;
+  event_type: string;
+  unit: string;
+  /** The exact sum as decimal text, without trailing zeros. */
+  total: string;
+  events: string;
+}
+
+/**
+ * A subscription's usage per (billing period, event type), its slots added up: newest period first, then event type
+ * (byte order). From usage_aggregates alone (its primary key leads with subscription_id), never the events. No row:
+ * no such subscription of the tenant; one row with a null period: a subscription without usage.
+ */
+export async function summaryRows(em: EntityManager, subscriptionId: string): Promise<(AggregationRow | { period_start: null })[]> {
+  return tenantQuery(
+    em,
+    `select a.period_start, max(a.period_end) as period_end, a.event_type, min(a.unit) as unit,
+            trim_scale(sum(a.total_quantity))::text as total, sum(a.event_count)::text as events
+     from subscriptions s
+     left join usage_aggregates a on a.subscription_id = s.id and {tenant:a}
+     where {tenant:s} and s.id = $1::uuid
+     group by a.period_start, a.event_type
+     order by a.period_start desc, a.event_type collate "C"`,
+    [subscriptionId],
+  );
+}
+
+// --- partitions -----------------------------------------------------------------------------------------------------
+
+/** Whether `name` is attached to usage_events as a partition. */
+export async function partitionAttached(db: Queryable, name: string): Promise<boolean> {
+  const [row] = await systemQuery<{ attached: boolean }>(
+    db,
+    `select exists (select 1 from pg_inherits i where i.inhparent = 'usage_events'::regclass and i.inhrelid = to_regclass($1::text)) as attached`,
+    [name],
+  );
+  return row.attached;
+}
+
+/**
+ * Creates and attaches the partition `name` for `[from, to)` unless it is attached already, under the partition lock
+ * (one creator at a time across processes). Built beside the table and then attached: ATTACH PARTITION takes only a
+ * SHARE UPDATE EXCLUSIVE lock on usage_events, so inserts into the other months go on meanwhile (CREATE TABLE ...
+ * PARTITION OF would take ACCESS EXCLUSIVE on the whole table). The bound check added first lets ATTACH skip its scan.
+ * `name`, `from` and `to` are made by usage.partitions.ts from numbers only (DDL takes no parameters). Answers
+ * whether this call created it.
+ */
+export async function createPartition(pool: ServicePool, p: { name: string; from: string; to: string }): Promise<boolean> {
+  if (!/^usage_events_\d{4}_\d{2}$/.test(p.name) || [p.from, p.to].some((t) => !/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/.test(t))) {
+    throw new Error(`usage: bad partition ${JSON.stringify(p)}`);
+  }
+  return withClient(pool, async (c) => {
+    await systemQuery(c, 'begin');
+    try {
+      await systemQuery(c, 'select pg_advisory_xact_lock($1)', [USAGE_PARTITION_LOCK]);
+      const attached = await partitionAttached(c, p.name);
+      if (!attached) {
+        await systemQuery(c, `create table if not exists "${p.name}" (like "usage_events" including all)`);
+        await systemQuery(c, `alter table "${p.name}" add constraint "${p.name}_bounds" check ("timestamp" >= '${p.from}' and "timestamp" < '${p.to}')`);
+        await systemQuery(c, `alter table "usage_events" attach partition "${p.name}" for values from ('${p.from}') to ('${p.to}')`);
+        await systemQuery(c, `alter table "${p.name}" drop constraint "${p.name}_bounds"`);
+      }
+      await systemQuery(c, 'commit');
+      return !attached;
+    } catch (err) {
+      await systemQuery(c, 'rollback').catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
+/** The partitions of usage_events, oldest first (names: usage_events_YYYY_MM). */
+export async function partitionNames(db: Queryable): Promise<string[]> {
+  const rows = await systemQuery<{ name: string }>(
+    db,
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = 'usage_events'::regclass order by c.relname`,
+  );
+  return rows.map((r) => r.name);
+}

@@ -1,0 +1,70 @@
+import crypto from 'node:crypto';
+import type { Client_, TestApp } from '../harness/app';
+import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
+
+/** Shared by the usage tests: billable subscriptions through the sandbox checkout, and what the database holds. */
+
+export const rnd = (n = 4) => crypto.randomBytes(n).toString('hex');
+
+/** A subscription through the hosted mandate checkout (active, or trialing with trial days), as the API shows it. */
+export async function billableSubscription(c: Client_, plan: Record<string, unknown> = {}): Promise<any> {
+  const { plan: p } = await recurringPlan(c, plan);
+  const { subscription } = await authorise(c, await createSubscription(c, p.id));
+  return subscription;
+}
+
+/** A usage event body (fields overridable; `undefined` drops one). */
+export function usageBody(subscriptionId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = { subscription_id: subscriptionId, event_type: 'api_calls', quantity: 1, unit: 'calls', ...overrides };
+  for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+  return body;
+}
+
+export async function report(c: Client_, subscriptionId: string, overrides: Record<string, unknown> = {}, headers?: Record<string, string>) {
+  return ok(c.post('/usage/events', usageBody(subscriptionId, overrides), headers), 201);
+}
+
+export async function summary(c: Client_, subscriptionId: string): Promise<any> {
+  return ok(c.get(`/usage/summary?subscription_id=${subscriptionId}`));
+}
+
+/** The aggregations of a subscription as `period_start event_type total unit` strings (easy to compare whole). */
+export async function totals(c: Client_, subscriptionId: string): Promise<string[]> {
+  return (await summary(c, subscriptionId)).aggregations.map(
+    (a: any) => `${a.billing_period_start} ${a.event_type} ${a.total_quantity_decimal} ${a.unit}`,
+  );
+}
+
+/** Rows the database holds for a subscription: events, aggregate rows (slots), idempotency keys and units. */
+export async function stored(t: TestApp, subscriptionId: string): Promise<{ events: number; aggregates: number; units: number }> {
+  const conn = t.orm.em.getConnection();
+  const [row] = await conn.execute<{ events: string; aggregates: string; units: string }[]>(
+    `select (select count(*) from usage_events where subscription_id = ?) as events,
+            (select count(*) from usage_aggregates where subscription_id = ?) as aggregates,
+            (select count(*) from usage_units where subscription_id = ?) as units`,
+    [subscriptionId, subscriptionId, subscriptionId],
+  );
+  return { events: Number(row.events), aggregates: Number(row.aggregates), units: Number(row.units) };
+}
+
+export async function keysOf(t: TestApp, merchantId: string): Promise<number> {
+  const [row] = await t.orm.em.getConnection().execute<{ n: string }[]>('select count(*) as n from usage_event_keys where merchant_id = ?', [merchantId]);
+  return Number(row.n);
+}
+
+/** The partitions of usage_events, by name. */
+export async function partitions(t: TestApp): Promise<string[]> {
+  const rows = await t.orm.em.getConnection().execute<{ name: string }[]>(
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'usage_events'::regclass order by 1`,
+  );
+  return rows.map((r) => r.name);
+}
+
+/** `usage_events_2026_11` for an instant. */
+export const partitionOf = (t: Date | string) => {
+  const d = new Date(t);
+  return `usage_events_${d.getUTCFullYear()}_${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+};
+
+/** An error answer's status, code and param. */
+export const errorOf = (r: { status: number; body: any }) => [r.status, r.body?.error?.code, r.body?.error?.param];

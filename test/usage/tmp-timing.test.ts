@@ -1,0 +1,28 @@
+import { useHarness } from '../harness';
+import { connect } from '../payments/helpers';
+import { billableSubscription, usageBody } from './helpers';
+const h = useHarness();
+it('times', async () => {
+  const m = await h.merchant();
+  await connect(m.test, 'stripe');
+  const s = await billableSubscription(m.test);
+  const events = Array.from({ length: 1000 }, (_, i) => usageBody(s.id, { quantity: 0.1, metadata: { n: String(i) } }));
+  for (let i = 0; i < 3; i++) await m.test.post('/usage/events/batch', { events });
+  let t = Date.now();
+  for (let i = 0; i < 10; i++) await m.test.post('/usage/events/batch', { events });
+  const batchMs = (Date.now() - t) / 10;
+  for (let i = 0; i < 50; i++) await m.test.post('/usage/events', usageBody(s.id));
+  t = Date.now();
+  for (let i = 0; i < 300; i++) await m.test.post('/usage/events', usageBody(s.id));
+  const singleMs = (Date.now() - t) / 300;
+  t = Date.now();
+  await Promise.all(Array.from({ length: 8 }, async () => { for (let i = 0; i < 100; i++) await m.test.post('/usage/events', usageBody(s.id)); }));
+  const conc = 800 / ((Date.now() - t) / 1000);
+  t = Date.now();
+  for (let i = 0; i < 300; i++) await m.test.get(`/subscriptions/${s.id}`);
+  const getSubMs = (Date.now() - t) / 300;
+  t = Date.now();
+  for (let i = 0; i < 300; i++) await m.test.get(`/usage/summary?subscription_id=${s.id}`);
+  const summaryMs = (Date.now() - t) / 300;
+  console.log(JSON.stringify({ batchMs, singleMs, concurrentPerSec: conc, getSubMs, summaryMs }));
+});
