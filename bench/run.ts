@@ -12,6 +12,7 @@ import { seedEntitlementBench } from './lib/entitlements';
 import { seedResolveBench } from './lib/offerings';
 import { describeRenewals, measureRenewals, RenewalFigures, RENEWALS } from './renewals';
 import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './scenarios';
+import { describeUsage, measureUsage, USAGE_BENCH, usageChecks, UsageFigures } from './usage';
 
 /**
  * `npm run bench`: throughput and latency of a bare express hello world, the REST shim and GraphQL, measured in one
@@ -30,6 +31,8 @@ import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './s
  *   BENCH_SUBSCRIPTION_SEEDS active subscriptions the subscription read scenarios go through (default 300)
  *   BENCH_RENEWALS, BENCH_RENEWAL_CONCURRENCY, BENCH_ADVANCE_TIMEOUT_SECONDS: the renewal run (renewals.ts), which
  *                            runs after the scenarios when BENCH_ONLY selects "subscription renewals"
+ *   BENCH_ANALYTICS_*, BENCH_USAGE_*: the usage and analytics bench (usage.ts), which runs after them when BENCH_ONLY
+ *                            selects "usage" or "analytics"
  *   DATABASE_URL             a PostgreSQL server: the bench creates cadence_bench_<random> on it and drops it after;
  *                            unset: the service starts its embedded PostgreSQL in a temporary DATA_DIR
  */
@@ -121,7 +124,9 @@ async function main(): Promise<number> {
   const selected = all.filter((s) => picks(s.name));
   // The renewal run (renewals.ts) is no load scenario: it runs after them, for a merchant of its own.
   const runRenewals = picks(RENEWALS);
-  if (!selected.length && !runRenewals) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} selects no scenario`);
+  // So is the usage and analytics bench (usage.ts): its own merchant and data set, after the renewals.
+  const runUsage = picks(USAGE_BENCH);
+  if (!selected.length && !runRenewals && !runUsage) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} selects no scenario`);
 
   // Every scenario (measured or not: checks may compare answers) answers as expected once before measuring.
   const earlier = new Map<string, unknown>();
@@ -209,6 +214,13 @@ async function main(): Promise<number> {
     if (renewals.servicePeakRssMb !== null) servicePeakRssMb = Math.max(servicePeakRssMb ?? 0, renewals.servicePeakRssMb);
   }
 
+  let usage: UsageFigures | null = null;
+  if (runUsage) {
+    note(`${USAGE_BENCH}: seeding, then measuring`);
+    usage = await measureUsage(stack, note);
+    if (service.hasExited()) throw new Error(`service exited during "${USAGE_BENCH}" (${await service.exited}).\n${service.tail()}`);
+  }
+
   const fmtMs = (x: number) => (Number.isInteger(x) ? `${x}` : x.toFixed(2));
   if (measured.length) say(
     table(
@@ -241,6 +253,12 @@ async function main(): Promise<number> {
   if (renewals) {
     say(`${RENEWALS}:`);
     for (const line of describeRenewals(renewals)) say(`  ${line}`);
+    say('');
+  }
+  if (usage) {
+    say(`${USAGE_BENCH}:`);
+    for (const line of describeUsage(usage)) say(`  ${line}`);
+    for (const c of usageChecks(usage)) say(`  [${c.pass ? 'PASS' : 'MISS'}] ${c.name}: ${c.value} (target ${c.target})`);
     say('');
   }
 
@@ -281,12 +299,14 @@ async function main(): Promise<number> {
         ...m.result,
       })),
       renewals,
+      usage: usage && { ...usage, checks: usageChecks(usage) },
       checks: outcomes.map(({ check, outcome }) => ({ name: check.name, target: check.target, ...(outcome ?? { skipped: true }) })),
     };
     fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(out, null, 2));
     note(`figures written to ${process.env.BENCH_JSON}`);
   }
-  return 0;
+  // A wrong analytics or usage answer is a failure, not a figure.
+  return usage?.problems.length ? 1 : 0;
 }
 
 runBench(main, note);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { defaultFieldResolver, GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
-import { buildSchema, NonEmptyArray } from 'type-graphql';
+import { validateOrReject, ValidationError } from 'class-validator';
+import { ArgumentValidationError, buildSchema, NonEmptyArray } from 'type-graphql';
 import type { Ctx } from './core/context';
 import { DomainError } from './core/errors';
 import { refuseNulCharacter } from './core/nul';
@@ -70,11 +71,29 @@ export const resolvers = [
   ...cohortsResolvers,
 ] as unknown as NonEmptyArray<Function>;
 
+/**
+ * type-graphql's own argument validation, exactly (objects and arrays of objects, class-validator with
+ * skipMissingProperties and forbidUnknownValues off), with class-validator imported once: type-graphql's default
+ * resolves `require('class-validator')` again for every validated argument, ~20 µs a request.
+ */
+const VALIDATOR_OPTIONS = { forbidUnknownValues: false, skipMissingProperties: true };
+const validated = (v: unknown): v is object => v !== null && typeof v === 'object';
+async function validateArgument(value: unknown): Promise<void> {
+  if (!validated(value)) return;
+  try {
+    if (Array.isArray(value)) await Promise.all(value.filter(validated).map((v) => validateOrReject(v, VALIDATOR_OPTIONS)));
+    else await validateOrReject(value, VALIDATOR_OPTIONS);
+  } catch (err) {
+    throw new ArgumentValidationError(err as ValidationError[]);
+  }
+}
+
 export async function createSchema(pubSub: PubSub = newPubSub()): Promise<GraphQLSchema> {
   return guardRootFields(
     await buildSchema({
       resolvers,
       validate: { forbidUnknownValues: false },
+      validateFn: validateArgument,
       pubSub,
     }),
   );

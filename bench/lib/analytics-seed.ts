@@ -241,7 +241,7 @@ export async function seedAnalytics(
          case when category = 'moving' then case when counted then 1 else 2 end else 0 end as base_moves,
          case when category = 'moving' then greatest(1, (extract(epoch from age) / 3600)::bigint) else 0 end as weight,
          cat.amount, cat.product_id, cat.plan_id, cat.price_id,
-         (case freq when 'monthly' then cat.amount::numeric when 'yearly' then round(cat.amount::numeric / 12) else round(cat.amount::numeric * 52 / 12) end)::bigint as mrr,
+         (case g.freq when 'monthly' then cat.amount::numeric when 'yearly' then round(cat.amount::numeric / 12) else round(cat.amount::numeric * 52 / 12) end)::bigint as mrr,
          case when method = 'upi' then (array['upi_mandate_rejected', 'upi_pin_incorrect', 'upi_app_timeout', 'insufficient_funds'])[1 + floor(u_reason * 4)::int]
               when method = 'card' then (array['card_declined', 'insufficient_funds', 'authentication_failed', 'expired_card'])[1 + floor(u_reason * 4)::int]
               else (array['emandate_registration_failed', 'bank_account_invalid', 'mandate_limit_exceeded'])[1 + floor(u_reason * 3)::int] end as reason
@@ -256,7 +256,7 @@ export async function seedAnalytics(
     await q(`alter table seed_subs add column m int`);
     await q(
       `update seed_subs s set m = x.m from (
-         select i, base_moves + (($1::bigint * cum) / $2::bigint - ($1::bigint * (cum - weight)) / $2::bigint)::int as m
+         select i, base_moves + (floor(($1::bigint * cum) / $2::bigint) - floor(($1::bigint * (cum - weight)) / $2::bigint))::int as m
          from (select i, base_moves, weight, sum(weight) over (order by i) as cum from seed_subs) y
        ) x where x.i = s.i`,
       [extra, Math.max(1, Number(totals.weight))],
@@ -287,12 +287,12 @@ export async function seedAnalytics(
     // Step j of m of a moving subscription: 1 becomes counted; an intermediate pause may come at j with (m - j) even,
     // 2 <= j <= m - 2 (8%), and is resumed at j + 1; a subscription that ends not counted stops at j = m; every other
     // step changes its MRR. Levels: the MRR at step j is mrr + g(k) x unit, k = steps to its last counted step,
-    // g(0) = 0 and g(k) = (4k mod 11) - 5: neighbouring steps never share a level, and the last counted level is the
-    // subscription's MRR now (its price normalised, contract 11).
+    // g(0) = 0 and g(k) = (7k mod 11) - 5: neighbouring steps never share a level, about 2 in 3 changes are expansions,
+    // and the last counted level is the subscription's MRR now (its price normalised, contract 11).
     const pauseOk = (j: string) => `(${j} >= 2 and ${j} <= s.m - 2 and (s.m - ${j}) % 2 = 0 and pg_temp.u(s.i, 100 + ${j}) < 0.08)`;
     const level = (j: string) =>
       `(s.mrr + case when (case when s.counted then s.m else s.m - 1 end) - ${j} <= 0 then 0
-         else ((4 * ((case when s.counted then s.m else s.m - 1 end) - ${j})) % 11) - 5 end * greatest(1, s.mrr / 12))`;
+         else ((7 * ((case when s.counted then s.m else s.m - 1 end) - ${j})) % 11) - 5 end * greatest(1, s.mrr / 12))`;
     await q(
       `create temp table seed_steps on commit drop as
        select s.i, s.ci, s.id as subscription_id, s.currency, j,

@@ -7,7 +7,7 @@ const TAG = 'Offerings';
 /** What resolve answers: the offering with its packages in order, their products, plans and prices; the paywall; the arm. */
 const RESOLUTION = `...OfferingResolutionFields
   offering { ...OfferingFields packages { ...OfferingPackageFields
-    products { ...OfferingProductFields plans { ...OfferingPlanFields prices { ...PriceFields } defaultPrice { ...PriceFields } } } } }
+    products { ...OfferingProductFields plans { ...OfferingPlanFields prices { ...PriceFields } defaultPrice { ...PriceFields } usageRates { ...UsageRateFields } } } } }
   paywall { ...PaywallFields }
   experiment { ...ResolvedExperimentFields }`;
 

@@ -17,6 +17,14 @@ interface Entry {
   body: Buffer;
 }
 
+interface PendingVersion {
+  promise: Promise<string>;
+  resolve: (version: string) => void;
+  reject: (err: unknown) => void;
+  merchantId: string;
+  mode: Mode;
+}
+
 /** A copy in memory of its own: a small Buffer.from() is a slice of an 8 KiB shared slab it would keep alive. */
 function ownBytes(body: string | Buffer, length: number): Buffer {
   const out = Buffer.allocUnsafeSlow(length);
@@ -35,7 +43,9 @@ function ownBytes(body: string | Buffer, length: number): Buffer {
 export class CatalogReadCache {
   private readonly entries: LRUCache<string, Entry> | null;
   /** Version lookups not yet sent, per merchant and mode: requests arriving meanwhile share one query. */
-  private batches = new Map<string, Promise<string>>();
+  private batches = new Map<string, PendingVersion>();
+  /** Merchants and modes whose version query is running. */
+  private readonly inFlight = new Set<string>();
   readonly maxEntryBytes: number;
 
   /** `versionOf` runs on every cached read: a prepared statement on the service pool, not the ORM. */
@@ -87,23 +97,37 @@ export class CatalogReadCache {
 
   /**
    * The catalog version now. A lookup joins a batch only if that batch's query has not been sent yet, so the answer
-   * always reflects every write committed before the request arrived.
+   * always reflects every write committed before the request arrived. One query per merchant and mode is in flight
+   * at a time: lookups arriving meanwhile wait for it to return and share the next one (under load, one query serves
+   * many requests instead of one each; a lookup waits at most one round trip more).
    */
   version(merchantId: string, mode: Mode): Promise<string> {
     const key = `${merchantId}:${mode}`;
     let batch = this.batches.get(key);
     if (!batch) {
-      batch = new Promise<string>((resolve, reject) =>
-        setImmediate(() => {
-          this.batches.delete(key);
-          this.versionOf(merchantId, mode).then(resolve, reject);
-        }),
-      );
+      let settle!: { resolve: (v: string) => void; reject: (e: unknown) => void };
+      const promise = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+      batch = { promise, ...settle, merchantId, mode };
       this.batches.set(key, batch);
+      if (!this.inFlight.has(key)) this.sendSoon(key);
     }
-    return batch;
+    return batch.promise;
   }
 
+  private sendSoon(key: string): void {
+    setImmediate(() => {
+      const batch = this.batches.get(key);
+      if (!batch) return;
+      this.batches.delete(key);
+      this.inFlight.add(key);
+      this.versionOf(batch.merchantId, batch.mode)
+        .then(batch.resolve, batch.reject)
+        .finally(() => {
+          this.inFlight.delete(key);
+          if (this.batches.has(key)) this.sendSoon(key);
+        });
+    });
+  }
 
   /** Whether anything is stored under `key` (of any version): spares the version lookup for reads never cached. */
   has(key: string): boolean {

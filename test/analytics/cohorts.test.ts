@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { TestMerchant, useHarness } from '../harness';
 import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
@@ -169,4 +170,83 @@ it("is the merchant's and the mode's own", async () => {
   expect(r.cohorts.every((c: any) => c.customers === 0)).toBe(true);
   const live = await ok(m.live.get('/analytics/cohorts'));
   expect(live.cohorts.every((c: any) => c.customers === 0)).toBe(true);
+});
+
+describe('against a per-customer, per-period count on a random ledger', () => {
+  /** A small deterministic generator (mulberry32), so a failure reproduces. */
+  function random(seed: number) {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const MONTH_STARTS = Array.from({ length: 25 }, (_, i) => Date.UTC(2030, i, 1));
+
+  it.each([1, 2, 3])('seed %i: monthly and weekly tables equal the brute-force count (instants on period boundaries included)', async (seed) => {
+    const rnd = random(seed);
+    const merchant = await h.merchant();
+    const now = at('2032-01-15T00:00:00Z');
+    await h.clock.advance(merchant, now);
+    // Customers alternate +1 / -1 (paying, stopped), as the ledger's customer_delta does; a third of the instants sit
+    // exactly on a month start.
+    const customers: { id: string; times: number[] }[] = [];
+    for (let c = 0; c < 60; c++) {
+      const n = 1 + Math.floor(rnd() * 4);
+      const times = new Set<number>();
+      while (times.size < n) {
+        times.add(rnd() < 0.33 ? MONTH_STARTS[Math.floor(rnd() * 24)] : Date.UTC(2030, 0, 1) + Math.floor(rnd() * 730) * 86_400_000 + Math.floor(rnd() * 86_400) * 1000);
+      }
+      customers.push({ id: crypto.randomUUID(), times: [...times].sort((a, b) => a - b) });
+    }
+    const values: unknown[] = [];
+    const rows: string[] = [];
+    for (const c of customers) {
+      c.times.forEach((t, i) => {
+        const delta = i % 2 === 0 ? 1 : -1;
+        const kind = delta < 0 ? 'churn' : i === 0 ? 'new' : 'reactivation';
+        rows.push(`(?, ?, 'test', ?, ?, 'INR', ?, ?, 0, 0, ?, ?, 'INR', 1, 'test', ?)`);
+        values.push(crypto.randomUUID(), merchant.id, crypto.randomUUID(), c.id, kind, delta * 1000, delta, delta, new Date(t));
+      });
+    }
+    await h.app.orm.em.getConnection().execute(
+      `insert into mrr_movements (id, merchant_id, mode, subscription_id, customer_id, currency, kind, amount, mrr_before, mrr_after,
+         subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at) values ${rows.join(', ')}`,
+      values,
+    );
+
+    for (const [unit, from, to] of [
+      ['month', '2030-01-01T00:00:00Z', '2032-01-15T00:00:00Z'],
+      ['week', '2030-01-01T00:00:00Z', '2032-01-15T00:00:00Z'],
+      // Cohorts of a window in the middle: earlier customers' later movements must not count.
+      ['month', '2031-03-01T00:00:00Z', '2031-09-01T00:00:00Z'],
+      ['week', '2031-03-04T12:00:00Z', '2031-06-01T00:00:00Z'],
+    ] as const) {
+      const r = await ok(merchant.test.get(`/analytics/cohorts?granularity=${unit}&from=${from}&to=${to}`));
+      // Brute force: a bucket is (start, end]; a customer is paying at T when it has more +1 than -1 at or before T.
+      const startOf = (t: number) => {
+        const d = new Date(t - 1);
+        if (unit === 'month') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+        const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+        return midnight - ((d.getUTCDay() + 6) % 7) * 86_400_000;
+      };
+      const next = (t: number) => (unit === 'month' ? Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 1, 1) : t + 7 * 86_400_000);
+      const paying = (c: { times: number[] }, T: number) => c.times.filter((t) => t <= T).length % 2 === 1;
+      const expected: [string, number, number[]][] = [];
+      for (let start = startOf(at(from).getTime() + 1); start <= startOf(at(to).getTime()); start = next(start)) {
+        const members = customers.filter((c) => startOf(c.times[0]) === start);
+        const active: number[] = [];
+        for (let p = start; p <= startOf(now.getTime()); p = next(p)) active.push(members.filter((c) => paying(c, Math.min(next(p), now.getTime()))).length);
+        expected.push([new Date(start).toISOString(), members.length, active]);
+      }
+      if (from.startsWith('2030')) {
+        // Weekly, the first cohort (from Monday 2029-12-30) holds everyone; monthly, those activated at
+        // 2030-01-01T00:00Z exactly are not: that instant ends December's period.
+        expect(expected.reduce((n, [, size]) => n + size, 0)).toBe(customers.filter((c) => unit === 'week' || c.times[0] > Date.UTC(2030, 0, 1)).length);
+      }
+      const got = r.cohorts.map((c: any) => [c.cohort_start, c.customers, c.retention.map((p: any) => p.active_customers)]);
+      expect([unit, from, got]).toEqual([unit, from, expected]);
+    }
+  });
 });

@@ -19,11 +19,16 @@ interface Ask {
 /**
  * Evaluates customers' entitlements through the cache (entitlement.cache.ts), one statement for all the requests of a
  * tenant that arrive before it is sent: a request joins a batch only while its statement has not been sent, so the
- * statement's snapshot is taken after the request arrived and sees every change committed before it.
+ * statement's snapshot is taken after the request arrived and sees every change committed before it. One statement
+ * per tenant is in flight at a time: requests arriving meanwhile wait for it and go together in the next one, so
+ * under load a statement serves many requests (at 3,000 requests a second, one each would be 3,000 statements),
+ * at the price of at most one round trip of waiting.
  */
 export class EntitlementEvaluator {
   /** Batches not sent yet, per `<merchant>:<mode>`. */
   private pending = new Map<string, { tenant: TenantParams; asks: Ask[] }>();
+  /** Tenants (`<merchant>:<mode>`) whose statement is running. */
+  private readonly inFlight = new Set<string>();
 
   constructor(private readonly db: Db, readonly cache: EntitlementCache) {}
 
@@ -39,14 +44,26 @@ export class EntitlementEvaluator {
       const key = `${tenant.merchantId}:${tenant.mode}`;
       let batch = this.pending.get(key);
       if (!batch) {
-        const b = (batch = { tenant, asks: [] as Ask[] });
-        this.pending.set(key, b);
-        setImmediate(() => {
-          this.pending.delete(key);
-          void this.run(b.tenant, b.asks);
-        });
+        this.pending.set(key, (batch = { tenant, asks: [] }));
+        if (!this.inFlight.has(key)) this.sendSoon(key);
       }
       batch.asks.push({ customerId, done, fail, fresh });
+    });
+  }
+
+  /** Sends the tenant's pending batch on the next turn of the event loop (requests of this turn join it). */
+  private sendSoon(key: string): void {
+    setImmediate(() => {
+      const batch = this.pending.get(key);
+      if (!batch) return;
+      this.pending.delete(key);
+      this.inFlight.add(key);
+      void this.run(batch.tenant, batch.asks)
+        .catch((err: unknown) => batch.asks.forEach((a) => a.fail(err))) // a settled ask ignores this
+        .finally(() => {
+          this.inFlight.delete(key);
+          if (this.pending.has(key)) this.sendSoon(key);
+        });
     });
   }
 

@@ -2,7 +2,7 @@ import { DeferMode, Entity, Enum, Index, ManyToOne, Property, Unique } from '@mi
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject } from '../../core/scalars';
-import { BillingFrequency, Price, Product, ProductStatus, ProductType, TrialEndAction } from '../catalog/catalog.entities';
+import { BillingFrequency, Price, Product, ProductStatus, ProductType, TrialEndAction, UsageRate } from '../catalog/catalog.entities';
 
 /**
  * The presentation layer (contract 6): an offering is an ordered set of packages, a package bundles products
@@ -152,6 +152,8 @@ export class OfferingPlan {
   @Field(() => [Price], { description: 'All prices of the plan, oldest first.' }) prices!: Price[];
   @Field(() => Price, { nullable: true, description: "The default price in the merchant's reporting currency, else the oldest default price." })
   defaultPrice!: Price | null;
+  @Field(() => [UsageRate], { description: 'Its usage rates (per unit of a usage event type, billed in arrears), oldest first.' })
+  usageRates!: UsageRate[];
 }
 
 /** A product as an offering shows it: the catalog's product fields (REST: as `GET /products/{id}`) with its plans. */

@@ -2,6 +2,7 @@ import type { Ctx } from '../../core/context';
 import { defineLoader } from '../../core/context';
 import { Price, Product, ProductStatus } from '../catalog/catalog.entities';
 import { pickDefaultPrice, plansByProduct, pricesByPlan } from '../catalog/catalog.service';
+import { usageRatesByPlan } from '../catalog/catalog.usage-rates';
 import { currentMerchant } from '../merchants/current-merchant';
 import { Offering, OfferingPackage, OfferingPlan, OfferingProduct } from './offering.entities';
 import { packagesOfOfferings, productIdsOfPackages } from './offering.store';
@@ -36,8 +37,8 @@ const values = <T>(list: (T | Error)[]): T[] =>
 
 /**
  * What a package offers a customer: its active products (inactive ones are not for sale), oldest first, each with
- * its plans, their prices and default price, as plain values. For any number of packages: four statements (links,
- * products, plans, prices).
+ * its plans, their prices, default price and usage rates, as plain values. For any number of packages: five
+ * statements (links, products, plans, prices and usage rates).
  */
 export const offeringProductsByPackage = defineLoader<string, OfferingProduct[]>('offeringProductsByPackage', async (ctx, ids) => {
   const idLists = values(await productIdsByPackage(ctx).loadMany(ids));
@@ -46,8 +47,10 @@ export const offeringProductsByPackage = defineLoader<string, OfferingProduct[]>
   );
   const [planLists, merchant] = await Promise.all([plansByProduct(ctx).loadMany(products.map((p) => p.id)), currentMerchant(ctx)]);
   const plans = values(planLists).flat();
-  const priceLists = values(await pricesByPlan(ctx).loadMany(plans.map((p) => p.id)));
-  const pricesOf = new Map(plans.map((p, i) => [p.id, priceLists[i]]));
+  const planIds = plans.map((p) => p.id);
+  const [priceLists, rateLists] = await Promise.all([pricesByPlan(ctx).loadMany(planIds), usageRatesByPlan(ctx).loadMany(planIds)]);
+  const pricesOf = new Map(plans.map((p, i) => [p.id, values(priceLists)[i]]));
+  const ratesOf = new Map(plans.map((p, i) => [p.id, values(rateLists)[i]]));
   const views = new Map<string, OfferingProduct>();
   for (const p of products) {
     views.set(
@@ -64,6 +67,7 @@ export const offeringProductsByPackage = defineLoader<string, OfferingProduct[]>
             livemode: plan.livemode, createdAt: plan.createdAt, prices,
             // The catalog's rule (`default_price` of GET /plans/{id}), over the defaults oldest first.
             defaultPrice: pickDefaultPrice(prices.filter((x) => x.isDefault), merchant.reportingCurrency),
+            usageRates: ratesOf.get(plan.id) ?? [],
           });
         }),
       }),

@@ -18,7 +18,6 @@ export const MAX_KEY = 255;
 @InputType({ description: 'One usage event (contract 6): quantity of event_type consumed by a subscription.' })
 export class ReportUsageInput {
   @Field(() => ID, { description: 'The subscription to attribute usage to: active, trialing, past_due or paused.' })
-  @MaxLength(100)
   subscriptionId!: string;
 
   @Field({ description: `The metric: 1 to ${MAX_EVENT_TYPE} letters, digits, "_", ".", ":" or "-".` })
@@ -52,6 +51,7 @@ export class ReportUsageInput {
   idempotencyKey?: string | null;
 }
 
+/** The limits are declared here; the service checks them (the batch argument skips class-validator: usage.resolver.ts). */
 @InputType({ description: `Up to ${MAX_BATCH} usage events, stored all or nothing.` })
 export class ReportUsageBatchInput {
   @Field(() => [ReportUsageInput], { description: `1 to ${MAX_BATCH} events; one invalid event refuses the whole batch (param events[i].field).` })

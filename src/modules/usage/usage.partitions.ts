@@ -46,12 +46,17 @@ export class UsagePartitions {
 
   /** Makes sure the partitions of these instants exist. */
   async ensure(instants: Date[]): Promise<void> {
-    const months = new Map<string, MonthPartition>();
+    // One month per distinct (year, month), found without building names for every instant.
+    const seen = new Set<number>();
+    const months: MonthPartition[] = [];
     for (const t of instants) {
+      const key = t.getUTCFullYear() * 12 + t.getUTCMonth();
+      if (seen.has(key)) continue;
+      seen.add(key);
       const m = monthOf(t);
-      if (!this.known.has(m.name)) months.set(m.name, m);
+      if (!this.known.has(m.name)) months.push(m);
     }
-    for (const m of months.values()) await this.ensureMonth(m, false);
+    for (const m of months) await this.ensureMonth(m, false);
   }
 
   /** After an insert failed for want of a partition: the month is made (or found) whatever the cache says. */

@@ -6,12 +6,13 @@ import { Mode } from '../../core/entity';
 import { DomainError, invalid, notFound } from '../../core/errors';
 import type { ServicePool } from '../../core/orm-pool';
 import type { Clock } from '../test-clock/test-clock.service';
-import { ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
+import { MAX_BATCH, ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
 import { isMissingPartition, UsagePartitions } from './usage.partitions';
 import { checkEvent, EventDraft, firstPeriodStart, isBillable, MAX_FUTURE_MS, periodFor, SubscriptionPeriods } from './usage.rules';
 import {
   BatchRow,
   EventRow,
+  NewUnit,
   eventsByKeys,
   reportOne,
   subscriptionsFor,
@@ -138,12 +139,16 @@ export class UsageService {
   /** `POST /usage/events/batch`: up to 1,000 events, all stored or none (the first failing event names the error). */
   async reportBatch(ctx: Ctx, input: ReportUsageBatchInput): Promise<UsageEventList> {
     const tenant = tenantOf(ctx);
+    if (input.events.length < 1 || input.events.length > MAX_BATCH) {
+      throw invalid('events', `events must hold 1 to ${MAX_BATCH} usage events; it holds ${input.events.length}.`);
+    }
     const drafts = input.events.map((e, i) => checkEvent(e, `events[${i}].`));
     const subIds = [...new Set(drafts.map((d) => d.subscriptionId))];
     const keys = [...new Set(drafts.flatMap((d) => (d.key ? [d.key] : [])))];
     const [subs, units, existing] = await Promise.all([subscriptionsFor(ctx.em, subIds), unitsFor(ctx.em, subIds), eventsByKeys(ctx.em, keys)]);
     const subById = new Map(subs.map((s) => [s.id, s]));
     const unitOf = new Map(units.map((u) => [`${u.subscription_id}|${u.event_type}`, u.unit]));
+    const newUnits: NewUnit[] = [];
     const byKey = new Map(existing.map((e) => [e.idempotency_key!, e]));
 
     // Each answer: an event stored before (by key), a row written now, or the same answer as an earlier event (same key).
@@ -164,8 +169,12 @@ export class UsageService {
       if (!sub) throw notFound('subscription', d.subscriptionId, `${prefix}subscription_id`);
       const at = d.timestamp ?? sub.merchant_now;
       const pair = `${d.subscriptionId}|${d.eventType}`;
-      const p = this.placeEvent(sub, at, d, prefix, unitOf.get(pair) ?? null);
-      unitOf.set(pair, d.unit);
+      const known = unitOf.get(pair) ?? null;
+      const p = this.placeEvent(sub, at, d, prefix, known);
+      if (known === null) {
+        unitOf.set(pair, d.unit);
+        newUnits.push({ subscriptionId: d.subscriptionId, eventType: d.eventType, unit: d.unit });
+      }
       answers.push({ row: rows.length });
       rows.push({
         index: i,
@@ -189,7 +198,7 @@ export class UsageService {
       const slot = crypto.randomInt(SLOTS);
       for (let round = 0; ; round++) {
         try {
-          const out = await writeBatch(this.pool, tenant, rows, slot);
+          const out = await writeBatch(this.pool, tenant, rows, newUnits, slot);
           if (out.conflicts.length) {
             // Units registered meanwhile by other requests: the first event naming such a pair is at fault.
             const c = out.conflicts[0];

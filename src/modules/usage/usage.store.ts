@@ -210,8 +210,15 @@ export interface BatchRow {
   key: string | null;
 }
 
+/** A (subscription, event type) the batch uses for the first time, and the unit it brings. */
+export interface NewUnit {
+  subscriptionId: string;
+  eventType: string;
+  unit: string;
+}
+
 export interface BatchOutcome {
-  /** (subscription, event type) pairs already registered with another unit than the batch's: nothing was written. */
+  /** (subscription, event type) pairs registered meanwhile with another unit than the batch's: nothing was written. */
   conflicts: { subscription_id: string; event_type: string; unit: string }[];
   /** Keys of the batch that another request took meanwhile: those events were not written. */
   skippedKeys: string[];
@@ -219,27 +226,26 @@ export interface BatchOutcome {
 }
 
 /**
- * Writes a checked batch in one transaction on its own connection: one statement registers the units (locking the
- * (subscription, event type) rows in a fixed order, so a unit registered meanwhile by another request is seen), takes
- * the idempotency keys, adds the sums to the aggregate rows of `slot` and inserts every event (one INSERT from arrays);
- * then, if a unit conflicts, the transaction is rolled back and nothing is kept. Events whose key another request
- * took meanwhile are left out of the sums and the events.
+ * Writes a checked batch with one statement: it registers the units of `newUnits` (pairs the batch uses first; their
+ * rows are locked in a fixed order, so a unit another request registered meanwhile comes back), takes the idempotency
+ * keys, adds the sums to the aggregate rows of `slot` and inserts every event (one INSERT from arrays). With new units
+ * it runs in a transaction of its own connection, rolled back when one of them conflicts (nothing kept); without, it
+ * is one autocommitted statement and touches no unit row, so concurrent batches of one subscription do not queue on
+ * it. Events whose key another request took meanwhile are left out of the sums and the events.
  */
-export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: BatchRow[], slot: number): Promise<BatchOutcome> {
-  return withClient(pool, async (c) => {
-    await systemQuery(c, 'begin');
-    try {
-      const [out] = await tenantQueryAs<{ conflicts: BatchOutcome['conflicts']; taken: string[]; wanted: string[]; created_at: Date }>(
-        c,
+export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: BatchRow[], newUnits: NewUnit[], slot: number): Promise<BatchOutcome> {
+  type Out = { conflicts: BatchOutcome['conflicts']; taken: string[]; wanted: string[]; created_at: Date };
+  const run = async (db: Queryable): Promise<Out> =>
+    (
+      await tenantQueryAs<Out>(
+        db,
         tenant,
         `with input as (
            select * from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[],
                                 $8::text[], $9::text[], $10::text[])
              as t(id, ts, subscription_id, ps, pe, event_type, unit, quantity, metadata, key)
          ),
-         pairs as (
-           select distinct on (subscription_id, event_type) subscription_id, event_type, unit from input order by subscription_id, event_type
-         ),
+         pairs as (select * from unnest($11::uuid[], $12::text[], $13::text[]) as p(subscription_id, event_type, unit)),
          nu as (
            insert into usage_units (subscription_id, event_type, merchant_id, mode, unit)
            select subscription_id, event_type, {tenant_values}, unit from pairs order by subscription_id, event_type
@@ -255,7 +261,7 @@ export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: 
          w as (select input.* from input where input.key is null or input.key in (select key from k)),
          a as (
            insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
-           select subscription_id, ps, event_type, $11::smallint, {tenant_values}, max(pe), max(unit), sum(quantity::numeric), count(*) from w
+           select subscription_id, ps, event_type, $14::smallint, {tenant_values}, max(pe), max(unit), sum(quantity::numeric), count(*) from w
            group by subscription_id, ps, event_type order by subscription_id, ps, event_type
            on conflict (subscription_id, period_start, event_type, slot) do update
              set total_quantity = usage_aggregates.total_quantity + excluded.total_quantity,
@@ -284,16 +290,28 @@ export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: 
           rows.map((r) => r.quantity),
           rows.map((r) => JSON.stringify(r.metadata)),
           rows.map((r) => r.key),
+          newUnits.map((u) => u.subscriptionId),
+          newUnits.map((u) => u.eventType),
+          newUnits.map((u) => u.unit),
           slot,
         ],
-      );
+      )
+    )[0];
+  const done = (out: Out): BatchOutcome => {
+    const taken = new Set(out.taken);
+    return { conflicts: [], skippedKeys: out.wanted.filter((k) => !taken.has(k)), createdAt: out.created_at };
+  };
+  if (!newUnits.length) return done(await run(pool));
+  return withClient(pool, async (c) => {
+    await systemQuery(c, 'begin');
+    try {
+      const out = await run(c);
       if (out.conflicts.length) {
         await systemQuery(c, 'rollback');
         return { conflicts: out.conflicts, skippedKeys: [], createdAt: out.created_at };
       }
       await systemQuery(c, 'commit');
-      const taken = new Set(out.taken);
-      return { conflicts: [], skippedKeys: out.wanted.filter((k) => !taken.has(k)), createdAt: out.created_at };
+      return done(out);
     } catch (err) {
       await systemQuery(c, 'rollback').catch(() => undefined);
       throw err;
