@@ -61,6 +61,13 @@ export interface RenewalFigures {
   otherCpuS: number | null;
   /** [seconds since the advance started, renewal invoices written by then], every 5 s. */
   progress: [number, number][];
+  /**
+   * What the bench database's backends were doing, sampled every 0.5 s during the advance (pg_stat_activity): per
+   * state, the share of the samples of backends inside a statement or a transaction. E.g. `Lock:transactionid` (a row
+   * lock held by another transaction), `Client:ClientRead` (in a transaction, waiting for the client's next statement),
+   * `running` (on the CPU, or waiting for it).
+   */
+  backendStates: Record<string, number>;
   servicePeakRssMb: number | null;
   /** Verification, from the database. */
   renewed: number;
@@ -127,31 +134,34 @@ async function dbStats(db: Client): Promise<DbStats> {
 export interface StatementCost {
   query: string;
   calls: number;
-  /** Execution time summed over the calls (the server's, not the client's), ms. */
+  /** Execution time summed over the calls (the server's, not the client's; waits for locks included), ms. */
   totalMs: number;
+  /** Planning time summed over the calls, ms (0 unless pg_stat_statements.track_planning is on). */
+  planMs: number;
 }
 
 /** pg_stat_statements of the bench database by query id (empty when it is not installed). */
 async function statementSnapshot(db: Client): Promise<Map<string, StatementCost>> {
   try {
-    const { rows } = await db.query<{ id: string; query: string; calls: number; ms: number }>(
-      `select s.queryid::text || '/' || s.userid::text as id, s.query, s.calls::float8 as calls, s.total_exec_time as ms
+    const { rows } = await db.query<{ id: string; query: string; calls: number; ms: number; plan_ms: number }>(
+      `select s.queryid::text || '/' || s.userid::text as id, s.query, s.calls::float8 as calls, s.total_exec_time as ms,
+         s.total_plan_time as plan_ms
        from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = current_database()`,
     );
-    return new Map(rows.map((r) => [r.id, { query: r.query, calls: r.calls, totalMs: r.ms }]));
+    return new Map(rows.map((r) => [r.id, { query: r.query, calls: r.calls, totalMs: r.ms, planMs: r.plan_ms }]));
   } catch {
     return new Map();
   }
 }
 
-/** The `limit` statements with the most execution time between two snapshots. */
+/** The `limit` statements with the most server time (executing, and planning when tracked) between two snapshots. */
 function topStatementsBetween(a: Map<string, StatementCost>, b: Map<string, StatementCost>, limit: number): StatementCost[] {
   const out: StatementCost[] = [];
   for (const [id, s] of b) {
     const calls = s.calls - (a.get(id)?.calls ?? 0);
-    if (calls > 0) out.push({ query: s.query, calls, totalMs: s.totalMs - (a.get(id)?.totalMs ?? 0) });
+    if (calls > 0) out.push({ query: s.query, calls, totalMs: s.totalMs - (a.get(id)?.totalMs ?? 0), planMs: s.planMs - (a.get(id)?.planMs ?? 0) });
   }
-  return out.sort((x, y) => y.totalMs - x.totalMs).slice(0, limit);
+  return out.sort((x, y) => y.totalMs + y.planMs - (x.totalMs + x.planMs)).slice(0, limit);
 }
 
 async function statementCalls(db: Client): Promise<number | null> {
@@ -174,6 +184,43 @@ async function backendCpu(db: Client): Promise<Map<number, number>> {
     if (ms !== null) out.set(pid, ms);
   }
   return out;
+}
+
+/**
+ * Samples pg_stat_activity of the bench database every 0.5 s until stopped: the backends inside a statement or a
+ * transaction, by wait event (`running` when none). Answers each state's share of all such backend samples.
+ */
+function sampleBackendStates(databaseUrl: string): { stop(): Promise<Record<string, number>> } {
+  const counts = new Map<string, number>();
+  let total = 0;
+  let on = true;
+  const client = new Client({ connectionString: databaseUrl });
+  const done = (async () => {
+    await client.connect();
+    while (on) {
+      const { rows } = await client.query<{ state: string; n: number }>(
+        `select coalesce(wait_event_type || ':' || wait_event, 'running') as state, count(*)::int as n from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid() and state in ('active', 'idle in transaction')
+           and backend_type = 'client backend'
+         group by 1`,
+      );
+      for (const r of rows) {
+        counts.set(r.state, (counts.get(r.state) ?? 0) + r.n);
+        total += r.n;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  })().catch(() => undefined);
+  return {
+    async stop() {
+      on = false;
+      await done;
+      await client.end().catch(() => undefined);
+      const out: Record<string, number> = {};
+      for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1])) out[k] = total ? v / total : 0;
+      return out;
+    },
+  };
 }
 
 async function outboxByType(db: Client, merchantId: string): Promise<Map<string, number>> {
@@ -245,6 +292,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     const sampler = new RssSampler([stack.service.pid]);
     const cpu0 = { service: cpuMs(stack.service.pid), sandbox: cpuMs(stack.sandbox.pid), busy: machineBusyMs(), self: process.cpuUsage() };
     const t0 = Date.now();
+    const states = sampleBackendStates(stack.databaseUrl);
     const watch = (async () => {
       for (;;) {
         await new Promise<void>((r) => {
@@ -274,6 +322,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     wake();
     await watch.catch(() => undefined);
     await watcher.end().catch(() => undefined);
+    const backendStates = await states.stop();
     const pg1 = await backendCpu(db);
     let postgresCpuS: number | null = 0;
     for (const [pid, ms] of pg1) postgresCpuS += (ms - (pg0.get(pid) ?? 0)) / 1000;
@@ -335,6 +384,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
       otherCpuS,
       servicePeakRssMb,
       progress,
+      backendStates,
       renewed,
       invoices,
       cycleInvoices,
@@ -360,6 +410,8 @@ const f1 = (x: number | null, unit = '') => (x === null ? 'n/a' : `${x.toFixed(1
 export function describeRenewals(r: RenewalFigures): string[] {
   const per = (x: number | null) => (x === null ? 'n/a' : (x / r.subscriptions).toFixed(1));
   const msPer = (s: number | null) => (s === null ? 'n/a' : `${((s * 1000) / r.subscriptions).toFixed(1)} (${s.toFixed(1)} s)`);
+  // pg_stat_statements.track_planning on: planning times are listed too.
+  const planned = r.topStatements.some((s) => s.planMs > 0);
   const rate = r.firstInvoiceAt !== null && r.lastInvoiceAt !== null && r.lastInvoiceAt > r.firstInvoiceAt
     ? `${(r.cycleInvoices / (r.lastInvoiceAt - r.firstInvoiceAt)).toFixed(0)} renewals/s between the first and the last`
     : 'n/a';
@@ -371,12 +423,19 @@ export function describeRenewals(r: RenewalFigures): string[] {
     `  first renewal invoice at +${f1(r.firstInvoiceAt, ' s')}, last at +${f1(r.lastInvoiceAt, ' s')}: ${rate}`,
     `  CPU during the advance (ms per renewal): service ${msPer(r.serviceCpuS)}, sandbox ${msPer(r.sandboxCpuS)},` +
       ` PostgreSQL backends of the bench database ${msPer(r.postgresCpuS)}, rest of the machine ${msPer(r.otherCpuS)}; service peak RSS ${r.servicePeakRssMb === null ? 'n/a' : `${r.servicePeakRssMb.toFixed(0)} MB`}`,
+    ...(Object.keys(r.backendStates).length
+      ? [`  bench database backends busy, sampled every 0.5 s: ${Object.entries(r.backendStates).map(([k, v]) => `${k} ${(100 * v).toFixed(0)}%`).join(', ')}`]
+      : []),
     ...(r.progress.length ? [`  renewed by then: ${r.progress.map(([t, k]) => `${t.toFixed(0)} s ${k}`).join(', ')}`] : []),
     `  database (service + sandbox): ${per(r.transactions)} transactions, ${per(r.rowsInserted)} rows inserted, ${per(r.rowsUpdated)} rows updated per renewal` +
       (r.statements === null ? ' (pg_stat_statements not installed: no statement count)' : `, ${per(r.statements)} statements per renewal`),
-    ...(r.topStatements.length ? ['  statements with the most execution time (per renewal: calls, ms):'] : []),
+    ...(r.topStatements.length
+      ? [`  statements with the most server time (per renewal: calls, ms executing${planned ? ' + ms planning' : ''}):`]
+      : []),
     ...r.topStatements.map(
-      (s) => `    ${(s.calls / r.subscriptions).toFixed(2)} x, ${(s.totalMs / r.subscriptions).toFixed(3)} ms: ${s.query.replace(/\s+/g, ' ').slice(0, 160)}`,
+      (s) =>
+        `    ${(s.calls / r.subscriptions).toFixed(2)} x, ${(s.totalMs / r.subscriptions).toFixed(3)} ms` +
+        `${planned ? ` + ${(s.planMs / r.subscriptions).toFixed(3)} ms` : ''}: ${s.query.replace(/\s+/g, ' ').slice(0, 160)}`,
     ),
     ...r.problems.map((p) => `  PROBLEM: ${p}`),
   ];

@@ -22,9 +22,10 @@ import { createPartition } from '../../src/modules/usage/usage.store';
  *
  * Usage: `usageSubscriptions` active monthly subscriptions (INR, at least 3 periods old) get `usageEvents` events over
  * three event types (api_calls in calls, storage in GB-hours with decimals, sms in messages): the hot subscription (two
- * years old, all its 24 periods) a `hotShare` of them, the others their last 3 periods. Monthly partitions are made by
- * the service's own createPartition; usage_aggregates gets the sums per (subscription, period, event type), spread over
- * the 8 slots as the service spreads them, and usage_units the units.
+ * years old, all its 24 periods) a `hotShare` of them, the others their last 3 periods, each event with an idempotency
+ * key (usage_event_keys). Monthly partitions are made by the service's own createPartition; usage_aggregates gets the
+ * sums per (subscription, period, event type), spread over the 8 slots as the service spreads them, and usage_units
+ * the units.
  *
  * Pseudo-random choices come from hashes of the row numbers (pg_temp.u), so a data set is the same for the same shape
  * and instant. Runs in one transaction (the partitions before it, VACUUM ANALYZE after it: the planner and the
@@ -415,8 +416,9 @@ export async function seedAnalytics(
       [hotEvents, rest, usageSubs],
     );
     const usageEvents = await db.query(
-      `insert into usage_events (id, "timestamp", merchant_id, mode, subscription_id, period_start, period_end, created_at, event_type, unit, quantity, metadata)
-       select gen_random_uuid(), c.ts, $1, 'test', su.id, b.ps, b.pe, c.ts, t.event_type, t.unit, t.qty, '{}'
+      `insert into usage_events (id, "timestamp", merchant_id, mode, subscription_id, period_start, period_end, created_at, event_type, unit, quantity,
+         metadata, idempotency_key)
+       select gen_random_uuid(), c.ts, $1, 'test', su.id, b.ps, b.pe, c.ts, t.event_type, t.unit, t.qty, '{}', 'seed-' || $3::text || '-' || su.n || '-' || e
        from seed_usage su
        cross join lateral generate_series(1, su.events) e
        cross join lateral (select su.k_now - (e % su.periods) as p, (e / su.periods) % 3 as ti, pg_temp.u(su.n::bigint * 10000000 + e, 50) as r) a
@@ -426,9 +428,17 @@ export async function seedAnalytics(
          select (array['api_calls', 'storage', 'sms'])[a.ti + 1] as event_type, (array['calls', 'GB-hours', 'messages'])[a.ti + 1] as unit,
            case a.ti when 0 then (1 + floor(a.r * 100))::numeric when 1 then round((a.r * 10)::numeric, 3) else (1 + floor(a.r * 5))::numeric end as qty
        ) t`,
-      [merchantId, now],
+      [merchantId, now, tag],
     );
-    step(`${usageEvents.rowCount} usage events over ${usageSubs} subscriptions (${hotEvents} on the hot one)`);
+    // Every event carries its idempotency key, as the bench's own do (and Lago's transaction_id): the key table is as
+    // big as the events, which is what ingestion's key look-ups meet in production.
+    await q(
+      `insert into usage_event_keys (merchant_id, mode, key, event_id, "timestamp", created_at)
+       select merchant_id, mode, idempotency_key, id, "timestamp", created_at from usage_events
+       where merchant_id = $1 and mode = 'test' and idempotency_key like 'seed-' || $2::text || '-%'`,
+      [merchantId, tag],
+    );
+    step(`${usageEvents.rowCount} usage events over ${usageSubs} subscriptions (${hotEvents} on the hot one), each with its idempotency key`);
     // The sums the service keeps in the event's statement, spread over its 8 slots (each event in one).
     const aggregates = await db.query(
       `insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
@@ -459,7 +469,7 @@ export async function seedAnalytics(
     step('commit');
 
     // As autovacuum would have by the time a merchant has this history: statistics and the visibility map (index-only scans).
-    const tables = ['customers', 'subscriptions', 'mrr_movements', 'mrr_movement_days', 'mandate_attempts', 'usage_events', 'usage_aggregates', 'usage_units'];
+    const tables = ['customers', 'subscriptions', 'mrr_movements', 'mrr_movement_days', 'mandate_attempts', 'usage_events', 'usage_event_keys', 'usage_aggregates', 'usage_units'];
     for (const t of tables) {
       const [{ exists }] = await q<{ exists: boolean }>(`select to_regclass($1) is not null as exists`, [t]);
       if (exists) await q(`vacuum (analyze) "${t}"`);

@@ -19,7 +19,8 @@ import { ormPool, plainTypes, ServicePool } from './orm-pool';
  * Placeholders are `?` (`$1..$n` is accepted on a pg pool or client). Why not the ORM: it builds each query through
  * knex and inlines its parameters, so PostgreSQL parses and plans every statement afresh (~0.6 ms of client CPU per
  * `findOne` here). Here a statement is a named prepared statement (parsed and planned once per connection) on the
- * process's one pool (the ORM's connections, src/core/orm-pool.ts), or, inside an ORM transaction, a raw statement on the transaction's connection.
+ * process's one pool (the ORM's connections, src/core/orm-pool.ts), or, inside an ORM transaction, on the
+ * transaction's connection. `tenantQueryWithCommit` sends a transaction's last statement with its COMMIT.
  */
 
 /** A pg pool, a checked-out client or a plain client: anything that runs `query({ name, text, values })`. */
@@ -51,9 +52,10 @@ export const servicePoolSize = (max: number) => Math.max(4, max);
 const observers = new WeakMap<ServicePool, Set<(sql: string) => void>>();
 
 /**
- * Calls `fn` for every plain statement an EntityManager (a request) runs on `pool`, the service pool; not for the work
- * that uses the pool directly (webhook delivery, catalog version lookups, catch-ups). Tests count statements with
- * it (the ORM's own are seen through knex). Answers a function that stops observing.
+ * Calls `fn` for every plain statement an EntityManager (a request) runs on `pool`, the service pool, or in a
+ * transaction on one of its connections; not for the work that uses the pool directly (webhook delivery, catalog
+ * version lookups, catch-ups). Tests count statements with it (the ORM's own are seen through knex). Answers a
+ * function that stops observing.
  */
 export function observeStatements(pool: ServicePool, fn: (sql: string) => void): () => void {
   let set = observers.get(pool);
@@ -85,11 +87,15 @@ function prepare(sql: string): Prepared {
 
 const isEm = (db: Db): db is EntityManager => typeof (db as EntityManager).getConnection === 'function';
 
-/** A prepared statement on a pg pool or client; prepared again under a new name when a migration changed its result type. */
-async function runPrepared<R>(db: Queryable, sql: string, params: unknown[]): Promise<R[]> {
+/**
+ * A prepared statement on a pg pool or client; prepared again under a new name when a migration changed its result
+ * type. `ormTypes`: with the connection's own type parsers (an ORM transaction's connection: rows as the ORM reads them).
+ */
+async function runPrepared<R>(db: Queryable, sql: string, params: unknown[], ormTypes = false): Promise<R[]> {
   const p = prepare(sql);
+  const types = ormTypes ? undefined : plainTypes;
   try {
-    return (await db.query({ name: p.name, text: p.text, values: params, types: plainTypes })).rows as R[];
+    return (await db.query({ name: p.name, text: p.text, values: params, types })).rows as R[];
   } catch (err) {
     // "cached plan must not change result type": the table changed under a prepared statement. Statements are
     // prepared again under new names, on every connection as each one next runs them.
@@ -98,21 +104,36 @@ async function runPrepared<R>(db: Queryable, sql: string, params: unknown[]): Pr
     generation++;
     prepared.clear();
     const again = prepare(sql);
-    return (await db.query({ name: again.name, text: again.text, values: params, types: plainTypes })).rows as R[];
+    return (await db.query({ name: again.name, text: again.text, values: params, types })).rows as R[];
   }
 }
 
-/** Runs a finished statement where `db` says. Array parameters (`= any(?)`) need a pg connection, not a transaction's. */
+/** What MikroORM holds as a transaction: a knex transaction, whose client always hands out its one pg connection. */
+interface KnexTransaction {
+  client: { acquireConnection(): Promise<Queryable> };
+  isCompleted(): boolean;
+}
+
+/**
+ * Runs a finished statement where `db` says: a prepared statement on the EntityManager's transaction connection (with
+ * the ORM's type parsers, so rows read as the ORM's own statements' do), else on the service pool. Inside transactions
+ * too: a statement the ORM runs (knex inlines its parameters) is parsed and planned afresh every time, ~0.3-0.6 ms of
+ * server CPU for the larger statements of a renewal.
+ */
 async function run<R>(db: Db, sql: string, params: unknown[]): Promise<R[]> {
   if (!isEm(db)) return runPrepared<R>(db, sql, params);
-  const trx = db.getTransactionContext();
+  const trx = db.getTransactionContext<KnexTransaction>();
   const pool = pools.get(db.config);
-  if (trx || !pool) {
-    if (params.some(Array.isArray)) throw new Error('array parameters need the service pool (outside a transaction)');
+  if (!pool) {
+    if (params.some(Array.isArray)) throw new Error('array parameters need the service pool');
     return db.getConnection().execute<R[]>(sql, params, 'all', trx);
   }
   observers.get(pool)?.forEach((observe) => observe(sql));
-  return runPrepared<R>(pool, sql, params);
+  if (!trx) return runPrepared<R>(pool, sql, params);
+  // The connection goes back to the pool when the transaction ends: a statement after that would run in another
+  // request's session.
+  if (trx.isCompleted()) throw new Error('statement on a transaction that has ended');
+  return runPrepared<R>(await trx.client.acquireConnection(), sql, params, true);
 }
 
 const TENANT = /\{tenant(?::(\w+))?\}|\{tenant_values\}/g;
@@ -200,6 +221,24 @@ export async function tenantQuery<R = Record<string, unknown>>(em: EntityManager
 export async function tenantQueryAs<R = Record<string, unknown>>(db: Db, tenant: TenantParams, sql: string, params: unknown[]): Promise<R[]> {
   const [text, values] = withTenant(sql, params, tenant);
   return run<R>(db, text, values);
+}
+
+/**
+ * `tenantQueryAs` as the last statement of the EntityManager's transaction, sent with its COMMIT in one message (the
+ * simple-query protocol runs them in turn; the ORM inlines the parameters, as nothing can be bound there), followed by
+ * `begin`: the empty transaction that opens is what the ORM's own COMMIT then ends. Locks the statement takes are
+ * held only while the server runs it and commits, never across a turn of the caller's event loop, which under load
+ * takes milliseconds (invoice numbers: the sequence row is locked until the commit). When the statement or the
+ * commit fails, nothing after it runs and the caller's transaction fails (its rollback follows). Answers the rows.
+ */
+export async function tenantQueryWithCommit<R = Record<string, unknown>>(em: EntityManager, tenant: TenantParams, sql: string, params: unknown[]): Promise<R[]> {
+  const trx = em.getTransactionContext<KnexTransaction>();
+  if (!trx || trx.isCompleted()) throw new Error('tenantQueryWithCommit ends a transaction: there is none');
+  const [text, values] = withTenant(sql, params, tenant);
+  if (values.some(Array.isArray)) throw new Error('array parameters cannot be inlined');
+  // One result per statement: the caller's, the commit's, the begin's.
+  const [rows] = await em.getConnection().execute<R[][]>(`${text}; commit; begin`, values, 'all', trx);
+  return rows;
 }
 
 /** A statement about no single tenant (auth, cross-tenant sweeps, locks, catch-ups): each use is a decision. */

@@ -176,6 +176,9 @@ function asRest(v: any): any {
   );
 }
 
+/** Lists of objects these storefronts leave empty: no entry to take a selection from, so their ids are selected. */
+const EMPTY_OBJECT_LISTS = new Set(['usageRates']);
+
 /** A GraphQL selection with the fields of a REST answer (JSON fields not expanded). */
 function selectionOf(v: any): string {
   const sample = Array.isArray(v) ? v.find((x) => x && typeof x === 'object') : v;
@@ -183,6 +186,7 @@ function selectionOf(v: any): string {
   return Object.entries(sample)
     .map(([k, x]) => {
       const name = k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+      if (EMPTY_OBJECT_LISTS.has(name) && Array.isArray(x) && !x.length) return `${name} { id }`;
       if (JSON_FIELDS.has(name) || x === null || typeof x !== 'object' || (Array.isArray(x) && !x.some((y) => y && typeof y === 'object'))) return name;
       return `${name} { ${selectionOf(x)} }`;
     })

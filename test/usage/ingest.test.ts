@@ -226,7 +226,8 @@ describe('POST /usage/events', () => {
     it('replays the first answer byte for byte with Idempotent-Replayed; another body is idempotency_key_reused', async () => {
       const s = await billableSubscription(m.test);
       const key = `hdr-${rnd()}`;
-      const body = usageBody(s.id, { quantity: 4 });
+      const at = (ms: number) => new Date(new Date(s.current_period_start).getTime() + ms).toISOString();
+      const body = usageBody(s.id, { quantity: 4, timestamp: at(1000) });
       const first = await m.test.post('/usage/events', body, { 'Idempotency-Key': key });
       expect(first.status).toBe(201);
       const again = await m.test.post('/usage/events', body, { 'Idempotency-Key': key });
@@ -235,6 +236,8 @@ describe('POST /usage/events', () => {
       expect(again.text).toBe(first.text);
       const other = await m.test.post('/usage/events', usageBody(s.id, { quantity: 5 }), { 'Idempotency-Key': key });
       expect(errorOf(other)).toEqual([400, 'idempotency_key_reused', 'Idempotency-Key']);
+      const when = await m.test.post('/usage/events', { ...body, timestamp: at(2000) }, { 'Idempotency-Key': key });
+      expect(errorOf(when)).toEqual([400, 'idempotency_key_reused', 'Idempotency-Key']);
       expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 4 calls`]);
     });
 

@@ -11,6 +11,8 @@ export function canonicalJson(value: unknown, depth = 1): string {
   if (value !== null && typeof value === 'object' && depth > MAX_JSON_DEPTH) {
     throw new DomainError('parameter_invalid', `JSON may nest objects and arrays at most ${MAX_JSON_DEPTH} levels deep.`);
   }
+  // A Date (a GraphQL DateTime input) has no enumerable keys: without this every date would read as `{}`.
+  if (value instanceof Date) return JSON.stringify(Number.isNaN(value.getTime()) ? null : value.toISOString());
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value as object)

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantParams } from '../../core/entity';
-import { aliasedColumns, aliasedPart, systemQuery, tenantQuery, tenantQueryAs } from '../../core/sql';
+import { aliasedColumns, aliasedPart, systemQuery, tenantQuery, tenantQueryAs, tenantQueryWithCommit } from '../../core/sql';
 import { Customer } from '../customers/customer.entities';
 import { Merchant } from '../merchants/merchant.entities';
 import { testClockSql } from '../test-clock/test-clock.store';
@@ -38,11 +38,9 @@ export interface InvoiceEventToWrite {
  * rolled-back savepoint) takes no number. The format is formatInvoiceNumber's (invoice.numbering.ts), in SQL: the
  * sequence padded to 6 digits, the dashes dropped when 16 characters would not hold it. Answers id -> number.
  *
- * `commit`: the statement is sent with `commit; begin` in the same message (the simple-query protocol runs them in
- * turn; MikroORM inlines the parameters, so nothing is bound), so the sequence row is locked only while the server
- * runs the statement and the commit, never across a turn of our event loop, which under load takes milliseconds
- * and serialised a merchant's renewals on it. The empty transaction `begin` opens is what the caller's own COMMIT
- * then ends. When the statement or the commit fails, nothing after it runs and the caller's rollback follows.
+ * `commit`: the statement is sent with the transaction's COMMIT (src/core/sql.ts tenantQueryWithCommit), so the
+ * sequence row is locked only while the server runs the statement and commits, never across a turn of our event
+ * loop (which under load takes milliseconds, and would serialise a merchant's renewals on the row again).
  */
 export async function numberInvoices(
   em: EntityManager,
@@ -51,8 +49,7 @@ export async function numberInvoices(
   events: InvoiceEventToWrite[],
   commit: boolean,
 ): Promise<Map<string, string>> {
-  if (commit && !em.getTransactionContext()) throw new Error('numberInvoices commits the caller\'s transaction: there is none');
-  const results = await tenantQueryAs<unknown>(
+  const rows = await (commit ? tenantQueryWithCommit : tenantQueryAs)<{ id: string; number: string }>(
     em,
     tenant,
     `with x as (
@@ -86,14 +83,12 @@ export async function numberInvoices(
        from jsonb_to_recordset(?::jsonb) as v(id uuid, created_at timestamptz, invoice_id uuid, type text, payload jsonb)
        join u on u.id = v.invoice_id
      )
-     select id, number from u${commit ? '; commit; begin' : ''}`,
+     select id, number from u`,
     [
       JSON.stringify(invoices.map((i, ord) => ({ ord, id: i.id, type: i.type, fy: i.financialYear, prefix: i.prefix, year: i.year }))),
       JSON.stringify(events.map((e) => ({ id: e.id, created_at: e.createdAt.toISOString(), invoice_id: e.invoiceId, type: e.type, payload: e.payload }))),
     ],
   );
-  // Several statements answer one row list each.
-  const rows = (commit ? results[0] : results) as { id: string; number: string }[];
   return new Map(rows.map((r) => [r.id, r.number]));
 }
 

@@ -18,8 +18,8 @@ import { offeringWithPaywall } from './offering.store';
  * of the same moment), so an entry is served only while nothing it shows has changed, in any process. The key holds
  * the merchant's reporting currency too, which picks each plan's default price.
  *
- * Bounds: at most MAX_TREES entries and MAX_RECORDS records (offering, paywall, packages, products, plans, prices)
- * over all entries; the least recently used go first. "No current offering" is kept too, as an empty entry.
+ * Bounds: at most MAX_TREES entries and MAX_RECORDS records (offering, paywall, packages, products, plans, prices,
+ * usage rates) over all entries; the least recently used go first. "No current offering" is kept too, as an empty entry.
  */
 export const MAX_TREES = 2000;
 export const MAX_RECORDS = 200_000;
@@ -37,7 +37,7 @@ interface Entry {
 }
 
 /**
- * Reads one offering's tree (by id; null: the current offering) in six statements, on a fork of its own so the
+ * Reads one offering's tree (by id; null: the current offering) in seven statements, on a fork of its own so the
  * records it keeps are tied to no request's identity map.
  */
 async function readTree(ctx: Ctx, offeringId: string | null): Promise<OfferingTree | null> {
@@ -57,7 +57,7 @@ async function readTree(ctx: Ctx, offeringId: string | null): Promise<OfferingTr
   });
   attachTree(head.offering, packages, contents);
   let weight = 2 + packages.length;
-  for (const c of contents) for (const p of c.products) weight += 1 + p.plans.reduce((n, plan) => n + 1 + plan.prices.length, 0);
+  for (const c of contents) for (const p of c.products) weight += 1 + p.plans.reduce((n, plan) => n + 1 + plan.prices.length + plan.usageRates.length, 0);
   // Never changed once read (a new catalog version reads a new tree): transports may reuse what they render of it.
   shareAnswer(head.offering);
   if (head.paywall) shareAnswer(head.paywall);
