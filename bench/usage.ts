@@ -44,11 +44,27 @@ import { startStack, Stack } from './lib/stack';
  * Environment: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS (as npm run bench), BENCH_ANALYTICS_CUSTOMERS,
  * BENCH_ANALYTICS_SUBSCRIPTIONS, BENCH_ANALYTICS_MOVEMENTS, BENCH_USAGE_EVENTS, BENCH_USAGE_SUBSCRIPTIONS (the data
  * set), BENCH_USAGE_INGEST_SUBSCRIPTIONS (200), BENCH_USAGE_BATCH_CONCURRENCY (4), BENCH_USAGE_SUMMARY_RATE (200),
- * BENCH_ANALYTICS_REQUESTS (20), BENCH_ANALYTICS_WARMUPS (3), BENCH_USAGE_KEYS (1), BENCH_JSON, DATABASE_URL,
+ * BENCH_ANALYTICS_REQUESTS (20), BENCH_ANALYTICS_WARMUPS (3), BENCH_USAGE_KEYS (1), BENCH_USAGE_PHASES (all: USAGE_PHASES), BENCH_JSON, DATABASE_URL,
  * BENCH_SERVICE_NODE_ARGS, BENCH_SANDBOX_NODE_ARGS.
  */
 
 export const USAGE_BENCH = 'usage and analytics: ingestion, usage summary, analytics endpoints';
+
+/**
+ * The parts of a run, in order (BENCH_USAGE_PHASES, comma-separated; default all): `answers` (1), `analytics` (2),
+ * `summary` (3), `raw` (4), `single` (5), `batch` (6); the ingestion check (7) follows `single` or `batch`. The data set
+ * is always seeded. Ratios to the raw INSERT need `raw`.
+ */
+export const USAGE_PHASES = ['answers', 'analytics', 'summary', 'raw', 'single', 'batch'] as const;
+export type UsagePhase = (typeof USAGE_PHASES)[number];
+
+function phasesWanted(): UsagePhase[] {
+  const raw = (process.env.BENCH_USAGE_PHASES ?? '').split(',').map((x) => x.trim().toLowerCase()).filter(Boolean);
+  if (!raw.length) return [...USAGE_PHASES];
+  const unknown = raw.filter((x) => !(USAGE_PHASES as readonly string[]).includes(x));
+  if (unknown.length) throw new Error(`BENCH_USAGE_PHASES: unknown phase(s) ${unknown.join(', ')} (known: ${USAGE_PHASES.join(', ')})`);
+  return USAGE_PHASES.filter((x) => raw.includes(x));
+}
 
 export const TARGETS = {
   singleEventsPerSecond: 3_000,
@@ -128,10 +144,13 @@ export interface UsageFigures {
   analyticsSent: number;
   summaryRate: number;
   summary: { name: string; result: LoadResult; cost: Cost }[];
-  rawOne: RawInsertFigures;
-  rawMulti: RawInsertFigures;
-  single: IngestFigures;
-  batch: IngestFigures;
+  /** Null: the phase was not run (BENCH_USAGE_PHASES). */
+  rawOne: RawInsertFigures | null;
+  rawMulti: RawInsertFigures | null;
+  single: IngestFigures | null;
+  batch: IngestFigures | null;
+  /** The phases run (BENCH_USAGE_PHASES). */
+  phases: UsagePhase[];
   /** Answers checked against SQL (each a line). */
   verified: string[];
   problems: string[];
@@ -147,18 +166,26 @@ export interface UsageCheck {
 /** The targets of issue 12 item 7 as PASS/MISS lines. */
 export function usageChecks(f: UsageFigures): UsageCheck[] {
   const out: UsageCheck[] = [
-    {
-      name: 'single-event ingestion (POST /v1/usage/events)',
-      value: `${f.single.eventsPerSecond.toFixed(0)} events/s (${ratio(f.single.ratioToRaw)} of raw one-row INSERT)`,
-      target: `>= ${TARGETS.singleEventsPerSecond} events/s`,
-      pass: f.single.eventsPerSecond >= TARGETS.singleEventsPerSecond,
-    },
-    {
-      name: 'batch ingestion (POST /v1/usage/events/batch, 1,000 per request)',
-      value: `${f.batch.eventsPerSecond.toFixed(0)} events/s (${ratio(f.batch.ratioToRaw)} of raw 1,000-row INSERT)`,
-      target: `>= ${TARGETS.batchEventsPerSecond} events/s`,
-      pass: f.batch.eventsPerSecond >= TARGETS.batchEventsPerSecond,
-    },
+    ...(f.single
+      ? [
+          {
+            name: 'single-event ingestion (POST /v1/usage/events)',
+            value: `${f.single.eventsPerSecond.toFixed(0)} events/s (${ratio(f.single.ratioToRaw)} of raw one-row INSERT)`,
+            target: `>= ${TARGETS.singleEventsPerSecond} events/s`,
+            pass: f.single.eventsPerSecond >= TARGETS.singleEventsPerSecond,
+          },
+        ]
+      : []),
+    ...(f.batch
+      ? [
+          {
+            name: 'batch ingestion (POST /v1/usage/events/batch, 1,000 per request)',
+            value: `${f.batch.eventsPerSecond.toFixed(0)} events/s (${ratio(f.batch.ratioToRaw)} of raw 1,000-row INSERT)`,
+            target: `>= ${TARGETS.batchEventsPerSecond} events/s`,
+            pass: f.batch.eventsPerSecond >= TARGETS.batchEventsPerSecond,
+          },
+        ]
+      : []),
     ...f.summary.map((s) => ({
       name: `p99 latency, ${s.name}`,
       value: `${s.result.p99} ms${s.result.non2xx + s.result.errors ? ` (${s.result.non2xx + s.result.errors} failed)` : ''}`,
@@ -208,7 +235,7 @@ export function describeUsage(f: UsageFigures): string[] {
         ` service ${f2(x.cost.serviceCpuMs === null || !x.result.requests ? null : x.cost.serviceCpuMs / x.result.requests)} CPU ms/request (${costLine(x.cost)})`,
     ),
     `raw INSERT into an unpartitioned copy of usage_events (prepared, autocommit):`,
-    ...[f.rawOne, f.rawMulti].map(
+    ...[f.rawOne, f.rawMulti].flatMap((r) => (r ? [r] : [])).map(
       (r) =>
         `  ${r.clients} clients x ${r.rowsPerStatement} row(s) per statement: ${r.rowsPerSecond.toFixed(0)} rows/s (statement p50 ${f2(r.statementP50Ms)} ms, p99 ${f2(r.statementP99Ms)} ms; PostgreSQL ${f2(
           r.cost.postgresCpuMs === null ? null : r.cost.postgresCpuMs / r.rows,
@@ -218,8 +245,9 @@ export function describeUsage(f: UsageFigures): string[] {
     ...[
       [`POST /v1/usage/events, ${f.connections} connections`, f.single] as const,
       [`POST /v1/usage/events/batch x ${BATCH}, ${f.batchConcurrency} in flight`, f.batch] as const,
-    ].map(
+    ].flatMap(
       ([name, x]) =>
+        !x ? [] :
         `  ${name}: ${x.eventsPerSecond.toFixed(0)} events/s = ${ratio(x.ratioToRaw)} of the raw INSERT; request p50 ${x.result.p50} ms, p99 ${x.result.p99} ms;` +
         ` ${x.result.non2xx + x.result.errors} failed; CPU ms per event: service ${f2(x.serviceCpuMsPerEvent)}, PostgreSQL ${f2(x.postgresCpuMsPerEvent)} (${costLine(x.cost)})`,
     ),
@@ -554,6 +582,8 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
   const samples = num('BENCH_ANALYTICS_REQUESTS', 20, 1);
   const warmups = num('BENCH_ANALYTICS_WARMUPS', 3, 0);
   const keys = process.env.BENCH_USAGE_KEYS !== '0';
+  const phases = phasesWanted();
+  const wants = (x: UsagePhase) => phases.includes(x);
   const shape: AnalyticsShape = {
     ...DEFAULT_SHAPE,
     customers: num('BENCH_ANALYTICS_CUSTOMERS', DEFAULT_SHAPE.customers, 10),
@@ -594,15 +624,17 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
     const weekFrom = new Date(seed.now.getTime() - 364 * DAY).toISOString();
 
     // 1. The answers, against SQL.
-    await verifyAnswers(db, stack.serviceUrl, key, seed, from, weekFrom, verified, problems);
-    log(`usage: ${verified.length} answers equal to SQL${problems.length ? `, ${problems.length} not: ${problems.slice(0, 3).join('; ')}` : ''}`);
+    if (wants('answers')) {
+      await verifyAnswers(db, stack.serviceUrl, key, seed, from, weekFrom, verified, problems);
+      log(`usage: ${verified.length} answers equal to SQL${problems.length ? `, ${problems.length} not: ${problems.slice(0, 3).join('; ')}` : ''}`);
+    }
 
     // 2. Analytics, one request at a time.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const headers = { authorization: `Bearer ${key}` };
     const analytics: TimedEndpoint[] = [];
     const endAnalytics = await costMeter(stack, db);
-    for (const r of analyticsRequests(from, weekFrom)) {
+    for (const r of wants('analytics') ? analyticsRequests(from, weekFrom) : []) {
       const url = new URL(`${stack.serviceUrl}${r.path}`);
       const times: number[] = [];
       for (let i = 0; i < warmups + samples; i++) {
@@ -628,10 +660,12 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
     // 3. The usage summary, paced.
     const summary: UsageFigures['summary'] = [];
     const usageIds = seed.usageSubscriptionIds;
-    for (const [name, ids] of [
-      [`GET /v1/usage/summary over ${usageIds.length} subscriptions in turn at ${summaryRate}/s`, usageIds],
-      [`GET /v1/usage/summary of the hot subscription at ${summaryRate}/s`, [seed.hotSubscriptionId]],
-    ] as const) {
+    for (const [name, ids] of wants('summary')
+      ? ([
+          [`GET /v1/usage/summary over ${usageIds.length} subscriptions in turn at ${summaryRate}/s`, usageIds],
+          [`GET /v1/usage/summary of the hot subscription at ${summaryRate}/s`, [seed.hotSubscriptionId]],
+        ] as const)
+      : []) {
       let n = 0;
       const req: LoadRequest = {
         url: `${stack.serviceUrl}/v1/usage/summary?subscription_id=${ids[0]}`,
@@ -667,10 +701,14 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
       '{"region":"ap-south-1"}',
       keys ? `raw-${runTag}-${n}` : null,
     ];
-    log(`usage: raw one-row INSERT, ${connections} clients`);
-    const rawOne = await rawInsert(stack, db, scratch, rawRow, connections, 1, seconds, Math.min(warmupSeconds, 2));
-    log(`usage: raw 1,000-row INSERT, ${batchConcurrency} clients`);
-    const rawMulti = await rawInsert(stack, db, scratch, rawRow, batchConcurrency, BATCH, seconds, Math.min(warmupSeconds, 2));
+    let rawOne: RawInsertFigures | null = null;
+    let rawMulti: RawInsertFigures | null = null;
+    if (wants('raw')) {
+      log(`usage: raw one-row INSERT, ${connections} clients`);
+      rawOne = await rawInsert(stack, db, scratch, rawRow, connections, 1, seconds, Math.min(warmupSeconds, 2));
+      log(`usage: raw 1,000-row INSERT, ${batchConcurrency} clients`);
+      rawMulti = await rawInsert(stack, db, scratch, rawRow, batchConcurrency, BATCH, seconds, Math.min(warmupSeconds, 2));
+    }
     await db.query(`drop table if exists ${scratch}`);
 
     // 5 and 6. Ingestion through the API.
@@ -695,7 +733,7 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
     // The load requests' default bodies (every request sent gets its own from setupRequest, counted in n).
     const SAMPLE = { subscription_id: ingestIds[0], event_type: 'api_calls', quantity: 1, unit: 'calls' };
     const post = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const ingest = async (label: string, req: LoadRequest, conns: number, perRequest: number, raw: RawInsertFigures): Promise<IngestFigures> => {
+    const ingest = async (label: string, req: LoadRequest, conns: number, perRequest: number, raw: RawInsertFigures | null): Promise<IngestFigures> => {
       const sent0 = n;
       let answered = 0;
       if (warmupSeconds > 0) answered += (await runLoad(req, conns, warmupSeconds)).ok2xx * perRequest;
@@ -712,13 +750,13 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
         eventsPerSecond,
         sent: n - sent0,
         answered,
-        ratioToRaw: raw.rowsPerSecond > 0 ? eventsPerSecond / raw.rowsPerSecond : null,
+        ratioToRaw: raw && raw.rowsPerSecond > 0 ? eventsPerSecond / raw.rowsPerSecond : null,
         serviceCpuMsPerEvent: cost.serviceCpuMs === null || !events ? null : cost.serviceCpuMs / events,
         postgresCpuMsPerEvent: cost.postgresCpuMs === null || !events ? null : cost.postgresCpuMs / events,
         cost,
       };
     };
-    const single = await ingest(
+    const single = !wants('single') ? null : await ingest(
       'POST /v1/usage/events',
       {
         url: `${stack.serviceUrl}/v1/usage/events`,
@@ -731,7 +769,7 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
       1,
       rawOne,
     );
-    const batch = await ingest(
+    const batch = !wants('batch') ? null : await ingest(
       `POST /v1/usage/events/batch x ${BATCH}`,
       {
         url: `${stack.serviceUrl}/v1/usage/events/batch`,
@@ -746,29 +784,9 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
     );
 
     // 7. What the ingestion stored.
-    const [stored] = (
-      await db.query(
-        `select count(*)::float8 as events,
-           (select count(*)::float8 from (
-              select subscription_id, period_start, event_type, sum(quantity) as q, count(*) as c from usage_events
-              where merchant_id = $1 and mode = 'test' and subscription_id = any($2::uuid[]) group by 1, 2, 3
-            ) e full join (
-              select subscription_id, period_start, event_type, sum(total_quantity) as q, sum(event_count) as c from usage_aggregates
-              where merchant_id = $1 and mode = 'test' and subscription_id = any($2::uuid[]) group by 1, 2, 3
-            ) a using (subscription_id, period_start, event_type)
-            where e.q is distinct from a.q or e.c is distinct from a.c) as mismatched
-         from usage_events where merchant_id = $1 and mode = 'test' and subscription_id = any($2::uuid[])`,
-        [merchant.id, ingestIds],
-      )
-    ).rows;
-    const answered = single.answered + batch.answered;
-    const sent = n;
-    if (stored.events >= answered && stored.events <= sent) verified.push(`ingestion: ${stored.events} events stored for ${answered} answered 201 and ${sent} sent`);
-    else problems.push(`ingestion: ${stored.events} events stored, but ${answered} were answered 201 and ${sent} sent`);
-    if (stored.mismatched === 0) verified.push('ingestion: the aggregates equal the sums of the stored events');
-    else problems.push(`ingestion: ${stored.mismatched} (subscription, period, event type) aggregates differ from the sums of their events`);
+    if (single || batch) await checkIngestion(db, merchant.id, ingestIds, (single?.answered ?? 0) + (batch?.answered ?? 0), n, verified, problems);
     for (const x of [single, batch]) {
-      if (x.result.non2xx || x.result.errors) problems.push(`ingestion: ${x.result.non2xx} non-2xx (${JSON.stringify(x.result.statusCodes)}), ${x.result.errors} errors`);
+      if (x && (x.result.non2xx || x.result.errors)) problems.push(`ingestion: ${x.result.non2xx} non-2xx (${JSON.stringify(x.result.statusCodes)}), ${x.result.errors} errors`);
     }
 
     const { usageSubscriptionIds: _u, ingestSubscriptionIds: _i, ...seedFigures } = seed;
@@ -787,12 +805,36 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
       rawMulti,
       single,
       batch,
+      phases,
       verified,
       problems,
     };
   } finally {
     await close();
   }
+}
+
+/** Step 7: as many events stored as were answered 201 (at most as many as were sent), aggregates equal to their sums. */
+async function checkIngestion(db: Client, merchantId: string, ingestIds: string[], answered: number, sent: number, verified: string[], problems: string[]) {
+  const [stored] = (
+    await db.query(
+      `select count(*)::float8 as events,
+         (select count(*)::float8 from (
+            select subscription_id, period_start, event_type, sum(quantity) as q, count(*) as c from usage_events
+            where merchant_id = $1 and mode = 'test' and subscription_id = any($2::uuid[]) group by 1, 2, 3
+          ) e full join (
+            select subscription_id, period_start, event_type, sum(total_quantity) as q, sum(event_count) as c from usage_aggregates
+            where merchant_id = $1 and mode = 'test' and subscription_id = any($2::uuid[]) group by 1, 2, 3
+          ) a using (subscription_id, period_start, event_type)
+          where e.q is distinct from a.q or e.c is distinct from a.c) as mismatched
+       from usage_events where merchant_id = $1 and mode = 'test' and subscription_id = any($2::uuid[])`,
+      [merchantId, ingestIds],
+    )
+  ).rows;
+  if (stored.events >= answered && stored.events <= sent) verified.push(`ingestion: ${stored.events} events stored for ${answered} answered 201 and ${sent} sent`);
+  else problems.push(`ingestion: ${stored.events} events stored, but ${answered} were answered 201 and ${sent} sent`);
+  if (stored.mismatched === 0) verified.push('ingestion: the aggregates equal the sums of the stored events');
+  else problems.push(`ingestion: ${stored.mismatched} (subscription, period, event type) aggregates differ from the sums of their events`);
 }
 
 async function main(): Promise<number> {

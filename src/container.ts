@@ -14,7 +14,7 @@ import { CustomerService } from './modules/customers/customer.service';
 import { IdempotencyStore } from './modules/idempotency/idempotency.store';
 import { MerchantService } from './modules/merchants/merchant.service';
 import { PaymentService } from './modules/payments/payment.service';
-import { InvoiceService, numberInvoicesAtCommit } from './modules/invoices/invoice.service';
+import { InvoiceService } from './modules/invoices/invoice.service';
 import { SubscriptionService } from './modules/subscriptions/subscription.service';
 import { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
 import { ProviderService } from './modules/providers/provider.service';
@@ -65,8 +65,6 @@ export function createServices(
   const pool = openServicePool(orm);
   const webhooks = webhookServices(config, orm, pool, secrets, () => serializer);
   const invoices = new InvoiceService(() => serializer);
-  // Invoice numbers are given by each transaction's last statement, before its COMMIT (once per ORM, however often called).
-  orm.em.getEventManager().registerSubscriber(numberInvoicesAtCommit);
   const coupons = new CouponService(webhooks.clock);
   const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer, coupons);
   // Registered after the webhook dispatcher: at equal times the service's own actions (a period-end cancellation) run

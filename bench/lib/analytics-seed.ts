@@ -318,10 +318,12 @@ export async function seedAnalytics(
     step(`ledger steps laid out`);
 
     // Kinds and customer deltas from the customer's history (one currency per customer): its counted subscriptions
-    // before each movement (this one's own state excluded) and whether any of them was ever counted.
+    // before each movement (this one's own state excluded) and whether any of them was ever counted. The cohort
+    // instant (customer_first_at: the customer's first +1) is the customer's first movement, the activation of its
+    // earliest subscription: given here, in the window's own order, so the ledger's per-row trigger does not run.
     const movements = await db.query(
       `insert into mrr_movements (id, created_at, merchant_id, mode, subscription_id, customer_id, currency, kind, amount, mrr_before, mrr_after,
-         subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at)
+         subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at, customer_first_at)
        select gen_random_uuid(), x.occurred_at, $1, 'test', x.subscription_id, c.id, x.currency,
          case when x.action = 'off' then 'churn'
               when x.action = 'change' then case when x.amount > 0 then 'expansion' else 'contraction' end
@@ -331,11 +333,12 @@ export async function seedAnalytics(
               else 'new' end,
          x.amount, x.mrr_before, x.mrr_after, x.sub_delta,
          case when x.action = 'on' and x.others = 0 then 1 when x.action = 'off' and x.others = 0 then -1 else 0 end,
-         $2, case when x.currency = $2 then 1 end, x.cause, x.occurred_at
+         $2, case when x.currency = $2 then 1 end, x.cause, x.occurred_at, x.first_at
        from (
          select st.*,
            coalesce(sum(st.sub_delta) over w, 0) - case when st.action = 'off' then 1 else 0 end as others,
-           coalesce(bool_or(st.sub_delta > 0) over w, false) as ever
+           coalesce(bool_or(st.sub_delta > 0) over w, false) as ever,
+           first_value(st.occurred_at) over (partition by st.ci order by st.occurred_at, st.i, st.j) as first_at
          from seed_steps st
          window w as (partition by st.ci order by st.occurred_at, st.i, st.j rows between unbounded preceding and 1 preceding)
        ) x
@@ -490,21 +493,23 @@ export async function seedAnalytics(
          from subscriptions s where s.merchant_id = $1 and s.mode = 'test' and ${seeded}
        ),
        c as (
-         select customer_id, currency, sum(customer_delta) as d, count(*) filter (where kind = 'new') as news
+         select customer_id, currency, sum(customer_delta) as d, count(*) filter (where kind = 'new') as news,
+           min(occurred_at) filter (where customer_delta = 1) as first_at, min(customer_first_at) as lo, max(customer_first_at) as hi
          from mrr_movements where merchant_id = $1 and mode = 'test' and customer_id in (select customer_id from s) group by 1, 2
        ),
        k as (select customer_id, currency, bool_or(counted) as counted from s group by 1, 2)
        select
          (select count(*)::int from s left join m on m.subscription_id = s.id
            where coalesce(m.amount, 0) <> case when s.counted then s.mrr else 0 end or coalesce(m.subs, 0) <> s.counted::int) as bad_subs,
-         (select count(*)::int from c left join k using (customer_id, currency) where c.d <> coalesce(k.counted, false)::int or c.news <> 1) as bad_customers,
+         (select count(*)::int from c left join k using (customer_id, currency) where c.d <> coalesce(k.counted, false)::int or c.news <> 1
+           or c.lo is distinct from c.first_at or c.hi is distinct from c.first_at) as bad_customers,
          (select count(*)::int from s where counted) as counted`,
       [merchantId, tag],
     );
     if (check.bad_subs || check.bad_customers) {
-      throw new Error(`seed: the ledger is inconsistent: ${check.bad_subs} subscriptions whose movements do not add up to their MRR, ${check.bad_customers} customers whose deltas or new movements are wrong`);
+      throw new Error(`seed: the ledger is inconsistent: ${check.bad_subs} subscriptions whose movements do not add up to their MRR, ${check.bad_customers} customers whose deltas, new movements or cohort instants are wrong`);
     }
-    step('ledger checked (every subscription sums to its MRR, every customer to its paying state, one new each)');
+    step('ledger checked (every subscription sums to its MRR, every customer to its paying state, one new each, its cohort instant on every row)');
 
     const [counts] = await q<Record<string, number>>(
       `select

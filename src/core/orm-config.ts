@@ -5,6 +5,7 @@ import type { EntityClass } from '@mikro-orm/core';
 import { TENANT_FILTER, TenantEntity, TenantParams, TenantStamp } from './entity';
 import { migrationsList } from '../migrations';
 import { logger } from './logger';
+import { sendStatementsWithCommit } from './sql';
 
 /**
  * MikroORM configuration of the service's database. `clientUrl` comes from the caller (the service resolves
@@ -21,7 +22,8 @@ export function serviceOrmConfig(clientUrl: string, entities: EntityClass<any>[]
     entities,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     extensions: [Migrator],
-    subscribers: [new TenantStamp()],
+    // sendStatementsWithCommit: statements sent with a transaction's COMMIT (src/core/sql.ts sendWithCommit).
+    subscribers: [new TenantStamp(), sendStatementsWithCommit],
     forceUtcTimezone: true,
     // Tenant filters must not make every query join the referenced tables.
     autoJoinRefsForFilters: false,

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ClassType } from 'type-graphql';
 import { TENANT_FILTER, TenantEntity, TenantParams } from './entity';
@@ -20,7 +21,7 @@ import { ormPool, plainTypes, ServicePool } from './orm-pool';
  * knex and inlines its parameters, so PostgreSQL parses and plans every statement afresh (~0.6 ms of client CPU per
  * `findOne` here). Here a statement is a named prepared statement (parsed and planned once per connection) on the
  * process's one pool (the ORM's connections, src/core/orm-pool.ts), or, inside an ORM transaction, on the
- * transaction's connection. `tenantQueryWithCommit` sends a transaction's last statement with its COMMIT.
+ * transaction's connection. `sendWithCommit` sends a transaction's last statements with its COMMIT.
  */
 
 /** A pg pool, a checked-out client or a plain client: anything that runs `query({ name, text, values })`. */
@@ -112,6 +113,8 @@ async function runPrepared<R>(db: Queryable, sql: string, params: unknown[], orm
 interface KnexTransaction {
   client: { acquireConnection(): Promise<Queryable> };
   isCompleted(): boolean;
+  /** Set on a nested transaction (a savepoint). */
+  parentTransaction?: KnexTransaction;
 }
 
 /**
@@ -223,23 +226,71 @@ export async function tenantQueryAs<R = Record<string, unknown>>(db: Db, tenant:
   return run<R>(db, text, values);
 }
 
-/**
- * `tenantQueryAs` as the last statement of the EntityManager's transaction, sent with its COMMIT in one message (the
- * simple-query protocol runs them in turn; the ORM inlines the parameters, as nothing can be bound there), followed by
- * `begin`: the empty transaction that opens is what the ORM's own COMMIT then ends. Locks the statement takes are
- * held only while the server runs it and commits, never across a turn of the caller's event loop, which under load
- * takes milliseconds (invoice numbers: the sequence row is locked until the commit). When the statement or the
- * commit fails, nothing after it runs and the caller's transaction fails (its rollback follows). Answers the rows.
- */
-export async function tenantQueryWithCommit<R = Record<string, unknown>>(em: EntityManager, tenant: TenantParams, sql: string, params: unknown[]): Promise<R[]> {
-  const trx = em.getTransactionContext<KnexTransaction>();
-  if (!trx || trx.isCompleted()) throw new Error('tenantQueryWithCommit ends a transaction: there is none');
-  const [text, values] = withTenant(sql, params, tenant);
-  if (values.some(Array.isArray)) throw new Error('array parameters cannot be inlined');
-  // One result per statement: the caller's, the commit's, the begin's.
-  const [rows] = await em.getConnection().execute<R[][]>(`${text}; commit; begin`, values, 'all', trx);
-  return rows;
+/** A statement sent with a transaction's COMMIT: text with `?` placeholders (tenant written), parameters, and who gets its rows. */
+export interface CommitStatement {
+  sql: string;
+  params: unknown[];
+  rows?: (rows: Record<string, unknown>[]) => void;
 }
+
+/** `tenantQueryAs`'s statement, as one to send with a COMMIT (sendWithCommit). */
+export function tenantCommitStatement(
+  tenant: TenantParams,
+  sql: string,
+  params: unknown[],
+  rows?: (rows: Record<string, unknown>[]) => void,
+): CommitStatement {
+  const [text, values] = withTenant(sql, params, tenant);
+  return { sql: text, params: values, rows };
+}
+
+const commitStatements = new WeakMap<object, (() => CommitStatement[])[]>();
+
+/** The outermost transaction of the EntityManager's (a nested one is a savepoint of it): the one that commits. */
+export function rootTransaction(em: EntityManager): object | undefined {
+  let trx = em.getTransactionContext<KnexTransaction>();
+  while (trx?.parentTransaction) trx = trx.parentTransaction;
+  return trx;
+}
+
+/**
+ * Statements to send with the COMMIT of the EntityManager's transaction, in the same message: `build` runs just before
+ * the commit (so it sees all the transaction did) and answers the statements (none: nothing). The simple-query protocol
+ * runs them, the COMMIT and a `begin` in turn (the ORM inlines the parameters: nothing can be bound there); the empty
+ * transaction `begin` opens is what the ORM's own COMMIT then ends. So the locks they take are held only while the
+ * server runs them and commits, never across a turn of our event loop (which takes milliseconds under load), and a
+ * transaction's last statements cost no round trip of their own. When one of them or the commit fails, nothing after
+ * it runs and the transaction fails (its rollback follows). A statement registered inside a savepoint is sent even when
+ * the savepoint rolls back: `build` decides what still applies.
+ */
+export function sendWithCommit(em: EntityManager, build: () => CommitStatement[]): void {
+  const trx = rootTransaction(em);
+  if (!trx) throw new Error('sendWithCommit outside a transaction');
+  const builds = commitStatements.get(trx);
+  if (builds) builds.push(build);
+  else commitStatements.set(trx, [build]);
+}
+
+/** Sends the statements of sendWithCommit with the COMMIT (an ORM event subscriber, registered in orm-config.ts). */
+export const sendStatementsWithCommit: EventSubscriber = {
+  async beforeTransactionCommit({ em, transaction }: TransactionEventArgs): Promise<void> {
+    const builds = transaction ? commitStatements.get(transaction as object) : undefined;
+    if (!builds) return;
+    commitStatements.delete(transaction as object);
+    const statements = builds.flatMap((build) => build());
+    if (!statements.length) return;
+    // One result per statement, then the commit's and the begin's.
+    const results = await (em as EntityManager)
+      .getConnection()
+      .execute<Record<string, unknown>[][]>(
+        `${statements.map((st) => st.sql).join(';\n')}; commit; begin`,
+        statements.flatMap((st) => st.params),
+        'all',
+        transaction,
+      );
+    statements.forEach((st, i) => st.rows?.(results[i]));
+  },
+};
 
 /** A statement about no single tenant (auth, cross-tenant sweeps, locks, catch-ups): each use is a decision. */
 export async function systemQuery<R = Record<string, unknown>>(db: Db, sql: string, params: unknown[] = []): Promise<R[]> {
@@ -247,9 +298,13 @@ export async function systemQuery<R = Record<string, unknown>>(db: Db, sql: stri
   return run<R>(db, sql, params);
 }
 
-/** NOTIFY on the EntityManager's transaction connection, so listeners hear it when (and only if) it commits. */
+/**
+ * NOTIFY in the EntityManager's transaction, so listeners hear it when (and only if) it commits: sent with the COMMIT
+ * (sendWithCommit), which saves it a round trip. Without a transaction, now.
+ */
 export async function notify(em: EntityManager, channel: string, payload: string): Promise<void> {
-  await em.getConnection().execute('select pg_notify(?, ?)', [channel, payload], 'all', em.getTransactionContext());
+  if (rootTransaction(em)) sendWithCommit(em, () => [{ sql: 'select pg_notify(?, ?)', params: [channel, payload] }]);
+  else await em.getConnection().execute('select pg_notify(?, ?)', [channel, payload], 'all');
 }
 
 /**

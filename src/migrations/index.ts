@@ -20,6 +20,7 @@ import { Migration20261124200100_mrr_movements } from './Migration20261124200100
 import { Migration20261124200000_usage } from './Migration20261124200000_usage';
 import { Migration20261124200300_usage_rates } from './Migration20261124200300_usage_rates';
 import { Migration20261124200400_renewal_indexes } from './Migration20261124200400_renewal_indexes';
+import { Migration20261124200500_cohort_instant } from './Migration20261124200500_cohort_instant';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -43,4 +44,5 @@ export const migrationsList = [
   { name: 'Migration20261124200000_usage', class: Migration20261124200000_usage },
   { name: 'Migration20261124200300_usage_rates', class: Migration20261124200300_usage_rates },
   { name: 'Migration20261124200400_renewal_indexes', class: Migration20261124200400_renewal_indexes },
+  { name: 'Migration20261124200500_cohort_instant', class: Migration20261124200500_cohort_instant },
 ];

@@ -172,6 +172,45 @@ it("is the merchant's and the mode's own", async () => {
   expect(live.cohorts.every((c: any) => c.customers === 0)).toBe(true);
 });
 
+it("every movement carries its customer's cohort instant: the first time it became paying in the currency", async () => {
+  // Written by the ledger's writer (B's churn and its return in April keep January's instant), to the microsecond.
+  const rows: { customer_id: string; currency: string; kind: string; same: boolean; first: Date }[] = await h.app.orm.em.getConnection().execute(
+    `select customer_id, currency, kind, customer_first_at = min(occurred_at) filter (where customer_delta = 1) over (partition by customer_id, currency) as same,
+       customer_first_at as first
+     from mrr_movements where merchant_id = ? and mode = 'test' order by occurred_at`,
+    [m.id],
+  );
+  expect(rows.length).toBeGreaterThanOrEqual(9);
+  expect(rows.filter((r) => !r.same)).toEqual([]);
+  const b = rows.filter((r) => r.customer_id === subs.B.customer_id);
+  expect(b.map((r) => r.kind)).toEqual(['new', 'churn', 'reactivation']);
+  for (const r of b) expect(new Date(r.first).toISOString().slice(0, 10)).toBe('2031-01-12');
+});
+
+it('a movement inserted without its cohort instant gets it from the ledger (a bulk load)', async () => {
+  const merchant = await h.merchant();
+  const customer = crypto.randomUUID();
+  const conn = h.app.orm.em.getConnection();
+  const insert = (delta: number, kind: string, t: string) =>
+    conn.execute(
+      `insert into mrr_movements (id, merchant_id, mode, subscription_id, customer_id, currency, kind, amount, mrr_before, mrr_after,
+         subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at)
+       values (?, ?, 'test', ?, ?, 'INR', ?, ?, 0, 0, ?, ?, 'INR', 1, 'test', ?)`,
+      [crypto.randomUUID(), merchant.id, crypto.randomUUID(), customer, kind, delta * 1000, delta, delta, at(t)],
+    );
+  await insert(1, 'new', '2031-02-01T00:00:00.000Z'); // its first +1: its own instant (January's cohort: (start, end])
+  await insert(-1, 'churn', '2031-03-10T00:00:00.000Z');
+  await insert(1, 'reactivation', '2031-04-10T00:00:00.000Z');
+  const got: { first: Date }[] = await conn.execute(
+    `select customer_first_at as first from mrr_movements where merchant_id = ? order by occurred_at`,
+    [merchant.id],
+  );
+  expect(got.map((r) => new Date(r.first).toISOString())).toEqual(Array(3).fill('2031-02-01T00:00:00.000Z'));
+  await h.clock.advance(merchant, at('2031-05-10T12:00:00Z'));
+  const r = await ok(merchant.test.get('/analytics/cohorts?granularity=month&from=2031-01-01T00:00:00Z&to=2031-02-01T00:00:00Z'));
+  expect(r.cohorts.map((c: any) => [c.cohort_start, c.customers, table(c).map((p: any) => p[1])])).toEqual([['2031-01-01T00:00:00.000Z', 1, [1, 1, 0, 1, 1]]]);
+});
+
 describe('against a per-customer, per-period count on a random ledger', () => {
   /** A small deterministic generator (mulberry32), so a failure reproduces. */
   function random(seed: number) {

@@ -56,14 +56,16 @@ export async function cohorts(
   const first = args.from != null ? bucketStart(new Date(w.from.getTime() + 1), unit) : addPeriods(last, unit, -(DEFAULT_COHORTS - 1));
   const out = Object.assign(new CohortAnalytics(), { granularity: unit, currency: w.currency, asOf: now, cohorts: [] as Cohort[] });
   if (first.getTime() > last.getTime()) return out;
-  const steps = await cohortSteps(ctx.em, { unit, currency: w.currency, now, firstCohort: first, lastCohort: last });
+  const periods = [];
+  for (let start = first; start.getTime() <= last.getTime(); start = addPeriods(start, unit, 1)) periods.push({ start, end: addPeriods(start, unit, 1) });
+  const steps = await cohortSteps(ctx.em, { unit, currency: w.currency, now, cohorts: periods });
   // The statement has a row only where something changed: every period from 0 to the running one, carrying the count.
   let i = 0;
-  for (let start = first; start.getTime() <= last.getTime(); start = addPeriods(start, unit, 1)) {
+  for (const { start, end: cohortEnd } of periods) {
     const own = [];
     while (i < steps.length && steps[i].cohortStart.getTime() === start.getTime()) own.push(steps[i++]);
     const customers = own.reduce((n, r) => n + r.joined, 0);
-    const cohort = Object.assign(new Cohort(), { cohortStart: start, cohortEnd: addPeriods(start, unit, 1), customers, retention: [] as CohortPeriod[] });
+    const cohort = Object.assign(new Cohort(), { cohortStart: start, cohortEnd, customers, retention: [] as CohortPeriod[] });
     let j = 0;
     let active = 0;
     for (let k = 0; k <= periodsBetween(start, running, unit); k++) {

@@ -6,45 +6,44 @@ import { AnalyticsInterval } from './analytics.window';
  * The retention cohorts statement (contract 14 `GET /analytics/cohorts`), over the MRR movements ledger alone.
  *
  * A customer's paying state in a currency is the running sum of its `customer_delta` (+1 it became paying, -1 it
- * stopped; 0 or 1 at any instant). Its activation is its first +1, the ledger's one `new` movement of that customer
- * and currency (mrr-ledger.ts: never two), and its cohort the bucket of that instant. Buckets are (start, end] as in
- * every analytics answer (analytics.store.ts): an instant at a bucket's exact start belongs to the bucket before,
- * hence the microsecond.
+ * stopped; 0 or 1 at any instant). Its activation is its first +1, and every movement of the customer in the
+ * currency carries that instant, `customer_first_at` (migration Migration20261124200500_cohort_instant); its cohort is
+ * the bucket of that instant. Buckets are (start, end] as in every analytics answer (analytics.store.ts): an instant
+ * at a bucket's exact start belongs to the bucket before, hence the microsecond, and a cohort's customers are those
+ * with cohort start < customer_first_at <= cohort end.
  *
  * Retained in period k = paying at the end of period k, so the cohort's customers retained in period k are the sum
- * of their deltas in buckets 0..k: the statement answers, per cohort and bucket, the sum of the cohort's deltas in
- * that bucket and its running sum (buckets where nothing changed carry the last value; the caller fills them in).
- * No row per customer and period is ever made, and no history before the first cohort is read: every delta of a
- * cohort's customer comes at or after its activation.
+ * of their deltas in buckets 0..k: per cohort, the statement sums its customers' deltas by bucket, then runs the sum
+ * over the cohort's buckets (buckets where nothing changed carry the last value; the caller fills them in). A
+ * customer joins its cohort with its +1 movement at its cohort instant. No row per customer and period is ever
+ * made, and nothing is sorted by customer.
  *
- * Cost: one index range scan of the customer_delta <> 0 movements from the first cohort on (a partial index,
- * migration Migration20261124200200_mandate_attempts: a small share of all movements), one sort of them by customer
- * (the window that gives each its customer's cohort: the bucket of its activation among them; customers activated
- * before the first cohort have none and drop out) and one hash aggregation. A join of the movements to the
- * activations would do the same, but the planner cannot know the activations are one per customer and chose two
- * sorts and a merge join.
+ * Cost: per cohort (a few dozen), one index-only range scan of its customers' customer_delta <> 0 movements (the
+ * partial index mrr_movements_cohort_index, by cohort instant: a small share of all movements) into an in-memory
+ * hash aggregation by bucket (a few dozen groups), then the running sum over those few hundred groups. Grouped per
+ * cohort because grouped once by (cohort, bucket) the planner cannot know the buckets are few, expects a group per
+ * movement and sorts all of them (on disk, at the default work_mem) instead of hashing. The cohorts come as arrays
+ * (the caller's calendar): the planner estimates an unnest of a parameter at 10 rows, where a generate_series of
+ * timestamps is 1,000, which costs the plan past jit_above_cost and adds a JIT compilation to every request.
  */
 const COHORT_STEPS = `
-    with moves as (
-      select customer_id, customer_delta, kind = 'new' as activation,
-             date_trunc($5, (occurred_at - interval '1 microsecond') at time zone 'UTC') as bucket
-        from mrr_movements
-       where {tenant} and currency = $1 and customer_delta <> 0 and occurred_at > $2 and occurred_at <= $3
-    ),
-    cohorted as (
-      select customer_delta, activation, bucket, min(bucket) filter (where activation) over (partition by customer_id) as cohort
-        from moves
-    ),
-    steps as (
-      select cohort, bucket, sum(customer_delta)::int as delta, (count(*) filter (where activation))::int as joined
-        from cohorted
-       where cohort <= ($4::timestamptz at time zone 'UTC')
-       group by cohort, bucket
+    with steps as (
+      select c.cohort_start, s.bucket, s.delta, s.joined
+        from unnest($4::timestamptz[], $5::timestamptz[]) as c(cohort_start, cohort_end)
+        cross join lateral (
+          select date_trunc($2, (occurred_at - interval '1 microsecond') at time zone 'UTC') as bucket,
+                 sum(customer_delta)::int as delta,
+                 (count(*) filter (where customer_delta > 0 and occurred_at = customer_first_at))::int as joined
+            from mrr_movements
+           where {tenant} and currency = $1 and customer_delta <> 0 and occurred_at <= $3
+             and customer_first_at > c.cohort_start and customer_first_at <= c.cohort_end
+           group by 1
+        ) s
     )
-    select cohort at time zone 'UTC' as cohort_start, bucket at time zone 'UTC' as bucket_start, joined, delta,
-           (sum(delta) over (partition by cohort order by bucket))::int as active_customers
+    select cohort_start, bucket at time zone 'UTC' as bucket_start, joined, delta,
+           (sum(delta) over (partition by cohort_start order by bucket))::int as active_customers
       from steps
-     order by cohort, bucket`;
+     order by cohort_start, bucket`;
 
 export interface CohortStepRow {
   cohortStart: Date;
@@ -58,17 +57,17 @@ export interface CohortStepRow {
 }
 
 /**
- * Per cohort (first .. last cohort start) and bucket in which one of its customers' paying state changed, up to
- * `now`, ordered by cohort then bucket.
+ * Per cohort (`cohorts`: each one's start and end, in order) and bucket in which one of its customers' paying state
+ * changed, up to `now`, ordered by cohort then bucket.
  */
 export async function cohortSteps(
   em: EntityManager,
-  q: { unit: AnalyticsInterval; currency: string; now: Date; firstCohort: Date; lastCohort: Date },
+  q: { unit: AnalyticsInterval; currency: string; now: Date; cohorts: { start: Date; end: Date }[] },
 ): Promise<CohortStepRow[]> {
   const rows = await tenantQuery<{ cohort_start: Date | string; bucket_start: Date | string; joined: number; delta: number; active_customers: number }>(
     em,
     COHORT_STEPS,
-    [q.currency, q.firstCohort, q.now, q.lastCohort, q.unit],
+    [q.currency, q.unit, q.now, q.cohorts.map((c) => c.start), q.cohorts.map((c) => c.end)],
   );
   return rows.map((r) => ({
     cohortStart: new Date(r.cohort_start),

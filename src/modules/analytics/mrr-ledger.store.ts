@@ -25,17 +25,27 @@ export async function lockCustomerLedger(em: EntityManager, customerId: string):
   await systemQuery(em, 'select pg_advisory_xact_lock(?, hashtext(?))', [CUSTOMER_LEDGER_LOCK, customerId]);
 }
 
+/** The ledger's facts, and the customer's cohort instant the movement carries. */
+export interface CustomerLedger extends LedgerFacts {
+  /**
+   * When the customer first became paying in the currency (its earliest customer_delta +1 movement), as PostgreSQL
+   * writes the timestamptz (microseconds kept: a JS Date would lose them); null when it never was.
+   */
+  customerFirstAt: string | null;
+}
+
 /**
  * What the ledger says of the subscription and of its customer's other subscriptions in its currency (one indexed
  * read over the customer's rows), for the movement's decision. Run after lockCustomerLedger, in its own statement.
  */
-export async function customerLedgerFacts(em: EntityManager, s: LedgerSubject): Promise<LedgerFacts> {
+export async function customerLedgerFacts(em: EntityManager, s: LedgerSubject): Promise<CustomerLedger> {
   const [row] = await tenantQueryAs<{
     sub_counted: string | number;
     sub_mrr: string | number;
     sub_ever: boolean;
     others: string | number;
     customer_ever: boolean;
+    customer_first_at: string | null;
   }>(
     em,
     s,
@@ -43,7 +53,8 @@ export async function customerLedgerFacts(em: EntityManager, s: LedgerSubject): 
        coalesce(sum(amount) filter (where subscription_id = ?), 0) as sub_mrr,
        coalesce(bool_or(subscription_delta > 0) filter (where subscription_id = ?), false) as sub_ever,
        coalesce(sum(subscription_delta) filter (where subscription_id <> ?), 0) as others,
-       coalesce(bool_or(subscription_delta > 0), false) as customer_ever
+       coalesce(bool_or(subscription_delta > 0), false) as customer_ever,
+       (min(occurred_at) filter (where customer_delta > 0))::text as customer_first_at
      from mrr_movements where {tenant} and customer_id = ? and currency = ?`,
     [s.subscriptionId, s.subscriptionId, s.subscriptionId, s.subscriptionId, s.customerId, s.currency],
   );
@@ -53,6 +64,7 @@ export async function customerLedgerFacts(em: EntityManager, s: LedgerSubject): 
     subscriptionEverCounted: !!row?.sub_ever,
     otherCounted: Number(row?.others ?? 0),
     customerEverCounted: !!row?.customer_ever,
+    customerFirstAt: row?.customer_first_at ?? null,
   };
 }
 
@@ -60,20 +72,27 @@ export async function customerLedgerFacts(em: EntityManager, s: LedgerSubject): 
  * Inserts one movement: the reporting currency is the merchant's (fx_rate 1 when it is the movement's currency,
  * else null: analytics never convert, contract 11), and it occurs at merchant time (the wall clock at the statement,
  * plus the test clock's offset in test mode), after the locks were taken, so a subscription's movements are in order.
+ * It carries the customer's cohort instant (`customerFirstAt`), or its own instant when the customer was never paying
+ * in the currency before (then this is its first +1 movement).
  */
-export async function insertMovement(em: EntityManager, s: LedgerSubject & { cause: string }, m: Movement): Promise<void> {
+export async function insertMovement(
+  em: EntityManager,
+  s: LedgerSubject & { cause: string; customerFirstAt: string | null },
+  m: Movement,
+): Promise<void> {
   await tenantQueryAs(
     em,
     s,
     `insert into mrr_movements (id, created_at, merchant_id, mode, subscription_id, customer_id, currency, kind, amount, mrr_before,
-       mrr_after, subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at)
+       mrr_after, subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at, customer_first_at)
      select ?, now(), {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?, m.reporting_currency,
-       case when m.reporting_currency = ? then 1 end, ?,
-       clock_timestamp() + ${testClockSql.offsetMs('m.id', '?::text')} * interval '1 millisecond'
-     from merchants m where m.id = ?`,
+       case when m.reporting_currency = ? then 1 end, ?, t.at, coalesce(?::timestamptz, t.at)
+     from merchants m
+     cross join lateral (select clock_timestamp() + ${testClockSql.offsetMs('m.id', '?::text')} * interval '1 millisecond' as at) t
+     where m.id = ?`,
     [
       uuidv7(), s.subscriptionId, s.customerId, s.currency, m.kind, m.amount, m.mrrBefore, m.mrrAfter, m.subscriptionDelta, m.customerDelta,
-      s.currency, s.cause, s.mode, s.merchantId,
+      s.currency, s.cause, s.customerFirstAt, s.mode, s.merchantId,
     ],
   );
 }

@@ -141,8 +141,9 @@ export async function recordMrrMovement(em: EntityManager, sub: BillingSubscript
   if (sameMrrState(before, after)) return null;
   const subject = { merchantId: sub.merchantId, mode: sub.mode, subscriptionId: sub.id, customerId: sub.customerId, currency: sub.currency };
   await lockCustomerLedger(em, sub.customerId);
-  const movement = decideMovement(await customerLedgerFacts(em, subject), after);
+  const facts = await customerLedgerFacts(em, subject);
+  const movement = decideMovement(facts, after);
   if (!movement) return null;
-  await insertMovement(em, { ...subject, cause }, movement);
+  await insertMovement(em, { ...subject, cause, customerFirstAt: facts.customerFirstAt }, movement);
   return movement;
 }

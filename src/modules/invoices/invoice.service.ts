@@ -1,5 +1,4 @@
 import { LockMode } from '@mikro-orm/core';
-import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { validate as isUuid } from 'uuid';
 import type { Ctx } from '../../core/context';
@@ -8,6 +7,7 @@ import { make, Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
 import { DomainError } from '../../core/errors';
 import { outboxEvent, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
+import { CommitStatement, rootTransaction, sendWithCommit } from '../../core/sql';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import type { Customer } from '../customers/customer.entities';
@@ -16,7 +16,7 @@ import type { Payment } from '../payments/payment.entities';
 import type { OutboxEvent } from '../../core/events';
 import { BillingReason, Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType } from './invoice.entities';
 import { financialYear, numberParts } from './invoice.numbering';
-import { invoiceParties, merchantNow, numberInvoices } from './invoice.store';
+import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.store';
 import type { TaxSnapshot } from '../subscriptions/billing';
 import { invoiceTax, invoiceTaxFor } from './invoice.tax';
 
@@ -309,9 +309,11 @@ export class InvoiceService {
  * issuer holds its sequence row from the moment it takes a number until its transaction ends (a rollback must give the
  * number back). Taken early, that row lock serialised a merchant's renewals over each whole transaction; so the
  * number is taken last: `issue` inserts the invoice with a null number and notes it here, keyed by the root
- * transaction, and just before COMMIT one statement (invoice.store.ts numberInvoices) bumps the sequences, sets the
- * numbers and writes the invoices' outbox events carrying them. The lock is then held for the commit only. The
- * migration's deferred constraint trigger refuses a commit that would leave an invoice without a number.
+ * transaction, and one statement sent with the COMMIT (src/core/sql.ts sendWithCommit; invoice.store.ts
+ * numberInvoicesStatement) bumps the sequences, sets the numbers and writes the invoices' outbox events carrying them.
+ * The lock is then held only while the server commits. The entities get their numbers too, as if loaded with them, so
+ * answers built after the commit carry them. The migration's deferred constraint trigger refuses a commit that would
+ * leave an invoice without a number.
  */
 interface InvoiceToNumberAtCommit {
   invoice: Invoice;
@@ -328,13 +330,6 @@ const waitingByTransaction = new WeakMap<object, InvoiceToNumberAtCommit[]>();
 /** InvoiceService.partiesRead, by root transaction. */
 const partiesByTransaction = new WeakMap<object, { merchant: Merchant; customer: Customer }>();
 
-/** The outermost transaction of the EntityManager's (a nested one is a savepoint of it): commit hooks run for that one. */
-function rootTransaction(em: EntityManager): object | undefined {
-  let trx = em.getTransactionContext<{ parentTransaction?: object }>();
-  while (trx?.parentTransaction) trx = trx.parentTransaction as typeof trx;
-  return trx;
-}
-
 function toNumber(em: EntityManager): InvoiceToNumberAtCommit[] | undefined {
   const trx = rootTransaction(em);
   return trx && waitingByTransaction.get(trx);
@@ -343,52 +338,41 @@ function toNumber(em: EntityManager): InvoiceToNumberAtCommit[] | undefined {
 function numberAtCommit(em: EntityManager, invoice: Invoice, fy: number): void {
   const trx = rootTransaction(em);
   if (!trx) throw new Error('invoices are issued inside a transaction');
-  let list = waitingByTransaction.get(trx);
-  if (!list) waitingByTransaction.set(trx, (list = []));
-  list.push({ invoice, financialYear: fy, events: [] });
+  const waiting = waitingByTransaction.get(trx);
+  if (waiting) {
+    waiting.push({ invoice, financialYear: fy, events: [] });
+    return;
+  }
+  waitingByTransaction.set(trx, [{ invoice, financialYear: fy, events: [] }]);
+  sendWithCommit(em, () => numberingStatements(em, waitingByTransaction.get(trx) ?? []));
 }
 
-/**
- * Numbers the invoices a transaction issued, as its last statement, sent with the COMMIT (a MikroORM transaction
- * event, registered on the ORM by the composition root: every transaction, whoever opened it, is numbered the same
- * way). It commits the transaction itself (numberInvoices), so it must be the last beforeTransactionCommit hook: none
- * other is registered. The entities get their numbers too, as if loaded with them, so answers built after the commit
- * carry them.
- */
-export const numberInvoicesAtCommit: EventSubscriber = {
-  async beforeTransactionCommit({ em, transaction }: TransactionEventArgs): Promise<void> {
-    const waiting = transaction && waitingByTransaction.get(transaction);
-    if (!waiting?.length) return;
-    waitingByTransaction.delete(transaction);
-    const tenants = new Map<string, InvoiceToNumberAtCommit[]>();
-    for (const w of waiting) {
-      const key = `${w.invoice.merchantId}|${w.invoice.mode}`;
-      tenants.set(key, [...(tenants.get(key) ?? []), w]);
-    }
-    const groups = [...tenants.values()];
-    for (const [i, group] of groups.entries()) {
-      const { merchantId, mode } = group[0].invoice;
-      const numbers = await numberInvoices(
-        em as EntityManager,
-        { merchantId, mode },
-        group.map((w) => ({ id: w.invoice.id, type: w.invoice.type, financialYear: w.financialYear, ...numberParts(w.invoice.type, mode, w.financialYear) })),
-        group.flatMap((w) =>
-          w.events.map((e) => ({ id: e.id, createdAt: e.createdAt, invoiceId: w.invoice.id, type: e.type, payload: e.payload })),
-        ),
-        // The last statement commits too (numberInvoices says why).
-        i === groups.length - 1,
-      );
-      for (const { invoice } of group) {
-        const number = numbers.get(invoice.id);
-        if (!number) continue; // not held by the transaction any more (a rolled-back savepoint)
-        invoice.number = number;
-        // As the database has it: a later flush of this entity writes no update for it.
-        const original = em.getUnitOfWork().getOriginalEntityData(invoice);
-        if (original) original.number = number;
-      }
-    }
-  },
-};
+/** The numbering statements of a transaction's invoices: one per tenant (in practice one). */
+function numberingStatements(em: EntityManager, waiting: InvoiceToNumberAtCommit[]): CommitStatement[] {
+  const tenants = new Map<string, InvoiceToNumberAtCommit[]>();
+  for (const w of waiting) {
+    const key = `${w.invoice.merchantId}|${w.invoice.mode}`;
+    tenants.set(key, [...(tenants.get(key) ?? []), w]);
+  }
+  return [...tenants.values()].map((group) => {
+    const { merchantId, mode } = group[0].invoice;
+    return numberInvoicesStatement(
+      { merchantId, mode },
+      group.map((w) => ({ id: w.invoice.id, type: w.invoice.type, financialYear: w.financialYear, ...numberParts(w.invoice.type, mode, w.financialYear) })),
+      group.flatMap((w) => w.events.map((e) => ({ id: e.id, createdAt: e.createdAt, invoiceId: w.invoice.id, type: e.type, payload: e.payload }))),
+      (numbers) => {
+        for (const { invoice } of group) {
+          const number = numbers.get(invoice.id);
+          if (!number) continue; // not held by the transaction any more (a rolled-back savepoint)
+          invoice.number = number;
+          // As the database has it: a later flush of this entity writes no update for it.
+          const original = em.getUnitOfWork().getOriginalEntityData(invoice);
+          if (original) original.number = number;
+        }
+      },
+    );
+  });
+}
 
 function boundTenant(em: EntityManager): TenantParams {
   const t = em.getFilterParams<TenantParams>(TENANT_FILTER) as TenantParams | undefined;

@@ -85,7 +85,7 @@ export interface GatewayEventTarget {
   fresh: boolean;
   /** The merchant's test-clock offset (0 in live mode): merchant time is the wall clock plus this. */
   clockOffsetMs: number;
-  /** The event's subscription, locked for the caller's transaction; null: none of the tenant's. */
+  /** The event's subscription, locked for the caller's transaction; null: none of the tenant's, or a repeated event. */
   sub: BillingSubscription | null;
   /** Read in the same statement (the invoice a charge issues needs them): the merchant, and the subscription's customer. */
   merchant: Merchant | null;
@@ -96,8 +96,9 @@ export interface GatewayEventTarget {
  * Every gateway event about a subscription starts with this one statement (each renewal runs it): the event recorded
  * once per (provider, event id) (payment.store.ts gatewayEventCte), the merchant's test-clock offset, and the event's
  * subscription locked for the caller's transaction, found by our id, else the gateway's subscription id, else the
- * checkout session, with its merchant and customer. A repeated event locks its subscription too (until the caller's
- * transaction, which then does nothing, ends).
+ * checkout session, with its merchant and customer. A repeated event locks nothing. The event is recorded before the
+ * subscription is locked (the lock's condition reads `ge`), as two statements did it: two deliveries of one event at
+ * once queue on the event's row, never on each other crosswise.
  */
 export async function recordEventAndLockSubscription(
   em: EntityManager,
@@ -117,7 +118,7 @@ export async function recordEventAndLockSubscription(
          union all select id, 3 from subscriptions where {tenant} and checkout_session_id = ?
        ) f order by k limit 1
      ),
-     s as materialized (select * from subscriptions where id = (select id from found) for update)
+     s as materialized (select * from subscriptions where id = (select id from found) and exists (select from ge) for update)
      select (select count(*) from ge)::int as fresh, ${testClockSql.offsetMs('m.id', '?::text')}::float8 as clock_offset_ms,
        ${aliasedColumns(em, BillingSubscription, 's')}, ${aliasedColumns(em, Merchant, 'm')}, ${aliasedColumns(em, Customer, 'c')}
      from merchants m left join s on true left join customers c on c.id = s.customer_id and {tenant:c}

@@ -30,6 +30,9 @@ const AGGREGATION_NAMESPACE = '5f0b5a8e-3c1d-4e57-9d6c-2a4b8e1f7c30';
 /** Rounds of the single-event statement: a period worked out, a partition made, a unit registered meanwhile. */
 const MAX_ROUNDS = 6;
 
+/** The aggregate row an event adds to: spreads concurrent events over the slots (no secret, so no crypto RNG). */
+const randomSlot = () => Math.floor(Math.random() * SLOTS);
+
 /** A deadlock or serialization failure: the statement changed nothing and may run again. */
 const retryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
 
@@ -41,9 +44,14 @@ const retryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?:
 export class UsageService {
   readonly partitions: UsagePartitions;
 
+  /**
+   * @param asyncCommit USAGE_SYNCHRONOUS_COMMIT=off: single events commit without waiting for the WAL flush (see
+   *   src/config.ts usageSynchronousCommit for what that risks).
+   */
   constructor(
     private readonly pool: ServicePool,
     private readonly clock: Clock,
+    private readonly asyncCommit = false,
   ) {
     this.partitions = new UsagePartitions(pool);
   }
@@ -53,12 +61,12 @@ export class UsageService {
     const { merchantId, mode } = tenantOf(ctx);
     const d = checkEvent(input);
     const id = uuidv7();
-    const slot = crypto.randomInt(SLOTS);
+    const slot = randomSlot();
     let period: { start: Date; end: Date } | null = null;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       let out;
       try {
-        out = await reportOne(ctx.em, { ...d, id, period, slot });
+        out = await reportOne(ctx.em, { ...d, id, period, slot }, this.asyncCommit);
       } catch (err) {
         if (isMissingPartition(err)) {
           // Only an event that passed every check reaches the insert: make its month, then again.
@@ -80,11 +88,11 @@ export class UsageService {
           unit: d.unit,
           metadata: d.metadata,
           timestamp: out.ts,
-          billingPeriodStart: out.period_start!,
-          billingPeriodEnd: out.period_end!,
+          billingPeriodStart: out.period_start,
+          billingPeriodEnd: out.period_end,
           idempotencyKey: d.key,
           livemode: mode === Mode.LIVE,
-          createdAt: out.created_at!,
+          createdAt: out.created_at,
         };
       }
       // Not written. A key used before answers its event, whatever else this request says (a retry after success).
