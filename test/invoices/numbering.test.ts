@@ -120,6 +120,28 @@ describe('numbering', () => {
     expect(await numbers(fresh.id, Mode.TEST, InvoiceType.INVOICE)).toEqual(['TINV-2627-000001', 'TINV-2627-000002', 'TINV-2627-000003']);
   });
 
+  it('an invoice issued in a savepoint that rolls back takes no number: the transaction\'s others stay gap-free', async () => {
+    const fresh = await h.merchant();
+    const c = await customer(h, fresh.id);
+    const s = invoiceService(h);
+    const [first, dropped, second] = await tenantEm(h, fresh.id).transactional(async (em) => {
+      const a = await s.issue(em, draft(c));
+      let inner: Invoice | null = null;
+      await em
+        .transactional(async (nested) => {
+          inner = await s.issue(nested, draft(c, { status: InvoiceStatus.PAID }));
+          throw new Error('the savepoint rolls back');
+        })
+        .catch(() => undefined);
+      const b = await s.issue(em, draft(c));
+      return [a, inner as Invoice | null, b];
+    });
+    expect([first.number, dropped?.number, second.number]).toEqual(['TINV-2627-000001', null, 'TINV-2627-000002']);
+    expect(await numbers(fresh.id, Mode.TEST, InvoiceType.INVOICE)).toEqual(['TINV-2627-000001', 'TINV-2627-000002']);
+    const events = (await outbox(h.app, fresh.id)).filter((e) => e.type.startsWith('invoice.'));
+    expect(events.map((e) => `${e.type}:${e.payload.data.object.number}`)).toEqual(['invoice.created:TINV-2627-000001', 'invoice.created:TINV-2627-000002']);
+  });
+
   it('numbers past 999,999 as formatInvoiceNumber does (dashes dropped to stay within 16 characters)', async () => {
     const fresh = await h.merchant();
     const c = await customer(h, fresh.id);

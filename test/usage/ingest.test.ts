@@ -375,6 +375,29 @@ describe('POST /usage/events/batch', () => {
     expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 11 calls`]); // the unkeyed one counts again
   });
 
+  it('a retried batch answers the events its keys made, even once the subscription no longer takes usage; nothing else registered', async () => {
+    const s = await billableSubscription(m.test);
+    const events = [usageBody(s.id, { idempotency_key: `rt-${rnd()}`, quantity: 2 }), usageBody(s.id, { idempotency_key: `rt-${rnd()}`, quantity: 3 })];
+    const first = await batch(events);
+    expect(first.status).toBe(201);
+    // The same keys saying something else (another event type, and a unit that type would then be stuck with):
+    // answered by the stored events, and the other event type gets no unit from events that were not written.
+    const other = await batch(events.map((e) => ({ ...e, event_type: 'other', unit: 'stuck' })));
+    expect(other.status).toBe(201);
+    expect(other.body.data).toEqual(first.body.data);
+    expect(await stored(h.app, s.id)).toEqual({ events: 2, aggregates: 1, units: 1 });
+    expect((await report(m.test, s.id, { event_type: 'other', unit: 'free' })).unit).toBe('free');
+
+    expect((await ok(m.test.post(`/subscriptions/${s.id}/cancel`))).status).toBe('cancelled');
+    const again = await batch(events);
+    expect(again.status).toBe(201);
+    expect(again.body.data).toEqual(first.body.data);
+    // An event without a used key is refused as usual, and the batch with it changes nothing.
+    const mixed = await batch([...events, usageBody(s.id, { quantity: 1 })]);
+    expect(errorOf(mixed)).toEqual([409, 'subscription_not_billable', 'events[2].subscription_id']);
+    expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 5 calls`, `${s.current_period_start} other 1 free`]);
+  });
+
   it('raced: 10 identical keyed batches count each event once', async () => {
     const s = await billableSubscription(m.test);
     const events = Array.from({ length: 50 }, (_, i) => usageBody(s.id, { idempotency_key: `rb-${rnd()}-${i}`, quantity: 1 }));

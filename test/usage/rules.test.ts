@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
+import { v5 as uuidv5 } from 'uuid';
 import { period } from '../../src/modules/subscriptions/billing';
 import { fractionDigits, periodFor, quantityDecimal, SubscriptionPeriods } from '../../src/modules/usage/usage.rules';
 import { aggregationId } from '../../src/modules/usage/usage.service';
@@ -96,6 +97,19 @@ describe('ids and months', () => {
     expect(a).toBe(aggregationId('0190a0a0-0000-7000-8000-000000000001', d('2024-01-01T00:00:00Z'), 'api_calls'));
     expect(a).not.toBe(aggregationId('0190a0a0-0000-7000-8000-000000000001', d('2024-02-01T00:00:00Z'), 'api_calls'));
     expect(a[14]).toBe('5');
+  });
+
+  it("is exactly the uuid package's v5 (ids already handed out stay the same)", () => {
+    const NAMESPACE = '5f0b5a8e-3c1d-4e57-9d6c-2a4b8e1f7c30';
+    fc.assert(
+      fc.property(fc.uuid(), fc.date({ min: d('2000-01-01T00:00:00Z'), max: d('2100-01-01T00:00:00Z') }), fc.stringMatching(/^[A-Za-z0-9_.:-]{1,100}$/), (sub, at, type) => {
+        expect(aggregationId(sub, at, type)).toBe(uuidv5(`${sub}/${at.toISOString()}/${type}`, NAMESPACE));
+      }),
+      { seed: 20261124, numRuns: 300 },
+    );
+    expect(aggregationId('0190a0a0-0000-7000-8000-000000000001', d('2024-01-01T00:00:00Z'), 'api_calls')).toBe(
+      uuidv5('0190a0a0-0000-7000-8000-000000000001/2024-01-01T00:00:00.000Z/api_calls', NAMESPACE),
+    );
   });
 
   it('partition months are UTC months', () => {

@@ -30,7 +30,8 @@ export class UsageResolver {
   })
   reportUsage(
     @C() ctx: Ctx,
-    @Arg('input') input: ReportUsageInput,
+    // The service checks every field (usage.rules.ts checkEvent: the limits class-validator would check, and more).
+    @Arg('input', { validate: false, validateFn: checkedByTheService }) input: ReportUsageInput,
     @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
   ) {
     return withIdempotency(ctx, idempotencyKey, { operation: 'reportUsage', input, result: storedEvent }, () => services(ctx).usage.report(ctx, input));

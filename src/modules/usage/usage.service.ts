@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { validate as isUuid, v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import { validate as isUuid, v7 as uuidv7 } from 'uuid';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { Mode } from '../../core/entity';
@@ -152,58 +152,89 @@ export class UsageService {
     }
     const drafts = input.events.map((e, i) => checkEvent(e, `events[${i}].`));
     const subIds = [...new Set(drafts.map((d) => d.subscriptionId))];
-    const keys = [...new Set(drafts.flatMap((d) => (d.key ? [d.key] : [])))];
-    const [subs, units, existing] = await Promise.all([subscriptionsFor(ctx.em, subIds), unitsFor(ctx.em, subIds), eventsByKeys(ctx.em, keys)]);
+    const [subs, units] = await Promise.all([subscriptionsFor(ctx.em, subIds), unitsFor(ctx.em, subIds)]);
     const subById = new Map(subs.map((s) => [s.id, s]));
-    const unitOf = new Map(units.map((u) => [`${u.subscription_id}|${u.event_type}`, u.unit]));
-    const newUnits: NewUnit[] = [];
-    const byKey = new Map(existing.map((e) => [e.idempotency_key!, e]));
 
     // Each answer: an event stored before (by key), a row written now, or the same answer as an earlier event (same key).
     type Answer = { stored: EventRow } | { row: number } | { sameAs: number };
-    const answers: Answer[] = [];
-    const rows: (BatchRow & { index: number })[] = [];
-    const keyAt = new Map<string, number>();
-    drafts.forEach((d, i) => {
-      const prefix = `events[${i}].`;
-      if (d.key !== null) {
-        const stored = byKey.get(d.key);
-        if (stored) return void answers.push({ stored });
-        const earlier = keyAt.get(d.key);
-        if (earlier !== undefined) return void answers.push({ sameAs: earlier });
-        keyAt.set(d.key, i);
+    /**
+     * The batch's answers and rows. Keys are not read first: the write leaves out the events whose key was taken and
+     * names them (their events are read then). Only when an event fails a check are the keys read, and the batch
+     * planned again without the events they already answer: a key used before answers its event whatever else this
+     * request says (a retry after success, the subscription cancelled since), as a single event's key does.
+     */
+    const plan = (byKey: Map<string, EventRow>) => {
+      const unitOf = new Map(units.map((u) => [`${u.subscription_id}|${u.event_type}`, u.unit]));
+      const newUnits: NewUnit[] = [];
+      const answers: Answer[] = [];
+      const rows: (BatchRow & { index: number })[] = [];
+      const keyAt = new Map<string, number>();
+      // A subscription's events without a timestamp share one instant (the merchant's now) and one period.
+      const nowPeriod = new Map<string, { start: Date; end: Date }>();
+      for (let i = 0; i < drafts.length; i++) {
+        const d = drafts[i];
+        if (d.key !== null) {
+          const stored = byKey.get(d.key);
+          if (stored) {
+            answers.push({ stored });
+            continue;
+          }
+          const earlier = keyAt.get(d.key);
+          if (earlier !== undefined) {
+            answers.push({ sameAs: earlier });
+            continue;
+          }
+          keyAt.set(d.key, i);
+        }
+        const sub = subById.get(d.subscriptionId);
+        if (!sub) throw notFound('subscription', d.subscriptionId, `events[${i}].subscription_id`);
+        const at = d.timestamp ?? sub.merchant_now;
+        const pair = `${d.subscriptionId}|${d.eventType}`;
+        const known = unitOf.get(pair) ?? null;
+        let p = d.timestamp === null ? nowPeriod.get(d.subscriptionId) : undefined;
+        if (p && known !== null && known !== d.unit) p = undefined; // placeEvent names the unit's error
+        if (!p) {
+          p = this.placeEvent(sub, at, d, `events[${i}].`, known);
+          if (d.timestamp === null) nowPeriod.set(d.subscriptionId, p);
+        }
+        if (known === null) {
+          unitOf.set(pair, d.unit);
+          newUnits.push({ subscriptionId: d.subscriptionId, eventType: d.eventType, unit: d.unit });
+        }
+        answers.push({ row: rows.length });
+        rows.push({
+          index: i,
+          id: uuidv7(),
+          timestamp: at,
+          subscriptionId: d.subscriptionId,
+          periodStart: p.start,
+          periodEnd: p.end,
+          eventType: d.eventType,
+          unit: d.unit,
+          quantity: d.quantity,
+          metadata: d.metadata,
+          key: d.key,
+        });
       }
-      const sub = subById.get(d.subscriptionId);
-      if (!sub) throw notFound('subscription', d.subscriptionId, `${prefix}subscription_id`);
-      const at = d.timestamp ?? sub.merchant_now;
-      const pair = `${d.subscriptionId}|${d.eventType}`;
-      const known = unitOf.get(pair) ?? null;
-      const p = this.placeEvent(sub, at, d, prefix, known);
-      if (known === null) {
-        unitOf.set(pair, d.unit);
-        newUnits.push({ subscriptionId: d.subscriptionId, eventType: d.eventType, unit: d.unit });
-      }
-      answers.push({ row: rows.length });
-      rows.push({
-        index: i,
-        id: uuidv7(),
-        timestamp: at,
-        subscriptionId: d.subscriptionId,
-        periodStart: p.start,
-        periodEnd: p.end,
-        eventType: d.eventType,
-        unit: d.unit,
-        quantity: d.quantity,
-        metadata: d.metadata,
-        key: d.key,
-      });
-    });
+      return { answers, rows, newUnits };
+    };
+    let planned: ReturnType<typeof plan>;
+    try {
+      planned = plan(new Map());
+    } catch (err) {
+      const keys = [...new Set(drafts.flatMap((d) => (d.key !== null ? [d.key] : [])))];
+      if (!(err instanceof DomainError) || !keys.length) throw err;
+      const stored = await eventsByKeys(ctx.em, keys);
+      if (!stored.length) throw err;
+      planned = plan(new Map(stored.map((e) => [e.idempotency_key!, e])));
+    }
+    const { answers, rows, newUnits } = planned;
 
     let createdAt = new Date();
     let skipped: EventRow[] = [];
     if (rows.length) {
       await this.partitions.ensure(rows.map((r) => r.timestamp));
-      const slot = crypto.randomInt(SLOTS);
+      const slot = randomSlot();
       for (let round = 0; ; round++) {
         try {
           const out = await writeBatch(this.pool, tenant, rows, newUnits, slot);
@@ -265,18 +296,29 @@ export class UsageService {
     const rows = await summaryRows(ctx.em, id);
     if (!rows.length) throw notFound('subscription', subscriptionId, 'subscription_id');
     const aggregations: UsageAggregation[] = [];
+    // Rows come period by period: one pair of Dates (and one ISO text for the ids) per period.
+    let startMs = NaN;
+    let start = new Date(NaN);
+    let end = start;
+    let startIso = '';
     for (const r of rows) {
-      if (r.period_start === null) continue; // the subscription has no usage yet
+      if (r.start_ms === null) continue; // the subscription has no usage yet
+      if (r.start_ms !== startMs) {
+        startMs = r.start_ms;
+        start = new Date(startMs);
+        end = new Date(r.end_ms);
+        startIso = start.toISOString();
+      }
       aggregations.push({
-        id: aggregationId(id, r.period_start, r.event_type),
+        id: aggregationIdOf(`${id}/${startIso}/${r.event_type}`),
         object: 'usage_aggregation',
-        billingPeriodStart: r.period_start,
-        billingPeriodEnd: r.period_end,
+        billingPeriodStart: start,
+        billingPeriodEnd: r.end_ms === end.getTime() ? end : new Date(r.end_ms),
         eventType: r.event_type,
         totalQuantity: Number(r.total),
         totalQuantityDecimal: r.total,
         unit: r.unit,
-        eventCount: Number(r.events),
+        eventCount: r.events,
       });
     }
     return { object: 'usage_summary', subscriptionId: id, aggregations };
@@ -285,7 +327,30 @@ export class UsageService {
 
 /** The same (subscription, billing period, event type) always has the same id. */
 export function aggregationId(subscriptionId: string, periodStart: Date, eventType: string): string {
-  return uuidv5(`${subscriptionId}/${periodStart.toISOString()}/${eventType}`, AGGREGATION_NAMESPACE);
+  return aggregationIdOf(`${subscriptionId}/${periodStart.toISOString()}/${eventType}`);
+}
+
+const NAMESPACE_BYTES = Buffer.from(AGGREGATION_NAMESPACE.replace(/-/g, ''), 'hex');
+/** Ids made lately, by name: a summary asks for the same ones again (the hot subscription's 75, 200 times a second). */
+const aggregationIds = new Map<string, string>();
+const MAX_KEPT_IDS = 20_000;
+
+/**
+ * UUID v5 (RFC 9562: SHA-1 of the namespace's bytes and the name's UTF-8, version 5, variant 10) of
+ * `subscription/periodStartISO/eventType`: the uuid package's v5, without its per-character encoding of the name and
+ * parse of the namespace on every call (a fifth of a large summary's CPU). test/usage/rules.test.ts compares the two.
+ */
+function aggregationIdOf(name: string): string {
+  let id = aggregationIds.get(name);
+  if (id !== undefined) return id;
+  const h = crypto.createHash('sha1').update(NAMESPACE_BYTES).update(name, 'utf8').digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.toString('hex', 0, 16);
+  id = `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+  if (aggregationIds.size >= MAX_KEPT_IDS) aggregationIds.clear();
+  aggregationIds.set(name, id);
+  return id;
 }
 
 function periodsOf(s: SubscriptionRow): SubscriptionPeriods {

@@ -133,7 +133,7 @@ const REPORT_ONE = `with v as (
    from v left join e on true`;
 const REPORT_ONE_ASYNC = REPORT_ONE.replace(
   'select e.created_at is not null as inserted,',
-  "select e.created_at is not null as inserted, set_config('synchronous_commit', 'off', true) as async_commit,",
+  "select e.created_at is not null as inserted, set_config('synchronous_commit', 'off', false) as async_commit,",
 );
 
 /** The single-event statement (REPORT_ONE) for `e`; null: no such subscription of the tenant. */
@@ -236,82 +236,91 @@ export interface BatchOutcome {
 }
 
 /**
- * Writes a checked batch with one statement: it registers the units of `newUnits` (pairs the batch uses first; their
- * rows are locked in a fixed order, so a unit another request registered meanwhile comes back), takes the idempotency
- * keys, adds the sums to the aggregate rows of `slot` and inserts every event (one INSERT from arrays). With new units
- * it runs in a transaction of its own connection, rolled back when one of them conflicts (nothing kept); without, it
- * is one autocommitted statement and touches no unit row, so concurrent batches of one subscription do not queue on
- * it. Events whose key another request took meanwhile are left out of the sums and the events.
+ * The batch statement: registers the units of `pairs` that a written event uses (pairs the batch uses first; their
+ * rows are locked in a fixed order, so a unit another request registered meanwhile comes back in `conflicts`), takes
+ * the idempotency keys, adds the sums to the aggregate rows of the slot and inserts every event whose key it took
+ * (one INSERT from arrays). Events whose key is already taken (before, or by a concurrent request) are left out of
+ * everything, and their keys come back in `skipped`. The inserts return nothing: data-modifying CTEs run to
+ * completion whether read or not.
+ */
+const WRITE_BATCH = `with input as (
+     select * from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[],
+                          $8::text[], $9::text[], $10::text[])
+       as t(id, ts, subscription_id, ps, pe, event_type, unit, quantity, metadata, key)
+   ),
+   k as (
+     insert into usage_event_keys (merchant_id, mode, key, event_id, "timestamp")
+     select {tenant_values}, key, id, ts from input where key is not null
+     on conflict do nothing
+     returning key
+   ),
+   w as (select input.* from input where input.key is null or input.key in (select key from k)),
+   pairs as (
+     select * from unnest($11::uuid[], $12::text[], $13::text[]) as p(subscription_id, event_type, unit)
+     where exists (select 1 from w where w.subscription_id = p.subscription_id and w.event_type = p.event_type)
+   ),
+   nu as (
+     insert into usage_units (subscription_id, event_type, merchant_id, mode, unit)
+     select subscription_id, event_type, {tenant_values}, unit from pairs order by subscription_id, event_type
+     on conflict (subscription_id, event_type) do update set unit = usage_units.unit where usage_units.unit <> excluded.unit
+     returning subscription_id, event_type, unit
+   ),
+   a as (
+     insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
+     select subscription_id, ps, event_type, $14::smallint, {tenant_values}, max(pe), max(unit), sum(quantity::numeric), count(*) from w
+     group by subscription_id, ps, event_type order by subscription_id, ps, event_type
+     on conflict (subscription_id, period_start, event_type, slot) do update
+       set total_quantity = usage_aggregates.total_quantity + excluded.total_quantity,
+           event_count = usage_aggregates.event_count + excluded.event_count, updated_at = now()
+   ),
+   e as (
+     insert into usage_events (id, "timestamp", merchant_id, mode, subscription_id, period_start, period_end, event_type, unit, quantity, metadata, idempotency_key)
+     select id, ts, {tenant_values}, subscription_id, ps, pe, event_type, unit, quantity::numeric, metadata::jsonb, key from w
+   )
+   select (select coalesce(json_agg(json_build_object('subscription_id', nu.subscription_id, 'event_type', nu.event_type, 'unit', nu.unit)), '[]')
+             from nu join pairs p using (subscription_id, event_type) where nu.unit <> p.unit) as conflicts,
+          (select coalesce(array_agg(key), '{}') from input where key is not null and key not in (select key from k)) as skipped,
+          now() as created_at`;
+
+/**
+ * Writes a checked batch with one statement (WRITE_BATCH). With new units it runs in a transaction of its own
+ * connection, rolled back when one of them conflicts (nothing kept); without, it is one autocommitted statement and
+ * touches no unit row, so concurrent batches of one subscription do not queue on it. The rows' instants are mostly
+ * the same few Date objects (a subscription's period, the merchant's now), each written out once.
  */
 export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: BatchRow[], newUnits: NewUnit[], slot: number): Promise<BatchOutcome> {
-  type Out = { conflicts: BatchOutcome['conflicts']; taken: string[]; wanted: string[]; created_at: Date };
-  const run = async (db: Queryable): Promise<Out> =>
-    (
-      await tenantQueryAs<Out>(
-        db,
-        tenant,
-        `with input as (
-           select * from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[],
-                                $8::text[], $9::text[], $10::text[])
-             as t(id, ts, subscription_id, ps, pe, event_type, unit, quantity, metadata, key)
-         ),
-         pairs as (select * from unnest($11::uuid[], $12::text[], $13::text[]) as p(subscription_id, event_type, unit)),
-         nu as (
-           insert into usage_units (subscription_id, event_type, merchant_id, mode, unit)
-           select subscription_id, event_type, {tenant_values}, unit from pairs order by subscription_id, event_type
-           on conflict (subscription_id, event_type) do update set unit = usage_units.unit where usage_units.unit <> excluded.unit
-           returning subscription_id, event_type, unit
-         ),
-         k as (
-           insert into usage_event_keys (merchant_id, mode, key, event_id, "timestamp")
-           select {tenant_values}, key, id, ts from input where key is not null
-           on conflict do nothing
-           returning key
-         ),
-         w as (select input.* from input where input.key is null or input.key in (select key from k)),
-         a as (
-           insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
-           select subscription_id, ps, event_type, $14::smallint, {tenant_values}, max(pe), max(unit), sum(quantity::numeric), count(*) from w
-           group by subscription_id, ps, event_type order by subscription_id, ps, event_type
-           on conflict (subscription_id, period_start, event_type, slot) do update
-             set total_quantity = usage_aggregates.total_quantity + excluded.total_quantity,
-                 event_count = usage_aggregates.event_count + excluded.event_count, updated_at = now()
-           returning 1
-         ),
-         e as (
-           insert into usage_events (id, "timestamp", merchant_id, mode, subscription_id, period_start, period_end, event_type, unit, quantity, metadata, idempotency_key)
-           select id, ts, {tenant_values}, subscription_id, ps, pe, event_type, unit, quantity::numeric, metadata::jsonb, key from w
-           returning 1
-         )
-         select (select coalesce(json_agg(json_build_object('subscription_id', nu.subscription_id, 'event_type', nu.event_type, 'unit', nu.unit)), '[]')
-                   from nu join pairs p using (subscription_id, event_type) where nu.unit <> p.unit) as conflicts,
-                (select coalesce(array_agg(key), '{}') from k) as taken,
-                (select coalesce(array_agg(key), '{}') from input where key is not null) as wanted,
-                (select count(*) from e) as written, (select count(*) from a) as sums,
-                now() as created_at`,
-        [
-          rows.map((r) => r.id),
-          rows.map((r) => r.timestamp.toISOString()),
-          rows.map((r) => r.subscriptionId),
-          rows.map((r) => r.periodStart.toISOString()),
-          rows.map((r) => r.periodEnd.toISOString()),
-          rows.map((r) => r.eventType),
-          rows.map((r) => r.unit),
-          rows.map((r) => r.quantity),
-          rows.map((r) => JSON.stringify(r.metadata)),
-          rows.map((r) => r.key),
-          newUnits.map((u) => u.subscriptionId),
-          newUnits.map((u) => u.eventType),
-          newUnits.map((u) => u.unit),
-          slot,
-        ],
-      )
-    )[0];
-  const done = (out: Out): BatchOutcome => {
-    const taken = new Set(out.taken);
-    return { conflicts: [], skippedKeys: out.wanted.filter((k) => !taken.has(k)), createdAt: out.created_at };
+  type Out = { conflicts: BatchOutcome['conflicts']; skipped: string[]; created_at: Date };
+  const n = rows.length;
+  const [ids, ts, subs, ps, pe, types, units, quantities, metadata, keys] = Array.from({ length: 10 }, () => new Array<unknown>(n));
+  const isoOf = new Map<Date, string>();
+  const iso = (d: Date) => {
+    let t = isoOf.get(d);
+    if (t === undefined) isoOf.set(d, (t = d.toISOString()));
+    return t;
   };
-  if (!newUnits.length) return done(await run(pool));
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    ids[i] = r.id;
+    ts[i] = iso(r.timestamp);
+    subs[i] = r.subscriptionId;
+    ps[i] = iso(r.periodStart);
+    pe[i] = iso(r.periodEnd);
+    types[i] = r.eventType;
+    units[i] = r.unit;
+    quantities[i] = r.quantity;
+    metadata[i] = JSON.stringify(r.metadata);
+    keys[i] = r.key;
+  }
+  const params = [
+    ids, ts, subs, ps, pe, types, units, quantities, metadata, keys,
+    newUnits.map((u) => u.subscriptionId), newUnits.map((u) => u.eventType), newUnits.map((u) => u.unit),
+    slot,
+  ];
+  const run = async (db: Queryable): Promise<Out> => (await tenantQueryAs<Out>(db, tenant, WRITE_BATCH, params))[0];
+  if (!newUnits.length) {
+    const out = await run(pool);
+    return { conflicts: [], skippedKeys: out.skipped, createdAt: out.created_at };
+  }
   return withClient(pool, async (c) => {
     await systemQuery(c, 'begin');
     try {
@@ -321,7 +330,7 @@ export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: 
         return { conflicts: out.conflicts, skippedKeys: [], createdAt: out.created_at };
       }
       await systemQuery(c, 'commit');
-      return done(out);
+      return { conflicts: [], skippedKeys: out.skipped, createdAt: out.created_at };
     } catch (err) {
       await systemQuery(c, 'rollback').catch(() => undefined);
       throw err;
@@ -330,13 +339,15 @@ export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: 
 }
 
 export interface AggregationRow {
-  period_start: Date;
-  period_end: Date;
+  /** The period's bounds as epoch milliseconds (a Date is made once per period, not parsed per row). */
+  start_ms: number;
+  end_ms: number;
   event_type: string;
   unit: string;
   /** The exact sum as decimal text, without trailing zeros. */
   total: string;
-  events: string;
+  /** Events counted (exact: a double holds integers up to 2^53). */
+  events: number;
 }
 
 /**
@@ -344,11 +355,11 @@ export interface AggregationRow {
  * (byte order). From usage_aggregates alone (its primary key leads with subscription_id), never the events. No row:
  * no such subscription of the tenant; one row with a null period: a subscription without usage.
  */
-export async function summaryRows(em: EntityManager, subscriptionId: string): Promise<(AggregationRow | { period_start: null })[]> {
+export async function summaryRows(em: EntityManager, subscriptionId: string): Promise<(AggregationRow | { start_ms: null })[]> {
   return tenantQuery(
     em,
-    `select a.period_start, max(a.period_end) as period_end, a.event_type, min(a.unit) as unit,
-            trim_scale(sum(a.total_quantity))::text as total, sum(a.event_count)::text as events
+    `select (extract(epoch from a.period_start) * 1000)::float8 as start_ms, (extract(epoch from max(a.period_end)) * 1000)::float8 as end_ms,
+            a.event_type, min(a.unit) as unit, trim_scale(sum(a.total_quantity))::text as total, sum(a.event_count)::float8 as events
      from subscriptions s
      left join usage_aggregates a on a.subscription_id = s.id and {tenant:a}
      where {tenant:s} and s.id = $1::uuid
