@@ -133,7 +133,7 @@ const REPORT_ONE = `with v as (
    from v left join e on true`;
 const REPORT_ONE_ASYNC = REPORT_ONE.replace(
   'select e.created_at is not null as inserted,',
-  "select e.created_at is not null as inserted, set_config('synchronous_commit', 'off', false) as async_commit,",
+  "select e.created_at is not null as inserted, set_config('synchronous_commit', 'off', true) as async_commit,",
 );
 
 /** The single-event statement (REPORT_ONE) for `e`; null: no such subscription of the tenant. */
