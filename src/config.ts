@@ -50,20 +50,6 @@ export interface Config {
   wsMaxSocketsPerKey: number;
   /** A subscription's hosted checkout not completed by then is expired and the subscription cancelled (default 24 h, as Stripe's sessions). */
   subscriptionCheckoutExpirySeconds: number;
-  /**
-   * USAGE_SYNCHRONOUS_COMMIT (`on`, default, or `off`): `off` commits each single usage event without waiting for its
-   * WAL flush (PostgreSQL `synchronous_commit = off` for that transaction only): ~40% less PostgreSQL CPU per event,
-   * but a PostgreSQL or OS crash can lose the events acknowledged in the last ~0.6 s (3 x wal_writer_delay), unbilled
-   * and never resent by clients that saw 201. Never inconsistent: an event, its key and its sum go together.
-   */
-  usageSynchronousCommit: boolean;
-}
-
-function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (raw !== 'on' && raw !== 'off') throw new Error(`${name} must be on or off, got "${env[name]}"`);
-  return raw === 'on';
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -118,6 +104,5 @@ export function loadConfig(env = process.env): Config {
     wsMaxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100),
     wsMaxSocketsPerKey: int(env, 'WS_MAX_SOCKETS_PER_KEY', 50),
     subscriptionCheckoutExpirySeconds: Math.max(60, int(env, 'SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS', 86_400)),
-    usageSynchronousCommit: onOff(env, 'USAGE_SYNCHRONOUS_COMMIT', true),
   };
 }

@@ -95,7 +95,7 @@ export function createServices(
     experiments: new ExperimentService(webhooks.clock),
     offerings: new OfferingService(),
     coupons,
-    usage: new UsageService(pool, webhooks.clock, !config.usageSynchronousCommit),
+    usage: new UsageService(pool, webhooks.clock),
     analytics: new AnalyticsService(),
     ...webhooks,
   };

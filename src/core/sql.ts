@@ -264,8 +264,9 @@ export function rootTransaction(em: EntityManager): object | undefined {
  * the savepoint rolls back: `build` decides what still applies.
  */
 export function sendWithCommit(em: EntityManager, build: () => CommitStatement[]): void {
-  const trx = rootTransaction(em);
+  const trx = rootTransaction(em) as KnexTransaction | undefined;
   if (!trx) throw new Error('sendWithCommit outside a transaction');
+  if (trx.isCompleted()) throw new Error('sendWithCommit on a transaction that has ended');
   const builds = commitStatements.get(trx);
   if (builds) builds.push(build);
   else commitStatements.set(trx, [build]);
@@ -300,7 +301,8 @@ export async function systemQuery<R = Record<string, unknown>>(db: Db, sql: stri
 
 /**
  * NOTIFY in the EntityManager's transaction, so listeners hear it when (and only if) it commits: sent with the COMMIT
- * (sendWithCommit), which saves it a round trip. Without a transaction, now.
+ * (sendWithCommit), which saves it a round trip (one made in a savepoint that rolled back is sent too: listeners read
+ * again and find nothing new). Without a transaction, now.
  */
 export async function notify(em: EntityManager, channel: string, payload: string): Promise<void> {
   if (rootTransaction(em)) sendWithCommit(em, () => [{ sql: 'select pg_notify(?, ?)', params: [channel, payload] }]);

@@ -60,6 +60,29 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await snapshot(m, subscription.id)).toEqual(before);
   });
 
+  it('a renewal event delivered five times at once: applied once, the others answered as duplicates', async () => {
+    const { plan } = await recurringPlan(m.test);
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));
+    // Capture the renewal's events on their way, then deliver each five times concurrently.
+    const rx = await h.receiver();
+    const restore = await redirectGatewayWebhook(h.app, conn.connection, `${rx.url}/gateway`);
+    try {
+      await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000));
+    } finally {
+      await restore();
+    }
+    expect(rx.received.length).toBeGreaterThan(0);
+    for (const got of rx.received) {
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers })),
+      );
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(answers.filter((r) => r.body.duplicate === false)).toHaveLength(1);
+    }
+    expect((await invoicesOf(m.test, subscription.id)).map((i) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
+    expect((await ok(m.test.get(`/subscriptions/${subscription.id}`))).cycles_completed).toBe(2);
+  });
+
   it('renewal events again under new ids, and an older period after a newer one: each period billed once', async () => {
     const { plan } = await recurringPlan(m.test);
     const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));

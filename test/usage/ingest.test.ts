@@ -288,6 +288,7 @@ describe('POST /usage/events/batch', () => {
     r.body.data.forEach((e: any, i: number) => {
       expect(e).toMatchObject({ object: 'usage_event', subscription_id: events[i].subscription_id, metadata: { n: String(i) }, quantity: 0.1 });
       expect(e.billing_period_start).toBe((i % 2 ? s2 : s1).current_period_start);
+      expect(e.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // UUID v7, as single events
     });
     expect(new Set(r.body.data.map((e: any) => e.id)).size).toBe(1000);
     // Tenths counted by hand: n events of 0.1 are n/10 exactly.

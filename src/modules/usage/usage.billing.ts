@@ -58,7 +58,9 @@ export async function billUsage(
   if (p.final && sub.provider === 'razorpay') {
     logger.info({ subscription_id: sub.id, invoice_id: invoice.id }, 'final usage invoice of an ended Razorpay subscription left open: no later charge can carry an add-on');
   } else {
-    collectFromMandate(change, service, { log: logger }, invoice, `Usage ${invoice.number}`);
+    // Named by its period, not its number: the number is taken with the COMMIT (invoice numbering), after this line.
+    const day = (d?: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
+    collectFromMandate(change, service, { log: logger }, invoice, `Usage ${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`);
   }
   return invoice;
 }

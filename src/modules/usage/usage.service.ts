@@ -44,14 +44,9 @@ const retryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?:
 export class UsageService {
   readonly partitions: UsagePartitions;
 
-  /**
-   * @param asyncCommit USAGE_SYNCHRONOUS_COMMIT=off: single events commit without waiting for the WAL flush (see
-   *   src/config.ts usageSynchronousCommit for what that risks).
-   */
   constructor(
     private readonly pool: ServicePool,
     private readonly clock: Clock,
-    private readonly asyncCommit = false,
   ) {
     this.partitions = new UsagePartitions(pool);
   }
@@ -66,7 +61,7 @@ export class UsageService {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       let out;
       try {
-        out = await reportOne(ctx.em, { ...d, id, period, slot }, this.asyncCommit);
+        out = await reportOne(ctx.em, { ...d, id, period, slot });
       } catch (err) {
         if (isMissingPartition(err)) {
           // Only an event that passed every check reaches the insert: make its month, then again.
@@ -171,6 +166,8 @@ export class UsageService {
       const keyAt = new Map<string, number>();
       // A subscription's events without a timestamp share one instant (the merchant's now) and one period.
       const nowPeriod = new Map<string, { start: Date; end: Date }>();
+      // The events' v7 ids from one draw of random bytes (the uuid package draws and copies 16 at a time).
+      const random = crypto.randomBytes(16 * drafts.length);
       for (let i = 0; i < drafts.length; i++) {
         const d = drafts[i];
         if (d.key !== null) {
@@ -204,7 +201,7 @@ export class UsageService {
         answers.push({ row: rows.length });
         rows.push({
           index: i,
-          id: uuidv7(),
+          id: uuidv7({ random: random.subarray(16 * i, 16 * i + 16) }),
           timestamp: at,
           subscriptionId: d.subscriptionId,
           periodStart: p.start,

@@ -82,9 +82,10 @@ const UNLESS_WRITTEN = ['status', 'current_period_start', 'current_period_end', 
  * whole milliseconds, as JavaScript computes them (usage.rules.ts periodFor), so both agree on bounds. A month without
  * its partition fails the whole statement (SQLSTATE 23514), nothing written.
  *
- * Six CTEs, the reads in one row (`v`): each CTE is a materialised step of the plan, and the statement's own work
- * (~0.1 ms of PostgreSQL CPU without its commit) is as much as its three inserts'. With `asyncCommit` the statement
- * also sets synchronous_commit off for its own transaction (config USAGE_SYNCHRONOUS_COMMIT).
+ * Six CTEs, the reads in one row (`v`): each CTE is a step the executor materialises. The commit waits for its WAL
+ * flush as every other write does: with `synchronous_commit = off` for these transactions the bench measured ~10%
+ * less PostgreSQL CPU per event under 50 connections (commits share flushes anyway) and no more events/s, not worth
+ * acknowledged events that a database crash would lose unbilled (bench/README.md, "Usage and analytics").
  */
 const REPORT_ONE = `with v as (
      select s.*,
@@ -131,14 +132,10 @@ const REPORT_ONE = `with v as (
    )
    select e.created_at is not null as inserted, v.ts, e.period_start, e.period_end, e.created_at, ${UNLESS_WRITTEN}
    from v left join e on true`;
-const REPORT_ONE_ASYNC = REPORT_ONE.replace(
-  'select e.created_at is not null as inserted,',
-  "select e.created_at is not null as inserted, set_config('synchronous_commit', 'off', true) as async_commit,",
-);
 
 /** The single-event statement (REPORT_ONE) for `e`; null: no such subscription of the tenant. */
-export async function reportOne(em: EntityManager, e: SingleEvent, asyncCommit = false): Promise<SingleOutcome | null> {
-  const rows = await tenantQuery<SingleOutcome>(em, asyncCommit ? REPORT_ONE_ASYNC : REPORT_ONE, [
+export async function reportOne(em: EntityManager, e: SingleEvent): Promise<SingleOutcome | null> {
+  const rows = await tenantQuery<SingleOutcome>(em, REPORT_ONE, [
     e.subscriptionId,
     e.timestamp?.toISOString() ?? null,
     e.period?.start.toISOString() ?? null,
@@ -239,14 +236,18 @@ export interface BatchOutcome {
  * The batch statement: registers the units of `pairs` that a written event uses (pairs the batch uses first; their
  * rows are locked in a fixed order, so a unit another request registered meanwhile comes back in `conflicts`), takes
  * the idempotency keys, adds the sums to the aggregate rows of the slot and inserts every event whose key it took
- * (one INSERT from arrays). Events whose key is already taken (before, or by a concurrent request) are left out of
+ * (one INSERT of all of them). Events whose key is already taken (before, or by a concurrent request) are left out of
  * everything, and their keys come back in `skipped`. The inserts return nothing: data-modifying CTEs run to
  * completion whether read or not.
+ *
+ * The events arrive as one JSON array of rows (`[id, timestamp, subscription, period start, period end, event type,
+ * unit, quantity as decimal text, metadata, key]`): one JSON.stringify instead of ten text arrays, which pg writes out
+ * element by element with two escaping passes each (a third of the cost); PostgreSQL's side is the same.
  */
 const WRITE_BATCH = `with input as (
-     select * from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[],
-                          $8::text[], $9::text[], $10::text[])
-       as t(id, ts, subscription_id, ps, pe, event_type, unit, quantity, metadata, key)
+     select (r->>0)::uuid as id, (r->>1)::timestamptz as ts, (r->>2)::uuid as subscription_id, (r->>3)::timestamptz as ps,
+            (r->>4)::timestamptz as pe, r->>5 as event_type, r->>6 as unit, (r->>7)::numeric as quantity, r->8 as metadata, r->>9 as key
+     from jsonb_array_elements($1::jsonb) r
    ),
    k as (
      insert into usage_event_keys (merchant_id, mode, key, event_id, "timestamp")
@@ -256,7 +257,7 @@ const WRITE_BATCH = `with input as (
    ),
    w as (select input.* from input where input.key is null or input.key in (select key from k)),
    pairs as (
-     select * from unnest($11::uuid[], $12::text[], $13::text[]) as p(subscription_id, event_type, unit)
+     select * from unnest($2::uuid[], $3::text[], $4::text[]) as p(subscription_id, event_type, unit)
      where exists (select 1 from w where w.subscription_id = p.subscription_id and w.event_type = p.event_type)
    ),
    nu as (
@@ -267,7 +268,7 @@ const WRITE_BATCH = `with input as (
    ),
    a as (
      insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
-     select subscription_id, ps, event_type, $14::smallint, {tenant_values}, max(pe), max(unit), sum(quantity::numeric), count(*) from w
+     select subscription_id, ps, event_type, $5::smallint, {tenant_values}, max(pe), max(unit), sum(quantity), count(*) from w
      group by subscription_id, ps, event_type order by subscription_id, ps, event_type
      on conflict (subscription_id, period_start, event_type, slot) do update
        set total_quantity = usage_aggregates.total_quantity + excluded.total_quantity,
@@ -275,7 +276,7 @@ const WRITE_BATCH = `with input as (
    ),
    e as (
      insert into usage_events (id, "timestamp", merchant_id, mode, subscription_id, period_start, period_end, event_type, unit, quantity, metadata, idempotency_key)
-     select id, ts, {tenant_values}, subscription_id, ps, pe, event_type, unit, quantity::numeric, metadata::jsonb, key from w
+     select id, ts, {tenant_values}, subscription_id, ps, pe, event_type, unit, quantity, metadata, key from w
    )
    select (select coalesce(json_agg(json_build_object('subscription_id', nu.subscription_id, 'event_type', nu.event_type, 'unit', nu.unit)), '[]')
              from nu join pairs p using (subscription_id, event_type) where nu.unit <> p.unit) as conflicts,
@@ -290,29 +291,19 @@ const WRITE_BATCH = `with input as (
  */
 export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: BatchRow[], newUnits: NewUnit[], slot: number): Promise<BatchOutcome> {
   type Out = { conflicts: BatchOutcome['conflicts']; skipped: string[]; created_at: Date };
-  const n = rows.length;
-  const [ids, ts, subs, ps, pe, types, units, quantities, metadata, keys] = Array.from({ length: 10 }, () => new Array<unknown>(n));
+  const events = new Array<unknown[]>(rows.length);
   const isoOf = new Map<Date, string>();
   const iso = (d: Date) => {
     let t = isoOf.get(d);
     if (t === undefined) isoOf.set(d, (t = d.toISOString()));
     return t;
   };
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    ids[i] = r.id;
-    ts[i] = iso(r.timestamp);
-    subs[i] = r.subscriptionId;
-    ps[i] = iso(r.periodStart);
-    pe[i] = iso(r.periodEnd);
-    types[i] = r.eventType;
-    units[i] = r.unit;
-    quantities[i] = r.quantity;
-    metadata[i] = JSON.stringify(r.metadata);
-    keys[i] = r.key;
+    events[i] = [r.id, iso(r.timestamp), r.subscriptionId, iso(r.periodStart), iso(r.periodEnd), r.eventType, r.unit, r.quantity, r.metadata, r.key];
   }
   const params = [
-    ids, ts, subs, ps, pe, types, units, quantities, metadata, keys,
+    JSON.stringify(events),
     newUnits.map((u) => u.subscriptionId), newUnits.map((u) => u.eventType), newUnits.map((u) => u.unit),
     slot,
   ];
