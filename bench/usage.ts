@@ -226,22 +226,27 @@ export function describeUsage(f: UsageFigures): string[] {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
     `  seeding steps: ${s.timings.map(([k, t]) => `${k} ${t.toFixed(1)} s`).join('; ')}`,
-    `analytics, one request at a time (CPU ms per request: service ${f2(perRequest(f.analyticsCost.serviceCpuMs))}, PostgreSQL ${f2(perRequest(f.analyticsCost.postgresCpuMs))}; ${costLine(f.analyticsCost)}):`,
+    ...(f.analytics.length
+      ? [
+          `analytics, one request at a time (CPU ms per request: service ${f2(perRequest(f.analyticsCost.serviceCpuMs))}, PostgreSQL ${f2(perRequest(f.analyticsCost.postgresCpuMs))}; ${costLine(f.analyticsCost)}):`,
+        ]
+      : []),
     ...f.analytics.map((a) => `  GET ${a.name}: p50 ${a.p50.toFixed(1)} ms, p99 ${a.p99.toFixed(1)} ms, max ${a.max.toFixed(1)} ms (${a.samples} requests)`),
-    `usage summary at ${f.summaryRate}/s, ${f.connections} connections:`,
+    ...(f.summary.length ? [`usage summary at ${f.summaryRate}/s, ${f.connections} connections:`] : []),
     ...f.summary.map(
       (x) =>
         `  ${x.name}: p50 ${x.result.p50} ms, p99 ${x.result.p99} ms, max ${x.result.max} ms, ${x.result.ok2xx} answered 200, ${x.result.non2xx + x.result.errors} failed;` +
-        ` service ${f2(x.cost.serviceCpuMs === null || !x.result.requests ? null : x.cost.serviceCpuMs / x.result.requests)} CPU ms/request (${costLine(x.cost)})`,
+        ` CPU ms/request: service ${f2(x.cost.serviceCpuMs === null || !x.result.requests ? null : x.cost.serviceCpuMs / x.result.requests)},` +
+        ` PostgreSQL ${f2(x.cost.postgresCpuMs === null || !x.result.requests ? null : x.cost.postgresCpuMs / x.result.requests)} (${costLine(x.cost)})`,
     ),
-    `raw INSERT into an unpartitioned copy of usage_events (prepared, autocommit):`,
+    ...(f.rawOne ? ['raw INSERT into an unpartitioned copy of usage_events (prepared, autocommit):'] : []),
     ...[f.rawOne, f.rawMulti].flatMap((r) => (r ? [r] : [])).map(
       (r) =>
         `  ${r.clients} clients x ${r.rowsPerStatement} row(s) per statement: ${r.rowsPerSecond.toFixed(0)} rows/s (statement p50 ${f2(r.statementP50Ms)} ms, p99 ${f2(r.statementP99Ms)} ms; PostgreSQL ${f2(
           r.cost.postgresCpuMs === null ? null : r.cost.postgresCpuMs / r.rows,
         )} CPU ms/row; ${costLine(r.cost)})`,
     ),
-    `ingestion${f.keys ? ' (each event with an idempotency_key)' : ''}:`,
+    ...(f.single || f.batch ? [`ingestion${f.keys ? ' (each event with an idempotency_key)' : ''}:`] : []),
     ...[
       [`POST /v1/usage/events, ${f.connections} connections`, f.single] as const,
       [`POST /v1/usage/events/batch x ${BATCH}, ${f.batchConcurrency} in flight`, f.batch] as const,
