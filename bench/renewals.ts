@@ -6,6 +6,7 @@ import { cpuMs, machineBusyMs, onCleanup, RssSampler, runBench } from './lib/pro
 import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
 import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
+import { envNumber } from './lib/env';
 
 /**
  * The renewal run (issue 10, item 11): N active monthly subscriptions of one merchant (default 10,000), created and
@@ -34,13 +35,8 @@ const DAY = 86_400;
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`bench:renewals: ${line}\n`);
 
-function num(name: string, fallback: number, min = 1): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return n;
-}
+/** Bench settings from the environment (default minimum 1). */
+const num = (name: string, fallback: number, min = 1) => envNumber(name, fallback, min);
 
 export interface RenewalFigures {
   subscriptions: number;

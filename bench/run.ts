@@ -13,6 +13,7 @@ import { seedResolveBench } from './lib/offerings';
 import { describeRenewals, measureRenewals, RenewalFigures, RENEWALS } from './renewals';
 import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './scenarios';
 import { describeUsage, measureUsage, USAGE_BENCH, usageChecks, UsageFigures } from './usage';
+import { envNumber } from './lib/env';
 
 /**
  * `npm run bench`: throughput and latency of a bare express hello world, the REST shim and GraphQL, measured in one
@@ -42,13 +43,8 @@ const CATALOG = { products: 20, plansPerProduct: 3, currencies: ['INR', 'USD'] }
 /** Issue 11: entitlement evaluation with 10,000 customers and 20,000 subscriptions stored. */
 const ENTITLEMENT_DATA = { customers: 10_000, subscriptions: 20_000 };
 
-function num(name: string, fallback: number, min = 0): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return n;
-}
+/** Bench settings from the environment (default minimum 0). */
+const num = (name: string, fallback: number, min = 0) => envNumber(name, fallback, min);
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`bench: ${line}\n`);

@@ -9,6 +9,7 @@ import { LoadRequest, LoadResult, runLoad } from './lib/load';
 import { cpuMs, machineBusyMs, onCleanup, runBench } from './lib/processes';
 import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
+import { envNumber } from './lib/env';
 
 /**
  * Metered usage and analytics at volume (issue 12, item 7). One merchant (created through the API, test mode, the
@@ -79,13 +80,8 @@ const BATCH = 1_000;
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`bench:usage: ${line}\n`);
 
-function num(name: string, fallback: number, min = 0): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
-  return n;
-}
+/** Bench settings from the environment (default minimum 0). */
+const num = (name: string, fallback: number, min = 0) => envNumber(name, fallback, min);
 
 /** What a phase cost the machine: CPU ms of the service and of the bench database's backends, and how busy it was. */
 interface Cost {
