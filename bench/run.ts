@@ -245,6 +245,9 @@ async function main(): Promise<number> {
       '\n  loadgen = autocannon (this process), other = everything else (PostgreSQL, other programs); CPU ms/req = server CPU / requests;' +
       '\n  sandbox ms/req = CPU of the gateway sandbox process (standing in for Stripe) / requests.',
   );
+  for (const { scenario, result: r } of measured) {
+    if (r.slowest?.length) say(`  ${scenario.name}, slowest 100 ms of due time: ${r.slowest.join('; ')}`);
+  }
   say('');
   if (renewals) {
     say(`${RENEWALS}:`);

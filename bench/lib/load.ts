@@ -31,6 +31,11 @@ export interface LoadResult {
   timeouts: number;
   non2xx: number;
   statusCodes: Record<string, number>;
+  /**
+   * Paced runs: the slowest moments, as `+<seconds into the run>: <requests due in that 100 ms> due, max <ms>`, worst
+   * first (where a tail comes from: one stall, or spread out).
+   */
+  slowest?: string[];
 }
 
 /**
@@ -83,6 +88,8 @@ export async function runPaced(req: LoadRequest, rate: number, connections: numb
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const url = new URL(req.url);
   const latencies: number[] = [];
+  /** Per 100 ms of due time: requests and their worst latency. */
+  const windows = new Map<number, { n: number; max: number }>();
   const statusCodes: Record<string, number> = {};
   let errors = 0;
   let ok2xx = 0;
@@ -101,7 +108,13 @@ export async function runPaced(req: LoadRequest, rate: number, connections: numb
           statusCodes[code] = (statusCodes[code] ?? 0) + 1;
           if (code.startsWith('2')) ok2xx++;
           else non2xx++;
-          latencies.push(performance.now() - due);
+          const latency = performance.now() - due;
+          latencies.push(latency);
+          const w = Math.floor((due - start) / 100);
+          const slot = windows.get(w) ?? { n: 0, max: 0 };
+          slot.n++;
+          slot.max = Math.max(slot.max, latency);
+          windows.set(w, slot);
           resolve();
         });
       });
@@ -139,5 +152,9 @@ export async function runPaced(req: LoadRequest, rate: number, connections: numb
     timeouts: 0,
     non2xx,
     statusCodes,
+    slowest: [...windows]
+      .sort((a, b) => b[1].max - a[1].max)
+      .slice(0, 5)
+      .map(([w, x]) => `+${(w / 10).toFixed(1)} s: ${x.n} due, max ${Math.round(x.max)} ms`),
   };
 }

@@ -105,6 +105,13 @@ export interface GatewayEvent {
   eventId: string;
   /** The gateway's own event type (e.g. checkout.session.completed, payment_link.paid). */
   rawType: string;
+  /**
+   * subscription.authorization_failed: a payment attempt on a subscription failed without changing it. At its checkout
+   * that is a declined attempt to authorise the mandate, and the checkout stays open for another. Razorpay's
+   * payment.failed does not say whether its payment was the authorisation or a renewal charge (whose outcome
+   * subscription.pending / .halted report): the subscriptions module counts it only while the subscription still
+   * waits at its checkout.
+   */
   kind:
     | 'payment.succeeded'
     | 'payment.failed'
@@ -112,6 +119,7 @@ export interface GatewayEvent {
     | 'refund.succeeded'
     | 'refund.failed'
     | 'subscription.authorized'
+    | 'subscription.authorization_failed'
     | 'subscription.charged'
     | 'subscription.charge_failed'
     | 'subscription.cancelled'
@@ -130,6 +138,11 @@ export interface GatewayEvent {
   /** Subunits (ISO 4217), converted back from the gateway's own representation. */
   amount?: number | null;
   currency?: string | null;
+  /**
+   * The gateway's id of the payment attempt the event reports (Razorpay: the payment; Stripe: the setup attempt or
+   * charge, else its intent), when it names one: several events can report one attempt.
+   */
+  attemptId?: string | null;
   /** Why the payment or mandate authorisation failed (the gateway's decline or error reason). */
   failureReason?: string | null;
   /** How it was paid / how the mandate was set up: the gateway's method name (`card`, `upi`, `emandate`, ...). */

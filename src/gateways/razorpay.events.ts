@@ -109,7 +109,31 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
           bank: d.bank,
         };
       }
-      // Renewal failures arrive as subscription.pending / subscription.halted.
+      // A subscription's payment: the payment entity names its subscription (`subscription_id`, as the official SDK
+      // types it), and its notes carry Cadence's id when they are the subscription's. While the subscription is
+      // `created` this is a declined attempt to authorise its mandate (the hosted page stays open for another); a
+      // renewal's failure is reported again by subscription.pending / .halted, which move the subscription.
+      const providerSubscriptionId = (payment?.subscription_id as string) ?? null;
+      if (providerSubscriptionId || notes.subscription_id) {
+        return {
+          ...base,
+          kind: 'subscription.authorization_failed',
+          subscriptionId: notes.subscription_id ?? null,
+          checkoutSessionId: providerSubscriptionId,
+          providerSubscriptionId,
+          providerCustomerId: payment?.customer_id ?? null,
+          providerPaymentId: d.providerPaymentId,
+          attemptId: d.providerPaymentId,
+          ...money(payment?.amount, payment?.currency),
+          failureReason: d.failureReason ?? 'payment_failed',
+          method: d.method,
+          bank: d.bank,
+          periodStart: null,
+          periodEnd: null,
+          trialEnd: null,
+          attempt: null,
+        };
+      }
       return base;
     }
     case 'refund.processed':
@@ -136,6 +160,7 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
       providerSubscriptionId: sub.id ?? null,
       providerCustomerId: sub.customer_id ?? null,
       providerPaymentId: d.providerPaymentId,
+      attemptId: d.providerPaymentId,
       method: d.method ?? sub.payment_method ?? null,
       bank: d.bank,
       failureReason: null,

@@ -40,6 +40,12 @@ export interface AdapterProfile<C extends Credentials = Credentials> {
   failedStatus(reason: string): string;
   /** The raw events of a subscription checkout that ended without a mandate, and of a running subscription's end. */
   cancelledRawType: { checkout: string; running: string };
+  /**
+   * The event of a declined attempt to authorise a mandate (without a trial), sent before the checkout ends or while it
+   * stays open, and what the adapter makes of it: Razorpay's payment.failed names the subscription; Stripe's
+   * PaymentIntent of a subscription-mode Checkout names nothing of the merchant's (ignored).
+   */
+  declinedAttempt: { rawType: string; kind: string };
   /** Whether the gateway itself ends a subscription after max_cycles (Razorpay's total_count; Stripe has none). */
   endsAfterMaxCycles: boolean;
   /** Payment methods whose subscriptions the gateway refuses to move to another plan. */
@@ -64,6 +70,7 @@ export const STRIPE: AdapterProfile<StripeCredentials> = {
   failedRawType: () => 'invoice.payment_failed',
   failedStatus: () => 'past_due',
   cancelledRawType: { checkout: 'checkout.session.expired', running: 'customer.subscription.deleted' },
+  declinedAttempt: { rawType: 'payment_intent.payment_failed', kind: 'ignored' },
   endsAfterMaxCycles: false,
   planChangeRefused: [],
 };
@@ -83,6 +90,7 @@ export const RAZORPAY: AdapterProfile<RazorpayCredentials> = {
   failedRawType: (reason) => (reason === 'stolen_card' ? 'subscription.halted' : 'subscription.pending'),
   failedStatus: (reason) => (reason === 'stolen_card' ? 'halted' : 'past_due'),
   cancelledRawType: { checkout: 'subscription.cancelled', running: 'subscription.cancelled' },
+  declinedAttempt: { rawType: 'payment.failed', kind: 'subscription.authorization_failed' },
   endsAfterMaxCycles: true,
   planChangeRefused: ['upi', 'emandate'],
 };

@@ -58,10 +58,16 @@ async function view(em: EntityManager, obj: SandboxObject): Promise<View> {
   };
 }
 
-function page(id: string, v: View): string {
+function page(id: string, v: View, declined: string | null = null): string {
   const title = v.kind === 'subscription' ? 'Authorise subscription' : 'Pay';
+  // Back on the page after a declined attempt that left the checkout open (keep_open).
+  const notice = declined && v.open ? `<p class="declined" role="alert">The last attempt was declined (${esc(declined)}). Try again.</p>\n` : '';
+  const keepOpen =
+    v.kind === 'subscription'
+      ? `\n  <label><input type="checkbox" name="keep_open" value="true"> On a decline keep the checkout open for another try, as the real gateways do</label>`
+      : '';
   const body = v.open
-    ? `<form method="post" action="/checkout/${esc(id)}">
+    ? `${notice}<form method="post" action="/checkout/${esc(id)}">
   <fieldset><legend>Outcome</legend>
     <label><input type="radio" name="outcome" value="success" checked> Success</label>
     <label><input type="radio" name="outcome" value="failure"> Failure</label>
@@ -70,7 +76,7 @@ function page(id: string, v: View): string {
   <label>Method <select name="method">${methodsOf(v).map((m) => `<option value="${m}">${METHOD_LABELS[m]}</option>`).join('')}</select></label>
   <label>Bank (e-mandate; optional for a card or UPI) <select name="bank"><option value="">From the card or VPA</option>${SANDBOX_BANKS.map((b) => `<option value="${b}">${b}</option>`).join('')}</select></label>
   <label>Card number <input name="card_number" value="${DEFAULT_CARD}" inputmode="numeric" maxlength="${FORM_LIMITS.card_number}"></label>
-  <label>VPA (UPI) <input name="vpa" placeholder="asha@okhdfcbank" maxlength="${FORM_LIMITS.vpa}"></label>
+  <label>VPA (UPI) <input name="vpa" placeholder="asha@okhdfcbank" maxlength="${FORM_LIMITS.vpa}"></label>${keepOpen}
   <p class="hint">Test cards: 4000000000000002 declined · 4000000000000341 renewals fail · 4000000000009979 stolen on first renewal · 4000000000000119 first renewal fails, then succeeds. VPAs: declined@sandbox, failure@sandbox.</p>
   <p class="hint">Banks: a card's issuer comes from its BIN (${Object.entries(CARD_ISSUERS).map(([bin, bank]) => `${bin} ${bank}`).join(' · ')}); a VPA's from its handle (@okhdfcbank HDFC · @okicici ICICI · @oksbi SBI · @okaxis AXIS · @ybl YES); an e-mandate's is the one picked.</p>
   <button type="submit">${v.kind === 'subscription' ? 'Authorise' : 'Pay'} ${esc(formatAmount(v.provider, v.amount, v.currency))}</button>
@@ -81,7 +87,7 @@ function page(id: string, v: View): string {
 <title>${title} - ${v.provider} sandbox</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}label{display:block;margin:.6rem 0}
 fieldset label{display:inline;margin-right:1rem}input,select,button{font:inherit;padding:.3rem}button{margin-top:1rem}
-.amount{font-size:1.6rem;font-weight:600}.hint{color:#555;font-size:.85rem}.badge{background:#eee;padding:.1rem .4rem;border-radius:.3rem}</style>
+.amount{font-size:1.6rem;font-weight:600}.hint{color:#555;font-size:.85rem}.declined{color:#a00}.badge{background:#eee;padding:.1rem .4rem;border-radius:.3rem}</style>
 </head><body>
 <p><span class="badge">${esc(v.provider)} sandbox</span></p>
 <h1>${title}</h1>
@@ -107,7 +113,10 @@ const FORM_LIMITS = { bank: 40, vpa: 100, card_number: 32 } as const;
 
 class FormError extends Error {}
 
-function readForm(body: Obj): { outcome: Outcome; instrument: Instrument } {
+/** A checkbox or JSON flag: `true`, `on` or `1`. */
+const flag = (v: unknown) => v === true || (typeof v === 'string' && ['true', 'on', '1'].includes(v.trim().toLowerCase()));
+
+function readForm(body: Obj): { outcome: Outcome; instrument: Instrument; keepOpen: boolean } {
   const outcome = String(body.outcome ?? '') as Outcome;
   if (!OUTCOMES.includes(outcome)) throw new FormError(`outcome must be one of ${OUTCOMES.join(', ')}`);
   const method = String(body.method || 'card') as Method;
@@ -120,6 +129,7 @@ function readForm(body: Obj): { outcome: Outcome; instrument: Instrument } {
   const card = s(body.card_number);
   return {
     outcome,
+    keepOpen: flag(body.keep_open),
     instrument: {
       method,
       bank: s(body.bank),
@@ -140,7 +150,12 @@ function addQuery(url: string, params: Record<string, string | null | undefined>
 interface Completion {
   redirect: string;
   events: string[];
+  /** A declined attempt left the checkout open: a later submission may still complete it. */
+  open?: boolean;
 }
+
+/** Back to the checkout page after a declined attempt that left it open, the decline shown. */
+const declinedPage = (checkoutUrl: string, reason: string) => addQuery(checkoutUrl, { declined: reason });
 
 /** Stripe Checkout Session, payment mode. */
 function completeStripePayment(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument): Completion {
@@ -181,8 +196,15 @@ function completeStripePayment(em: EntityManager, s: SandboxObject, outcome: Out
   };
 }
 
-/** Stripe Checkout Session, subscription mode. */
-async function completeStripeSubscription(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument, now: Date): Promise<Completion> {
+/**
+ * Stripe Checkout Session, subscription mode. A declined attempt is reported as Stripe does, by its intent's event:
+ * setup_intent.setup_failed when nothing is due now (a trial), else payment_intent.payment_failed. Like Stripe's
+ * (Checkout refuses payment_intent_data and setup_intent_data in this mode, and since API 2025-03-31.basil creates the
+ * subscription only once a payment succeeds) the intent carries nothing of the merchant's. Then the sandbox ends the
+ * visit (checkout.session.expired with the declined setup intent, contract 14), or with keep_open leaves the session
+ * open for another try, as Stripe does.
+ */
+async function completeStripeSubscription(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument, now: Date, keepOpen: boolean): Promise<Completion> {
   const account = stripeAccountOf(s);
   const cancelUrl = s.data.cancel_url ?? s.data.success_url;
   const failure = outcome === 'cancel' ? null : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
@@ -191,6 +213,9 @@ async function completeStripeSubscription(em: EntityManager, s: SandboxObject, o
     object: 'setup_intent',
     status: failure ? 'requires_payment_method' : outcome === 'cancel' ? 'canceled' : 'succeeded',
     usage: 'off_session',
+    customer: null,
+    metadata: {},
+    latest_attempt: outcome === 'cancel' ? null : gid('setatt_'),
     payment_method: { id: gid('pm_'), object: 'payment_method', ...paymentMethodDetails(i) },
     last_setup_error: failure
       ? {
@@ -204,10 +229,22 @@ async function completeStripeSubscription(em: EntityManager, s: SandboxObject, o
     created: unix(now),
     livemode: account.livemode,
   };
+  const events: string[] = [];
+  if (failure) {
+    const trial = Number(s.internal.subscriptionData?.trial_period_days ?? 0) > 0;
+    if (trial) {
+      events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'setup_intent.setup_failed', setupIntent, undefined, now));
+    } else {
+      const pi = createPaymentIntent(em, account, { amount: s.data.amount_total, currency: s.data.currency, metadata: {}, instrument: i, failure, at: now });
+      events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'payment_intent.payment_failed', pi.data, undefined, now));
+    }
+    if (keepOpen) return { redirect: declinedPage(s.data.url, failure), events, open: true };
+  }
   if (outcome === 'cancel' || failure) {
     patch(s, { status: 'expired', setup_intent: setupIntent.id });
     const eventObject = { ...s.data, setup_intent: outcome === 'cancel' ? setupIntent.id : setupIntent };
-    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', eventObject, undefined, now)] };
+    events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', eventObject, undefined, now));
+    return { redirect: cancelUrl, events };
   }
   const customerId = s.data.customer ?? gid('cus_', 14);
   if (!s.data.customer) {
@@ -217,7 +254,7 @@ async function completeStripeSubscription(em: EntityManager, s: SandboxObject, o
   patch(s, { status: 'complete', payment_status: s.data.amount_total > 0 ? 'paid' : 'no_payment_required', subscription: sub.id, customer: customerId, setup_intent: setupIntent.id });
   // The event carries the subscription expanded (as `expand: ['subscription']` would): its trial end and first period.
   const eventObject = { ...s.data, setup_intent: setupIntent, subscription: sub.data };
-  const events = [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', eventObject, undefined, now)];
+  events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', eventObject, undefined, now));
   events.push(...afterCompletion());
   return { redirect: withSessionId(s.data.success_url, s.id), events };
 }
@@ -270,8 +307,13 @@ function completeRazorpayLink(em: EntityManager, link: SandboxObject, outcome: O
   };
 }
 
-/** Razorpay Subscription (its short_url). Redirects to notes.success_url / notes.cancel_url. */
-function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, outcome: Outcome, i: Instrument, now: Date): Completion {
+/**
+ * Razorpay Subscription (its short_url). Redirects to notes.success_url / notes.cancel_url. A declined authorisation
+ * payment is reported as Razorpay does, by payment.failed (the payment names its subscription); then the sandbox ends
+ * the visit (subscription.cancelled, contract 14), or with keep_open leaves the subscription `created` for another
+ * try, as Razorpay does.
+ */
+function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, outcome: Outcome, i: Instrument, now: Date, keepOpen: boolean): Completion {
   const account = { provider: 'razorpay' as const, accountKey: sub.accountKey, livemode: false };
   const notes = (sub.data.notes ?? {}) as Obj;
   const success = notes.success_url ? withSessionId(notes.success_url, sub.id) : '';
@@ -279,12 +321,15 @@ function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, out
   const failure = outcome === 'cancel' ? null : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
   if (outcome === 'cancel' || failure) {
     const payment = failure
-      ? createPayment(em, account, { amount: 0, currency: sub.internal.currency, notes, instrument: i, failure, description: 'Mandate authorisation', at: now })
+      ? createPayment(em, account, { amount: 0, currency: sub.internal.currency, notes, instrument: i, failure, description: 'Mandate authorisation', subscriptionId: sub.id, at: now })
       : null;
+    const events = payment ? [queueRazorpayEvent(em, account.accountKey, 'payment.failed', { payment: payment.data }, now)] : [];
+    if (failure && keepOpen) return { redirect: declinedPage(sub.data.short_url, failure), events, open: true };
     // Never authorised: no customer_id (the adapter reads that as a failed checkout, not a cancelled subscription).
     patch(sub, { status: 'cancelled', ended_at: unix(now), payment_method: i.method });
     sub.dueAt = null;
-    return { redirect: cancel, events: [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data, payment: payment?.data }, now)] };
+    events.push(queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data, payment: payment?.data }, now));
+    return { redirect: cancel, events };
   }
   return { redirect: success, events: authorizeRazorpaySubscription(em, sub, i, now) };
 }
@@ -298,7 +343,8 @@ export function checkoutRouter(sb: Sandbox): Router {
       res.status(404).type('text/plain').send('No such checkout');
       return;
     }
-    res.type('html').send(page(obj.id, await view(em, obj)));
+    const declined = typeof req.query.declined === 'string' ? req.query.declined.slice(0, 64) : null;
+    res.type('html').send(page(obj.id, await view(em, obj), declined));
   });
 
   r.post('/checkout/:id', express.urlencoded({ extended: false }), express.json(), bodyChecks, async (req: Request, res: Response) => {
@@ -319,14 +365,15 @@ export function checkoutRouter(sb: Sandbox): Router {
       let c: Completion;
       if (obj.type === 'checkout_session') {
         c = obj.data.mode === 'subscription'
-          ? await completeStripeSubscription(em, obj, form.outcome, form.instrument, now)
+          ? await completeStripeSubscription(em, obj, form.outcome, form.instrument, now, form.keepOpen)
           : completeStripePayment(em, obj, form.outcome, form.instrument);
       } else if (obj.type === 'payment_link') {
         c = completeRazorpayLink(em, obj, form.outcome, form.instrument);
       } else {
-        c = completeRazorpaySubscription(em, obj, form.outcome, form.instrument, now);
+        c = completeRazorpaySubscription(em, obj, form.outcome, form.instrument, now, form.keepOpen);
       }
-      patch(obj, {}, { resolved: { redirect: c.redirect, outcome: form.outcome } });
+      // Still open after a declined attempt: the next submission is another attempt, not a resubmission.
+      if (!c.open) patch(obj, {}, { resolved: { redirect: c.redirect, outcome: form.outcome } });
       return c;
     });
     if (!done) {

@@ -22,7 +22,20 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
 export function createPayment(
   em: Persister,
   account: Account,
-  p: { amount: number; currency: string; notes: Record<string, string>; email?: string | null; contact?: string | null; instrument: Instrument; failure: string | null; description?: string | null; invoiceId?: string | null; at?: Date },
+  p: {
+    amount: number;
+    currency: string;
+    notes: Record<string, string>;
+    email?: string | null;
+    contact?: string | null;
+    instrument: Instrument;
+    failure: string | null;
+    description?: string | null;
+    invoiceId?: string | null;
+    /** The subscription a payment authorises or charges (its entity names it, as Razorpay's does). */
+    subscriptionId?: string | null;
+    at?: Date;
+  },
 ): SandboxObject {
   const i = p.instrument;
   return createObject(em, account, 'payment', {
@@ -45,6 +58,7 @@ export function createPayment(
     amount_refunded: 0,
     refund_status: null,
     invoice_id: p.invoiceId ?? null,
+    ...(p.subscriptionId ? { subscription_id: p.subscriptionId } : {}),
     description: p.description ?? null,
     email: p.email ?? null,
     contact: p.contact ?? null,
@@ -138,6 +152,7 @@ function chargeCycle(em: Persister, sub: SandboxObject, failure: string | null, 
     instrument: si.instrument!,
     failure,
     invoiceId: invoice.id,
+    subscriptionId: sub.id,
     at,
   });
   // Sandbox convention: payment_id names the latest attempt, paid or failed (reconciliation reads its error).
@@ -188,6 +203,7 @@ export function authorizeRazorpaySubscription(em: EntityManager, sub: SandboxObj
     instrument,
     failure: null,
     description: 'Mandate authorisation',
+    subscriptionId: sub.id,
     at: now,
   });
   patch(sub, {

@@ -9,24 +9,28 @@ import { attemptGroups, insertMandateAttempt } from './autopay.store';
 import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayReport, MandateMethod } from './autopay.types';
 
 /**
- * UPI autopay / mandate analytics (contract 14 `GET /analytics/autopay`): every subscription mandate checkout that
- * completed or failed at the gateway is recorded as an attempt, with the method, bank and failure reason the gateway
- * event carries, in the transaction that applies that event to the subscription.
+ * UPI autopay / mandate analytics (contract 14 `GET /analytics/autopay`): every attempt to authorise a subscription's
+ * mandate at the gateway is recorded, with the method, bank and failure reason the gateway event carries, in the
+ * transaction that applies that event to the subscription. A checkout declined once and then completed is two
+ * attempts, failed and authorized.
  */
 
 /**
- * Whether a gateway event about a subscription (in `statusBefore`, before the event is applied) is its mandate
- * checkout's outcome, and which:
+ * Whether a gateway event about a subscription (in `statusBefore`, before the event is applied) reports an attempt to
+ * authorise its mandate, and its outcome:
  * - authorised: the checkout completed (`subscription.authorized`), or the gateway already charged on the mandate of
  *   a subscription still waiting at checkout (an event that came first, out of order);
- * - failed: the checkout ended without a mandate because the gateway declined it (a failure reason; a checkout
- *   cancelled by the buyer, or expired because nobody completed it, made no attempt at the gateway and counts for
- *   nothing).
+ * - failed: the gateway declined an attempt while the checkout stays open (`subscription.authorization_failed`, while
+ *   the subscription still waits at checkout: at Razorpay the same event reports a renewal's failed payment), or the
+ *   checkout ended without a mandate because the gateway declined it (a failure reason; a checkout cancelled by the
+ *   buyer, or expired because nobody completed it, made no attempt at the gateway and counts for nothing).
  */
 export function mandateOutcome(statusBefore: SubscriptionStatus, event: GatewayEvent): { status: 'authorized' | 'failed'; failureReason: string | null } | null {
   switch (event.kind) {
     case 'subscription.authorized':
       return { status: 'authorized', failureReason: null };
+    case 'subscription.authorization_failed':
+      return statusBefore === SubscriptionStatus.CREATED ? { status: 'failed', failureReason: (event.failureReason ?? 'payment_failed').slice(0, 255) } : null;
     case 'subscription.charged':
     case 'subscription.charge_failed':
       return statusBefore === SubscriptionStatus.CREATED ? { status: 'authorized', failureReason: null } : null;
@@ -40,7 +44,10 @@ export function mandateOutcome(statusBefore: SubscriptionStatus, event: GatewayE
 /**
  * Records the attempt a gateway event reports, if it reports one (see mandateOutcome), in the caller's transaction;
  * `now` is merchant time. Called by the subscriptions module before it applies the event (the status is the one the
- * event found). One per subscription: later events about the same checkout, and repeats, record nothing.
+ * event found). One per gateway attempt (the event's attemptId, else the event itself): another event about the same
+ * attempt (Razorpay's payment.failed, then subscription.cancelled with the same payment), the same event under
+ * another id, and repeats record nothing; and a subscription's mandate is authorised once (Razorpay's authenticated,
+ * then charged: one attempt).
  */
 export async function recordMandateAttempt(
   em: EntityManager,
@@ -59,6 +66,7 @@ export async function recordMandateAttempt(
     status: outcome.status,
     failureReason: outcome.failureReason,
     gatewayEventId: event.eventId,
+    gatewayAttemptId: event.attemptId ?? event.eventId,
     occurredAt: now,
   });
 }

@@ -3,7 +3,10 @@ import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery } from '../../core/sql';
 import type { MandateMethodName } from '../../gateways/banks';
 
-/** Every SQL statement on `mandate_attempts` (migration Migration20261124200200_mandate_attempts). */
+/**
+ * Every SQL statement on `mandate_attempts` (migrations Migration20261124200200_mandate_attempts and
+ * Migration20261125000200_mandate_attempt_ids).
+ */
 
 export interface MandateAttemptRow {
   subscriptionId: string;
@@ -14,21 +17,23 @@ export interface MandateAttemptRow {
   status: 'authorized' | 'failed';
   failureReason: string | null;
   gatewayEventId: string;
+  /** The gateway's attempt (its payment, setup attempt or charge; the event's id when the event names none). */
+  gatewayAttemptId: string;
   /** Merchant time (the test clock in test mode). */
   occurredAt: Date;
 }
 
 /**
- * Records one attempt in the caller's transaction (the gateway event's). A subscription's checkout is one attempt, and
- * a gateway event records at most one: a second event about the same checkout (Razorpay's authenticated, then
- * charged), or the same event again, changes nothing.
+ * Records one attempt in the caller's transaction (the gateway event's). Each of the unique indexes makes a repeat
+ * change nothing: the same gateway attempt again (another event about it, or the same event under another id), the
+ * same event again, or a second authorisation of one subscription (Razorpay's authenticated, then charged).
  */
 export async function insertMandateAttempt(em: EntityManager, a: MandateAttemptRow): Promise<void> {
   await tenantQuery(
     em,
-    `insert into mandate_attempts (id, merchant_id, mode, subscription_id, customer_id, provider, method, bank, status, failure_reason, gateway_event_id, occurred_at)
-     values (?, {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-    [uuidv7(), a.subscriptionId, a.customerId, a.provider, a.method, a.bank, a.status, a.failureReason, a.gatewayEventId, a.occurredAt],
+    `insert into mandate_attempts (id, merchant_id, mode, subscription_id, customer_id, provider, method, bank, status, failure_reason, gateway_event_id, gateway_attempt_id, occurred_at)
+     values (?, {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+    [uuidv7(), a.subscriptionId, a.customerId, a.provider, a.method, a.bank, a.status, a.failureReason, a.gatewayEventId, a.gatewayAttemptId.slice(0, 255), a.occurredAt],
   );
 }
 

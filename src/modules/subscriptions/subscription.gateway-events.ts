@@ -15,6 +15,7 @@ import { endGatewayDiscountIfOver } from './subscription.discount';
 import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 import { recordMandateAttempt } from '../analytics/autopay.service';
+import { billFinalUsage } from '../usage/usage.billing';
 
 const S = SubscriptionStatus;
 
@@ -84,7 +85,8 @@ export async function applySubscriptionEvent(
   now: Date,
   sub: BillingSubscription,
 ): Promise<(() => Promise<void>)[]> {
-  // A mandate checkout's outcome is an autopay attempt (analytics), recorded with the change it causes.
+  // An attempt to authorise the mandate is an autopay attempt (analytics), recorded with the change it causes (none
+  // for a declined attempt whose checkout stays open).
   await recordMandateAttempt(em, sub, event, now);
   if (!sub.providerSubscriptionId && event.providerSubscriptionId) sub.providerSubscriptionId = event.providerSubscriptionId;
   if (!sub.providerCustomerId && event.providerCustomerId) sub.providerCustomerId = event.providerCustomerId;
@@ -107,7 +109,11 @@ export async function applySubscriptionEvent(
       await chargeFailed(service, change, event, now);
       break;
     case 'subscription.cancelled':
-      cancelledAtGateway(change, event, now);
+      await cancelledAtGateway(service, change, event, now);
+      break;
+    case 'subscription.authorization_failed':
+      // A declined attempt: the checkout stays open for another (or, at Razorpay, a renewal's failed payment, which
+      // subscription.pending / .halted report too). Nothing changes.
       break;
     default:
       // paused / resumed echo Cadence's own commands; completed is the scheduler's at the period's end.
@@ -354,19 +360,29 @@ async function halt(service: SubscriptionService, change: SubscriptionChange, by
   }
 }
 
-/** The gateway ended the subscription: a checkout that failed, or a cancellation made at the gateway. */
-function cancelledAtGateway(change: SubscriptionChange, event: GatewayEvent, now: Date): void {
+/**
+ * The gateway ended the subscription: a checkout that failed, or a cancellation made at the gateway. A cancellation
+ * at the period's end bills the last period's usage in arrears, as the scheduler does when it gets there first
+ * (subscription.scheduler.ts PERIOD_END_CANCEL): whichever path moves the subscription bills it, under the row lock, and
+ * the other finds it cancelled. An immediate cancellation or a trial's end bills no usage (usage.billing.ts).
+ */
+async function cancelledAtGateway(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
   const sub = change.sub;
   // The echo of a cancel command still at its last step (the gateway may report it before the command commits):
   // the command records the cancellation itself, as `api`.
   // Likewise the echo of the scheduler ending an abandoned checkout: it records the cancellation as `scheduler`.
   const inFlight = commandInFlight(sub);
   if (inFlight === 'cancel' || inFlight === CHECKOUT_EXPIRY_CLAIM) return;
+  // The end of a max_cycles term, reported by the gateway (Stripe is told to cancel at the last period's end): the
+  // scheduler's COMPLETE records it as `completed`, with the last period's usage. Before that end it is a cancellation.
+  if (sub.nextAction === ScheduledAction.COMPLETE && sub.currentPeriodEnd && now.getTime() >= sub.currentPeriodEnd.getTime()) return;
+  let periodEnded = false;
   if (sub.status === S.CREATED) {
     change.move('checkout_failed', 'webhook', event.failureReason ? { gateway_decline_reason: event.failureReason } : {});
   } else if (sub.cancelAtPeriodEnd && transitionFor(sub.status, sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel')) {
     // The gateway reached the period's end before the scheduler did: the same cancellation, reported by the gateway.
-    change.move(sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel', 'webhook');
+    periodEnded = sub.status !== S.TRIALING;
+    change.move(periodEnded ? 'period_end_cancel' : 'trial_end_cancel', 'webhook');
   } else if (transitionFor(sub.status, 'cancel')) {
     change.move('cancel', 'webhook');
   } else {
@@ -375,4 +391,5 @@ function cancelledAtGateway(change: SubscriptionChange, event: GatewayEvent, now
   sub.cancelledAt = now;
   sub.endedAt = now;
   change.schedule(null);
+  if (periodEnded) await billFinalUsage(change, service, now);
 }
