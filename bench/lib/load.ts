@@ -125,6 +125,7 @@ export async function runPaced(req: LoadRequest, rate: number, connections: numb
       out.end(r.body);
     });
   const start = performance.now();
+  const startedAt = Date.now();
   const total = Math.round(rate * seconds);
   const inFlight: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
@@ -155,6 +156,6 @@ export async function runPaced(req: LoadRequest, rate: number, connections: numb
     slowest: [...windows]
       .sort((a, b) => b[1].max - a[1].max)
       .slice(0, 5)
-      .map(([w, x]) => `+${(w / 10).toFixed(1)} s: ${x.n} due, max ${Math.round(x.max)} ms`),
+      .map(([w, x]) => `+${(w / 10).toFixed(1)} s (${new Date(startedAt + w * 100).toISOString().slice(11, 23)}): ${x.n} due, max ${Math.round(x.max)} ms`),
   };
 }

@@ -35,9 +35,21 @@ export interface Ctx {
 }
 
 export function createContext(args: { em: EntityManager; principal: Principal; requestId: string; log: Logger; services: object }): Ctx {
-  const { principal } = args;
-  const em = principal.kind === 'merchant' ? tenantEntityManager(args.em, principal) : args.em.fork();
-  return { ...args, em, loaders: new Map(), extras: new Map() };
+  const { principal, requestId, log, services } = args;
+  let em: EntityManager | undefined;
+  return {
+    requestId,
+    principal,
+    log,
+    services,
+    loaders: new Map(),
+    extras: new Map(),
+    // Forked on first use: many answers (entitlements, cached reads, usage events) never touch the ORM, and a fork
+    // is a good part of a small request's garbage. A spread copy of the context (Apollo's) forks it once, here.
+    get em(): EntityManager {
+      return (em ??= principal.kind === 'merchant' ? tenantEntityManager(args.em, principal) : args.em.fork());
+    },
+  };
 }
 
 /**

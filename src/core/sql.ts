@@ -164,16 +164,24 @@ interface Compiled {
   text: string;
   at: number[];
 }
-const compiled = new Map<string, Compiled>();
+/**
+ * Per statement text: whether it numbers its parameters (`$n`), and its expansion (for `$n` texts, per parameter
+ * count). Keyed by the caller's text itself, so the usual literal text is hashed once, not a new key string per call.
+ */
+const compiled = new Map<string, { dollar: boolean; byCount: Map<number, Compiled> }>();
 
 /** Expands the tenant placeholders once per text (a hot path: every payment runs several tenant statements). */
 function compile(sql: string, paramCount: number): Compiled {
-  // `$n` style: the tenant's two parameters follow the caller's, so the text depends on how many there are.
-  const dollar = /\$\d/.test(sql);
-  const key = dollar ? `${paramCount}|${sql}` : sql;
-  let c = compiled.get(key);
+  let entry = compiled.get(sql);
+  if (!entry) {
+    if (!sql.match(TENANT)) throw new Error('tenant statement without {tenant}: it must name its tenant columns');
+    if (compiled.size >= 1000) compiled.clear();
+    // `$n` style: the tenant's two parameters follow the caller's, so the text depends on how many there are.
+    compiled.set(sql, (entry = { dollar: /\$\d/.test(sql), byCount: new Map() }));
+  }
+  const count = entry.dollar ? paramCount : -1;
+  let c = entry.byCount.get(count);
   if (c) return c;
-  if (!sql.match(TENANT)) throw new Error('tenant statement without {tenant}: it must name its tenant columns');
   const expand = (match: string, alias: string | undefined, m: string, o: string) => {
     if (match === '{tenant_values}') return `${m}, ${o}`;
     const col = (name: string) => (alias ? `${alias}.${name}` : name);
@@ -181,7 +189,7 @@ function compile(sql: string, paramCount: number): Compiled {
   };
   const at: number[] = [];
   let text: string;
-  if (dollar) {
+  if (entry.dollar) {
     text = sql.replace(TENANT, (match, a) => expand(match, a, `$${paramCount + 1}`, `$${paramCount + 2}`));
     at.push(paramCount);
   } else {
@@ -196,8 +204,8 @@ function compile(sql: string, paramCount: number): Compiled {
     });
   }
   c = { text, at };
-  if (compiled.size > 1000) compiled.clear();
-  compiled.set(key, c);
+  if (entry.byCount.size >= 16) entry.byCount.clear();
+  entry.byCount.set(count, c);
   return c;
 }
 

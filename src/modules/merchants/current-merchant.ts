@@ -14,12 +14,17 @@ const merchantById = defineLoader<string, Merchant>('merchantById', async (ctx, 
  * the request's loader with it (primeMerchant), so this costs no query on the request path.
  */
 export function currentMerchant(ctx: Ctx): Promise<Merchant> {
+  const primed = ctx.extras.get(AUTHENTICATED) as Merchant | undefined;
+  if (primed) return Promise.resolve(primed);
   return merchantById(ctx).load(tenantOf(ctx).merchantId);
 }
 
-/** Hands the merchant that authenticated the request to the request's loader. */
+/** The merchant that authenticated the request (in the context's extras: no loader is made for a request that never asks). */
+const AUTHENTICATED = Symbol('the authenticated merchant');
+
+/** Hands the merchant that authenticated the request to currentMerchant. */
 export function primeMerchant(ctx: Ctx, merchant: Merchant): void {
-  merchantById(ctx).prime(merchant.id, merchant);
+  ctx.extras.set(AUTHENTICATED, merchant);
 }
 
 /** A merchant by id, outside a request (gateway events, the scheduler): its settings, such as max_retries. */
