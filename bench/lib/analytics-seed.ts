@@ -387,10 +387,10 @@ export async function seedAnalytics(
 
     const attempts = await db.query(
       `insert into mandate_attempts (id, created_at, merchant_id, mode, subscription_id, customer_id, provider, method, bank, status, failure_reason,
-         gateway_event_id, gateway_attempt_id, occurred_at)
+         gateway_event_id, occurred_at)
        select gen_random_uuid(), a.at, $1, 'test', s.id, c.id, 'stripe', s.method, s.bank,
          case when s.category = 'failed' then 'failed' else 'authorized' end, case when s.category = 'failed' then s.reason end,
-         'evt_seed_' || $2::text || '_' || s.i, 'seti_seed_' || $2::text || '_' || s.i, a.at
+         'evt_seed_' || $2::text || '_' || s.i, a.at
        from seed_subs s join seed_customers c on c.ci = s.ci
        cross join lateral (select case when s.category = 'failed' then s.t0 + interval '5 minutes' else s.t0 end as at) a
        order by a.at`,

@@ -138,11 +138,6 @@ export interface GatewayEvent {
   /** Subunits (ISO 4217), converted back from the gateway's own representation. */
   amount?: number | null;
   currency?: string | null;
-  /**
-   * The gateway's id of the payment attempt the event reports (Razorpay: the payment; Stripe: the setup attempt or
-   * charge, else its intent), when it names one: several events can report one attempt.
-   */
-  attemptId?: string | null;
   /** Why the payment or mandate authorisation failed (the gateway's decline or error reason). */
   failureReason?: string | null;
   /** How it was paid / how the mandate was set up: the gateway's method name (`card`, `upi`, `emandate`, ...). */

@@ -57,17 +57,6 @@ export function paymentDetails(pi: unknown): { method: string | null; bank: stri
   return out;
 }
 
-/**
- * The attempt an intent's event reports: a SetupIntent's latest SetupAttempt, a PaymentIntent's latest charge (each
- * confirmation makes a new one), else the intent itself; null without an intent.
- */
-export function attemptIdOf(intent: unknown): string | null {
-  if (!intent || typeof intent !== 'object') return idOf(intent);
-  const i = intent as Obj;
-  const attempt = i.object === 'setup_intent' ? idOf(i.latest_attempt) : idOf(i.latest_charge) ?? idOf(i.last_payment_error?.charge);
-  return attempt ?? idOf(i);
-}
-
 /** Unix seconds -> Date (null when absent). */
 export const fromUnix = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000) : null);
 
@@ -126,7 +115,6 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
           checkoutSessionId: obj.id,
           providerSubscriptionId: idOf(obj.subscription),
           providerCustomerId: idOf(obj.customer),
-          attemptId: attemptIdOf(obj.setup_intent),
           method: d.method,
           bank: d.bank,
           periodStart: period.start,
@@ -160,7 +148,6 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
           kind: 'subscription.cancelled',
           subscriptionId: obj.metadata?.subscription_id ?? obj.client_reference_id ?? null,
           checkoutSessionId: obj.id,
-          attemptId: attemptIdOf(obj.setup_intent),
           failureReason: d.failureReason,
           method: d.method,
           bank: d.bank,
@@ -239,7 +226,6 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
         providerSubscriptionId,
         providerCustomerId: idOf(obj.customer),
         providerPaymentId: d.providerPaymentId,
-        attemptId: attemptIdOf(pi),
         ...money(paid ? obj.amount_paid : obj.amount_due, obj.currency),
         failureReason: paid ? null : d.failureReason ?? 'payment_failed',
         method: d.method,

@@ -6,9 +6,10 @@ import { connect, Connected, countRows, postEvent, razorpayEvent, signedHeaders 
 import { createSubscription, events, ok, recurringPlan, sandboxEventsAbout } from '../subscriptions/helpers';
 
 /**
- * Autopay analytics count attempts, not checkouts: a declined attempt whose checkout stays open (the sandbox's
- * keep_open, as the real gateways do) is reported by the gateway's own event through the verified webhook path, leaves
- * the subscription `created`, and a later success on the same checkout is the second attempt.
+ * Contract 14: an autopay attempt is one mandate checkout completed or failed at the gateway. A declined try whose
+ * checkout stays open (the sandbox's keep_open, as the real gateways do) is reported by the gateway's own event
+ * through the verified webhook path and leaves the subscription `created`: the checkout counts as failed until a later
+ * try on it succeeds, and then as authorised, one attempt either way.
  */
 
 const h = useHarness();
@@ -27,18 +28,15 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
   let sub: any;
   let declinedAt: string;
 
-  /** The answer after both attempts, by hand: one failed (declined@sandbox, no bank), one authorised (HDFC). */
+  /** After the decline and then the success on the same checkout, by hand: one attempt, authorised by UPI (HDFC). */
   const BOTH = {
-    attempts: 2,
+    attempts: 1,
     authorized: 1,
-    failed: 1,
-    success_rate: 0.5,
-    by_method: [{ method: 'upi', attempts: 2, authorized: 1, success_rate: 0.5 }],
-    failure_reasons: [{ reason: 'card_declined', count: 1 }],
-    banks: [
-      { bank: 'HDFC', attempts: 1, authorized: 1, success_rate: 1 },
-      { bank: null, attempts: 1, authorized: 0, success_rate: 0 },
-    ],
+    failed: 0,
+    success_rate: 1,
+    by_method: [{ method: 'upi', attempts: 1, authorized: 1, success_rate: 1 }],
+    failure_reasons: [],
+    banks: [{ bank: 'HDFC', attempts: 1, authorized: 1, success_rate: 1 }],
   };
 
   beforeAll(async () => {
@@ -76,17 +74,17 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
     });
   });
 
-  it('a successful attempt on the same checkout authorises the mandate: two attempts, 50%', async () => {
+  it('a successful try on the same checkout authorises the mandate: still one attempt, now authorised', async () => {
     const r = await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'upi', vpa: 'ravi@okhdfcbank' });
     expect(r.status).toBe(303);
     expect(r.location).toBe(`https://merchant.example/welcome?sub=${sub.id}`);
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'active' });
     expect(await autopay(m)).toEqual(BOTH);
     const g = await m.test.gql('{ autopay { attempts authorized failed successRate } }');
-    expect(g.data.autopay).toEqual({ attempts: 2, authorized: 1, failed: 1, successRate: 0.5 });
+    expect(g.data.autopay).toEqual({ attempts: 1, authorized: 1, failed: 0, successRate: 1 });
   });
 
-  it('the same attempt reported again (the same event, or under another event id) counts once', async () => {
+  it('the decline reported again after the success (the same event, or under another event id) changes nothing', async () => {
     const [failed] = (await sandboxEventsAbout(h.app, sub)).filter((e) => e.type === 'payment.failed');
     const same = await postEvent(rp.connection.webhook_url, { payload: failed.body, headers: signedHeaders('razorpay', rp.webhookSecret, failed.body, failed.id) });
     expect(same.body).toEqual({ received: true, duplicate: true });
@@ -94,7 +92,7 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
     const again = await postEvent(rp.connection.webhook_url, { payload: failed.body, headers: signedHeaders('razorpay', rp.webhookSecret, failed.body, id) });
     expect(again.body).toEqual({ received: true, duplicate: false });
     expect(await autopay(m)).toEqual(BOTH);
-    expect(await countRows(h.app, 'mandate_attempts', 'subscription_id = ?', [sub.id])).toBe(2);
+    expect(await countRows(h.app, 'mandate_attempts', 'subscription_id = ?', [sub.id])).toBe(1);
   });
 
   it("a failed payment of the authorised subscription (a renewal's) is no authorisation attempt and changes nothing", async () => {
@@ -134,8 +132,8 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
   });
 });
 
-describe('Razorpay: every declined attempt is its own, whatever the method', () => {
-  it('a declined card, a failed e-mandate, then a UPI success: three attempts, one authorised', async () => {
+describe('Razorpay: several declined tries on one checkout', () => {
+  it('a declined card, a failed e-mandate, then a UPI success: one attempt, failed with the latest decline until the success', async () => {
     const m = await h.merchant();
     await connect(m.test, 'razorpay');
     const { plan } = await recurringPlan(m.test);
@@ -150,27 +148,26 @@ describe('Razorpay: every declined attempt is its own, whatever the method', () 
       expect(r.location).toMatch(/\?declined=/);
     }
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'created' });
+    expect(await autopay(m)).toEqual({
+      attempts: 1,
+      authorized: 0,
+      failed: 1,
+      success_rate: 0,
+      by_method: [{ method: 'emandate', attempts: 1, authorized: 0, success_rate: 0 }],
+      failure_reasons: [{ reason: 'payment_failed', count: 1 }],
+      banks: [{ bank: 'SBI', attempts: 1, authorized: 0, success_rate: 0 }],
+    });
     await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'upi', vpa: 'asha@oksbi' });
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'active' });
     expect(await autopay(m)).toEqual({
-      attempts: 3,
+      attempts: 1,
       authorized: 1,
-      failed: 2,
-      success_rate: 1 / 3,
-      by_method: [
-        { method: 'card', attempts: 1, authorized: 0, success_rate: 0 },
-        { method: 'emandate', attempts: 1, authorized: 0, success_rate: 0 },
-        { method: 'upi', attempts: 1, authorized: 1, success_rate: 1 },
-      ],
-      failure_reasons: [
-        { reason: 'card_declined', count: 1 },
-        { reason: 'payment_failed', count: 1 },
-      ],
-      banks: [
-        // The card's issuer by its BIN (400000: ICICI); the e-mandate's bank and the VPA handle's (@oksbi) are SBI.
-        { bank: 'SBI', attempts: 2, authorized: 1, success_rate: 0.5 },
-        { bank: 'ICICI', attempts: 1, authorized: 0, success_rate: 0 },
-      ],
+      failed: 0,
+      success_rate: 1,
+      by_method: [{ method: 'upi', attempts: 1, authorized: 1, success_rate: 1 }],
+      failure_reasons: [],
+      // The VPA handle's bank (@oksbi).
+      banks: [{ bank: 'SBI', attempts: 1, authorized: 1, success_rate: 1 }],
     });
   });
 

@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { normaliseRazorpayEvent } from '../../src/gateways/razorpay.events';
-import { attemptIdOf, normaliseStripeEvent } from '../../src/gateways/stripe.events';
+import { normaliseStripeEvent } from '../../src/gateways/stripe.events';
 import { mandateOutcome } from '../../src/modules/analytics/autopay.service';
 import { SubscriptionStatus } from '../../src/modules/subscriptions/subscription.machine';
 
@@ -61,7 +61,7 @@ const razorpayBody = (event: string, entities: Record<string, unknown>) => ({
 });
 
 describe('Razorpay payment.failed of a subscription', () => {
-  it('is a declined authorisation attempt of that subscription: method, bank from the VPA handle, reason, the payment as the attempt', () => {
+  it('is a declined authorisation attempt of that subscription: method, bank from the VPA handle, reason', () => {
     const e = normaliseRazorpayEvent(razorpayBody('payment.failed', { payment: razorpayPayment() }), 'evt_1');
     expect(e).toMatchObject({
       provider: 'razorpay',
@@ -72,7 +72,6 @@ describe('Razorpay payment.failed of a subscription', () => {
       providerSubscriptionId: 'sub_00000000000001',
       checkoutSessionId: 'sub_00000000000001',
       providerPaymentId: 'pay_29QQoUBi66xm2f',
-      attemptId: 'pay_29QQoUBi66xm2f',
       method: 'upi',
       bank: 'HDFC',
       failureReason: 'payment_cancelled',
@@ -110,13 +109,13 @@ describe('Razorpay payment.failed of a subscription', () => {
     expect(other.kind).toBe('ignored');
   });
 
-  it('shares its attempt with the subscription.cancelled that carries the same payment (the checkout ended after it)', () => {
+  it('reports the same decline as the subscription.cancelled that carries the same payment (the checkout ended after it)', () => {
     const payment = razorpayPayment({ error_reason: 'card_declined' });
     const failed = normaliseRazorpayEvent(razorpayBody('payment.failed', { payment }), 'evt_8');
     const subscription = { id: 'sub_00000000000001', entity: 'subscription', status: 'cancelled', customer_id: null, paid_count: 0, current_start: null, notes: payment.notes, payment_method: 'upi' };
     const cancelled = normaliseRazorpayEvent(razorpayBody('subscription.cancelled', { subscription, payment }), 'evt_9');
     expect(cancelled).toMatchObject({ kind: 'subscription.cancelled', checkoutFailed: true, failureReason: 'card_declined' });
-    expect(cancelled.attemptId).toBe(failed.attemptId);
+    expect(failed).toMatchObject({ failureReason: 'card_declined', subscriptionId: cancelled.subscriptionId });
   });
 });
 
@@ -187,23 +186,14 @@ describe('Stripe: a declined attempt at a subscription-mode Checkout', () => {
     expect(normaliseStripeEvent(stripeEvent('payment_intent.payment_failed', failedPaymentIntent)).kind).toBe('ignored');
   });
 
-  it('names its attempt: the setup attempt or the charge of each confirmation, else the intent', () => {
-    expect(attemptIdOf(failedSetupIntent)).toBe('setatt_1SaNf2Lz');
-    expect(attemptIdOf(failedPaymentIntent)).toBe('ch_3SaNf2');
-    expect(attemptIdOf({ ...failedPaymentIntent, latest_charge: null })).toBe('ch_3SaNf2');
-    expect(attemptIdOf({ ...failedPaymentIntent, latest_charge: null, last_payment_error: null })).toBe('pi_3SaNf2');
-    expect(attemptIdOf('seti_1SaNf2Lz')).toBe('seti_1SaNf2Lz');
-    expect(attemptIdOf(null)).toBeNull();
-  });
 
-  it('ended by the checkout, carries the attempt it reports with the method, bank and reason of the expanded intent', () => {
+  it('ended by the checkout, carries the method, bank and reason of the expanded intent', () => {
     const session = { id: 'cs_test_a1', object: 'checkout.session', mode: 'subscription', status: 'expired', client_reference_id: SUB_ID, metadata: { subscription_id: SUB_ID }, subscription: null, customer: null };
     const expired = normaliseStripeEvent(stripeEvent('checkout.session.expired', { ...session, setup_intent: failedSetupIntent }));
     expect(expired).toMatchObject({
       kind: 'subscription.cancelled',
       checkoutFailed: true,
       subscriptionId: SUB_ID,
-      attemptId: 'setatt_1SaNf2Lz',
       method: 'card',
       bank: 'HDFC',
       failureReason: 'insufficient_funds',
@@ -211,6 +201,6 @@ describe('Stripe: a declined attempt at a subscription-mode Checkout', () => {
     const completed = normaliseStripeEvent(
       stripeEvent('checkout.session.completed', { ...session, status: 'complete', setup_intent: { ...failedSetupIntent, status: 'succeeded', last_setup_error: null, latest_attempt: 'setatt_2' }, subscription: 'sub_1' }),
     );
-    expect(completed).toMatchObject({ kind: 'subscription.authorized', attemptId: 'setatt_2' });
+    expect(completed).toMatchObject({ kind: 'subscription.authorized', subscriptionId: SUB_ID });
   });
 });

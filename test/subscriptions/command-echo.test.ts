@@ -1,7 +1,6 @@
-import crypto from 'node:crypto';
 import { TestMerchant, useHarness } from '../harness';
-import { connect, Connected, postEvent, PROVIDERS, ProviderName, razorpayEvent, stripeEvent } from '../payments/helpers';
-import { authorise, createSubscription, ok, recurringPlan, trail } from './helpers';
+import { connect, Connected, postEvent, PROVIDERS, ProviderName } from '../payments/helpers';
+import { authorise, createSubscription, gatewayCancellation, ok, recurringPlan, trail } from './helpers';
 
 /**
  * A cancel command calls the gateway, then records the cancellation; the gateway may report the cancellation (its
@@ -12,21 +11,6 @@ import { authorise, createSubscription, ok, recurringPlan, trail } from './helpe
 
 const h = useHarness();
 
-/** The gateway's "this subscription was cancelled" event, as each gateway sends it, signed for the connection. */
-function cancellation(provider: ProviderName, c: Connected, sub: any) {
-  if (provider === 'stripe') {
-    return stripeEvent(c.webhookSecret, 'customer.subscription.deleted', {
-      id: sub.provider_subscription_id, object: 'subscription', status: 'canceled', customer: sub.provider_customer_id,
-      metadata: { subscription_id: sub.id },
-    });
-  }
-  return razorpayEvent(c.webhookSecret, 'subscription.cancelled', {
-    subscription: {
-      id: sub.provider_subscription_id, entity: 'subscription', status: 'cancelled', customer_id: sub.provider_customer_id ?? 'cust_x',
-      paid_count: 1, current_start: Math.floor(Date.now() / 1000) - 60, notes: { subscription_id: sub.id },
-    },
-  }, `evt_${crypto.randomBytes(7).toString('hex')}`);
-}
 
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   let m: TestMerchant;
@@ -43,14 +27,14 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const db = h.app.orm.em.getConnection();
     await db.execute(`update subscriptions set pending_command = 'cancel', pending_command_at = now() where id = ?`, [sub.id]);
 
-    const echo = await postEvent(conn.connection.webhook_url, cancellation(provider, conn, sub));
+    const echo = await postEvent(conn.connection.webhook_url, gatewayCancellation(provider, conn, sub));
     expect(echo.status).toBe(200);
     expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('active');
     expect(await trail(m.test, sub.id)).toHaveLength(2);
 
     // With no command in flight, the same news from the gateway is a cancellation made there.
     await db.execute('update subscriptions set pending_command = null, pending_command_at = null where id = ?', [sub.id]);
-    expect((await postEvent(conn.connection.webhook_url, cancellation(provider, conn, sub))).status).toBe(200);
+    expect((await postEvent(conn.connection.webhook_url, gatewayCancellation(provider, conn, sub))).status).toBe(200);
     expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('cancelled');
     expect((await trail(m.test, sub.id)).at(-1)).toBe('active>cancelled:subscription.cancelled:webhook');
   });

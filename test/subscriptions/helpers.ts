@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/core/db';
 import { servicePoolSize } from '../../src/core/sql';
 import { entities } from '../../src/entities';
 import { submitCheckout } from '../harness/checkout';
+import { Connected, ProviderName, razorpayEvent, stripeEvent } from '../payments/helpers';
 
 /** Shared by the subscription tests: a recurring catalog, subscriptions and their mandate checkouts. */
 
@@ -209,4 +210,20 @@ export async function startSecondApp(first: TestApp, overrides: Partial<Config> 
       await orm.close(true);
     },
   };
+}
+
+/** The gateway's "this subscription was cancelled" event (made in its dashboard, say), as each gateway sends it, signed for the connection. */
+export function gatewayCancellation(provider: ProviderName, c: Connected, sub: any) {
+  if (provider === 'stripe') {
+    return stripeEvent(c.webhookSecret, 'customer.subscription.deleted', {
+      id: sub.provider_subscription_id, object: 'subscription', status: 'canceled', customer: sub.provider_customer_id,
+      metadata: { subscription_id: sub.id },
+    });
+  }
+  return razorpayEvent(c.webhookSecret, 'subscription.cancelled', {
+    subscription: {
+      id: sub.provider_subscription_id, entity: 'subscription', status: 'cancelled', customer_id: sub.provider_customer_id ?? 'cust_x',
+      paid_count: 1, current_start: Math.floor(Date.now() / 1000) - 60, notes: { subscription_id: sub.id },
+    },
+  });
 }

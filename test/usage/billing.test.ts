@@ -1,6 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { after, authorise, collectedAt, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
+import { meteredPlan, razorpayAddonAmounts } from './helpers';
 
 /**
  * Usage billed in arrears (issue 12): a plan's usage rates price the usage of a closed billing period on an invoice of
@@ -138,7 +139,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     } else {
       // An add-on of the total, which the next charge carries: open until then.
       expect(first).toMatchObject({ status: 'open', amount_paid: 0, amount_due: 660 });
-      expect(await addonAmounts(renewed.provider_subscription_id)).toEqual([660]);
+      expect(await razorpayAddonAmounts(h.app, renewed.provider_subscription_id)).toEqual([660]);
     }
     await expectCollectedAsInvoiced(sub.id);
 
@@ -163,7 +164,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     } else {
       // The charge at the end of period 2 carried the first add-on: that invoice is paid, once; the second waits.
       expect(usage.map((i) => [i.status, i.amount_paid])).toEqual([['paid', 660], ['open', 0]]);
-      expect(await addonAmounts(renewed.provider_subscription_id)).toEqual([660, 593]);
+      expect(await razorpayAddonAmounts(h.app, renewed.provider_subscription_id)).toEqual([660, 593]);
     }
     await expectCollectedAsInvoiced(sub.id);
 
@@ -202,7 +203,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     } else {
       // No later charge can carry an add-on: the invoice stays open for the merchant to collect.
       expect(usage[0]).toMatchObject({ status: 'open', amount_due: 118 });
-      expect(await addonAmounts(ended.provider_subscription_id)).toEqual([]);
+      expect(await razorpayAddonAmounts(h.app, ended.provider_subscription_id)).toEqual([]);
     }
     await expectCollectedAsInvoiced(sub.id);
   });
@@ -258,23 +259,3 @@ describe('a free trial', () => {
     expect(usage.map((i) => [i.subtotal, i.total, i.status, i.period_start])).toEqual([[10, 12, 'paid', active.current_period_start]]);
   });
 });
-
-/** A monthly 49900 INR plan pricing api_calls at 0.25 and gpu_seconds at 250.5 paise per unit. */
-async function meteredPlan(m: TestMerchant, plan: Record<string, unknown> = {}) {
-  const catalog = await recurringPlan(m.test, { name: 'API monthly', ...plan }, { amount: 49900 });
-  // A quarter paisa per call; 250.5 paise per GPU second (fractional, so the exact sum of ten 0.1 matters).
-  for (const [event_type, unit_amount_decimal] of [['api_calls', '0.25'], ['gpu_seconds', '250.5']]) {
-    await ok(m.test.post(`/plans/${catalog.plan.id}/usage-rates`, { event_type, currency: 'INR', unit_amount_decimal }), 201);
-  }
-  return catalog;
-}
-
-/** Amounts of the Razorpay add-ons the sandbox holds for a gateway subscription, oldest first. */
-async function addonAmounts(providerSubscriptionId: string): Promise<number[]> {
-  const rows = await sql().execute<{ amount: string }[]>(
-    `select data->'item'->>'amount' as amount from sandbox_objects
-      where provider = 'razorpay' and type = 'addon' and data->>'subscription_id' = ? order by created_at, id`,
-    [providerSubscriptionId],
-  );
-  return rows.map((a) => Number(a.amount));
-}

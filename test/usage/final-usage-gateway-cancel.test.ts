@@ -5,8 +5,9 @@ import { Mode } from '../../src/core/entity';
 import { BillingSubscription } from '../../src/modules/subscriptions/subscription.entities';
 import { billFinalUsage } from '../../src/modules/usage/usage.billing';
 import { TestMerchant, useHarness } from '../harness';
-import { connect, Connected, postEvent, PROVIDERS, ProviderName, razorpayEvent, signedHeaders, stripeEvent } from '../payments/helpers';
-import { after, authorise, collectedAt, createSubscription, invoicesOf, ok, recurringPlan, sandboxEventsAbout, trail } from '../subscriptions/helpers';
+import { connect, Connected, postEvent, PROVIDERS, ProviderName, signedHeaders } from '../payments/helpers';
+import { after, authorise, collectedAt, createSubscription, gatewayCancellation, invoicesOf, ok, sandboxEventsAbout, trail } from '../subscriptions/helpers';
+import { meteredPlan, razorpayAddonAmounts } from './helpers';
 
 /**
  * A subscription cancelled at its period end ends by whichever comes first: the scheduler's PERIOD_END_CANCEL or the
@@ -115,7 +116,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     } else {
       // No later charge can carry an add-on (usage.billing.ts): left open for the merchant, and no add-on made.
       expect(usage[0]).toMatchObject({ status: 'open', amount_paid: 0, amount_due: 118 });
-      expect(await addonAmounts(ended.provider_subscription_id)).toEqual([]);
+      expect(await razorpayAddonAmounts(h.app, ended.provider_subscription_id)).toEqual([]);
     }
     const paid = sum((await invoicesOf(m.test, sub.id)).map((i) => i.amount_paid));
     expect(await collectedAt(h.app, provider, ended)).toBe(paid);
@@ -207,7 +208,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   it('cancelled now at the gateway: nothing billed for the unfinished period', async () => {
     const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, metered.plan.id, { customer_state_code: '29' }));
     await reportCalls(sub.id, 400);
-    expect((await postEvent(conn.connection.webhook_url, cancellation(provider, conn, sub))).status).toBe(200);
+    expect((await postEvent(conn.connection.webhook_url, gatewayCancellation(provider, conn, sub))).status).toBe(200);
     expect((await trail(m.test, sub.id)).at(-1)).toBe('active>cancelled:subscription.cancelled:webhook');
     expect(await usageInvoices(sub.id)).toEqual([]);
     expect(await unbilled(sub.id)).toBe('400');
@@ -221,37 +222,3 @@ function withNewId(provider: ProviderName, body: string): { id: string; body: st
   return { id, body: JSON.stringify({ ...JSON.parse(body), id }) };
 }
 
-/** The gateway's "this subscription was cancelled" event (made in its dashboard, say), signed for the connection. */
-function cancellation(provider: ProviderName, c: Connected, sub: any) {
-  if (provider === 'stripe') {
-    return stripeEvent(c.webhookSecret, 'customer.subscription.deleted', {
-      id: sub.provider_subscription_id, object: 'subscription', status: 'canceled', customer: sub.provider_customer_id,
-      metadata: { subscription_id: sub.id },
-    });
-  }
-  return razorpayEvent(c.webhookSecret, 'subscription.cancelled', {
-    subscription: {
-      id: sub.provider_subscription_id, entity: 'subscription', status: 'cancelled', customer_id: sub.provider_customer_id ?? 'cust_x',
-      paid_count: 1, current_start: Math.floor(Date.now() / 1000) - 60, notes: { subscription_id: sub.id },
-    },
-  });
-}
-
-/** A monthly 49900 INR plan pricing api_calls at 0.25 and gpu_seconds at 250.5 paise per unit (as billing.test.ts). */
-async function meteredPlan(m: TestMerchant, plan: Record<string, unknown> = {}) {
-  const catalog = await recurringPlan(m.test, { name: 'API monthly', ...plan }, { amount: 49900 });
-  for (const [event_type, unit_amount_decimal] of [['api_calls', '0.25'], ['gpu_seconds', '250.5']]) {
-    await ok(m.test.post(`/plans/${catalog.plan.id}/usage-rates`, { event_type, currency: 'INR', unit_amount_decimal }), 201);
-  }
-  return catalog;
-}
-
-/** Amounts of the Razorpay add-ons the sandbox holds for a gateway subscription, oldest first. */
-async function addonAmounts(providerSubscriptionId: string): Promise<number[]> {
-  const rows = await sql().execute<{ amount: string }[]>(
-    `select data->'item'->>'amount' as amount from sandbox_objects
-      where provider = 'razorpay' and type = 'addon' and data->>'subscription_id' = ? order by created_at, id`,
-    [providerSubscriptionId],
-  );
-  return rows.map((a) => Number(a.amount));
-}

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Client_, TestApp } from '../harness/app';
+import type { Client_, TestApp, TestMerchant } from '../harness/app';
 import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
 
 /** Shared by the usage tests: billable subscriptions through the sandbox checkout, and what the database holds. */
@@ -68,3 +68,23 @@ export const partitionOf = (t: Date | string) => {
 
 /** An error answer's status, code and param. */
 export const errorOf = (r: { status: number; body: any }) => [r.status, r.body?.error?.code, r.body?.error?.param];
+
+/** A monthly 49900 INR plan pricing api_calls at 0.25 and gpu_seconds at 250.5 paise per unit. */
+export async function meteredPlan(m: TestMerchant, plan: Record<string, unknown> = {}) {
+  const catalog = await recurringPlan(m.test, { name: 'API monthly', ...plan }, { amount: 49900 });
+  // A quarter paisa per call; 250.5 paise per GPU second (fractional, so the exact sum of ten 0.1 matters).
+  for (const [event_type, unit_amount_decimal] of [['api_calls', '0.25'], ['gpu_seconds', '250.5']]) {
+    await ok(m.test.post(`/plans/${catalog.plan.id}/usage-rates`, { event_type, currency: 'INR', unit_amount_decimal }), 201);
+  }
+  return catalog;
+}
+
+/** Amounts of the Razorpay add-ons the sandbox holds for a gateway subscription, oldest first. */
+export async function razorpayAddonAmounts(t: TestApp, providerSubscriptionId: string): Promise<number[]> {
+  const rows = await t.orm.em.getConnection().execute<{ amount: string }[]>(
+    `select data->'item'->>'amount' as amount from sandbox_objects
+      where provider = 'razorpay' and type = 'addon' and data->>'subscription_id' = ? order by created_at, id`,
+    [providerSubscriptionId],
+  );
+  return rows.map((a) => Number(a.amount));
+}

@@ -9,10 +9,11 @@ import { attemptGroups, insertMandateAttempt } from './autopay.store';
 import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayReport, MandateMethod } from './autopay.types';
 
 /**
- * UPI autopay / mandate analytics (contract 14 `GET /analytics/autopay`): every attempt to authorise a subscription's
- * mandate at the gateway is recorded, with the method, bank and failure reason the gateway event carries, in the
- * transaction that applies that event to the subscription. A checkout declined once and then completed is two
- * attempts, failed and authorized.
+ * UPI autopay / mandate analytics (contract 14 `GET /analytics/autopay`): an attempt is one subscription mandate
+ * checkout completed or failed at the gateway, recorded with the method, bank and failure reason the gateway event
+ * carries, in the transaction that applies that event to the subscription. A checkout stays one attempt however many
+ * tries it takes: declined tries on a checkout that stays open (the real gateways' way) make it failed until a try
+ * succeeds, and then it is authorized.
  */
 
 /**
@@ -42,12 +43,11 @@ export function mandateOutcome(statusBefore: SubscriptionStatus, event: GatewayE
 }
 
 /**
- * Records the attempt a gateway event reports, if it reports one (see mandateOutcome), in the caller's transaction;
- * `now` is merchant time. Called by the subscriptions module before it applies the event (the status is the one the
- * event found). One per gateway attempt (the event's attemptId, else the event itself): another event about the same
- * attempt (Razorpay's payment.failed, then subscription.cancelled with the same payment), the same event under
- * another id, and repeats record nothing; and a subscription's mandate is authorised once (Razorpay's authenticated,
- * then charged: one attempt).
+ * Records the checkout's outcome a gateway event reports, if it reports one (see mandateOutcome), in the caller's
+ * transaction; `now` is merchant time. Called by the subscriptions module before it applies the event (the status is
+ * the one the event found). One row per subscription: a later decline replaces an earlier one (the latest reason,
+ * method and bank), a success replaces a decline, and nothing replaces a success (Razorpay's authenticated, then
+ * charged; repeats).
  */
 export async function recordMandateAttempt(
   em: EntityManager,
@@ -66,7 +66,6 @@ export async function recordMandateAttempt(
     status: outcome.status,
     failureReason: outcome.failureReason,
     gatewayEventId: event.eventId,
-    gatewayAttemptId: event.attemptId ?? event.eventId,
     occurredAt: now,
   });
 }

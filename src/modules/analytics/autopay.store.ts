@@ -3,10 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery } from '../../core/sql';
 import type { MandateMethodName } from '../../gateways/banks';
 
-/**
- * Every SQL statement on `mandate_attempts` (migrations Migration20261124200200_mandate_attempts and
- * Migration20261125000200_mandate_attempt_ids).
- */
+/** Every SQL statement on `mandate_attempts` (migration Migration20261124200200_mandate_attempts). */
 
 export interface MandateAttemptRow {
   subscriptionId: string;
@@ -17,23 +14,25 @@ export interface MandateAttemptRow {
   status: 'authorized' | 'failed';
   failureReason: string | null;
   gatewayEventId: string;
-  /** The gateway's attempt (its payment, setup attempt or charge; the event's id when the event names none). */
-  gatewayAttemptId: string;
   /** Merchant time (the test clock in test mode). */
   occurredAt: Date;
 }
 
 /**
- * Records one attempt in the caller's transaction (the gateway event's). Each of the unique indexes makes a repeat
- * change nothing: the same gateway attempt again (another event about it, or the same event under another id), the
- * same event again, or a second authorisation of one subscription (Razorpay's authenticated, then charged).
+ * Records a subscription's checkout outcome in the caller's transaction (the gateway event's): one row per
+ * subscription. A decline replaces an earlier decline (its reason, method, bank and time), a success replaces a
+ * decline, and a success is final: a later event about the same checkout (Razorpay's authenticated, then charged), or
+ * the same event again, changes nothing.
  */
 export async function insertMandateAttempt(em: EntityManager, a: MandateAttemptRow): Promise<void> {
   await tenantQuery(
     em,
-    `insert into mandate_attempts (id, merchant_id, mode, subscription_id, customer_id, provider, method, bank, status, failure_reason, gateway_event_id, gateway_attempt_id, occurred_at)
-     values (?, {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-    [uuidv7(), a.subscriptionId, a.customerId, a.provider, a.method, a.bank, a.status, a.failureReason, a.gatewayEventId, a.gatewayAttemptId.slice(0, 255), a.occurredAt],
+    `insert into mandate_attempts (id, merchant_id, mode, subscription_id, customer_id, provider, method, bank, status, failure_reason, gateway_event_id, occurred_at)
+     values (?, {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (subscription_id) do update set method = excluded.method, bank = excluded.bank, status = excluded.status,
+       failure_reason = excluded.failure_reason, gateway_event_id = excluded.gateway_event_id, occurred_at = excluded.occurred_at
+     where mandate_attempts.status = 'failed' and mandate_attempts.gateway_event_id <> excluded.gateway_event_id`,
+    [uuidv7(), a.subscriptionId, a.customerId, a.provider, a.method, a.bank, a.status, a.failureReason, a.gatewayEventId, a.occurredAt],
   );
 }
 

@@ -41,9 +41,8 @@ export class AutopayBankStats {
 
 @ObjectType({
   description:
-    'Mandate authorisation at the gateways over (from, to]: an attempt is one try at authorising a subscription mandate that the gateway ' +
-    'authorized or declined (a checkout declined once and then completed is two); a checkout abandoned, cancelled or expired without a ' +
-    'try at the gateway is none.',
+    'Mandate authorisation at the gateways over (from, to]: an attempt is one subscription mandate checkout that completed (authorized) or ' +
+    'failed at the gateway; a checkout abandoned, cancelled or expired without an attempt at the gateway is none.',
 })
 export class AutopayReport {
   @Field(() => DateTime) from!: Date;
