@@ -85,8 +85,8 @@ export async function applySubscriptionEvent(
   now: Date,
   sub: BillingSubscription,
 ): Promise<(() => Promise<void>)[]> {
-  // An attempt to authorise the mandate is an autopay attempt (analytics), recorded with the change it causes (none
-  // for a declined attempt whose checkout stays open).
+  // A mandate checkout's outcome is an autopay attempt (analytics), recorded with the change it causes (none for a
+  // declined try on a checkout that stays open: the checkout counts as failed until a try succeeds).
   await recordMandateAttempt(em, sub, event, now);
   if (!sub.providerSubscriptionId && event.providerSubscriptionId) sub.providerSubscriptionId = event.providerSubscriptionId;
   if (!sub.providerCustomerId && event.providerCustomerId) sub.providerCustomerId = event.providerCustomerId;
