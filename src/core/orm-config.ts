@@ -19,6 +19,9 @@ export function serviceOrmConfig(clientUrl: string, entities: EntityClass<any>[]
   const tenantEntityNames = entities.filter((e) => e.prototype instanceof TenantEntity).map((e) => e.name);
   return defineConfig({
     clientUrl,
+    // libpq's `?host=/var/run/postgresql` (a Unix socket directory), which node-postgres honours for every other
+    // connection (LISTEN, the migration lock): MikroORM reads only the URL's host name, so its pool is told here.
+    ...socketHost(clientUrl),
     entities,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     extensions: [Migrator],
@@ -62,3 +65,13 @@ export function serviceOrmConfig(clientUrl: string, entities: EntityClass<any>[]
   });
 }
 
+/** `{ host }` when the URL names a Unix socket directory in its `host` parameter (libpq's form), else nothing. */
+export function socketHost(clientUrl: string): { host?: string } {
+  let host: string | null = null;
+  try {
+    host = new URL(clientUrl).searchParams.get('host');
+  } catch {
+    return {}; // MikroORM reports the malformed URL itself
+  }
+  return host?.startsWith('/') ? { host } : {};
+}
