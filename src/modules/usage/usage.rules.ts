@@ -49,8 +49,10 @@ export interface EventDraft {
   subscriptionId: string;
   eventType: string;
   unit: string;
+  /** Decimal text. */
   quantity: string;
   metadata: Record<string, string>;
+  /** Null: the merchant's now (the single-event statement reads it). */
   timestamp: Date | null;
   key: string | null;
 }

@@ -5,6 +5,7 @@ import { withClient } from '../../core/pool';
 import { Queryable, systemQuery, tenantQuery, tenantQueryAs } from '../../core/sql';
 import { testClockSql } from '../test-clock/test-clock.store';
 import type { Frequency } from '../subscriptions/billing';
+import type { EventDraft } from './usage.rules';
 
 /**
  * Every statement on usage_events (monthly partitions), usage_aggregates, usage_event_keys and usage_units.
@@ -36,19 +37,10 @@ export interface SubscriptionRow {
   merchant_now: Date;
 }
 
-export interface SingleEvent {
+export interface SingleEvent extends EventDraft {
   id: string;
-  subscriptionId: string;
-  eventType: string;
-  unit: string;
-  /** Decimal text. */
-  quantity: string;
-  metadata: Record<string, string>;
-  /** Null: the merchant's now, read in the statement. */
-  timestamp: Date | null;
   /** The billing period, when the caller worked it out; null: the subscription's current period. */
   period: { start: Date; end: Date } | null;
-  key: string | null;
   /** Aggregate row slot, 0..7. */
   slot: number;
 }
