@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Mode } from './entity';
+import { KeyedBatches } from './keyed-batches';
 
 /**
  * The catalog's version for a merchant and mode (src/modules/catalog/catalog.store.ts): bumped in the transaction of
@@ -17,12 +18,12 @@ interface Entry {
   body: Buffer;
 }
 
-interface PendingVersion {
-  promise: Promise<string>;
-  resolve: (version: string) => void;
-  reject: (err: unknown) => void;
+/** A version lookup waiting for its batch's query. */
+interface VersionAsk {
   merchantId: string;
   mode: Mode;
+  resolve: (version: string) => void;
+  reject: (err: unknown) => void;
 }
 
 /** A copy in memory of its own: a small Buffer.from() is a slice of an 8 KiB shared slab it would keep alive. */
@@ -42,10 +43,15 @@ function ownBytes(body: string | Buffer, length: number): Buffer {
  */
 export class CatalogReadCache {
   private readonly entries: LRUCache<string, Entry> | null;
-  /** Version lookups not yet sent, per merchant and mode: requests arriving meanwhile share one query. */
-  private batches = new Map<string, PendingVersion>();
-  /** Merchants and modes whose version query is running. */
-  private readonly inFlight = new Set<string>();
+  /** Version lookups per merchant and mode: the requests of a batch share one query (core/keyed-batches.ts). */
+  private readonly lookups = new KeyedBatches<VersionAsk>(async (asks) => {
+    try {
+      const version = await this.versionOf(asks[0].merchantId, asks[0].mode);
+      for (const a of asks) a.resolve(version);
+    } catch (err) {
+      for (const a of asks) a.reject(err);
+    }
+  });
   readonly maxEntryBytes: number;
 
   /** `versionOf` runs on every cached read: a prepared statement on the service pool, not the ORM. */
@@ -102,31 +108,7 @@ export class CatalogReadCache {
    * many requests instead of one each; a lookup waits at most one round trip more).
    */
   version(merchantId: string, mode: Mode): Promise<string> {
-    const key = `${merchantId}:${mode}`;
-    let batch = this.batches.get(key);
-    if (!batch) {
-      let settle!: { resolve: (v: string) => void; reject: (e: unknown) => void };
-      const promise = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
-      batch = { promise, ...settle, merchantId, mode };
-      this.batches.set(key, batch);
-      if (!this.inFlight.has(key)) this.sendSoon(key);
-    }
-    return batch.promise;
-  }
-
-  private sendSoon(key: string): void {
-    setImmediate(() => {
-      const batch = this.batches.get(key);
-      if (!batch) return;
-      this.batches.delete(key);
-      this.inFlight.add(key);
-      this.versionOf(batch.merchantId, batch.mode)
-        .then(batch.resolve, batch.reject)
-        .finally(() => {
-          this.inFlight.delete(key);
-          if (this.batches.has(key)) this.sendSoon(key);
-        });
-    });
+    return new Promise((resolve, reject) => this.lookups.add(`${merchantId}:${mode}`, { merchantId, mode, resolve, reject }));
   }
 
   /** Whether anything is stored under `key` (of any version): spares the version lookup for reads never cached. */

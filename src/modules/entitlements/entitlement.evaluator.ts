@@ -1,4 +1,5 @@
 import type { Mode, TenantParams } from '../../core/entity';
+import { KeyedBatches } from '../../core/keyed-batches';
 import type { Db } from '../../core/sql';
 import { cacheKey, EntitlementCache } from './entitlement.cache';
 import type { CustomerEntitlement, CustomerEntitlements } from './entitlement.entities';
@@ -25,10 +26,10 @@ interface Ask {
  * at the price of at most one round trip of waiting.
  */
 export class EntitlementEvaluator {
-  /** Batches not sent yet, per `<merchant>:<mode>`. */
-  private pending = new Map<string, { tenant: TenantParams; asks: Ask[] }>();
-  /** Tenants (`<merchant>:<mode>`) whose statement is running. */
-  private readonly inFlight = new Set<string>();
+  /** Asks per `<merchant>:<mode>`, sent together (core/keyed-batches.ts). */
+  private readonly batches = new KeyedBatches<Ask & { tenant: TenantParams }>((asks) =>
+    this.run(asks[0].tenant, asks).catch((err: unknown) => asks.forEach((a) => a.fail(err))), // a settled ask ignores this
+  );
 
   constructor(private readonly db: Db, readonly cache: EntitlementCache) {}
 
@@ -40,31 +41,7 @@ export class EntitlementEvaluator {
   }
 
   private ask(tenant: TenantParams, customerId: string, fresh: boolean): Promise<string | null> {
-    return new Promise((done, fail) => {
-      const key = `${tenant.merchantId}:${tenant.mode}`;
-      let batch = this.pending.get(key);
-      if (!batch) {
-        this.pending.set(key, (batch = { tenant, asks: [] }));
-        if (!this.inFlight.has(key)) this.sendSoon(key);
-      }
-      batch.asks.push({ customerId, done, fail, fresh });
-    });
-  }
-
-  /** Sends the tenant's pending batch on the next turn of the event loop (requests of this turn join it). */
-  private sendSoon(key: string): void {
-    setImmediate(() => {
-      const batch = this.pending.get(key);
-      if (!batch) return;
-      this.pending.delete(key);
-      this.inFlight.add(key);
-      void this.run(batch.tenant, batch.asks)
-        .catch((err: unknown) => batch.asks.forEach((a) => a.fail(err))) // a settled ask ignores this
-        .finally(() => {
-          this.inFlight.delete(key);
-          if (this.pending.has(key)) this.sendSoon(key);
-        });
-    });
+    return new Promise((done, fail) => this.batches.add(`${tenant.merchantId}:${tenant.mode}`, { tenant, customerId, done, fail, fresh }));
   }
 
   private async run(tenant: TenantParams, asks: Ask[]): Promise<void> {
