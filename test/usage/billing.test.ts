@@ -1,7 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { after, authorise, collectedAt, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
-import { meteredPlan, razorpayAddonAmounts } from './helpers';
+import { meteredPlan, razorpayAddonAmounts, unbilled, usageInvoices } from './helpers';
 
 /**
  * Usage billed in arrears (issue 12): a plan's usage rates price the usage of a closed billing period on an invoice of
@@ -18,7 +18,6 @@ jest.setTimeout(180_000);
 const DAY = 86_400_000;
 const GSTIN = '29ABCDE1234F1Z5';
 
-const sql = () => h.app.orm.em.getConnection();
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 
 interface Usage {
@@ -39,19 +38,7 @@ async function reportOne(m: TestMerchant, subscriptionId: string, e: Usage) {
   return { ...r, body: r.body?.data?.[0] ?? r.body };
 }
 
-/** The subscription's usage invoices (its subscription_cycle invoices with Usage lines), oldest first. */
-async function usageInvoices(m: TestMerchant, subscriptionId: string): Promise<any[]> {
-  return (await invoicesOf(m.test, subscriptionId)).filter((i) => i.line_items.some((l: any) => l.description.startsWith('Usage: ')));
-}
 
-/** Σ billed = Σ reported in the aggregates of a subscription: nothing left unbilled, nothing billed beyond. */
-async function unbilled(subscriptionId: string): Promise<string> {
-  const [row] = await sql().execute<{ left: string }[]>(
-    'select trim_scale(coalesce(sum(total_quantity - billed_quantity), 0))::text as left from usage_aggregates where subscription_id = ?',
-    [subscriptionId],
-  );
-  return row.left;
-}
 
 const iso = (d: Date | string, plusMs = 0) => new Date(new Date(d).getTime() + plusMs).toISOString();
 
@@ -98,7 +85,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     // api_calls: 1234.5 x 0.25 = 308.625 -> 309. gpu_seconds: 10 x 0.1 = 1 exactly (in floats 0.9999999999999999, which
     // x 250.5 would round to 250) -> 250.5 -> 251. Subtotal 560; CGST = SGST = round(50.4) = 50, split
     // 50 x 309 / 560 = 27.59 and 50 x 251 / 560 = 22.41: 27 + 22, the subunit left to the larger remainder (27.59).
-    let usage = await usageInvoices(m, sub.id);
+    let usage = await usageInvoices(m.test, sub.id);
     expect(usage).toHaveLength(1);
     const first = usage[0];
     expect(first).toMatchObject({
@@ -131,7 +118,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     // The renewal's own invoice is the plan's amount and its GST (49900 x 9% = 4491 twice), usage apart.
     const plain = (await invoicesOf(m.test, sub.id)).filter((i) => i.billing_reason === 'subscription_cycle' && i.id !== first.id);
     expect(plain.map((i) => [i.subtotal, i.total, i.status])).toEqual([[49900, 49900 + 2 * 4491, 'paid']]);
-    expect(await unbilled(sub.id)).toBe('0');
+    expect(await unbilled(h.app, sub.id)).toBe('0');
 
     if (provider === 'stripe') {
       // Charged at once from the mandate: paid.
@@ -152,7 +139,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
 
     // 8 x 0.25 = 2 (period 1), 2 x 250.5 = 501 (period 2). Subtotal 503; CGST = SGST = round(45.27) = 45, split
     // 45 x 2 / 503 = 0.18 and 45 x 501 / 503 = 44.82: 0 + 44, the subunit left to the larger remainder (44.82).
-    usage = await usageInvoices(m, sub.id);
+    usage = await usageInvoices(m.test, sub.id);
     expect(usage).toHaveLength(2);
     expect(usage[1]).toMatchObject({ subtotal: 503, cgst_amount: 45, sgst_amount: 45, tax_amount: 90, total: 593, period_start: p1.start, period_end: p2.end });
     expect(usage[1].line_items).toEqual([
@@ -171,7 +158,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     // Period 3: no usage, no usage invoice (Razorpay: the charge carries the second add-on and pays it).
     const p3end = (await ok(m.test.get(`/subscriptions/${sub.id}`))).current_period_end;
     await h.clock.advance(m, after(p3end));
-    usage = await usageInvoices(m, sub.id);
+    usage = await usageInvoices(m.test, sub.id);
     expect(usage.map((i) => i.status)).toEqual(['paid', 'paid']);
     expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).cycles_completed).toBe(4);
     await expectCollectedAsInvoiced(sub.id);
@@ -182,9 +169,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const sub = await activeSubscription(plan.id);
     await report(m, sub.id, [{ event_type: 'api_calls', quantity: 1000, unit: 'call' }]);
     await h.clock.advance(m, after(sub.current_period_end));
-    expect(await usageInvoices(m, sub.id)).toEqual([]);
+    expect(await usageInvoices(m.test, sub.id)).toEqual([]);
     expect((await invoicesOf(m.test, sub.id)).map((i) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
-    expect(await unbilled(sub.id)).toBe('0');
+    expect(await unbilled(h.app, sub.id)).toBe('0');
   });
 
   it('cancelled at period end: the last period is billed when it ends (Stripe charges it; Razorpay leaves it open)', async () => {
@@ -194,7 +181,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await h.clock.advance(m, after(sub.current_period_end));
     const ended = await ok(m.test.get(`/subscriptions/${sub.id}`));
     expect(ended.status).toBe('cancelled');
-    const usage = await usageInvoices(m, sub.id);
+    const usage = await usageInvoices(m.test, sub.id);
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ subtotal: 100, cgst_amount: 9, sgst_amount: 9, total: 118, period_start: sub.current_period_start, period_end: sub.current_period_end });
     expect(usage[0].line_items.map((l: any) => l.description)).toEqual(['Usage: api_calls (400 call x 0.25)']);
@@ -213,8 +200,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await report(m, sub.id, [{ event_type: 'api_calls', quantity: 400, unit: 'call' }]);
     expect((await ok(m.test.post(`/subscriptions/${sub.id}/cancel`))).status).toBe('cancelled');
     await h.clock.advance(m, after(sub.current_period_end));
-    expect(await usageInvoices(m, sub.id)).toEqual([]);
-    expect(await unbilled(sub.id)).toBe('400');
+    expect(await usageInvoices(m.test, sub.id)).toEqual([]);
+    expect(await unbilled(h.app, sub.id)).toBe('400');
   });
 
   it('events racing a renewal are billed exactly once: in its invoice or in the next', async () => {
@@ -232,10 +219,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(answers.map((a) => a.status)).toEqual(Array(N).fill(201));
     const p2end = (await ok(m.test.get(`/subscriptions/${sub.id}`))).current_period_end;
     await h.clock.advance(m, after(p2end));
-    const lines = (await usageInvoices(m, sub.id)).flatMap((i) => i.line_items);
+    const lines = (await usageInvoices(m.test, sub.id)).flatMap((i) => i.line_items);
     expect(lines.every((l: any) => /^Usage: api_calls \(\d+ call x 0\.25\)$/.test(l.description))).toBe(true);
     expect(sum(lines.map((l: any) => l.amount))).toBe(N);
-    expect(await unbilled(sub.id)).toBe('0');
+    expect(await unbilled(h.app, sub.id)).toBe('0');
     await expectCollectedAsInvoiced(sub.id);
   });
 });
@@ -251,11 +238,11 @@ describe('a free trial', () => {
     await h.clock.advance(m, after(sub.trial_end));
     const active = await ok(m.test.get(`/subscriptions/${sub.id}`));
     expect(active.status).toBe('active');
-    expect(await usageInvoices(m, sub.id)).toEqual([]);
-    expect(await unbilled(sub.id)).toBe('0');
+    expect(await usageInvoices(m.test, sub.id)).toEqual([]);
+    expect(await unbilled(h.app, sub.id)).toBe('0');
     await report(m, sub.id, [{ event_type: 'api_calls', quantity: 40, unit: 'call' }]); // 10; GST round(0.9) = 1 + 1
     await h.clock.advance(m, after(active.current_period_end));
-    const usage = await usageInvoices(m, sub.id);
+    const usage = await usageInvoices(m.test, sub.id);
     expect(usage.map((i) => [i.subtotal, i.total, i.status, i.period_start])).toEqual([[10, 12, 'paid', active.current_period_start]]);
   });
 });

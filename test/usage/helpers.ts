@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Client_, TestApp, TestMerchant } from '../harness/app';
-import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
+import { authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 
 /** Shared by the usage tests: billable subscriptions through the sandbox checkout, and what the database holds. */
 
@@ -87,4 +87,18 @@ export async function razorpayAddonAmounts(t: TestApp, providerSubscriptionId: s
     [providerSubscriptionId],
   );
   return rows.map((a) => Number(a.amount));
+}
+
+/** The subscription's usage invoices (its invoices with Usage lines), oldest first. */
+export async function usageInvoices(c: Client_, subscriptionId: string): Promise<any[]> {
+  return (await invoicesOf(c, subscriptionId)).filter((i) => i.line_items.some((l: any) => l.description.startsWith('Usage: ')));
+}
+
+/** Reported but not billed yet in a subscription's aggregates (decimal text; '0': nothing left, nothing billed beyond). */
+export async function unbilled(t: TestApp, subscriptionId: string): Promise<string> {
+  const [row] = await t.orm.em.getConnection().execute<{ left: string }[]>(
+    'select trim_scale(coalesce(sum(total_quantity - billed_quantity), 0))::text as left from usage_aggregates where subscription_id = ?',
+    [subscriptionId],
+  );
+  return row.left;
 }
