@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, Connected, postEvent, PROVIDERS, ProviderName, signedHeaders } from '../payments/helpers';
-import { authorise, createSubscription, invoicesOf, ok, recurringPlan, redirectGatewayWebhook, sandboxEventsAbout, trail } from './helpers';
+import { authorise, captureGatewayEvents, createSubscription, invoicesOf, ok, recurringPlan, sandboxEventsAbout, trail } from './helpers';
 
 /**
  * Gateway events about subscriptions arrive more than once, out of order, forged, or at the wrong connection's URL:
@@ -64,15 +64,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { plan } = await recurringPlan(m.test);
     const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));
     // Capture the renewal's events on their way, then deliver each five times concurrently.
-    const rx = await h.receiver();
-    const restore = await redirectGatewayWebhook(h.app, conn.connection, `${rx.url}/gateway`);
-    try {
-      await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000));
-    } finally {
-      await restore();
-    }
-    expect(rx.received.length).toBeGreaterThan(0);
-    for (const got of rx.received) {
+    const received = await captureGatewayEvents(h.app, await h.receiver(), conn.connection, () =>
+      h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000)),
+    );
+    expect(received.length).toBeGreaterThan(0);
+    for (const got of received) {
       const answers = await Promise.all(
         Array.from({ length: 5 }, () => postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers })),
       );
@@ -111,17 +107,13 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { plan } = await recurringPlan(m.test);
     const sub = await createSubscription(m.test, plan.id);
     // Capture the checkout's real events instead of letting them reach the service.
-    const rx = await h.receiver();
-    const restore = await redirectGatewayWebhook(h.app, conn.connection, `${rx.url}/gateway`);
-    try {
-      await h.sandbox.submitCheckout(sub.checkout_url, { outcome: 'success' });
-    } finally {
-      await restore();
-    }
-    expect(rx.received.length).toBeGreaterThan(0);
+    const received = await captureGatewayEvents(h.app, await h.receiver(), conn.connection, () =>
+      h.sandbox.submitCheckout(sub.checkout_url, { outcome: 'success' }),
+    );
+    expect(received.length).toBeGreaterThan(0);
     const before = await snapshot(m, sub.id);
     expect(before.sub.status).toBe('created');
-    for (const got of rx.received) {
+    for (const got of received) {
       const headers = { ...got.headers };
       delete headers['content-length'];
       delete headers.host;
@@ -138,7 +130,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     }
     expect(await snapshot(m, sub.id)).toEqual(before);
     // The genuine events, forwarded as captured, still apply: the subscription ends active with one invoice.
-    for (const got of rx.received) {
+    for (const got of received) {
       const r = await postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers });
       expect(r.status).toBe(200);
     }
@@ -174,18 +166,14 @@ describe('stripe: invoice.paid before checkout.session.completed', () => {
     const conn = await connect(m.test, 'stripe');
     const { plan } = await recurringPlan(m.test);
     const sub = await createSubscription(m.test, plan.id);
-    const rx = await h.receiver();
-    const restore = await redirectGatewayWebhook(h.app, conn.connection, `${rx.url}/gateway`);
-    try {
-      expect((await h.sandbox.submitCheckout(sub.checkout_url, { outcome: 'success' })).status).toBe(303);
-    } finally {
-      await restore();
-    }
-    const types = rx.received.map((r) => JSON.parse(r.body).type);
+    const received = await captureGatewayEvents(h.app, await h.receiver(), conn.connection, async () =>
+      expect((await h.sandbox.submitCheckout(sub.checkout_url, { outcome: 'success' })).status).toBe(303),
+    );
+    const types = received.map((r) => JSON.parse(r.body).type);
     expect(types).toEqual(expect.arrayContaining(['checkout.session.completed', 'invoice.paid']));
     expect(types.indexOf('invoice.paid')).toBeGreaterThan(types.indexOf('checkout.session.completed'));
     // Delivered newest first: invoice.paid reaches the service before the checkout's completion.
-    for (const got of [...rx.received].reverse()) {
+    for (const got of [...received].reverse()) {
       const r = await postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers });
       expect(r.status).toBe(200);
       expect(r.body.duplicate).toBe(false);
@@ -197,7 +185,7 @@ describe('stripe: invoice.paid before checkout.session.completed', () => {
     expect(after.invoices[0]).toMatch(/:subscription_create:paid:/);
     expect(after.trail).toEqual(['none>created:subscription.created:api', 'created>active:subscription.activated:webhook']);
     // And the normal order again (as duplicates): nothing more.
-    for (const got of rx.received) {
+    for (const got of received) {
       const r = await postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers });
       expect(r.body.duplicate).toBe(true);
     }

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/core/db';
 import { servicePoolSize } from '../../src/core/sql';
 import { entities } from '../../src/entities';
 import { submitCheckout } from '../harness/checkout';
+import type { Received, Receiver } from '../harness/receiver';
 import { Connected, ProviderName, razorpayEvent, stripeEvent } from '../payments/helpers';
 
 /** Shared by the subscription tests: a recurring catalog, subscriptions and their mandate checkouts. */
@@ -178,6 +179,22 @@ export async function redirectGatewayWebhook(t: TestApp, connection: { webhook_u
   return async () => {
     await conn.execute('update sandbox_webhooks set url = ? where id = ?', [connection.webhook_url, rows[0].id]);
   };
+}
+
+/** What the gateway sends about `connection` while `action` runs, caught by `receiver` instead of reaching the service. */
+export async function captureGatewayEvents(
+  t: TestApp,
+  receiver: Receiver,
+  connection: { webhook_url: string },
+  action: () => Promise<unknown>,
+): Promise<Received[]> {
+  const restore = await redirectGatewayWebhook(t, connection, `${receiver.url}/gateway`);
+  try {
+    await action();
+  } finally {
+    await restore();
+  }
+  return receiver.received;
 }
 
 /**

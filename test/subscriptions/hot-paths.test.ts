@@ -1,6 +1,6 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, Connected, postEvent, PROVIDERS, ProviderName } from '../payments/helpers';
-import { authorise, createSubscription, invoicesOf, ok, recurringPlan, redirectGatewayWebhook, trail } from './helpers';
+import { authorise, captureGatewayEvents, createSubscription, invoicesOf, ok, recurringPlan, trail } from './helpers';
 
 /**
  * The two hot paths of the subscriptions engine stay cheap: a create and a renewal webhook cost a bounded number of
@@ -50,16 +50,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { plan } = await recurringPlan(m.test);
     const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));
     // Capture the renewal's events on their way, then deliver them ourselves while counting.
-    const rx = await h.receiver();
-    const restore = await redirectGatewayWebhook(h.app, conn.connection, `${rx.url}/gateway`);
-    try {
-      await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000));
-    } finally {
-      await restore();
-    }
-    expect(rx.received.length).toBeGreaterThan(0);
+    const received = await captureGatewayEvents(h.app, await h.receiver(), conn.connection, () =>
+      h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000)),
+    );
+    expect(received.length).toBeGreaterThan(0);
     const counts: number[] = [];
-    for (const got of rx.received) {
+    for (const got of received) {
       const [n, log, r] = await statements(() => postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers }));
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ received: true, duplicate: false });
