@@ -2,10 +2,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { cpuMs, machineBusyMs, onCleanup, RssSampler, runBench } from './lib/processes';
+import { cpuMs, machineBusyMs, RssSampler, runBench } from './lib/processes';
 import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
 import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
+import { benchClients } from './lib/database';
 import { envNumber } from './lib/env';
 
 /**
@@ -253,15 +254,10 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
   const seedSeconds = (Date.now() - seed0) / 1000;
   log(`renewals: seeded ${n} subscriptions (created + authorised) in ${seedSeconds.toFixed(1)} s = ${(n / seedSeconds).toFixed(0)}/s`);
 
-  const db = new Client({ connectionString: stack.databaseUrl });
-  await db.connect();
-  let open = true;
-  const close = async () => {
-    if (!open) return;
-    open = false;
-    await db.end().catch(() => undefined);
-  };
-  onCleanup('close the renewal verification client', close);
+  const {
+    clients: [db],
+    close,
+  } = await benchClients(stack.databaseUrl, 1, 'close the renewal verification client');
   const problems: string[] = [];
   try {
     // The state before: each active subscription's period end (the next period must start there).

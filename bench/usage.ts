@@ -6,9 +6,10 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { AnalyticsSeed, AnalyticsShape, DEFAULT_SHAPE, seedAnalytics } from './lib/analytics-seed';
 import { LoadRequest, LoadResult, runLoad } from './lib/load';
-import { cpuMs, machineBusyMs, onCleanup, runBench } from './lib/processes';
+import { cpuMs, machineBusyMs, runBench } from './lib/processes';
 import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
+import { benchClients } from './lib/database';
 import { envNumber } from './lib/env';
 
 /**
@@ -347,20 +348,7 @@ async function rawInsert(
       : `insert into ${table} (${cols.join(', ')})
          select ${cols.map((_, i) => `c${i}${types[i] === 'jsonb' ? '::jsonb' : ''}`).join(', ')}
          from unnest(${cols.map((_, i) => `$${i + 1}::${types[i] === 'jsonb' ? 'text' : types[i]}[]`).join(', ')}) as t(${cols.map((_, i) => `c${i}`).join(', ')})`;
-  const conns = await Promise.all(
-    Array.from({ length: clients }, async () => {
-      const c = new Client({ connectionString: stack.databaseUrl });
-      await c.connect();
-      return c;
-    }),
-  );
-  let open = true;
-  const close = async () => {
-    if (!open) return;
-    open = false;
-    await Promise.all(conns.map((c) => c.end().catch(() => undefined)));
-  };
-  onCleanup('close the raw insert clients', close);
+  const { clients: conns, close } = await benchClients(stack.databaseUrl, clients, 'close the raw insert clients');
   try {
     const pids = await Promise.all(conns.map(async (c) => (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid));
     let n = 0;
@@ -609,15 +597,10 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
   const ingestIds = seed.ingestSubscriptionIds;
   if (!ingestIds.length) throw new Error('usage: no active subscription to ingest events into');
 
-  const db = new Client({ connectionString: stack.databaseUrl });
-  await db.connect();
-  let open = true;
-  const close = async () => {
-    if (!open) return;
-    open = false;
-    await db.end().catch(() => undefined);
-  };
-  onCleanup('close the usage bench client', close);
+  const {
+    clients: [db],
+    close,
+  } = await benchClients(stack.databaseUrl, 1, 'close the usage bench client');
   const verified: string[] = [];
   const problems: string[] = [];
   try {

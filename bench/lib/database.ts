@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { Client } from 'pg';
+import { onCleanup } from './processes';
 
 export interface BenchDatabase {
   name: string;
@@ -32,4 +33,26 @@ export async function createBenchDatabase(serverUrl: string): Promise<BenchDatab
     url: u.toString(),
     drop: () => withClient(serverUrl, (c) => c.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
   };
+}
+
+/**
+ * `n` connected clients of `url` for a bench's own statements, closed once: by `close()`, or by the bench's cleanup
+ * (`label` names them there) when it fails or is interrupted first.
+ */
+export async function benchClients(url: string, n: number, label: string): Promise<{ clients: Client[]; close(): Promise<void> }> {
+  const clients = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
+  let open = true;
+  const close = async () => {
+    if (!open) return;
+    open = false;
+    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
+  };
+  onCleanup(label, close);
+  return { clients, close };
 }
