@@ -148,7 +148,23 @@ function restParam(param: string | null): string | null {
   return QUERY_NAMES[param] ?? param;
 }
 
-export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; services: Services }): Router {
+/** A request the route table answers: the route's handlers (guards, then the operation) and its path parameters. */
+export interface RouteMatch {
+  chain: express.RequestHandler[];
+  params: Record<string, string>;
+}
+
+export interface RestShim {
+  /** Every route as express layers, for what the table leaves (HEAD, trailing or empty segments, undecodable parameters). */
+  router: Router;
+  /**
+   * The route for `method` and `url` (relative to /v1) without walking every route's layer: the first route in table
+   * order whose literal segments (case-insensitively) and parameters fit, as express would pick it; null otherwise.
+   */
+  match(method: string, url: string): RouteMatch | null;
+}
+
+export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; services: Services }): RestShim {
   const { schema, orm, services } = opts;
   const router = Router();
   const merchantAuth = authenticate(services);
@@ -162,53 +178,32 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
     });
   };
 
-  // Routes by method and segment count, in table order: the first whose literal segments and parameters fit answers,
-  // as express would pick it. Anything else (HEAD, empty or trailing segments, an undecodable parameter, no match)
-  // goes on to express's own route layers below, which stay registered.
+  // Routes by method and segment count, in table order (see RestShim.match).
   const table = new Map<string, RouteEntry[]>();
-  router.use((req, res, next) => {
-    const url = req.url;
+  const match = (method: string, url: string): RouteMatch | null => {
     const q = url.indexOf('?');
     const segs = (q < 0 ? url : url.slice(0, q)).split('/');
-    const entries = table.get(`${req.method} ${segs.length}`);
-    if (!entries || segs[0] !== '') return next();
-    let match: RouteEntry | undefined;
-    let values: string[] | undefined;
+    const entries = table.get(`${method} ${segs.length}`);
+    if (!entries || segs[0] !== '') return null;
     search: for (const e of entries) {
       const found: string[] = [];
       for (let i = 1; i < segs.length; i++) {
         const seg = segs[i];
-        if (!seg) return next();
+        if (!seg) return null;
         const literal = e.segments[i];
         if (literal === null) found.push(seg);
         else if (literal !== seg && literal !== seg.toLowerCase()) continue search;
       }
-      match = e;
-      values = found;
-      break;
-    }
-    if (!match || !values) return next();
-    const params: Record<string, string> = {};
-    try {
-      match.params.forEach((name, i) => (params[name] = values![i].includes('%') ? decodeURIComponent(values![i]) : values![i]));
-    } catch {
-      return next(); // express answers it as it always did
-    }
-    req.params = params;
-    const chain = match.chain;
-    let at = 0;
-    const step = (err?: unknown): void => {
-      if (err) return next(err);
-      const fn = chain[at++];
+      const params: Record<string, string> = {};
       try {
-        const ran = fn(req, res, step) as unknown;
-        if (ran instanceof Promise) ran.catch((e: unknown) => next(e ?? new Error('rejected')));
-      } catch (e) {
-        next(e);
+        e.params.forEach((name, i) => (params[name] = found[i].includes('%') ? decodeURIComponent(found[i]) : found[i]));
+      } catch {
+        return null; // express's route layers answer it as they always did
       }
-    };
-    step();
-  });
+      return { chain: e.chain, params };
+    }
+    return null;
+  };
 
   for (const route of routes.map((r) => compileRoute(schema, r))) {
     route.sharedFields.forEach(captureValues);
@@ -232,7 +227,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       try {
         const variableValues = parsed ?? variablesFor(route, req);
         if (route.idempotent) variableValues[IDEMPOTENCY_KEY_VARIABLE] = req.get('Idempotency-Key');
-        contextValue = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services });
+        contextValue = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: () => req.log, services });
         const captured = new Map<string | number, unknown>();
         if (route.sharedFields.length) contextValue.extras.set(CAPTURED, captured);
         const result = await execute({ schema, document: route.executed, variableValues, contextValue });
@@ -310,5 +305,5 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
     if (!table.has(key)) table.set(key, []);
     table.get(key)!.push({ segments, params: route.pathParams, chain: [...guards, handler] });
   }
-  return router;
+  return { router, match };
 }

@@ -6,7 +6,7 @@ import type { Config } from './config';
 import { DomainError } from './core/errors';
 import { logger } from './core/logger';
 import { newPubSub } from './core/pubsub';
-import { errorHandler, requestContext, sendError } from './http/request';
+import { errorHandler, lazyRequestLog, requestContext, sendError } from './http/request';
 import { mountGraphQL } from './http/graphql';
 import { ChangeListener } from './core/events';
 import { PgListener } from './core/listener';
@@ -16,6 +16,7 @@ import { RunningSandbox, startSandbox } from './gateways/sandbox';
 import { providerWebhooks } from './http/provider-webhooks';
 import { bodyLimits } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
+import { restLane } from './http/rest-lane';
 import { retiredKeyChanges } from './modules/merchants/key.catchup';
 import { paymentChanges } from './modules/payments/payment.catchup';
 import { subscriptionChanges } from './modules/subscriptions/subscription.catchup';
@@ -64,9 +65,10 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  const server = http.createServer(app);
+  const server = http.createServer(); // its request listener is set below, once the REST shim exists
   answerClientErrors(server); // Node's own 431/400 refusals, in the contract's shape
 
+  lazyRequestLog(app.request);
   app.use(requestContext);
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (req, res) => {
@@ -86,15 +88,19 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   app.get('/docs', (_req, res) => void res.type('html').send(docsPage()));
 
   app.use(providerWebhooks(orm, services)); // raw bodies: before the JSON parser
-  app.use(express.json({ limit: '1mb', type: () => true, strict: false }));
+  const jsonBody = express.json({ limit: '1mb', type: () => true, strict: false });
+  app.use(jsonBody);
   app.use(bodyLimits); // nesting depth, before anything walks the body (src/core/input-limits.ts)
 
   // REST first: its paths and GraphQL's (/graphql, the IDE's assets) are disjoint, and /v1 requests, the most
   // numerous, then skip the GraphQL router's layers.
-  app.use('/v1', restRouter({ schema, orm, services }));
+  const rest = restRouter({ schema, orm, services });
+  app.use('/v1', rest.router);
   const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub });
   app.use((req, res) => sendError(req, res, new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`)));
   app.use(errorHandler);
+  // API calls the route table answers skip express's layers; they run the same middleware (src/http/rest-lane.ts).
+  server.on('request', restLane(app, rest, [requestContext, jsonBody, bodyLimits], errorHandler));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

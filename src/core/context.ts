@@ -34,14 +34,19 @@ export interface Ctx {
   services: object;
 }
 
-export function createContext(args: { em: EntityManager; principal: Principal; requestId: string; log: Logger; services: object }): Ctx {
-  const { principal, requestId, log, services } = args;
+/** `log` may be given as a function: the logger is then made on first use (most requests log nothing). */
+export function createContext(args: { em: EntityManager; principal: Principal; requestId: string; log: Logger | (() => Logger); services: object }): Ctx {
+  const { principal, requestId, services } = args;
   let em: EntityManager | undefined;
+  let log = args.log;
   return {
     requestId,
     principal,
-    log,
     services,
+    get log(): Logger {
+      if (typeof log === 'function') log = log();
+      return log;
+    },
     loaders: new Map(),
     extras: new Map(),
     // Forked on first use: many answers (entitlements, cached reads, usage events) never touch the ORM, and a fork

@@ -22,7 +22,7 @@ export const merchantPrincipal = (key: Omit<MerchantPrincipal, 'kind'>): Merchan
 });
 
 /** The per-request context of every transport (REST shim, GraphQL over HTTP and WebSocket). */
-export function operationContext(args: { em: EntityManager; principal: AuthPrincipal; requestId: string; log: Logger; services: Services }): Ctx {
+export function operationContext(args: { em: EntityManager; principal: AuthPrincipal; requestId: string; log: Logger | (() => Logger); services: Services }): Ctx {
   const p = args.principal;
   const ctx = createContext({
     ...args,
