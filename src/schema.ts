@@ -4,6 +4,7 @@ import { validateOrReject, ValidationError } from 'class-validator';
 import { ArgumentValidationError, buildSchema, NonEmptyArray } from 'type-graphql';
 import type { Ctx } from './core/context';
 import { DomainError } from './core/errors';
+import { DateTime } from './core/scalars';
 import { refuseNulCharacter } from './core/nul';
 import { refuseOversizeArguments } from './core/argument-limits';
 import { catalogResolvers } from './modules/catalog/catalog.resolver';
@@ -92,6 +93,7 @@ export async function createSchema(pubSub: PubSub = newPubSub()): Promise<GraphQ
   return guardRootFields(
     await buildSchema({
       resolvers,
+      scalarsMap: [{ type: Date, scalar: DateTime }], // fields typed Date without a scalar named: ours too
       validate: { forbidUnknownValues: false },
       validateFn: validateArgument,
       pubSub,

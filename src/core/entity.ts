@@ -1,6 +1,7 @@
 import { Enum, EventArgs, EventSubscriber, Index, PrimaryKey, Property } from '@mikro-orm/core';
 import { v7 as uuidv7 } from 'uuid';
-import { Field, GraphQLISODateTime, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { DateTime } from './scalars';
 
 export enum Mode {
   TEST = 'test',
@@ -15,7 +16,7 @@ export abstract class BaseEntity {
   @PrimaryKey({ type: 'uuid' })
   id: string = uuidv7();
 
-  @Field(() => GraphQLISODateTime)
+  @Field(() => DateTime)
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();
 }
