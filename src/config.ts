@@ -13,6 +13,11 @@ export interface Config {
   /** Public base URL used in links the service hands out (gateway webhook URLs); default: where it listens. */
   publicUrl: string | undefined;
   worker: boolean;
+  /**
+   * HTTP API processes on PORT (API_PROCESSES, 1 to 64; default 1). Over 1, `npm start` is a supervisor that runs the
+   * shared work once and forks that many API processes sharing the port (src/supervisor.ts).
+   */
+  apiProcesses: number;
   dbPoolMax: number;
   /** On (default): every gateway call goes to the local gateway sandbox instead of Stripe/Razorpay. */
   sandbox: boolean;
@@ -60,6 +65,17 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+const MAX_API_PROCESSES = 64;
+
+function apiProcesses(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 1;
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || n < 1 || n > MAX_API_PROCESSES) {
+    throw new Error(`API_PROCESSES must be a whole number from 1 to ${MAX_API_PROCESSES}, got "${raw}"`);
+  }
+  return n;
+}
+
 /** Contract section 10: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then failed. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
@@ -85,6 +101,7 @@ export function loadConfig(env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/$/, '') : undefined,
     worker: (env.WORKER || 'on') !== 'off',
+    apiProcesses: apiProcesses(env.API_PROCESSES),
     dbPoolMax: int(env, 'DB_POOL_MAX', 10),
     sandbox: (env.SANDBOX || 'on') !== 'off',
     sandboxPort: int(env, 'SANDBOX_PORT', port === 0 ? 0 : port + 1),

@@ -1,11 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig } from './config';
 import { runProcess } from './core/lifecycle';
-import { logger } from './core/logger';
-import { SecretBox } from './core/secrets';
-import { startSandbox } from './gateways/sandbox';
-
-const RENEWALS_EVERY_MS = 30_000;
+import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
 
 /**
  * `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT (default 4001). Point API processes at it with
@@ -18,22 +14,16 @@ async function main() {
   // Not PORT + 1: PORT belongs to the API, the sandbox has its own fixed default.
   const port = process.env.SANDBOX_PORT ? config.sandboxPort : 4001;
   // The sandbox opens its own ORM and applies its own migrations (src/gateways/sandbox/database.ts).
-  const sandbox = await startSandbox({ databaseUrl: config.databaseUrl, poolMax: config.dbPoolMax, port, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) });
-  // The gateways charge subscription renewals as real time passes (the in-process sandbox does the same in app.ts):
-  // each account by its own clock (wall time plus what test-clock advances added), so a test clock far ahead is not
-  // charged by the wall clock, nor the others by its.
-  const renewals = setInterval(
-    () => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')),
-    RENEWALS_EVERY_MS,
-  );
-  renewals.unref();
+  const sandbox = await startConfiguredSandbox(config, config.databaseUrl, { port, poolMax: config.dbPoolMax });
+  // Renewals as real time passes, like the gateways (the in-process sandbox does the same).
+  const stopRenewals = chargeRenewalsAsTimePasses(sandbox);
   process.stdout.write(`Cadence gateway sandbox running at ${sandbox.url}\n`);
 
   return {
     forceAfterMs: 15_000,
     // Stop the timer, wait for webhook deliveries in flight, close the server, then the pool.
     stop: async () => {
-      clearInterval(renewals);
+      stopRenewals();
       await sandbox.close();
     },
   };

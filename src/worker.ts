@@ -3,12 +3,12 @@ import { loadConfig } from './config';
 import { openDatabase } from './core/db';
 import { entities } from './entities';
 import { runProcess } from './core/lifecycle';
-import { PgListener } from './core/listener';
 import { logger } from './core/logger';
 import { connectionBudget } from './core/pool';
 import { servicePoolSize } from './core/sql';
 import { createServices } from './container';
 import { createSchema } from './schema';
+import { startBackgroundWork } from './startup';
 
 /**
  * `npm run worker`: outbound webhook delivery and the subscriptions scheduler alone, for scaled-out deployments (run the API with WORKER=off, or
@@ -21,24 +21,17 @@ async function main() {
   // One pool, the ORM's: delivery claims, attempts and the test clock run on its connections.
   const orm = await openDatabase(config.databaseUrl, entities, servicePoolSize(config.dbPoolMax));
   const schema = await createSchema();
-  // The same composition root as the API (src/container.ts); the worker runs only its delivery runtime.
+  // The same composition root as the API (src/container.ts); the worker runs only its background work.
   const services = createServices(config, orm, schema);
-  const pool = services.plainPool; // the process's one pool (the ORM's)
-  const runtime = services.delivery;
-  const listener = new PgListener(config.databaseUrl);
-  await listener.start();
-  await runtime.startWorker(listener);
-  services.schedulerLoop.start();
-  const connections = connectionBudget({ pool: pool.options.max, LISTEN: 1 });
+  const background = await startBackgroundWork(services, config.databaseUrl);
+  const connections = connectionBudget({ pool: services.plainPool.options.max, LISTEN: background.connections });
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
   process.stdout.write(`Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})\n`);
 
   return {
     forceAfterMs: config.webhookTimeoutMs + 5_000,
     stop: async () => {
-      await services.schedulerLoop.stop();
-      await runtime.close(); // attempts in flight finish and are recorded
-      await listener.stop();
+      await background.stop(); // attempts in flight finish and are recorded
       await orm.close(true); // its pool is the process's one pool
     },
   };

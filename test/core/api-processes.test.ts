@@ -1,0 +1,183 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { eventually, request } from '../harness';
+import { freshDatabase, FreshDatabase } from '../harness/database';
+
+const MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'main.js'); // built by `npm test`
+
+/** The JSON log lines and the rest of what the group writes to its shared stdout. */
+class Output {
+  text = '';
+  lines: Record<string, unknown>[] = [];
+  private partial = '';
+
+  add(chunk: string) {
+    this.text += chunk;
+    const parts = (this.partial + chunk).split('\n');
+    this.partial = parts.pop()!;
+    for (const p of parts) {
+      if (!p.startsWith('{')) continue;
+      try {
+        this.lines.push(JSON.parse(p));
+      } catch {
+        /* not a log line */
+      }
+    }
+  }
+
+  /** The pid of the process whose request log line carries `requestId`. */
+  servedBy(requestId: string): number | undefined {
+    return this.lines.find((l) => l.msg === 'request' && l.request_id === requestId)?.pid as number | undefined;
+  }
+}
+
+/** GET on a connection of its own (the cluster hands each new connection to the next API process): its Request-Id. */
+function freshGet(url: string): Promise<{ status: number; requestId: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, requestId: String(res.headers['request-id']) }));
+      })
+      .on('error', reject);
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('API_PROCESSES', () => {
+  it('is 1 when unset or empty, else a whole number from 1 to 64', () => {
+    expect(loadConfig({}).apiProcesses).toBe(1);
+    expect(loadConfig({ API_PROCESSES: '' }).apiProcesses).toBe(1);
+    expect(loadConfig({ API_PROCESSES: '1' }).apiProcesses).toBe(1);
+    expect(loadConfig({ API_PROCESSES: '64' }).apiProcesses).toBe(64);
+    for (const bad of ['0', '65', '-2', '2.5', 'two', '1e1', '0x2']) {
+      expect(() => loadConfig({ API_PROCESSES: bad })).toThrow(`API_PROCESSES must be a whole number from 1 to 64, got "${bad}"`);
+    }
+  });
+
+  it('fails the start when out of range, saying why', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, API_PROCESSES: '100' };
+    const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(err).toContain('Cadence failed to start: Error: API_PROCESSES must be a whole number from 1 to 64, got "100"');
+  });
+});
+
+// `npm start` with API_PROCESSES=2 on DATABASE_URL: a supervisor (sandbox, background work) and two API processes.
+describe('API_PROCESSES=2', () => {
+  let db: FreshDatabase;
+  let dataDir: string;
+  let child: ChildProcess;
+  let exited: Promise<number | null>;
+  const out = new Output();
+  let url: string;
+  let supervisor: number;
+  let apiPids: number[];
+  const adminToken = crypto.randomBytes(16).toString('hex');
+
+  /** Which API processes answer `n` requests, each on a connection of its own (all must answer 200). */
+  async function servingPids(n: number): Promise<Set<number>> {
+    const answers: { status: number; requestId: string }[] = [];
+    for (let i = 0; i < n; i++) answers.push(await freshGet(`${url}/healthz`));
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    return eventually(() => {
+      const pids = answers.map((a) => out.servedBy(a.requestId));
+      return pids.every(Boolean) && new Set(pids as number[]);
+    }, 5_000, 'the request log lines');
+  }
+
+  beforeAll(async () => {
+    db = await freshDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-cluster-'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: db.url,
+      API_PROCESSES: '2',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'info', // each request's log line names the process that served it
+    };
+    delete env.NODE_ENV; // as users run it
+    child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => out.add(d));
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    const banner = await eventually(
+      () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${err}`);
+        return /Cadence is running at (\S+)[\s\S]*Processes +2 API processes \(pids (\d+), (\d+)\) under supervisor (\d+)/.exec(out.text);
+      },
+      40_000,
+      'the banner',
+    );
+    url = banner[1];
+    apiPids = [Number(banner[2]), Number(banner[3])];
+    supervisor = Number(banner[4]);
+  }, 60_000);
+
+  afterAll(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    for (const pid of apiPids ?? []) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await db?.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves from both API processes on one port, the supervisor apart', async () => {
+    expect(supervisor).toBe(child.pid);
+    expect(new Set(apiPids).size).toBe(2);
+    expect(await servingPids(6)).toEqual(new Set(apiPids));
+    // Gateway calls go to the supervisor's sandbox (SANDBOX_URL in the API processes).
+    const merchant = await request(`${url}/v1/admin/merchants`, { key: adminToken, body: { name: 'Cluster', reporting_currency: 'INR' } });
+    expect(merchant.status).toBe(201);
+    const secret = crypto.randomBytes(6).toString('hex');
+    const connected = await request(`${url}/v1/providers/connections`, {
+      key: merchant.body.api_keys.test,
+      body: { provider: 'stripe', credentials: { secret_key: `sk_test_cluster${secret}`, webhook_secret: `whsec_${secret}` } },
+    });
+    expect(connected.status).toBe(201);
+  });
+
+  it('replaces an API process that dies, and keeps answering meanwhile', async () => {
+    const [killed, survivor] = apiPids;
+    process.kill(killed, 'SIGKILL');
+    await eventually(() => out.lines.some((l) => l.msg === 'API process died (signal SIGKILL): replacing it' && l.memberPid === killed), 5_000, 'the death logged');
+    // The survivor answers every connection until the replacement listens (after a 1 s backoff).
+    expect(await servingPids(4)).toEqual(new Set([survivor]));
+    const replacement = await eventually(
+      () => out.lines.find((l) => l.msg === 'API process listening' && l.memberPid !== killed && !apiPids.includes(l.memberPid as number))?.memberPid as number,
+      20_000,
+      'the replacement listening',
+    );
+    apiPids = [survivor, replacement];
+    expect(alive(killed)).toBe(false);
+    expect(await servingPids(6)).toEqual(new Set(apiPids));
+  });
+
+  it('stops the whole group on SIGTERM: exit 0, no API process left', async () => {
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(apiPids.filter(alive)).toEqual([]);
+    expect(out.lines.filter((l) => l.msg === 'Cadence shutting down').map((l) => l.pid).sort()).toEqual([supervisor, ...apiPids].sort());
+  });
+});
