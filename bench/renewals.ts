@@ -2,7 +2,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { cpuMs, machineBusyMs, RssSampler, runBench } from './lib/processes';
+import { cpuMs, cpuMsOf, machineBusyMs, RssSampler, runBench } from './lib/processes';
 import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
 import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
@@ -285,8 +285,8 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     let watching = true;
     let wake = () => {};
     const pg0 = await backendCpu(db);
-    const sampler = new RssSampler([stack.service.pid]);
-    const cpu0 = { service: cpuMs(stack.service.pid), sandbox: cpuMs(stack.sandbox.pid), busy: machineBusyMs(), self: process.cpuUsage() };
+    const sampler = new RssSampler([stack.service]);
+    const cpu0 = { service: cpuMsOf(stack.service), sandbox: cpuMsOf(stack.sandbox), busy: machineBusyMs(), self: process.cpuUsage() };
     const t0 = Date.now();
     const states = sampleBackendStates(stack.databaseUrl);
     const watch = (async () => {
@@ -323,8 +323,8 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     let postgresCpuS: number | null = 0;
     for (const [pid, ms] of pg1) postgresCpuS += (ms - (pg0.get(pid) ?? 0)) / 1000;
     if (!pg1.size) postgresCpuS = null;
-    const cpu1 = { service: cpuMs(stack.service.pid), sandbox: cpuMs(stack.sandbox.pid), busy: machineBusyMs(), self: process.cpuUsage(cpu0.self) };
-    const servicePeakRssMb = sampler.peak(stack.service.pid);
+    const cpu1 = { service: cpuMsOf(stack.service), sandbox: cpuMsOf(stack.sandbox), busy: machineBusyMs(), self: process.cpuUsage(cpu0.self) };
+    const servicePeakRssMb = sampler.peak(stack.service);
     sampler.stop();
     const advanceSeconds = (t1 - t0) / 1000;
     log(`renewals: the advance answered ${advanceStatus || 'nothing'} after ${advanceSeconds.toFixed(1)} s${advanceError ? `: ${advanceError}` : ''}`);
@@ -446,6 +446,7 @@ async function main(): Promise<number> {
   say('');
   say('Cadence subscription renewal benchmark');
   say(`  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}); database: ${stack.dbLabel}`);
+  say(`  service: ${stack.serviceLabel}`);
   for (const line of describeRenewals(r)) say(`  ${line}`);
   const pass = r.advanceStatus === 200 && r.advanceSeconds < RENEWAL_TARGET_SECONDS;
   say(`  [target: the advance < ${RENEWAL_TARGET_SECONDS} s: ${pass ? 'PASS' : 'MISS'}; all renewed, invoiced and evented: ${r.complete ? 'PASS' : 'MISS'}]`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { graphqlEquivalentOf, serviceSchema } from './lib/graphql-query';
 import { requestJson } from './lib/http';
 import { runLoad } from './lib/load';
-import { Child, cpuMs, machineBusyMs, onCleanup, RssSampler, rssMb, runBench } from './lib/processes';
+import { Child, cpuMsOf, machineBusyMs, onCleanup, RssSampler, rssMbOf, runBench } from './lib/processes';
 import { connectSandbox, createMerchant, seedCatalog, seedPayments } from './lib/seed';
 import { startStack } from './lib/stack';
 import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
@@ -28,6 +28,7 @@ import { envNumber } from './lib/env';
  *   BENCH_ONLY               comma-separated parts of scenario names to run (default: all)
  *   BENCH_SERVICE_NODE_ARGS  extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_SANDBOX_NODE_ARGS  the same for the gateway sandbox
+ *   BENCH_API_PROCESSES      the service's API_PROCESSES (default 1); over 1, its CPU and RSS are its process group's
  *   BENCH_JSON               write the figures to this file as JSON
  *   BENCH_SUBSCRIPTION_SEEDS active subscriptions the subscription read scenarios go through (default 300)
  *   BENCH_RENEWALS, BENCH_RENEWAL_CONCURRENCY, BENCH_ADVANCE_TIMEOUT_SECONDS: the renewal run (renewals.ts), which
@@ -146,13 +147,14 @@ async function main(): Promise<number> {
   say(`  catalog: ${CATALOG.products} products x ${CATALOG.plansPerProduct} plans x ${CATALOG.currencies.length} prices (${CATALOG.currencies.join(', ')})`);
   say(`  GraphQL query (fields of the REST route's document, schema from ${source}):`);
   say(`    ${productsQuery}`);
-  const idleRss = rssMb(service.pid);
+  say(`  service: ${stack.serviceLabel}`);
+  const idleRss = rssMbOf(service);
   say(`  service RSS after start-up and seeding: ${idleRss === null ? 'n/a' : `${idleRss.toFixed(0)} MB`}`);
   say('');
 
   // Measure, one scenario after the other, sampling the RSS of both processes all along.
   const pids: Record<Scenario['process'], Child> = { bare, service };
-  const sampler = new RssSampler([bare.pid, service.pid]);
+  const sampler = new RssSampler([bare, service]);
   onCleanup('stop RSS sampler', () => sampler.stop());
   const measured: MeasuredScenario[] = [];
   for (const s of selected) {
@@ -171,13 +173,13 @@ async function main(): Promise<number> {
       await runLoad(req, connections, warmupSeconds);
     }
     note(`${s.name}: measuring ${seconds}s`);
-    const cpu0 = cpuMs(child.pid);
-    const sb0 = cpuMs(sandbox.pid);
+    const cpu0 = cpuMsOf(child);
+    const sb0 = cpuMsOf(sandbox);
     const busy0 = machineBusyMs();
     const gen0 = process.cpuUsage();
     const result = await runLoad(req, connections, seconds);
-    const cpu1 = cpuMs(child.pid);
-    const sb1 = cpuMs(sandbox.pid);
+    const cpu1 = cpuMsOf(child);
+    const sb1 = cpuMsOf(sandbox);
     const busy1 = machineBusyMs();
     const gen = process.cpuUsage(gen0);
     if (child.hasExited()) throw new Error(`${child.name} exited during "${s.name}" (${await child.exited}).\n${child.tail()}`);
@@ -188,7 +190,7 @@ async function main(): Promise<number> {
     measured.push({
       scenario: s,
       result,
-      peakRssMb: sampler.peakSinceMark(child.pid),
+      peakRssMb: sampler.peakSinceMark(child),
       serverCpuPct: serverCpu === null ? null : (serverCpu / (result.seconds * 1000)) * 100,
       serverCpuMsPerRequest: serverCpu === null || !result.requests ? null : serverCpu / result.requests,
       loadgenCpuPct: (genCpu / windowMs) * 100,
@@ -199,7 +201,7 @@ async function main(): Promise<number> {
           : Math.max(0, ((busy1 - busy0 - serverCpu - sandboxCpu - genCpu) / windowMs) * 100),
     });
   }
-  let servicePeakRssMb = sampler.peak(service.pid);
+  let servicePeakRssMb = sampler.peak(service);
   sampler.stop();
 
   let renewals: RenewalFigures | null = null;
@@ -240,8 +242,9 @@ async function main(): Promise<number> {
       [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
     ),
   );
+  const server = `the answering process${stack.apiProcesses > 1 ? ` (the service: its process group, supervisor + ${stack.apiProcesses} API processes, summed; so is its peak RSS)` : ''}`;
   say(
-    `  CPU columns are % of one core over the measured window (the machine has ${os.cpus().length}): server = the answering process,` +
+    `  CPU columns are % of one core over the measured window (the machine has ${os.cpus().length}): server = ${server},` +
       '\n  loadgen = autocannon (this process), other = everything else (PostgreSQL, other programs); CPU ms/req = server CPU / requests;' +
       '\n  sandbox ms/req = CPU of the gateway sandbox process (standing in for Stripe) / requests.',
   );
@@ -283,6 +286,7 @@ async function main(): Promise<number> {
       seconds,
       warmupSeconds,
       database: serverUrl ? 'DATABASE_URL' : 'embedded',
+      apiProcesses: stack.apiProcesses,
       serviceIdleRssMb: idleRss,
       servicePeakRssMb,
       scenarios: measured.map((m) => ({

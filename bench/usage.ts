@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { AnalyticsSeed, AnalyticsShape, DEFAULT_SHAPE, seedAnalytics } from './lib/analytics-seed';
 import { LoadRequest, LoadResult, runLoad } from './lib/load';
-import { cpuMs, machineBusyMs, runBench } from './lib/processes';
+import { cpuMs, cpuMsOf, machineBusyMs, runBench } from './lib/processes';
 import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
 import { benchClients } from './lib/database';
@@ -286,7 +286,7 @@ async function backendPids(db: Client): Promise<number[]> {
 async function costMeter(stack: Stack, db: Client, extraPids: () => number[] = () => []): Promise<() => Promise<Cost>> {
   const pids = await backendPids(db);
   const loadAvg = os.loadavg()[0];
-  const svc0 = cpuMs(stack.service.pid);
+  const svc0 = cpuMsOf(stack.service);
   const busy0 = machineBusyMs();
   const t0 = performance.now();
   const pg0 = new Map(pids.map((p) => [p, cpuMs(p) ?? 0]));
@@ -302,7 +302,7 @@ async function costMeter(stack: Stack, db: Client, extraPids: () => number[] = (
       pg += ms - (pg0.get(p) ?? 0);
     }
     if (!seen) pg = null;
-    const svc1 = cpuMs(stack.service.pid);
+    const svc1 = cpuMsOf(stack.service);
     const busy1 = machineBusyMs();
     const wall = performance.now() - t0;
     return {
@@ -831,6 +831,7 @@ async function main(): Promise<number> {
   say('');
   say('Cadence usage and analytics benchmark');
   say(`  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}); database: ${stack.dbLabel}`);
+  say(`  service: ${stack.serviceLabel}`);
   for (const line of describeUsage(f)) say(`  ${line}`);
   say('');
   for (const c of usageChecks(f)) say(`  [${c.pass ? 'PASS' : 'MISS'}] ${c.name}: ${c.value} (target ${c.target})`);

@@ -41,9 +41,17 @@ process.on('exit', () => {
   }
 });
 
-export interface Child {
-  name: string;
+/**
+ * What the bench measures of a child (CPU, RSS): its own process, or with `group` every process of its process group
+ * summed (the service with BENCH_API_PROCESSES > 1: the supervisor and its API processes).
+ */
+export interface Measured {
   pid: number;
+  group: boolean;
+}
+
+export interface Child extends Measured {
+  name: string;
   process: ChildProcess;
   /** Resolves with the exit code (or signal) once the process has exited. */
   exited: Promise<string>;
@@ -65,7 +73,7 @@ const groupAlive = (pgid: number) => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Child {
+export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, opts: { group?: boolean } = {}): Child {
   const log = fs.openSync(logFile, 'a');
   const proc = spawn(process.execPath, args, { env, stdio: ['ignore', log, log], detached: true });
   fs.closeSync(log);
@@ -87,6 +95,7 @@ export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv,
   const child: Child = {
     name,
     pid,
+    group: opts.group ?? false,
     process: proc,
     exited,
     hasExited: () => done,
@@ -151,6 +160,16 @@ export async function waitForHttp(url: string, child: Child, timeoutMs: number):
   throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000}s (last: ${last}).\n--- ${child.name} output ---\n${child.tail()}`);
 }
 
+/** Polls the child's output until it matches `pattern`; fails early when the child exits, and after `timeoutMs`. */
+export async function waitForOutput(child: Child, pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(child.tail(Infinity))) {
+    if (child.hasExited()) throw new Error(`${child.name} exited (${await child.exited}).\n--- ${child.name} output ---\n${child.tail()}`);
+    if (Date.now() > deadline) throw new Error(`${child.name} did not print ${pattern} within ${timeoutMs / 1000}s.\n--- ${child.name} output ---\n${child.tail()}`);
+    await sleep(200);
+  }
+}
+
 let clockTicks: number | undefined;
 
 /** CPU time (user + system, all threads) a process has used so far, in ms, or null when it cannot be read. */
@@ -171,6 +190,49 @@ export function cpuMs(pid: number): number | null {
     return null;
   }
 }
+
+/** The processes in process group `pgid` now (the pgrp field of each /proc/<pid>/stat). */
+export function groupPids(pgid: number): number[] {
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [pgid];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After the command name (which may hold spaces): state, ppid, pgrp.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid) pids.push(Number(entry));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return pids;
+}
+
+const measuredPids = (m: Measured) => (m.group ? groupPids(m.pid) : [m.pid]);
+
+/** `read` summed over the processes `m` stands for; null when none can be read. */
+function sumOver(m: Measured, read: (pid: number) => number | null): number | null {
+  let sum: number | null = null;
+  for (const pid of measuredPids(m)) {
+    const v = read(pid);
+    if (v !== null) sum = (sum ?? 0) + v;
+  }
+  return sum;
+}
+
+/**
+ * CPU time so far of what `m` stands for (its process or its whole group), in ms. Over a group, the difference of two
+ * readings misses the CPU of a process that exited between them.
+ */
+export const cpuMsOf = (m: Measured): number | null => sumOver(m, cpuMs);
+
+/** Resident set size of what `m` stands for (its process, or the sum over its group), in MB. */
+export const rssMbOf = (m: Measured): number | null => sumOver(m, rssMb);
 
 /** Busy CPU time of the whole machine so far (all CPUs, everything but idle and iowait), in ms, or null. */
 export function machineBusyMs(): number | null {
@@ -195,26 +257,27 @@ export function rssMb(pid: number): number | null {
 }
 
 /**
- * Samples the RSS of some processes every `intervalMs`. `peak()` is the maximum since start; `mark()` starts a
- * window whose maximum `peakSinceMark()` returns (one window per measured scenario).
+ * Samples the RSS of some children (each its process, or the sum over its group) every `intervalMs`. `peak()` is the
+ * maximum since start; `mark()` starts a window whose maximum `peakSinceMark()` returns (one window per measured
+ * scenario).
  */
 export class RssSampler {
   private timer: NodeJS.Timeout;
   private overall = new Map<number, number>();
   private window = new Map<number, number>();
 
-  constructor(private readonly pids: number[], intervalMs = 100) {
+  constructor(private readonly children: Measured[], intervalMs = 100) {
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
     this.timer.unref();
   }
 
   private sample() {
-    for (const pid of this.pids) {
-      const mb = rssMb(pid);
+    for (const child of this.children) {
+      const mb = rssMbOf(child);
       if (mb === null) continue;
-      this.overall.set(pid, Math.max(this.overall.get(pid) ?? 0, mb));
-      this.window.set(pid, Math.max(this.window.get(pid) ?? 0, mb));
+      this.overall.set(child.pid, Math.max(this.overall.get(child.pid) ?? 0, mb));
+      this.window.set(child.pid, Math.max(this.window.get(child.pid) ?? 0, mb));
     }
   }
 
@@ -223,14 +286,14 @@ export class RssSampler {
     this.sample();
   }
 
-  peakSinceMark(pid: number): number | null {
+  peakSinceMark(child: Measured): number | null {
     this.sample();
-    return this.window.get(pid) ?? null;
+    return this.window.get(child.pid) ?? null;
   }
 
-  peak(pid: number): number | null {
+  peak(child: Measured): number | null {
     this.sample();
-    return this.overall.get(pid) ?? null;
+    return this.overall.get(child.pid) ?? null;
   }
 
   stop() {

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../src/core/embedded-postgres';
 import { createBenchDatabase } from './database';
-import { Child, freePort, onCleanup, startChild, waitForHttp } from './processes';
+import { envNumber } from './env';
+import { Child, freePort, onCleanup, startChild, waitForHttp, waitForOutput } from './processes';
 
 /** What the benches measure: the sandbox, the service (and a bare express) as child processes on one database. */
 export interface Stack {
@@ -14,7 +15,12 @@ export interface Stack {
   adminToken: string;
   tmp: string;
   sandbox: Child;
+  /** With apiProcesses > 1, its CPU and RSS are read over its whole process group (the supervisor and the API processes). */
   service: Child;
+  /** BENCH_API_PROCESSES: the service's API_PROCESSES. */
+  apiProcesses: number;
+  /** What the service's figures cover, for the printed header. */
+  serviceLabel: string;
   bare: Child | null;
   sandboxUrl: string;
   serviceUrl: string;
@@ -72,6 +78,13 @@ export async function startStack(opts: {
     dbLabel = `embedded PostgreSQL (DATA_DIR ${env.DATA_DIR})`;
   }
 
+  const apiProcesses = envNumber('BENCH_API_PROCESSES', 1, 1);
+  if (!Number.isInteger(apiProcesses)) throw new Error(`BENCH_API_PROCESSES must be a whole number, got "${process.env.BENCH_API_PROCESSES}"`);
+  const serviceLabel =
+    apiProcesses > 1
+      ? `${apiProcesses} API processes under a supervisor (BENCH_API_PROCESSES); service CPU and RSS are summed over its process group`
+      : 'one process';
+
   const adminToken = crypto.randomBytes(24).toString('hex');
   const [servicePort, sandboxPort, barePort] = [await freePort(), await freePort(), await freePort()];
   // The gateway sandbox stands in for Stripe, whose work is not ours: it runs in its own process, so the service's
@@ -83,16 +96,27 @@ export async function startStack(opts: {
     'service',
     [...(opts.serviceNodeArgs ?? []), serviceMain],
     // As deployed: NODE_ENV=production turns off graphql-js's development checks (measurable per field of an answer).
-    { ...env, NODE_ENV: 'production', PORT: String(servicePort), HOST: '127.0.0.1', ADMIN_TOKEN: adminToken, SANDBOX_URL: sandboxUrl },
+    {
+      ...env,
+      NODE_ENV: 'production',
+      PORT: String(servicePort),
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN: adminToken,
+      SANDBOX_URL: sandboxUrl,
+      API_PROCESSES: String(apiProcesses),
+    },
     path.join(tmp, 'service.log'),
+    { group: apiProcesses > 1 },
   );
   const bare = opts.bare ? startChild('bare express', [bareMain], { ...process.env, PORT: String(barePort) }, path.join(tmp, 'bare.log')) : null;
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   const bareUrl = bare ? `http://127.0.0.1:${barePort}` : null;
-  opts.note(`starting the service (pid ${service.pid}, ${dbLabel})${bare ? ` and bare express (pid ${bare.pid})` : ''}`);
+  opts.note(`starting the service (pid ${service.pid}, ${serviceLabel}, ${dbLabel})${bare ? ` and bare express (pid ${bare.pid})` : ''}`);
   await Promise.all([
     waitForHttp(`${serviceUrl}/readyz`, service, 180_000),
     ...(bare && bareUrl ? [waitForHttp(`${bareUrl}/`, bare, 30_000)] : []),
   ]);
-  return { databaseUrl: env.DATABASE_URL, dbLabel, adminToken, tmp, sandbox, service, bare, sandboxUrl, serviceUrl, bareUrl };
+  // /readyz answers once the first API process listens; the banner, once all do.
+  if (apiProcesses > 1) await waitForOutput(service, /^Cadence is running at /m, 60_000);
+  return { databaseUrl: env.DATABASE_URL, dbLabel, adminToken, tmp, sandbox, service, apiProcesses, serviceLabel, bare, sandboxUrl, serviceUrl, bareUrl };
 }
