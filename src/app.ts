@@ -11,8 +11,8 @@ import { mountGraphQL } from './http/graphql';
 import { ChangeListener } from './core/events';
 import { PgListener } from './core/listener';
 import { ping } from './core/sql';
-import { SecretBox } from './core/secrets';
-import { RunningSandbox, startSandbox } from './gateways/sandbox';
+import type { RunningSandbox } from './gateways/sandbox';
+import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
 import { providerWebhooks } from './http/provider-webhooks';
 import { bodyLimits } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
@@ -46,9 +46,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   // The sandbox stands in for both gateways on its own port (contract section 9); with SANDBOX_URL it runs as its
   // own process (`npm run sandbox`), which keeps its CPU off the API's.
   const external = config.sandbox && config.sandboxUrl ? config.sandboxUrl : null;
-  const sandbox = config.sandbox && !external
-    ? await startSandbox({ databaseUrl: orm.config.get('clientUrl')!, port: config.sandboxPort, host: config.host, publicUrl: config.sandboxPublicUrl, secrets: SecretBox.fromEnv(config.dataDir) })
-    : null;
+  const sandbox = config.sandbox && !external ? await startConfiguredSandbox(config, orm.config.get('clientUrl')!) : null;
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
   const services = createServices(config, orm, schema, sandboxUrl, () => config.publicUrl ?? url);
@@ -114,10 +112,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   const purge = setInterval(() => void services.idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'purge failed')), 10 * 60_000);
   purge.unref();
   // The sandbox charges subscription renewals as real time passes, like the gateways (test clocks advance them too).
-  const renewals = sandbox && config.worker
-    ? setInterval(() => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')), 30_000)
-    : null;
-  renewals?.unref();
+  const stopRenewals = sandbox && config.worker ? chargeRenewalsAsTimePasses(sandbox) : () => undefined;
   // Outbound webhook delivery runs in this process unless WORKER=off (then `npm run worker` does it).
   if (config.worker) await services.delivery.startWorker(listener);
   // So does the subscriptions scheduler (trial and period ends, dunning, reconciliation).
@@ -137,7 +132,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await graph.stop();
       clearTimeout(timer);
       clearInterval(purge);
-      if (renewals) clearInterval(renewals);
+      stopRenewals();
       await changes.stop();
       await stopEntitlementCache();
       await services.schedulerLoop.stop();

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ServicePool } from './core/orm-pool';
 import type { GraphQLSchema } from 'graphql';
@@ -49,8 +50,9 @@ export function createServices(
 ): Services {
   const serializer = new Serializer(schema);
   const customers = new CustomerService();
-  if (config.databaseUrl && !process.env.ENCRYPTION_KEY) {
-    // Every process sharing the database must seal and open credentials with the same key.
+  if (config.databaseUrl && !process.env.ENCRYPTION_KEY && cluster.isPrimary) {
+    // Every process sharing the database must seal and open credentials with the same key. API processes of one
+    // supervisor (API_PROCESSES) share its DATA_DIR: the supervisor warns when it applies, they need not.
     logger.warn({ dataDir: config.dataDir }, 'ENCRYPTION_KEY unset: using the key file in DATA_DIR; set ENCRYPTION_KEY when several hosts share the database');
   }
   const secrets = SecretBox.fromEnv(config.dataDir);
