@@ -52,12 +52,26 @@ describe('POST /usage/events', () => {
   it('is one SQL statement per event (subscription check, key, sums and event together)', async () => {
     const s = await billableSubscription(m.test);
     await report(m.test, s.id); // the key is cached, the unit registered
-    h.app.sql.reset();
-    await report(m.test, s.id, { quantity: 3 });
-    expect(h.app.sql.count).toBe(1);
-    h.app.sql.reset();
-    await report(m.test, s.id, { quantity: 3, idempotency_key: `k-${rnd()}` });
-    expect(h.app.sql.count).toBe(1);
+    // Every statement on the service's pool (the event's runs on it directly), and none through the ORM's builder.
+    const pool = h.app.app.services.plainPool;
+    const seen: string[] = [];
+    const original = pool.query.bind(pool);
+    (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) => {
+      seen.push(typeof config === 'string' ? config : config.text);
+      return original(config as never, values as never);
+    };
+    try {
+      for (const extra of [{}, { idempotency_key: `k-${rnd()}` }]) {
+        h.app.sql.reset();
+        seen.length = 0;
+        expect((await report(m.test, s.id, { quantity: 3, ...extra })).quantity).toBe(3); // 201, checked by report
+        expect(seen).toHaveLength(1);
+        expect(seen[0]).toMatch(/insert into usage_events/);
+        expect(h.app.sql.count).toBe(0);
+      }
+    } finally {
+      (pool as unknown as { query: unknown }).query = original;
+    }
   });
 
   const CASES: [string, Record<string, unknown>, number, string, string][] = [

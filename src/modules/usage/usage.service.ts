@@ -61,7 +61,7 @@ export class UsageService {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       let out;
       try {
-        out = await reportOne(ctx.em, { ...d, id, period, slot });
+        out = await reportOne(this.pool, { merchantId, mode }, { ...d, id, period, slot });
       } catch (err) {
         if (isMissingPartition(err)) {
           // Only an event that passed every check reaches the insert: make its month, then again.

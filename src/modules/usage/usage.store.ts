@@ -128,9 +128,12 @@ const REPORT_ONE = `with v as (
    select e.created_at is not null as inserted, v.ts, e.period_start, e.period_end, e.created_at, ${UNLESS_WRITTEN}
    from v left join e on true`;
 
-/** The single-event statement (REPORT_ONE) for `e`; null: no such subscription of the tenant. */
-export async function reportOne(em: EntityManager, e: SingleEvent): Promise<SingleOutcome | null> {
-  const rows = await tenantQuery<SingleOutcome>(em, REPORT_ONE, [
+/**
+ * The single-event statement (REPORT_ONE) for `e`, on its own (autocommit); null: no such subscription of the tenant.
+ * Given the pool and the tenant rather than the request's EntityManager, which would be forked for nothing.
+ */
+export async function reportOne(db: Queryable, tenant: TenantParams, e: SingleEvent): Promise<SingleOutcome | null> {
+  const rows = await tenantQueryAs<SingleOutcome>(db, tenant, REPORT_ONE, [
     e.subscriptionId,
     e.timestamp?.toISOString() ?? null,
     e.period?.start.toISOString() ?? null,
