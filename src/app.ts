@@ -16,7 +16,7 @@ import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
 import { providerWebhooks } from './http/provider-webhooks';
 import { bodyLimits } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
-import { restLane } from './http/rest-lane';
+import { expressClasses, restLane } from './http/rest-lane';
 import { retiredKeyChanges } from './modules/merchants/key.catchup';
 import { paymentChanges } from './modules/payments/payment.catchup';
 import { subscriptionChanges } from './modules/subscriptions/subscription.catchup';
@@ -63,7 +63,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  const server = http.createServer(); // its request listener is set below, once the REST shim exists
+  const server = http.createServer(expressClasses(app)); // its request listener is set below, once the REST shim exists
   answerClientErrors(server); // Node's own 431/400 refusals, in the contract's shape
 
   lazyRequestLog(app.request);

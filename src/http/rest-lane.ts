@@ -1,4 +1,4 @@
-import type http from 'node:http';
+import http from 'node:http';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RestShim } from '../../rest-shim/router';
 
@@ -11,9 +11,24 @@ type ErrorHandler = (err: unknown, req: Request, res: Response, next: NextFuncti
  * mounted router's for every API call, with closures per layer per request: about a tenth of an entitlement read's
  * CPU, and garbage that outlives the young generation under load (bench/README.md).
  *
- * The request is set up as express's `app.handle` sets it up (prototypes, `res.locals`), with the URL relative to
- * `/v1` as a router mounted there sees it, so handlers cannot tell the lanes apart.
+ * The request is set up as express's `app.handle` sets it up (prototypes: the server's classes, expressClasses;
+ * `res.locals`), with the URL relative to `/v1` as a router mounted there sees it, so handlers cannot tell the lanes
+ * apart.
  */
+/**
+ * The request and response classes for `http.createServer`: Node's own, whose instances already have express's app
+ * prototypes (app.request / app.response, which lead back to Node's). Express still sets them on the requests it
+ * handles; the lane need not, and an object born with its prototype keeps V8's fast paths, which `setPrototypeOf` on
+ * every request would not.
+ */
+export function expressClasses(app: Express): { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse } {
+  class Request extends http.IncomingMessage {}
+  class Response extends http.ServerResponse {}
+  Object.setPrototypeOf(Request.prototype, app.request);
+  Object.setPrototypeOf(Response.prototype, app.response);
+  return { IncomingMessage: Request, ServerResponse: Response as typeof http.ServerResponse };
+}
+
 export function restLane(app: Express, rest: RestShim, before: RequestHandler[], onError: ErrorHandler): http.RequestListener {
   return (incoming, outgoing) => {
     const url = incoming.url ?? '';
@@ -23,8 +38,6 @@ export function restLane(app: Express, rest: RestShim, before: RequestHandler[],
     const res = outgoing as Response;
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
     res.locals = Object.create(null) as Record<string, unknown>;
     req.originalUrl = url;
     req.baseUrl = '/v1';
