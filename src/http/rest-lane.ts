@@ -3,18 +3,9 @@ import type { Express, NextFunction, Request, RequestHandler, Response } from 'e
 import type { RestShim } from '../../rest-shim/router';
 
 type ErrorHandler = (err: unknown, req: Request, res: Response, next: NextFunction) => void;
+/** Express 5's base router (`app.router`, the `router` package), as app.handle calls it. */
+type ExpressRouter = { handle(req: Request, res: Response, done: (err?: unknown) => void): void };
 
-/**
- * The server's request listener: a `/v1` request the REST route table answers runs `before` (request id, body
- * parser, input limits: the app's own middleware, in the app's order) and then its route's handlers directly; every
- * other request goes through the express app. Express's router would otherwise walk each app-level layer and the
- * mounted router's for every API call, with closures per layer per request: about a tenth of an entitlement read's
- * CPU, and garbage that outlives the young generation under load (bench/README.md).
- *
- * The request is set up as express's `app.handle` sets it up (prototypes: the server's classes, expressClasses;
- * `res.locals`), with the URL relative to `/v1` as a router mounted there sees it, so handlers cannot tell the lanes
- * apart.
- */
 /**
  * The request and response classes for `http.createServer`: Node's own, whose instances already have express's app
  * prototypes (app.request / app.response, which lead back to Node's). Express still sets them on the requests it
@@ -29,23 +20,36 @@ export function expressClasses(app: Express): { IncomingMessage: typeof http.Inc
   return { IncomingMessage: Request, ServerResponse: Response as typeof http.ServerResponse };
 }
 
+/**
+ * The server's request listener: a `/v1` request the REST route table answers runs `before` (request id, body
+ * parser, input limits: the app's own middleware, in the app's order) and then its route's handlers directly; every
+ * other request goes through express's router (as app.handle runs it). Express's router would otherwise walk each app-level layer and the
+ * mounted router's for every API call, with closures per layer per request: about a tenth of an entitlement read's
+ * CPU, and garbage that outlives the young generation under load (bench/README.md).
+ *
+ * The request is set up as express's `app.handle` sets it up (prototypes: the server's classes, expressClasses;
+ * `res.locals`), with the URL relative to `/v1` as a router mounted there sees it, so handlers cannot tell the lanes
+ * apart.
+ */
 export function restLane(app: Express, rest: RestShim, before: RequestHandler[], onError: ErrorHandler): http.RequestListener {
   return (incoming, outgoing) => {
     const url = incoming.url ?? '';
-    const hit = url.startsWith('/v1/') ? rest.match(incoming.method ?? '', url.slice(3)) : null;
-    if (!hit) return void app(incoming, outgoing);
     const req = incoming as Request;
     const res = outgoing as Response;
+    const fail = (err: unknown) => onError(err, req, res, () => undefined);
+    const hit = url.startsWith('/v1/') ? rest.match(incoming.method ?? '', url.slice(3)) : null;
     req.res = res;
     res.req = req;
     res.locals = Object.create(null) as Record<string, unknown>;
+    // Everything else: express's router, as app.handle runs it, without its setPrototypeOf (the classes did it).
+    // The app's own last handlers answer every request; `done` is reached only by an error thrown in them.
+    if (!hit) return (app.router as unknown as ExpressRouter).handle(req, res, (err) => fail(err ?? new Error('unanswered request')));
     req.originalUrl = url;
     req.baseUrl = '/v1';
     req.url = url.slice(3);
     req.params = hit.params;
     const chain = before.length ? [...before, ...hit.chain] : hit.chain;
     let at = 0;
-    const fail = (err: unknown) => onError(err, req, res, () => undefined);
     const next = (err?: unknown): void => {
       if (err) return fail(err);
       const fn = chain[at++];
