@@ -294,9 +294,20 @@ export class SchedulerLoop {
     }
   }
 
-  async stop(): Promise<void> {
+  /**
+   * No new sweep starts; the one running may finish for up to `graceMs`. A sweep can wait on the database (the pool
+   * already closed, or PostgreSQL gone: up to the pool's 60 s acquire timeout), and shutdown must not wait with it;
+   * what it had not committed is swept again by the next process.
+   */
+  async stop(graceMs = 5_000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    const running = this.running;
+    if (!running) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
+    const outcome = await Promise.race([running.then(() => 'done' as const), late]);
+    clearTimeout(timer);
+    if (outcome === 'late') logger.warn({ grace_ms: graceMs }, 'subscription scheduler stopped with a sweep still waiting on the database');
   }
 }
