@@ -32,6 +32,8 @@ export function expressClasses(app: Express): { IncomingMessage: typeof http.Inc
  * apart.
  */
 export function restLane(app: Express, rest: RestShim, before: RequestHandler[], onError: ErrorHandler): http.RequestListener {
+  // Each route's whole chain (`before`, then its own handlers), built once.
+  const chains = new WeakMap<RequestHandler[], RequestHandler[]>();
   return (incoming, outgoing) => {
     const url = incoming.url ?? '';
     const req = incoming as Request;
@@ -48,7 +50,8 @@ export function restLane(app: Express, rest: RestShim, before: RequestHandler[],
     req.baseUrl = '/v1';
     req.url = url.slice(3);
     req.params = hit.params;
-    const chain = before.length ? [...before, ...hit.chain] : hit.chain;
+    let chain = chains.get(hit.chain);
+    if (!chain) chains.set(hit.chain, (chain = [...before, ...hit.chain]));
     let at = 0;
     const next = (err?: unknown): void => {
       if (err) return fail(err);
