@@ -7,10 +7,10 @@ type ErrorHandler = (err: unknown, req: Request, res: Response, next: NextFuncti
 type ExpressRouter = { handle(req: Request, res: Response, done: (err?: unknown) => void): void };
 
 /**
- * The request and response classes for `http.createServer`: Node's own, whose instances already have express's app
- * prototypes (app.request / app.response, which lead back to Node's). Express still sets them on the requests it
- * handles; the lane need not, and an object born with its prototype keeps V8's fast paths, which `setPrototypeOf` on
- * every request would not.
+ * The request and response classes for `http.createServer`: Node's own, whose instances are born with express's
+ * app prototypes (app.request / app.response, which lead back to Node's). Express's `app.handle` would set them on
+ * every request; an object whose prototype changes after it is built loses V8's fast paths, and with them went half
+ * of an entitlement read's CPU (bench/README.md, "The REST lane").
  */
 export function expressClasses(app: Express): { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse } {
   class Request extends http.IncomingMessage {}
@@ -23,13 +23,11 @@ export function expressClasses(app: Express): { IncomingMessage: typeof http.Inc
 /**
  * The server's request listener: a `/v1` request the REST route table answers runs `before` (request id, body
  * parser, input limits: the app's own middleware, in the app's order) and then its route's handlers directly; every
- * other request goes through express's router (as app.handle runs it). Express's router would otherwise walk each app-level layer and the
- * mounted router's for every API call, with closures per layer per request: about a tenth of an entitlement read's
- * CPU, and garbage that outlives the young generation under load (bench/README.md).
+ * other request goes through express's router, as app.handle runs it. Walking each app-level layer and the mounted
+ * router's for every API call, with closures per layer per request, was about a third of an entitlement read's CPU.
  *
- * The request is set up as express's `app.handle` sets it up (prototypes: the server's classes, expressClasses;
- * `res.locals`), with the URL relative to `/v1` as a router mounted there sees it, so handlers cannot tell the lanes
- * apart.
+ * The request is set up as `app.handle` sets it up (prototypes: the server's classes, expressClasses; `res.locals`),
+ * with the URL relative to `/v1` as a router mounted there sees it, so handlers cannot tell the lanes apart.
  */
 export function restLane(app: Express, rest: RestShim, before: RequestHandler[], onError: ErrorHandler): http.RequestListener {
   // Each route's whole chain (`before`, then its own handlers), built once.
