@@ -17,6 +17,20 @@ jest.setTimeout(120_000);
 
 const EMPTY = { attempts: 0, authorized: 0, failed: 0, success_rate: null, by_method: [], failure_reasons: [], banks: [] };
 
+/** The autopay answer for exactly one attempt: authorised, or failed for `reason`. */
+function oneAttempt(a: { method: string; bank: string | null } & ({ authorized: true } | { authorized: false; reason: string })) {
+  const won = a.authorized ? 1 : 0;
+  return {
+    attempts: 1,
+    authorized: won,
+    failed: 1 - won,
+    success_rate: won,
+    by_method: [{ method: a.method, attempts: 1, authorized: won, success_rate: won }],
+    failure_reasons: a.authorized ? [] : [{ reason: a.reason, count: 1 }],
+    banks: [{ bank: a.bank, attempts: 1, authorized: won, success_rate: won }],
+  };
+}
+
 async function autopay(m: TestMerchant) {
   const { from: _f, to: _t, ...rest } = await ok(m.test.get('/analytics/autopay'));
   return rest;
@@ -29,15 +43,7 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
   let declinedAt: string;
 
   /** After the decline and then the success on the same checkout, by hand: one attempt, authorised by UPI (HDFC). */
-  const BOTH = {
-    attempts: 1,
-    authorized: 1,
-    failed: 0,
-    success_rate: 1,
-    by_method: [{ method: 'upi', attempts: 1, authorized: 1, success_rate: 1 }],
-    failure_reasons: [],
-    banks: [{ bank: 'HDFC', attempts: 1, authorized: 1, success_rate: 1 }],
-  };
+  const BOTH = oneAttempt({ method: 'upi', bank: 'HDFC', authorized: true });
 
   beforeAll(async () => {
     m = await h.merchant();
@@ -63,15 +69,7 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
   });
 
   it('counts the declined attempt at once', async () => {
-    expect(await autopay(m)).toEqual({
-      attempts: 1,
-      authorized: 0,
-      failed: 1,
-      success_rate: 0,
-      by_method: [{ method: 'upi', attempts: 1, authorized: 0, success_rate: 0 }],
-      failure_reasons: [{ reason: 'card_declined', count: 1 }],
-      banks: [{ bank: null, attempts: 1, authorized: 0, success_rate: 0 }],
-    });
+    expect(await autopay(m)).toEqual(oneAttempt({ method: 'upi', bank: null, authorized: false, reason: 'card_declined' }));
   });
 
   it('a successful try on the same checkout authorises the mandate: still one attempt, now authorised', async () => {
@@ -148,27 +146,11 @@ describe('Razorpay: several declined tries on one checkout', () => {
       expect(r.location).toMatch(/\?declined=/);
     }
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'created' });
-    expect(await autopay(m)).toEqual({
-      attempts: 1,
-      authorized: 0,
-      failed: 1,
-      success_rate: 0,
-      by_method: [{ method: 'emandate', attempts: 1, authorized: 0, success_rate: 0 }],
-      failure_reasons: [{ reason: 'payment_failed', count: 1 }],
-      banks: [{ bank: 'SBI', attempts: 1, authorized: 0, success_rate: 0 }],
-    });
+    expect(await autopay(m)).toEqual(oneAttempt({ method: 'emandate', bank: 'SBI', authorized: false, reason: 'payment_failed' }));
     await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'upi', vpa: 'asha@oksbi' });
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'active' });
-    expect(await autopay(m)).toEqual({
-      attempts: 1,
-      authorized: 1,
-      failed: 0,
-      success_rate: 1,
-      by_method: [{ method: 'upi', attempts: 1, authorized: 1, success_rate: 1 }],
-      failure_reasons: [],
-      // The VPA handle's bank (@oksbi).
-      banks: [{ bank: 'SBI', attempts: 1, authorized: 1, success_rate: 1 }],
-    });
+    // The VPA handle's bank (@oksbi).
+    expect(await autopay(m)).toEqual(oneAttempt({ method: 'upi', bank: 'SBI', authorized: true }));
   });
 
   it('without keep_open the decline still ends the checkout (contract 14), counted once though two events report it', async () => {
@@ -204,14 +186,6 @@ describe('Stripe: a declined attempt on a checkout that stays open', () => {
     const done = await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'card' });
     expect(done.location).toMatch(/^https:\/\/merchant\.example\//);
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'active' });
-    expect(await autopay(m)).toEqual({
-      attempts: 1,
-      authorized: 1,
-      failed: 0,
-      success_rate: 1,
-      by_method: [{ method: 'card', attempts: 1, authorized: 1, success_rate: 1 }],
-      failure_reasons: [],
-      banks: [{ bank: 'HDFC', attempts: 1, authorized: 1, success_rate: 1 }],
-    });
+    expect(await autopay(m)).toEqual(oneAttempt({ method: 'card', bank: 'HDFC', authorized: true }));
   });
 });
