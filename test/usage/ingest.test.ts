@@ -183,6 +183,131 @@ describe('POST /usage/events', () => {
     expect(st.aggregates).toBeLessThanOrEqual(8);
   });
 
+  describe('single events arriving together share one statement (usage.store.ts REPORT_GROUP)', () => {
+    /** Statements on the service's pool that insert usage events, while `run` runs. */
+    async function eventStatements<T>(run: () => Promise<T>): Promise<{ result: T; statements: number }> {
+      const pool = h.app.app.services.plainPool;
+      let statements = 0;
+      const original = pool.query.bind(pool);
+      (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) => {
+        if (/insert into usage_events/.test(typeof config === 'string' ? config : config.text)) statements++;
+        return original(config as never, values as never);
+      };
+      try {
+        return { result: await run(), statements };
+      } finally {
+        (pool as unknown as { query: unknown }).query = original;
+      }
+    }
+
+    it('60 concurrent events over three subscriptions: each its own answer, all counted, in fewer statements than events', async () => {
+      const subs = [await billableSubscription(m.test), await billableSubscription(m.test), await billableSubscription(m.test)];
+      const bodies = Array.from({ length: 60 }, (_, i) =>
+        usageBody(subs[i % 3].id, { quantity: (i % 5) / 10, event_type: i % 2 ? 'odd' : 'even', unit: i % 2 ? 'o' : 'e', idempotency_key: i % 4 ? `g-${rnd(8)}` : undefined }),
+      );
+      const { result: answers, statements } = await eventStatements(() => Promise.all(bodies.map((b) => m.test.post('/usage/events', b))));
+      expect(answers.map((r) => r.status)).toEqual(Array(60).fill(201));
+      expect(statements).toBeLessThan(60);
+      answers.forEach((r, i) => {
+        const s = subs[i % 3];
+        expect(r.body).toMatchObject({
+          subscription_id: s.id,
+          event_type: bodies[i].event_type,
+          quantity: bodies[i].quantity,
+          unit: bodies[i].unit,
+          idempotency_key: bodies[i].idempotency_key ?? null,
+          billing_period_start: s.current_period_start,
+          billing_period_end: s.current_period_end,
+        });
+      });
+      expect(new Set(answers.map((r) => r.body.id)).size).toBe(60);
+      // Sums per subscription and event type, worked out here: quantities (i % 5) / 10 for i = 0..59.
+      for (const [k, s] of subs.entries()) {
+        const expected = (parity: number) => {
+          const mine = [...Array(60).keys()].filter((i) => i % 3 === k && i % 2 === parity);
+          return { tenths: mine.reduce((a, i) => a + (i % 5), 0), count: mine.length };
+        };
+        const aggs = (await summary(m.test, s.id)).aggregations;
+        for (const [type, parity] of [['even', 0], ['odd', 1]] as const) {
+          const e = expected(parity);
+          const a = aggs.find((x: any) => x.event_type === type);
+          expect(a.total_quantity_decimal).toBe(e.tenths % 10 ? (e.tenths / 10).toFixed(1) : String(e.tenths / 10));
+          expect(a.event_count).toBe(e.count);
+        }
+        expect((await stored(h.app, s.id)).events).toBe(20);
+      }
+    });
+
+    it('a new event type raced with two units: the first registered keeps it, events with the other are refused (400 unit), nothing of theirs stored', async () => {
+      const s = await billableSubscription(m.test);
+      const units = Array.from({ length: 20 }, (_, i) => (i % 2 ? 'bytes' : 'items'));
+      const answers = await Promise.all(units.map((unit) => m.test.post('/usage/events', usageBody(s.id, { event_type: 'contested', unit }))));
+      const won = answers.find((r) => r.status === 201)!.body.unit;
+      answers.forEach((r, i) => {
+        if (units[i] === won) expect(r.status).toBe(201);
+        else {
+          expect(errorOf(r)).toEqual([400, 'parameter_invalid', 'unit']);
+          expect(r.body.error.message).toContain(`'${won}'`);
+        }
+      });
+      expect(await stored(h.app, s.id)).toEqual({ events: 10, aggregates: expect.any(Number), units: 1 });
+      expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} contested 10 ${won}`]);
+    });
+
+    it('events that fit and events that do not, sent together: each gets the answer it gets alone, only the good ones are stored', async () => {
+      const s = await billableSubscription(m.test);
+      await report(m.test, s.id, { event_type: 'fixed', unit: 'calls' });
+      const cancelled = await billableSubscription(m.test);
+      expect((await ok(m.test.post(`/subscriptions/${cancelled.id}/cancel`))).status).toBe('cancelled');
+      const future = new Date((await h.clock.now(m)).getTime() + 10 * 60_000).toISOString();
+      const usedKey = `used-${rnd()}`;
+      const first = await report(m.test, s.id, { idempotency_key: usedKey, quantity: 7 });
+      const cases: [Record<string, unknown>, number, string | null][] = [
+        [usageBody(s.id, { quantity: 2 }), 201, null],
+        [usageBody(cancelled.id), 409, 'subscription_not_billable'],
+        [usageBody('0190a0a0-0000-7000-8000-000000000000'), 404, 'resource_not_found'],
+        [usageBody(s.id, { timestamp: future }), 400, 'parameter_invalid'],
+        [usageBody(s.id, { timestamp: '2001-01-01T00:00:00Z' }), 400, 'parameter_invalid'],
+        [usageBody(s.id, { event_type: 'fixed', unit: 'other' }), 400, 'parameter_invalid'],
+        [usageBody(s.id, { idempotency_key: usedKey, quantity: 99 }), 201, null],
+        [usageBody(s.id, { quantity: 3 }), 201, null],
+      ];
+      const answers = await Promise.all(cases.map(([b]) => m.test.post('/usage/events', b)));
+      expect(answers.map((r) => [r.status, r.body.error?.code ?? null])).toEqual(cases.map(([, status, code]) => [status, code]));
+      expect(answers[6].body).toEqual(first); // the used key answers its first event
+      expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 12 calls`, `${s.current_period_start} fixed 1 calls`]);
+      expect((await stored(h.app, s.id)).events).toBe(4);
+      expect(await stored(h.app, cancelled.id)).toEqual({ events: 0, aggregates: 0, units: 0 });
+    });
+
+    it('two tenants at once: each event lands with its own merchant and mode', async () => {
+      const other = await h.merchant();
+      await connect(other.test, 'stripe');
+      const mine = await billableSubscription(m.test);
+      const theirs = await billableSubscription(other.test);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? other.test : m.test).post('/usage/events', usageBody((i % 2 ? theirs : mine).id, { quantity: 1 }))),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
+      // A subscription of the other merchant is not found, even among events sent together.
+      const crossed = await Promise.all([m.test.post('/usage/events', usageBody(theirs.id)), other.test.post('/usage/events', usageBody(mine.id))]);
+      expect(crossed.map(errorOf)).toEqual([
+        [404, 'resource_not_found', 'subscription_id'],
+        [404, 'resource_not_found', 'subscription_id'],
+      ]);
+      const rows = await h.app.orm.em.getConnection().execute<{ merchant_id: string; mode: string; subscription_id: string; n: string }[]>(
+        'select merchant_id, mode, subscription_id, count(*) as n from usage_events where subscription_id in (?, ?) group by 1, 2, 3 order by 1',
+        [mine.id, theirs.id],
+      );
+      expect(rows.map((r) => [r.merchant_id, r.mode, r.subscription_id, Number(r.n)]).sort()).toEqual(
+        [
+          [m.id, 'test', mine.id, 10],
+          [other.id, 'test', theirs.id, 10],
+        ].sort(),
+      );
+    });
+  });
+
   describe('idempotency_key in the body', () => {
     it('the same key answers the first event (201) and counts nothing twice, whatever the second request says', async () => {
       const s = await billableSubscription(m.test);

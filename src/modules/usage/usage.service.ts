@@ -2,8 +2,10 @@ import crypto from 'node:crypto';
 import { validate as isUuid, v7 as uuidv7 } from 'uuid';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
-import { Mode } from '../../core/entity';
+import { Mode, TenantParams } from '../../core/entity';
 import { DomainError, invalid, notFound } from '../../core/errors';
+import { KeyedBatches } from '../../core/keyed-batches';
+import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
 import type { Clock } from '../test-clock/test-clock.service';
 import { MAX_BATCH, ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
@@ -12,9 +14,12 @@ import { checkEvent, EventDraft, firstPeriodStart, isBillable, MAX_FUTURE_MS, pe
 import {
   BatchRow,
   EventRow,
+  GroupWritten,
   NewUnit,
   eventsByKeys,
+  reportGroup,
   reportOne,
+  SingleEvent,
   subscriptionsFor,
   SubscriptionRow,
   summaryRows,
@@ -30,6 +35,16 @@ const AGGREGATION_NAMESPACE = '5f0b5a8e-3c1d-4e57-9d6c-2a4b8e1f7c30';
 /** Rounds of the single-event statement: a period worked out, a partition made, a unit registered meanwhile. */
 const MAX_ROUNDS = 6;
 
+/** Single events one group statement writes at most (its JSON stays small). */
+const MAX_GROUP = 200;
+
+/** A single event waiting for its tenant's group statement: answered with what the statement wrote of it, or null. */
+interface GroupAsk {
+  tenant: TenantParams;
+  event: SingleEvent;
+  done: (written: GroupWritten | null) => void;
+}
+
 /** The aggregate row an event adds to: spreads concurrent events over the slots (no secret, so no crypto RNG). */
 const randomSlot = () => Math.floor(Math.random() * SLOTS);
 
@@ -43,6 +58,12 @@ const retryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?:
  */
 export class UsageService {
   readonly partitions: UsagePartitions;
+  /**
+   * Single events per tenant, written together (usage.store.ts REPORT_GROUP): the events that arrive while the
+   * tenant's last group statement runs go in the next one (core/keyed-batches.ts), so under load one statement and one
+   * commit serve many requests; alone, an event waits one turn of the event loop.
+   */
+  private readonly groups = new KeyedBatches<GroupAsk>((asks) => this.writeGroups(asks));
 
   constructor(
     private readonly pool: ServicePool,
@@ -57,6 +78,12 @@ export class UsageService {
     const d = checkEvent(input);
     const id = uuidv7();
     const slot = randomSlot();
+    // The common case: the event fits as it is, and its tenant's group statement writes it.
+    const grouped = await new Promise<GroupWritten | null>((done) =>
+      this.groups.add(`${merchantId}:${mode}`, { tenant: { merchantId, mode }, event: { ...d, id, period: null, slot }, done }),
+    );
+    if (grouped) return this.written(id, d, mode, grouped);
+    // Not written by the group: on its own, one round at a time, which also explains why not.
     let period: { start: Date; end: Date } | null = null;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       let out;
@@ -73,23 +100,7 @@ export class UsageService {
         throw err;
       }
       if (!out) throw notFound('subscription', input.subscriptionId, 'subscription_id');
-      if (out.inserted) {
-        return {
-          id,
-          object: 'usage_event',
-          subscriptionId: d.subscriptionId,
-          eventType: d.eventType,
-          quantity: Number(d.quantity),
-          unit: d.unit,
-          metadata: d.metadata,
-          timestamp: out.ts,
-          billingPeriodStart: out.period_start,
-          billingPeriodEnd: out.period_end,
-          idempotencyKey: d.key,
-          livemode: mode === Mode.LIVE,
-          createdAt: out.created_at,
-        };
-      }
+      if (out.inserted) return this.written(id, d, mode, out);
       // Not written. A key used before answers its event, whatever else this request says (a retry after success).
       if (d.key) {
         const [first] = await eventsByKeys(ctx.em, [d.key]);
@@ -106,6 +117,43 @@ export class UsageService {
       // Everything fits: a concurrent event registered this event type's unit after the statement's snapshot. Again.
     }
     throw new Error('usage: the event could not be stored (too many rounds)');
+  }
+
+  /** The answer for an event just written. */
+  private written(id: string, d: EventDraft, mode: string, w: GroupWritten): UsageEvent {
+    return {
+      id,
+      object: 'usage_event',
+      subscriptionId: d.subscriptionId,
+      eventType: d.eventType,
+      quantity: Number(d.quantity),
+      unit: d.unit,
+      metadata: d.metadata,
+      timestamp: w.ts,
+      billingPeriodStart: w.period_start,
+      billingPeriodEnd: w.period_end,
+      idempotencyKey: d.key,
+      livemode: mode === Mode.LIVE,
+      createdAt: w.created_at,
+    };
+  }
+
+  /**
+   * Runs a tenant's waiting single events through the group statement, MAX_GROUP at a time. A failed statement wrote
+   * nothing: its events go their own way (report's rounds), which repairs a missing month, retries a deadlock and
+   * answers any other error per request.
+   */
+  private async writeGroups(asks: GroupAsk[]): Promise<void> {
+    for (let i = 0; i < asks.length; i += MAX_GROUP) {
+      const slice = asks.slice(i, i + MAX_GROUP);
+      let written: Map<string, GroupWritten> | null = null;
+      try {
+        written = await reportGroup(this.pool, slice[0].tenant, slice.map((a) => a.event));
+      } catch (err) {
+        if (!isMissingPartition(err) && !retryable(err)) logger.warn({ err, events: slice.length }, 'usage: group statement failed; events written one by one');
+      }
+      for (const a of slice) a.done(written?.get(a.event.id) ?? null);
+    }
   }
 
   /**
