@@ -24,6 +24,20 @@ describe('DateTime scalar', () => {
     for (const v of values) expect(DateTime.serialize(v)).toBe(library.serialize(v));
   });
 
+  it('answers an instant by its time, not by the Date object: the same instant again, a Date changed since, a thousand others', () => {
+    const d = new Date('2026-11-24T08:00:00.123Z');
+    expect(DateTime.serialize(d)).toBe('2026-11-24T08:00:00.123Z');
+    expect(DateTime.serialize(new Date(d.getTime()))).toBe('2026-11-24T08:00:00.123Z');
+    d.setTime(d.getTime() + 1);
+    expect(DateTime.serialize(d)).toBe('2026-11-24T08:00:00.124Z');
+    // More instants than it keeps: each still its own text.
+    for (let i = 0; i < 1000; i++) {
+      const t = new Date(1795506387578 + i * 86_399_999);
+      expect(DateTime.serialize(t)).toBe(library.serialize(t));
+    }
+    expect(DateTime.serialize(new Date('2026-11-24T08:00:00.123Z'))).toBe('2026-11-24T08:00:00.123Z');
+  });
+
   it('refuses what the library refuses', () => {
     for (const v of [new Date(NaN), 'not a date', {}, null]) {
       expect(() => library.serialize(v)).toThrow();
