@@ -53,8 +53,9 @@ const retryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?:
 
 /**
  * Metered usage (contract 6, issue 12): report events one by one or in batches, read the sums per billing period.
- * A single event is one statement in the common case (usage.store.ts reportOne); a batch is one INSERT of all its
- * events (arrays) with its sums, in one transaction. Quantities stay decimal text end to end.
+ * A single event that fits is written with the other single events of its tenant that arrive meanwhile, by one
+ * statement (usage.store.ts reportGroup); one that does not runs on its own (reportOne), which says why. A batch is
+ * one INSERT of all its events (one JSON array) with its sums. Quantities stay decimal text end to end.
  */
 export class UsageService {
   readonly partitions: UsagePartitions;

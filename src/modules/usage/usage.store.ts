@@ -130,7 +130,8 @@ const REPORT_ONE = `with v as (
 
 /**
  * The single-event statement (REPORT_ONE) for `e`, on its own (autocommit); null: no such subscription of the tenant.
- * Given the pool and the tenant rather than the request's EntityManager, which would be forked for nothing.
+ * Given the pool and the tenant rather than the request's EntityManager, which would be forked for nothing. The
+ * service runs it for the events the group statement (REPORT_GROUP) left unwritten, and for the rounds after.
  */
 export async function reportOne(db: Queryable, tenant: TenantParams, e: SingleEvent): Promise<SingleOutcome | null> {
   const rows = await tenantQueryAs<SingleOutcome>(db, tenant, REPORT_ONE, [
