@@ -280,6 +280,32 @@ describe('POST /usage/events', () => {
       expect(await stored(h.app, cancelled.id)).toEqual({ events: 0, aggregates: 0, units: 0 });
     });
 
+    it('a group statement that fails (the connection dropped) wrote nothing: its events are written one by one, each once', async () => {
+      const s = await billableSubscription(m.test);
+      const pool = h.app.app.services.plainPool;
+      const original = pool.query.bind(pool);
+      let failed = 0;
+      (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) => {
+        const text = typeof config === 'string' ? config : config.text;
+        if (/jsonb_array_elements\(\$1::jsonb\) with ordinality/.test(text) && failed++ === 0) {
+          return Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined }));
+        }
+        return original(config as never, values as never);
+      };
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => m.test.post('/usage/events', usageBody(s.id, { quantity: 1, idempotency_key: `drop-${rnd()}-${i}` }))),
+        );
+        expect(answers.map((r) => r.status)).toEqual(Array(12).fill(201));
+        expect(new Set(answers.map((r) => r.body.id)).size).toBe(12);
+      } finally {
+        (pool as unknown as { query: unknown }).query = original;
+      }
+      expect(failed).toBeGreaterThanOrEqual(1);
+      expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 12 calls`]);
+      expect((await stored(h.app, s.id)).events).toBe(12);
+    });
+
     it('two tenants at once: each event lands with its own merchant and mode', async () => {
       const other = await h.merchant();
       await connect(other.test, 'stripe');
