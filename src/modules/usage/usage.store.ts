@@ -5,7 +5,7 @@ import { withClient } from '../../core/pool';
 import { Queryable, systemQuery, tenantQuery, tenantQueryAs } from '../../core/sql';
 import { testClockSql } from '../test-clock/test-clock.store';
 import type { Frequency } from '../subscriptions/billing';
-import type { EventDraft } from './usage.rules';
+import { BILLABLE, EventDraft, MAX_FUTURE_MS } from './usage.rules';
 
 /**
  * Every statement on usage_events (monthly partitions), usage_aggregates, usage_event_keys and usage_units.
@@ -20,6 +20,13 @@ const USAGE_PARTITION_LOCK = 727_120;
 
 /** Merchant time in SQL (the test clock in test mode) for the subscription row `s`. */
 const MERCHANT_NOW = `now() + ${testClockSql.offsetMs('s.merchant_id', 's.mode')} * interval '1 millisecond'`;
+
+/**
+ * Where an event of the row `v` fits its subscription as it stands, as usage.rules.ts says it: a billable status, at
+ * most MAX_FUTURE_MS ahead of merchant time, inside the period `[v.ps, v.pe)`. Both write statements use it.
+ */
+const FITS = `v.status in (${BILLABLE.map((s) => `'${s}'`).join(', ')})
+       and v.ts <= v.merchant_now + interval '${MAX_FUTURE_MS} milliseconds' and v.ts >= v.ps and v.ts < v.pe`;
 
 /** The subscription columns that decide billability and billing periods (usage.rules.ts SubscriptionPeriods). */
 const SUB_COLUMNS = `s.status, s.current_period_start, s.current_period_end, s.billing_anchor, s.trial_start, s.trial_end,
@@ -93,8 +100,7 @@ const REPORT_ONE = `with v as (
    ),
    ok as (
      select v.ts, v.ps, v.pe, v.known_unit from v
-     where v.status in ('active', 'trialing', 'past_due', 'paused')
-       and v.ts <= v.merchant_now + interval '5 minutes' and v.ts >= v.ps and v.ts < v.pe
+     where ${FITS}
        and (v.known_unit is null or v.known_unit = $6::text) and not v.key_used
    ),
    nu as (
@@ -193,8 +199,7 @@ const REPORT_GROUP = `with input as (
    ),
    ok as (
      select v.* from v
-     where v.status in ('active', 'trialing', 'past_due', 'paused')
-       and v.ts <= v.merchant_now + interval '5 minutes' and v.ts >= v.ps and v.ts < v.pe
+     where ${FITS}
        and (v.known_unit is null or v.known_unit = v.unit) and not v.key_used
    ),
    nu as (
