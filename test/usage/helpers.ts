@@ -102,3 +102,19 @@ export async function unbilled(t: TestApp, subscriptionId: string): Promise<stri
   );
   return row.left;
 }
+
+/**
+ * Runs `run` with every statement on the service's pool passed to `intercept` first (its text, and `pass` to send it
+ * on), which may note it or fail it instead; the pool's own `query` is back afterwards, whatever happened.
+ */
+export async function interceptPool<T>(t: TestApp, intercept: (text: string, pass: () => Promise<unknown>) => Promise<unknown>, run: () => Promise<T>): Promise<T> {
+  const pool = t.app.services.plainPool;
+  const original = pool.query.bind(pool);
+  (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) =>
+    intercept(typeof config === 'string' ? config : config.text, () => original(config as never, values as never));
+  try {
+    return await run();
+  } finally {
+    (pool as unknown as { query: unknown }).query = original;
+  }
+}

@@ -1,7 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect } from '../payments/helpers';
 import { createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
-import { billableSubscription, errorOf, keysOf, report, rnd, stored, summary, totals, usageBody } from './helpers';
+import { billableSubscription, errorOf, interceptPool, keysOf, report, rnd, stored, summary, totals, usageBody } from './helpers';
 
 /** Usage ingestion (contract 6, issue 12 item 1): validation, billability, exact sums, de-duplication, batches. */
 
@@ -53,14 +53,12 @@ describe('POST /usage/events', () => {
     const s = await billableSubscription(m.test);
     await report(m.test, s.id); // the key is cached, the unit registered
     // Every statement on the service's pool (the event's runs on it directly), and none through the ORM's builder.
-    const pool = h.app.app.services.plainPool;
     const seen: string[] = [];
-    const original = pool.query.bind(pool);
-    (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) => {
-      seen.push(typeof config === 'string' ? config : config.text);
-      return original(config as never, values as never);
+    const noted = (text: string, pass: () => Promise<unknown>) => {
+      seen.push(text);
+      return pass();
     };
-    try {
+    await interceptPool(h.app, noted, async () => {
       for (const extra of [{}, { idempotency_key: `k-${rnd()}` }]) {
         h.app.sql.reset();
         seen.length = 0;
@@ -69,9 +67,7 @@ describe('POST /usage/events', () => {
         expect(seen[0]).toMatch(/insert into usage_events/);
         expect(h.app.sql.count).toBe(0);
       }
-    } finally {
-      (pool as unknown as { query: unknown }).query = original;
-    }
+    });
   });
 
   const CASES: [string, Record<string, unknown>, number, string, string][] = [
@@ -186,18 +182,13 @@ describe('POST /usage/events', () => {
   describe('single events arriving together share one statement (usage.store.ts REPORT_GROUP)', () => {
     /** Statements on the service's pool that insert usage events, while `run` runs. */
     async function eventStatements<T>(run: () => Promise<T>): Promise<{ result: T; statements: number }> {
-      const pool = h.app.app.services.plainPool;
       let statements = 0;
-      const original = pool.query.bind(pool);
-      (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) => {
-        if (/insert into usage_events/.test(typeof config === 'string' ? config : config.text)) statements++;
-        return original(config as never, values as never);
+      const counted = (text: string, pass: () => Promise<unknown>) => {
+        if (/insert into usage_events/.test(text)) statements++;
+        return pass();
       };
-      try {
-        return { result: await run(), statements };
-      } finally {
-        (pool as unknown as { query: unknown }).query = original;
-      }
+      const result = await interceptPool(h.app, counted, run);
+      return { result, statements };
     }
 
     it('60 concurrent events over three subscriptions: each its own answer, all counted, in fewer statements than events', async () => {
@@ -282,25 +273,17 @@ describe('POST /usage/events', () => {
 
     it('a group statement that fails (the connection dropped) wrote nothing: its events are written one by one, each once', async () => {
       const s = await billableSubscription(m.test);
-      const pool = h.app.app.services.plainPool;
-      const original = pool.query.bind(pool);
       let failed = 0;
-      (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) => {
-        const text = typeof config === 'string' ? config : config.text;
-        if (/jsonb_array_elements\(\$1::jsonb\) with ordinality/.test(text) && failed++ === 0) {
-          return Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined }));
-        }
-        return original(config as never, values as never);
-      };
-      try {
-        const answers = await Promise.all(
-          Array.from({ length: 12 }, (_, i) => m.test.post('/usage/events', usageBody(s.id, { quantity: 1, idempotency_key: `drop-${rnd()}-${i}` }))),
-        );
-        expect(answers.map((r) => r.status)).toEqual(Array(12).fill(201));
-        expect(new Set(answers.map((r) => r.body.id)).size).toBe(12);
-      } finally {
-        (pool as unknown as { query: unknown }).query = original;
-      }
+      // The first group statement fails as a dropped connection would, before it reaches PostgreSQL.
+      const dropFirstGroup = (text: string, pass: () => Promise<unknown>) =>
+        /jsonb_array_elements\(\$1::jsonb\) with ordinality/.test(text) && failed++ === 0
+          ? Promise.reject(new Error('Connection terminated unexpectedly'))
+          : pass();
+      const answers = await interceptPool(h.app, dropFirstGroup, () =>
+        Promise.all(Array.from({ length: 12 }, (_, i) => m.test.post('/usage/events', usageBody(s.id, { quantity: 1, idempotency_key: `drop-${rnd()}-${i}` })))),
+      );
+      expect(answers.map((r) => r.status)).toEqual(Array(12).fill(201));
+      expect(new Set(answers.map((r) => r.body.id)).size).toBe(12);
       expect(failed).toBeGreaterThanOrEqual(1);
       expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 12 calls`]);
       expect((await stored(h.app, s.id)).events).toBe(12);
