@@ -83,7 +83,7 @@ interface RawConn {
   socket: net.Socket;
   /** Bytes of the current response read so far (headers not yet complete, or a body not yet whole). */
   pending: Buffer | null;
-  /** Where the body starts in `pending` and how long it is (-1: headers not parsed yet; -2: chunked). */
+  /** Where the body starts in `pending` (-1: headers not parsed yet) and how long it is (-2: chunked, read to its end). */
   bodyAt: number;
   bodyLength: number;
   status: number;
