@@ -23,6 +23,8 @@ import { CompiledRoute, compileRoute, IDEMPOTENCY_KEY_VARIABLE, QUERY_NAMES, Sha
 import { isSharedAnswer } from '../src/core/read-cache';
 import { enumToGraphQL, fromGraphQL, toGraphQL } from './mapping';
 import { routes } from './routes';
+import { compileOperation } from './compiled-operation';
+import { logger } from '../src/core/logger';
 import { restReadKey } from '../src/modules/catalog/catalog-cache';
 
 /** A query-string value is text; give GraphQL the scalar it expects (or the text, which it then rejects). */
@@ -206,7 +208,10 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
   };
 
   for (const route of routes.map((r) => compileRoute(schema, r))) {
-    route.sharedFields.forEach(captureValues);
+    route.sharedFields.forEach(captureValues); // before compiling: the compiled query keeps the resolvers it finds
+    const operation = compileOperation(schema, route.executed, (err) =>
+      logger.warn({ err, route: `${route.method.toUpperCase()} ${route.path}` }, 'REST route runs interpreted'),
+    );
     /**
      * Runs the route's operation; answers [status, JSON text, error, replayed]. Idempotency is the operation's own
      * (src/modules/idempotency/with-idempotency.ts): the header is passed as `$idempotencyKey`, and the operation
@@ -230,7 +235,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
         contextValue = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: () => req.log, services });
         const captured = new Map<string | number, unknown>();
         if (route.sharedFields.length) contextValue.extras.set(CAPTURED, captured);
-        const result = await execute({ schema, document: route.executed, variableValues, contextValue });
+        const result = await operation(contextValue, variableValues);
         failOn(result);
         const data = (result.data as Record<string, unknown>)[route.rootField];
         if (route.sharedFields.length && data !== null && data !== undefined) {
