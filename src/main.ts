@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { loadConfig } from './config';
 import { groupMember } from './core/cluster';
 import { runProcess } from './core/lifecycle';
+import { missingApiFlags } from './core/heap';
 import { logger } from './core/logger';
 import { connectionBudget } from './core/pool';
 import { servicePoolSize } from './core/sql';
@@ -15,7 +16,9 @@ import { superviseApiProcesses } from './supervisor';
  */
 async function main() {
   const config = loadConfig();
-  if (config.apiProcesses > 1) return superviseApiProcesses(config);
+  const missing = missingApiFlags(process.execArgv);
+  if (missing.length) logger.warn({ missing }, `started without ${missing.join(' ')}: expect a longer latency tail (npm start passes it; src/core/heap.ts)`);
+  if (config.apiProcesses > 1) return superviseApiProcesses(config); // its processes inherit these flags
   const member = groupMember(); // one of a supervisor's API processes, or null
   // The process's one pool: the ORM's, also running the plain statements, webhook delivery and the test clock.
   const db = await openServiceDatabase(config, servicePoolSize(config.dbPoolMax));

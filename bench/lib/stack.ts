@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../src/core/embedded-postgres';
+import { API_NODE_FLAGS } from '../../src/core/heap';
 import { createBenchDatabase } from './database';
 import { envNumber } from './env';
 import { Child, freePort, onCleanup, startChild, waitForHttp, waitForOutput } from './processes';
@@ -80,10 +81,11 @@ export async function startStack(opts: {
 
   const apiProcesses = envNumber('BENCH_API_PROCESSES', 1, 1);
   if (!Number.isInteger(apiProcesses)) throw new Error(`BENCH_API_PROCESSES must be a whole number, got "${process.env.BENCH_API_PROCESSES}"`);
-  const serviceLabel =
+  const serviceLabel = `${
     apiProcesses > 1
       ? `${apiProcesses} API processes under a supervisor (BENCH_API_PROCESSES); service CPU and RSS are summed over its process group`
-      : 'one process';
+      : 'one process'
+  }, node ${[...API_NODE_FLAGS, ...(opts.serviceNodeArgs ?? [])].join(' ')}`;
 
   const adminToken = crypto.randomBytes(24).toString('hex');
   const [servicePort, sandboxPort, barePort] = [await freePort(), await freePort(), await freePort()];
@@ -94,7 +96,7 @@ export async function startStack(opts: {
   await waitForHttp(`${sandboxUrl}/healthz`, sandbox, 60_000);
   const service = startChild(
     'service',
-    [...(opts.serviceNodeArgs ?? []), serviceMain],
+    [...API_NODE_FLAGS, ...(opts.serviceNodeArgs ?? []), serviceMain], // as npm start runs it
     // As deployed: NODE_ENV=production turns off graphql-js's development checks (measurable per field of an answer).
     {
       ...env,

@@ -3,9 +3,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '../../src/core/embedded-postgres';
+import { API_NODE_FLAGS, missingApiFlags } from '../../src/core/heap';
 import { request, sleep } from '../harness';
 
-const MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'main.js'); // built by `npm test`
+const ROOT = path.join(__dirname, '..', '..');
+const MAIN = path.join(ROOT, 'dist', 'src', 'main.js'); // built by `npm test`
+
+/** The node flags `npm start` runs the service with (package.json's start script). */
+function startFlags(): string[] {
+  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const m = /\bnode ((?:--[\w-]+(?:=\S+)? )*)dist\/src\/main\.js$/.exec(script);
+  if (!m) throw new Error(`unexpected start script: ${script}`);
+  return m[1].split(' ').filter(Boolean);
+}
+
+it('npm start runs the service with the API processes\' node flags', () => {
+  expect(startFlags()).toEqual(expect.arrayContaining([...API_NODE_FLAGS]));
+  expect(missingApiFlags(startFlags())).toEqual([]);
+  expect(missingApiFlags([])).toEqual([...API_NODE_FLAGS]);
+});
 
 // `npm start` on a fresh machine: embedded PostgreSQL, demo merchant connected to the sandbox, and a clean stop.
 it('starts on the embedded database, serves the demo merchant, and shuts down gracefully', async () => {
@@ -13,7 +29,7 @@ it('starts on the embedded database, serves the demo merchant, and shuts down gr
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   delete env.DATABASE_URL;
   delete env.NODE_ENV; // as users run it (libraries change their signal handling under NODE_ENV=test)
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...startFlags(), MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -29,6 +45,7 @@ it('starts on the embedded database, serves the demo merchant, and shuts down gr
     expect(conns.status).toBe(200);
     expect(conns.body.data.map((c: { provider: string }) => c.provider).sort()).toEqual(['razorpay', 'stripe']);
     expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(true);
+    expect(out).not.toMatch(/started without/); // the flags are in effect
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
