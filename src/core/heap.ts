@@ -18,12 +18,11 @@ export function boundHeapGrowth(): void {
 /**
  * Node flags of every API process (`npm start` passes them; the supervisor's processes inherit them; the bench starts
  * the service with them). `--no-concurrent-marking`: V8 marks the old generation in steps on the event loop's thread
- * instead of on helper threads. On the 2-core machines we measure on, the helpers compete with the event loop and
- * PostgreSQL for the cores whenever a marking cycle runs, and while one runs a larger share of each young collection's
- * objects survives into the old generation, which starts the next cycle sooner: the paced entitlement read's p99 went
- * from 15.6 ms (median of 10 runs, 5.4-18.3) to 7.3 ms (6 runs, 6.8-7.9) with no throughput lost (bench/README.md,
- * "The latency tail was V8's concurrent marking"). Set at run time (v8.setFlagsFromString) it helped less reliably,
- * so it is a command-line flag. The worker keeps V8's default: it has no latency to keep.
+ * instead of on helper threads. On the 2-core machines we measure on, the helpers take a core from the event loop and
+ * PostgreSQL while a marking cycle runs, the likeliest stall behind the paced entitlement read's p99, which went from
+ * 15.6 ms (median of 10 runs, 5.4-18.3) to 7.3 ms (6 runs, 6.8-7.9) with no throughput lost (bench/README.md, "The
+ * latency tail and V8's concurrent marking"). Set at run time (v8.setFlagsFromString) it helped less reliably, so it
+ * is a command-line flag. The worker keeps V8's default: it has no latency to keep.
  */
 export const API_NODE_FLAGS: readonly string[] = ['--no-concurrent-marking'];
 
