@@ -557,6 +557,29 @@ describe('POST /usage/events/batch', () => {
     expect((await stored(h.app, s.id)).events).toBe(50);
   });
 
+  it('raced: 8 batches sharing half their keys (some new event types) count each key once and answer every event', async () => {
+    // A batch first tries to take all its keys as new; one taken before or meanwhile makes it write nothing and go
+    // again skipping the taken keys (usage.store.ts writeBatch). Both rounds are raced here, with and without new units.
+    const s = await billableSubscription(m.test);
+    const shared = Array.from({ length: 20 }, (_, i) => usageBody(s.id, { idempotency_key: `sh-${rnd()}-${i}`, quantity: 1 }));
+    const batches = Array.from({ length: 8 }, (_, b) => [
+      ...shared,
+      ...Array.from({ length: 20 }, (_, i) =>
+        usageBody(s.id, { idempotency_key: `own-${rnd()}-${b}-${i}`, quantity: 10, ...(b % 2 ? { event_type: `t${b}`, unit: 'u' } : {}) }),
+      ),
+    ]);
+    const answers = await Promise.all(batches.map((events) => batch(events)));
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(201));
+    // The shared keys answer one event each, whichever batch wrote it.
+    for (const r of answers) expect(r.body.data.slice(0, 20).map((e: any) => e.id)).toEqual(answers[0].body.data.slice(0, 20).map((e: any) => e.id));
+    expect(new Set(answers.flatMap((r) => r.body.data.slice(20).map((e: any) => e.id))).size).toBe(160);
+    expect(await totals(m.test, s.id)).toEqual([
+      `${s.current_period_start} api_calls ${20 + 4 * 20 * 10} calls`,
+      ...[1, 3, 5, 7].map((b) => `${s.current_period_start} t${b} 200 u`),
+    ]);
+    expect((await stored(h.app, s.id)).events).toBe(20 + 160);
+  });
+
   it('Idempotency-Key on a batch replays the whole answer', async () => {
     const s = await billableSubscription(m.test);
     const key = `hb-${rnd()}`;
