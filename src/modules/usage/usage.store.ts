@@ -354,7 +354,7 @@ export interface BatchOutcome {
  * - `guarded` takes them with ON CONFLICT DO NOTHING: events whose key is taken are left out of everything, and their
  *   keys come back in `skipped`.
  * ON CONFLICT checks the index before each insert and inserts speculatively: it cost PostgreSQL ~4 us per event,
- * a quarter of the whole statement (bench/README.md, "Usage batch: seventh session"). Batches of new keys are the
+ * a quarter of the whole statement (bench/README.md, "Usage batch: fresh keys, compiled coercion, leaner mapping"). Batches of new keys are the
  * rule (a retry of a stored batch is the exception), so writeBatch runs `fresh` first and `guarded` only after a
  * taken key failed it.
  *
