@@ -94,11 +94,14 @@ export function variableCoercion(
   definitions: readonly VariableDefinitionNode[],
 ): (raw: Record<string, unknown>) => { errors: readonly GraphQLError[]; coerced?: never } | { errors?: never; coerced: Record<string, unknown> } {
   const compiled = compileVariableParsing(schema, definitions);
-  const types = definitions.map((d) => [d.variable.name.value, typeFromAST(schema, d.type as never) as GraphQLInputType] as const);
+  // The variables an input object can be given in (the only ones graphql-jit may accept an array for).
+  const objectVariables = definitions
+    .map((d) => [d.variable.name.value, typeFromAST(schema, d.type as never) as GraphQLInputType] as const)
+    .filter(([, type]) => mayHoldObjects(type));
   return (raw) => {
     const fast = (compiled(raw) as { coerced?: Record<string, unknown> }).coerced;
     // An absent variable stays absent, as with graphql-js (the compiled query's pass-through would make undefined null).
-    if (fast && !types.some(([name, type]) => arrayForObject(raw[name], type))) return { coerced: fast };
+    if (fast && !objectVariables.some(([name, type]) => arrayForObject(raw[name], type))) return { coerced: fast };
     return getVariableValues(schema, definitions, raw, { maxErrors: 50 });
   };
 }

@@ -71,6 +71,9 @@ export function toGraphQL(value: unknown, type: GraphQLInputType, path: string):
   return value;
 }
 
+/** A field whose values are a scalar's (nullable or not): they map to themselves, in both directions. */
+const isScalarField = (type: GraphQLInputType | GraphQLOutputType): boolean => isScalarType(isNonNullType(type) ? type.ofType : type);
+
 /**
  * Per input type: its fields by REST name (`customer_id` -> customerId), computed once. A key is known exactly when it
  * is a field's snake_case spelling (a batch of 1,000 events would otherwise convert every key twice).
@@ -81,7 +84,7 @@ function inputFieldsOf(type: GraphQLInputObjectType) {
   let fields = inputFields.get(type);
   if (!fields) {
     fields = new Map(
-      Object.values(type.getFields()).map((f) => [restName(f.name), { name: f.name, type: f.type, scalar: isScalarType(isNonNullType(f.type) ? f.type.ofType : f.type) }]),
+      Object.values(type.getFields()).map((f) => [restName(f.name), { name: f.name, type: f.type, scalar: isScalarField(f.type) }]),
     );
     inputFields.set(type, fields);
   }
@@ -98,7 +101,7 @@ function fieldsOf(type: GraphQLObjectType) {
   let fields = outputFields.get(type);
   if (!fields) {
     fields = new Map(
-      Object.values(type.getFields()).map((f) => [f.name, { key: restName(f.name), type: f.type, scalar: isScalarType(isNonNullType(f.type) ? f.type.ofType : f.type) }]),
+      Object.values(type.getFields()).map((f) => [f.name, { key: restName(f.name), type: f.type, scalar: isScalarField(f.type) }]),
     );
     outputFields.set(type, fields);
   }
