@@ -25,31 +25,50 @@ export const MAX_ARGUMENT_LENGTH = 1000;
 
 /**
  * The path (keys and indexes) to the first container nested deeper than `max` levels in `value`, or null.
- * Iterative: it is what makes the recursive walks after it safe, so it must not recurse itself.
+ * Iterative: it is what makes the recursive walks after it safe, so it must not recurse itself. It runs over every
+ * request's input (twice for REST: the body, then the operation's arguments), so the pass allocates nothing per value
+ * (a stack of containers and one of depths); only a hit is walked again to name its path, down at most `max` levels.
  */
 export function pathDeeperThan(value: unknown, max: number): (string | number)[] | null {
   if (value === null || typeof value !== 'object') return null;
-  // Each entry: a container, its depth, and how to name it (parent entry + key) for the error's `param`.
-  type Entry = { value: object; depth: number; parent: Entry | null; key: string | number | null };
-  const stack: Entry[] = [{ value, depth: 1, parent: null, key: null }];
+  const stack: object[] = [value];
+  const depths: number[] = [1];
   while (stack.length) {
-    const e = stack.pop()!;
-    if (e.depth > max) {
-      const path: (string | number)[] = [];
-      for (let at: Entry | null = e; at && at.key !== null; at = at.parent) path.unshift(at.key);
-      return path;
-    }
-    if (Array.isArray(e.value)) {
-      for (let i = e.value.length - 1; i >= 0; i--) {
-        const v: unknown = e.value[i];
-        if (v !== null && typeof v === 'object') stack.push({ value: v, depth: e.depth + 1, parent: e, key: i });
+    const v = stack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return pathTo(value, max);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const x: unknown = v[i];
+        if (x !== null && typeof x === 'object') {
+          stack.push(x);
+          depths.push(depth + 1);
+        }
       }
-    } else if (!(e.value instanceof Date)) {
-      for (const k of Object.keys(e.value)) {
-        const v: unknown = (e.value as Record<string, unknown>)[k];
-        if (v !== null && typeof v === 'object') stack.push({ value: v, depth: e.depth + 1, parent: e, key: k });
+    } else if (!(v instanceof Date)) {
+      // Pushed in key order and popped in reverse: which deep container is found first does not matter, only that
+      // one is (pathTo names the first in document order).
+      for (const k in v) {
+        const x: unknown = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') {
+          stack.push(x);
+          depths.push(depth + 1);
+        }
       }
     }
+  }
+  return null;
+}
+
+/** The path to the first container (document order) deeper than `max` levels; recursion stops at `max` + 1. */
+function pathTo(value: unknown, max: number, depth = 1): (string | number)[] | null {
+  if (value === null || typeof value !== 'object') return null;
+  if (depth > max) return [];
+  if (value instanceof Date) return null;
+  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((x, i) => [i, x]) : Object.entries(value);
+  for (const [k, x] of entries) {
+    const rest = pathTo(x, max, depth + 1);
+    if (rest) return [k, ...rest];
   }
   return null;
 }

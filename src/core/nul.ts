@@ -3,9 +3,35 @@ import { DomainError, paramFromPath } from './errors';
 
 /**
  * The path of the first string (value or object key) holding U+0000 inside `value`, or null. Iterative, depth-first
- * in document order, so no nesting can exhaust the stack; the path is built only for a hit.
+ * in document order, so no nesting can exhaust the stack. Every argument of every operation passes here, so the
+ * common answer (no NUL anywhere) comes from a pass that allocates nothing per value; only a hit is walked again
+ * to build its path.
  */
 export function nulAt(value: unknown, root: string | number): (string | number)[] | null {
+  return hasNul(value) ? nulPath(value, root) : null;
+}
+
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v && typeof v === 'object' && !(v instanceof Date)) {
+      for (const k in v) {
+        if (k.includes('\u0000')) return true;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
+}
+
+function nulPath(value: unknown, root: string | number): (string | number)[] | null {
   type Entry = { value: unknown; key: string | number; parent: Entry | null };
   const pathOf = (e: Entry) => {
     const path: (string | number)[] = [];

@@ -33,10 +33,11 @@ export function quantityDecimal(q: number, param: string): string {
 
 /** Digits after the point of a number's shortest form: "1.25" -> 2, "1.5e-10" -> 11, "7" -> 0. */
 export function fractionDigits(text: string): number {
-  const [mantissa, exp = '0'] = text.split('e');
-  const dot = mantissa.indexOf('.');
-  const frac = dot < 0 ? 0 : mantissa.length - dot - 1;
-  return Math.max(0, frac - Number(exp));
+  const e = text.indexOf('e');
+  const mantissaLength = e < 0 ? text.length : e;
+  const dot = text.indexOf('.');
+  const frac = dot < 0 || dot > mantissaLength ? 0 : mantissaLength - dot - 1;
+  return Math.max(0, frac - (e < 0 ? 0 : Number(text.slice(e + 1))));
 }
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -75,8 +76,8 @@ export function checkEvent(input: ReportUsageInput, prefix = ''): EventDraft {
     throw invalid(p('unit'), `${p('unit')} must be 1 to ${MAX_UNIT} characters, not blank, without control characters.`);
   }
   const metadata = validateMetadata(input.metadata, p('metadata'));
-  for (const [k, v] of Object.entries(metadata)) {
-    if (LONE_SURROGATE.test(k) || LONE_SURROGATE.test(v)) throw invalid(p('metadata'), `${p('metadata')} holds a string that is not valid Unicode (a lone surrogate).`);
+  for (const k in metadata) {
+    if (LONE_SURROGATE.test(k) || LONE_SURROGATE.test(metadata[k])) throw invalid(p('metadata'), `${p('metadata')} holds a string that is not valid Unicode (a lone surrogate).`);
   }
   const ts = input.timestamp ?? null;
   if (ts && Number.isNaN(ts.getTime())) throw invalid(p('timestamp'), `${p('timestamp')} must be an ISO 8601 date-time.`);
