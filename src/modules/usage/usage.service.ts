@@ -5,6 +5,7 @@ import { tenantOf } from '../../core/context';
 import { Mode, TenantParams } from '../../core/entity';
 import { DomainError, invalid, notFound } from '../../core/errors';
 import { KeyedBatches } from '../../core/keyed-batches';
+import { uuidV7s } from '../../core/uuid-v7';
 import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
 import type { Clock } from '../test-clock/test-clock.service';
@@ -208,15 +209,21 @@ export class UsageService {
      * request says (a retry after success, the subscription cancelled since), as a single event's key does.
      */
     const plan = (byKey: Map<string, EventRow>) => {
-      const unitOf = new Map(units.map((u) => [`${u.subscription_id}|${u.event_type}`, u.unit]));
+      // Units by subscription, then event type (no key string made per event).
+      const unitOf = new Map<string, Map<string, string>>();
+      const unitsOf = (sub: string) => {
+        let m = unitOf.get(sub);
+        if (!m) unitOf.set(sub, (m = new Map()));
+        return m;
+      };
+      for (const u of units) unitsOf(u.subscription_id).set(u.event_type, u.unit);
       const newUnits: NewUnit[] = [];
       const answers: Answer[] = [];
       const rows: (BatchRow & { index: number })[] = [];
       const keyAt = new Map<string, number>();
       // A subscription's events without a timestamp share one instant (the merchant's now) and one period.
       const nowPeriod = new Map<string, { start: Date; end: Date }>();
-      // The events' v7 ids from one draw of random bytes (the uuid package draws and copies 16 at a time).
-      const random = crypto.randomBytes(16 * drafts.length);
+      const ids = uuidV7s(drafts.length);
       for (let i = 0; i < drafts.length; i++) {
         const d = drafts[i];
         if (d.key !== null) {
@@ -235,8 +242,8 @@ export class UsageService {
         const sub = subById.get(d.subscriptionId);
         if (!sub) throw notFound('subscription', d.subscriptionId, `events[${i}].subscription_id`);
         const at = d.timestamp ?? sub.merchant_now;
-        const pair = `${d.subscriptionId}|${d.eventType}`;
-        const known = unitOf.get(pair) ?? null;
+        const subUnits = unitsOf(d.subscriptionId);
+        const known = subUnits.get(d.eventType) ?? null;
         let p = d.timestamp === null ? nowPeriod.get(d.subscriptionId) : undefined;
         if (p && known !== null && known !== d.unit) p = undefined; // placeEvent names the unit's error
         if (!p) {
@@ -244,13 +251,13 @@ export class UsageService {
           if (d.timestamp === null) nowPeriod.set(d.subscriptionId, p);
         }
         if (known === null) {
-          unitOf.set(pair, d.unit);
+          subUnits.set(d.eventType, d.unit);
           newUnits.push({ subscriptionId: d.subscriptionId, eventType: d.eventType, unit: d.unit });
         }
         answers.push({ row: rows.length });
         rows.push({
           index: i,
-          id: uuidv7({ random: random.subarray(16 * i, 16 * i + 16) }),
+          id: ids[i],
           timestamp: at,
           subscriptionId: d.subscriptionId,
           periodStart: p.start,
