@@ -47,7 +47,8 @@ export function pathDeeperThan(value: unknown, max: number): (string | number)[]
       }
     } else if (!(v instanceof Date)) {
       // Pushed in key order and popped in reverse: which deep container is found first does not matter, only that
-      // one is (pathTo names the first in document order).
+      // one is. pathTo decides and names the first in document order, over own keys only (for-in here may also
+      // visit inherited ones: then it answers null, as before).
       for (const k in v) {
         const x: unknown = (v as Record<string, unknown>)[k];
         if (x !== null && typeof x === 'object') {

@@ -11,6 +11,7 @@ export function nulAt(value: unknown, root: string | number): (string | number)[
   return hasNul(value) ? nulPath(value, root) : null;
 }
 
+/** Whether a NUL may be there: for-in may also visit inherited keys, so nulPath (own keys only) has the last word. */
 function hasNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (value === null || typeof value !== 'object') return false;

@@ -77,6 +77,16 @@ describe('input walks', () => {
     );
   });
 
+  it('judges by own keys only, as before (inherited enumerable keys are not input)', () => {
+    const proto = { deep: { a: { b: { c: {} } } }, text: 'x\u0000' };
+    const v = Object.create(proto) as Record<string, unknown>;
+    v.own = 1;
+    expect(pathDeeperThan(v, 2)).toBeNull();
+    expect(nulAt(v, 'input')).toBeNull();
+    v.mine = { a: { b: {} } };
+    expect(pathDeeperThan(v, 2)).toEqual(['mine', 'a']);
+  });
+
   it('walks nesting far deeper than the stack allows without overflowing', () => {
     let deep: Json = 'x\u0000';
     for (let i = 0; i < 50_000; i++) deep = [deep];
