@@ -133,17 +133,21 @@ async function render(f: SharedField, value: unknown, ctx: Ctx, failOn: (r: Exec
   return text;
 }
 
+/** Characters of answer text above which sendJson writes bytes rather than text. */
+const LARGE_ANSWER = 16 * 1024;
+
 /**
  * The answer as express's `res.status().type('application/json').send()` writes it (the same status and headers,
  * with no ETag: the app turns them off), without its content-type parsing and freshness checks on every answer.
  */
 function sendJson(res: Response, status: number, body: string | Buffer): void {
-  // Bytes, not text: node prepends the head to a text body (a copy of the whole answer on the heap, 440 KB for a
-  // usage batch's) and counting its bytes flattens JSON.stringify's rope (another); a Buffer goes out beside the head.
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  // A large answer goes out as bytes: node prepends the head to a text body (a copy of the whole answer on the heap,
+  // 440 KB for a usage batch's) and counting its bytes flattens JSON.stringify's rope (another); a Buffer goes out
+  // beside the head. A small one stays text: one write of head and body, as before.
+  const bytes = typeof body === 'string' && body.length > LARGE_ANSWER ? Buffer.from(body, 'utf8') : body;
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', bytes.length);
+  res.setHeader('Content-Length', typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length);
   res.end(bytes);
 }
 

@@ -427,14 +427,18 @@ describe('POST /usage/events/batch', () => {
     const s1 = await billableSubscription(m.test);
     const s2 = await billableSubscription(m.test);
     const events = Array.from({ length: 1000 }, (_, i) =>
-      usageBody(i % 2 ? s2.id : s1.id, { event_type: i % 3 ? 'api_calls' : 'storage', unit: i % 3 ? 'calls' : 'GB', quantity: 0.1, metadata: { n: String(i) } }),
+      usageBody(i % 2 ? s2.id : s1.id, { event_type: i % 3 ? 'api_calls' : 'storage', unit: i % 3 ? 'calls' : 'GB', quantity: 0.1, metadata: { n: String(i), note: i % 100 ? 'x' : 'é 😀 ₹' } }),
     );
     const r = await batch(events);
     expect(r.status).toBe(201);
+    // A large answer goes out as bytes (rest-shim/router.ts sendJson): its length is in bytes, not characters.
+    expect(r.text.length).toBeGreaterThan(16 * 1024);
+    expect(Number(r.headers.get('content-length'))).toBe(Buffer.byteLength(r.text));
+    expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(r.body.object).toBe('list');
     expect(r.body.data).toHaveLength(1000);
     r.body.data.forEach((e: any, i: number) => {
-      expect(e).toMatchObject({ object: 'usage_event', subscription_id: events[i].subscription_id, metadata: { n: String(i) }, quantity: 0.1 });
+      expect(e).toMatchObject({ object: 'usage_event', subscription_id: events[i].subscription_id, metadata: { n: String(i), note: i % 100 ? 'x' : 'é 😀 ₹' }, quantity: 0.1 });
       expect(e.billing_period_start).toBe((i % 2 ? s2 : s1).current_period_start);
       expect(e.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // UUID v7, as single events
     });
