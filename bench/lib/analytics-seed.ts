@@ -476,9 +476,9 @@ export async function seedAnalytics(
     step('commit');
 
     // As autovacuum would have by the time a merchant has this history: statistics and the visibility map (index-only
-    // scans). VACUUM marks a page all-visible only if no transaction still running began before the seed's commit; the
-    // service's own short transactions (webhooks, the outbox) sometimes do, and then cohorts' index-only scans fetch
-    // every row from the heap (5 times slower, measured). So the map is checked, and a table vacuumed again until set.
+    // scans). VACUUM marks a page all-visible only if no transaction still running began before the seed's commit; in the
+    // whole bench the service is busy for other merchants meanwhile and one sometimes has, and then cohorts' index-only
+    // scans fetch every row from the heap (5 times slower, measured). So the map is checked, and a table vacuumed again.
     const tables = ['customers', 'subscriptions', 'mrr_movements', 'mrr_movement_days', 'mandate_attempts', 'usage_events', 'usage_event_keys', 'usage_aggregates', 'usage_units'];
     const again: string[] = [];
     for (const t of tables) {
