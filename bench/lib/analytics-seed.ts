@@ -480,7 +480,7 @@ export async function seedAnalytics(
     // whole bench the service is busy for other merchants meanwhile and one sometimes has, and then cohorts' index-only
     // scans fetch every row from the heap (5 times slower, measured). So the map is checked, and a table vacuumed again.
     const tables = ['customers', 'subscriptions', 'mrr_movements', 'mrr_movement_days', 'mandate_attempts', 'usage_events', 'usage_event_keys', 'usage_aggregates', 'usage_units'];
-    const again: string[] = [];
+    const again = new Set<string>();
     for (const t of tables) {
       const [{ exists }] = await q<{ exists: boolean }>(`select to_regclass($1) is not null as exists`, [t]);
       if (!exists) continue;
@@ -497,12 +497,12 @@ export async function seedAnalytics(
           log(`seed: WARNING ${t}: ${visible} of ${pages} pages all-visible after ${attempt} vacuums (a long transaction on the database?)`);
           break;
         }
-        again.push(t);
+        again.add(t);
         await new Promise((r) => setTimeout(r, 200));
         await q(`vacuum "${t}"`);
       }
     }
-    step(again.length ? `vacuum analyze (again: ${[...new Set(again)].join(', ')})` : 'vacuum analyze');
+    step(again.size ? `vacuum analyze (again: ${[...again].join(', ')})` : 'vacuum analyze');
 
     // The ledger as seeded must be the ledger's semantics, or every figure after it is meaningless.
     const seeded = `provider_subscription_id like 'sub_seed_' || $2::text || '_%'`;
