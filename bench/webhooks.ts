@@ -101,6 +101,7 @@ async function main(): Promise<number> {
     const log = path.join(tmp, `worker-${i}.log`);
     const child = startChild(`worker ${i + 1}`, [workerMain], {
       ...process.env, DATABASE_URL: db.url, ENCRYPTION_KEY: encryptionKey, DATA_DIR: tmp, LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'on', // the receiver is on 127.0.0.1
     }, log);
     children.push(child);
   }

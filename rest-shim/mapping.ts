@@ -43,12 +43,17 @@ export function enumToGraphQL(value: unknown, type: GraphQLEnumType, param: stri
 }
 
 
-/** REST value -> GraphQL variable value. Unknown keys keep a name GraphQL will reject with `param` = that key. */
+/**
+ * REST value (JSON) -> GraphQL variable value. Unknown keys are refused (400 `parameter_unknown`, `param` = that key).
+ * A list takes an array only: GraphQL's input coercion would make `"enabled_events": "abc"` the list `["abc"]`
+ * (standard for GraphQL clients, which keep it), but a REST body says what it means (400 `parameter_invalid`).
+ */
 export function toGraphQL(value: unknown, type: GraphQLInputType, path: string): unknown {
   if (value === null || value === undefined) return value;
   if (isNonNullType(type)) return toGraphQL(value, type.ofType, path);
   if (isListType(type)) {
-    return Array.isArray(value) ? value.map((v, i) => toGraphQL(v, type.ofType, `${path}[${i}]`)) : toGraphQL(value, type.ofType, path);
+    if (!Array.isArray(value)) throw new DomainError('parameter_invalid', `Invalid value for ${path || 'the request body'}: expected an array`, path || null);
+    return value.map((v, i) => toGraphQL(v, type.ofType, `${path}[${i}]`));
   }
   if (isEnumType(type)) return enumToGraphQL(value, type, path);
   if (isInputObjectType(type)) {

@@ -17,7 +17,7 @@ import { operationContext } from '../src/http/principal';
 import { idempotentReplay } from '../src/modules/idempotency/with-idempotency';
 import { DomainError, errorBody, fromGraphQLError } from '../src/core/errors';
 import { authenticate, rateLimit } from '../src/http/auth';
-import { noteErrorCode, sendError } from '../src/http/request';
+import { noteErrorCode, RequestSignals, sendError } from '../src/http/request';
 import type { Services } from '../src/services';
 import { CompiledRoute, compileRoute, IDEMPOTENCY_KEY_VARIABLE, QUERY_NAMES, SharedField } from './compile';
 import { isSharedAnswer } from '../src/core/read-cache';
@@ -41,26 +41,31 @@ function fromQueryString(raw: unknown, type: GraphQLInputType, param: string): u
   return raw;
 }
 
+/**
+ * A route's variables: path parameters, the query string (text, given the scalar it spells), and the body. A body is
+ * JSON and taken as typed: `"60"` is no integer and `"abc"` no list, as GraphQL's coercion and toGraphQL say. A
+ * request with a body (every method but GET) sends a JSON object or nothing (no bytes, or `{}`); an array, `null`,
+ * a string, a number or a boolean is refused, never read as "no body" (`[]` would roll a key with no grace period).
+ */
 function variablesFor(route: CompiledRoute, req: Request): Record<string, unknown> {
   const vars: Record<string, unknown> = {};
   for (const p of route.pathParams) vars[p] = req.params[p];
-  const body = req.body as unknown;
-  const hasBody = body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0);
-  if (route.inputType) {
-    if (hasBody && (typeof body !== 'object' || Array.isArray(body))) {
-      throw new DomainError('parameter_invalid', 'The request body must be a JSON object.');
-    }
-    vars.input = toGraphQL(body ?? {}, route.inputType, '');
+  const body = route.method === 'get' ? undefined : (req.body as unknown);
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+    throw new DomainError('parameter_invalid', 'The request body must be a JSON object.');
   }
-  const args: [string, unknown][] = Object.entries(req.query);
-  if (route.method !== 'get' && !route.inputType && hasBody) {
-    if (typeof body !== 'object' || Array.isArray(body)) throw new DomainError('parameter_invalid', 'The request body must be a JSON object.');
-    args.push(...Object.entries(body as Record<string, unknown>));
-  }
-  for (const [name, value] of args) {
+  if (route.inputType) vars.input = toGraphQL(body ?? {}, route.inputType, '');
+  for (const name of Object.keys(req.query)) {
     const spec = route.argParams.get(name);
     if (!spec) throw new DomainError('parameter_unknown', `Received unknown parameter: ${name}`, name);
-    vars[spec.variable] = fromQueryString(value, spec.type, name);
+    vars[spec.variable] = fromQueryString(req.query[name], spec.type, name);
+  }
+  if (body && !route.inputType) {
+    for (const name of Object.keys(body)) {
+      const spec = route.argParams.get(name);
+      if (!spec) throw new DomainError('parameter_unknown', `Received unknown parameter: ${name}`, name);
+      vars[spec.variable] = toGraphQL((body as Record<string, unknown>)[name], spec.type, name);
+    }
   }
   return vars;
 }
@@ -173,8 +178,9 @@ export interface RestShim {
   match(method: string, url: string): RouteMatch | null;
 }
 
-export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; services: Services }): RestShim {
-  const { schema, orm, services } = opts;
+/** `signals`: the app's request signals (ctx.signal: the client left, or the app is stopping). */
+export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; services: Services; signals: RequestSignals }): RestShim {
+  const { schema, orm, services, signals } = opts;
   const router = Router();
   const merchantAuth = authenticate(services);
   const limiter = rateLimit(services);
@@ -239,7 +245,10 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       try {
         const variableValues = parsed ?? variablesFor(route, req);
         if (route.idempotent) variableValues[IDEMPOTENCY_KEY_VARIABLE] = req.get('Idempotency-Key');
-        contextValue = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: () => req.log, services });
+        const res = req.res!;
+        contextValue = operationContext({
+          em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: () => req.log, services, signal: () => signals.for(res),
+        });
         const captured = new Map<string | number, unknown>();
         if (route.sharedFields.length) contextValue.extras.set(CAPTURED, captured);
         const result = await operation(contextValue, variableValues);

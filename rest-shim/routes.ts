@@ -109,7 +109,9 @@ const WEBHOOK_ROUTES: Route[] = [
   },
   {
     method: 'post', path: '/test-clock/advance', tag: 'Test clock',
-    summary: 'Move the test clock forward ({"seconds": n} or {"to": ISO}); answers once every piece of work due by then is done.',
+    summary:
+      'Move the test clock forward ({"seconds": n} or {"to": ISO}), at most 366 days per call; answers once every piece of work due by then is done. ' +
+      'A client that leaves (or a service that stops) ends it early at a consistent point (advance_target, advance_interrupted_at); the next advance resumes it.',
     document: 'mutation($seconds: Int, $to: DateTimeISO) { advanceTestClock(seconds: $seconds, to: $to) { ...TestClockStateFields } }',
   },
 ];

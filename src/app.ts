@@ -6,7 +6,7 @@ import type { Config } from './config';
 import { DomainError } from './core/errors';
 import { logger } from './core/logger';
 import { newPubSub } from './core/pubsub';
-import { errorHandler, lazyRequestLog, requestContext, sendError } from './http/request';
+import { errorHandler, lazyRequestLog, requestContext, RequestSignals, sendError } from './http/request';
 import { mountGraphQL } from './http/graphql';
 import { ChangeListener } from './core/events';
 import { PgListener } from './core/listener';
@@ -14,7 +14,7 @@ import { ping } from './core/sql';
 import type { RunningSandbox } from './gateways/sandbox';
 import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
 import { providerWebhooks } from './http/provider-webhooks';
-import { bodyLimits } from './http/body-limits';
+import { bodyLimits, utf8Body } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
 import { expressClasses, restLane } from './http/rest-lane';
 import { retiredKeyChanges } from './modules/merchants/key.catchup';
@@ -86,15 +86,17 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   app.get('/docs', (_req, res) => void res.type('html').send(docsPage()));
 
   app.use(providerWebhooks(orm, services)); // raw bodies: before the JSON parser
-  const jsonBody = express.json({ limit: '1mb', type: () => true, strict: false });
+  const jsonBody = express.json({ limit: '1mb', type: () => true, strict: false, verify: utf8Body }); // bytes that are not UTF-8: 400
   app.use(jsonBody);
   app.use(bodyLimits); // nesting depth, before anything walks the body (src/core/input-limits.ts)
 
+  // Each request's ctx.signal: aborted when its client leaves unanswered, or when close() begins (src/core/context.ts).
+  const signals = new RequestSignals();
   // REST first: its paths and GraphQL's (/graphql, the IDE's assets) are disjoint, and /v1 requests, the most
   // numerous, then skip the GraphQL router's layers.
-  const rest = restRouter({ schema, orm, services });
+  const rest = restRouter({ schema, orm, services, signals });
   app.use('/v1', rest.router);
-  const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub });
+  const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub, signals });
   app.use((req, res) => sendError(req, res, new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`)));
   app.use(errorHandler);
   // API calls the route table answers skip express's layers; they run the same middleware (src/http/rest-lane.ts).
@@ -126,7 +128,9 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     sandbox,
     listener,
     // Apollo's drain plugin stops accepting connections and waits for requests in flight; websockets are disposed.
+    // Long commands in flight (a test-clock advance) are told to stop first: they end at their next step and answer.
     close: async () => {
+      signals.stop();
       const timer = setTimeout(() => server.closeAllConnections(), 10_000);
       timer.unref();
       await graph.stop();
@@ -137,6 +141,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await stopEntitlementCache();
       await services.schedulerLoop.stop();
       await services.delivery.close();
+      await services.documents.close();
       await listener.stop();
       await sandbox?.close(); // the service pool is the ORM's: the caller closes it with the ORM
     },

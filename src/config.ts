@@ -34,6 +34,11 @@ export interface Config {
   webhookRetrySchedule: number[];
   /** An attempt that has not answered by then fails (WEBHOOK_TIMEOUT_MS, default 10 s). */
   webhookTimeoutMs: number;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_NETWORKS (on/off): webhook endpoints, of either mode, may be on loopback, private, link-local
+   * and internal addresses (README, "Webhooks"). Default: on only on the embedded database (DATABASE_URL unset).
+   */
+  webhookAllowPrivateNetworks: boolean;
   /** How often a worker looks for due subscription work: trial ends, period ends, dunning (SCHEDULER_POLL_MS). */
   schedulerPollMs: number;
   /** How often a worker reads back subscriptions whose gateway event is overdue (RECONCILE_INTERVAL_MS). */
@@ -53,6 +58,8 @@ export interface Config {
   /** GraphQL WebSocket caps (per process): subscriptions open on one socket, sockets open with one key. */
   wsMaxSubscriptionsPerSocket: number;
   wsMaxSocketsPerKey: number;
+  /** Worker threads rendering invoice PDFs off the event loop (DOCUMENT_RENDER_THREADS, default 1). */
+  documentRenderThreads: number;
   /** A subscription's hosted checkout not completed by then is expired and the subscription cancelled (default 24 h, as Stripe's sessions). */
   subscriptionCheckoutExpirySeconds: number;
 }
@@ -88,6 +95,14 @@ function retrySchedule(raw: string | undefined): number[] {
   return parts;
 }
 
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (['on', 'true', '1'].includes(raw)) return true;
+  if (['off', 'false', '0'].includes(raw)) return false;
+  throw new Error(`${name} must be on or off (or true/false, 1/0), got "${env[name]}"`);
+}
+
 export function loadConfig(env = process.env): Config {
   const port = int(env, 'PORT', 4000);
   const host = env.HOST || '127.0.0.1';
@@ -110,6 +125,7 @@ export function loadConfig(env = process.env): Config {
     gatewayTimeoutMs: int(env, 'GATEWAY_TIMEOUT_MS', 10_000),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+    webhookAllowPrivateNetworks: onOff(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', !env.DATABASE_URL),
     historyRetentionDays: int(env, 'HISTORY_RETENTION_DAYS', 30),
     readCacheBytes: int(env, 'READ_CACHE_MB', 16) * 2 ** 20,
     entitlementCacheBytes: int(env, 'ENTITLEMENT_CACHE_MB', 16) * 2 ** 20,
@@ -120,6 +136,7 @@ export function loadConfig(env = process.env): Config {
     workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
     wsMaxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100),
     wsMaxSocketsPerKey: int(env, 'WS_MAX_SOCKETS_PER_KEY', 50),
+    documentRenderThreads: Math.max(1, int(env, 'DOCUMENT_RENDER_THREADS', 1)),
     subscriptionCheckoutExpirySeconds: Math.max(60, int(env, 'SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS', 86_400)),
   };
 }

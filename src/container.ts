@@ -16,6 +16,7 @@ import { IdempotencyStore } from './modules/idempotency/idempotency.store';
 import { MerchantService } from './modules/merchants/merchant.service';
 import { PaymentService } from './modules/payments/payment.service';
 import { InvoiceService } from './modules/invoices/invoice.service';
+import { InvoiceDocuments } from './modules/invoices/invoice.documents';
 import { SubscriptionService } from './modules/subscriptions/subscription.service';
 import { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
 import { ProviderService } from './modules/providers/provider.service';
@@ -85,6 +86,7 @@ export function createServices(
     idempotency: new IdempotencyStore(orm.em),
     catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
     invoices,
+    documents: new InvoiceDocuments(config.documentRenderThreads),
     subscriptions,
     scheduler,
     schedulerLoop: new SchedulerLoop(scheduler, {
@@ -110,15 +112,23 @@ export function createServices(
 function webhookServices(config: Config, orm: MikroORM, pool: ServicePool, secrets: SecretBox, serializer: () => Serializer) {
   const clock = new Clock(pool);
   const timeoutMs = config.webhookTimeoutMs;
+  const allowPrivateNetworks = config.webhookAllowPrivateNetworks;
+  if (allowPrivateNetworks && config.databaseUrl) {
+    logger.warn(
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS is on with DATABASE_URL set: webhook endpoints may reach loopback, private and ' +
+        'link-local addresses, cloud metadata included',
+    );
+  }
   const dispatcher = new WebhookDispatcher(pool, orm, secrets, serializer, {
     schedule: config.webhookRetrySchedule,
     timeoutMs,
     leaseMs: leaseMsFor(timeoutMs),
+    allowPrivateNetworks,
   });
   clock.register(dispatcher.dueWork);
   return {
     clock,
-    webhooks: new WebhookService(secrets, clock, serializer),
+    webhooks: new WebhookService(secrets, clock, serializer, allowPrivateNetworks),
     delivery: new DeliveryRuntime(config, dispatcher, pool),
   };
 }

@@ -5,8 +5,9 @@ import { ArgumentValidationError, buildSchema, NonEmptyArray } from 'type-graphq
 import type { Ctx } from './core/context';
 import { DomainError } from './core/errors';
 import { DateTime } from './core/scalars';
-import { refuseNulCharacter } from './core/nul';
+import { refuseInvalidText } from './core/nul';
 import { refuseOversizeArguments } from './core/argument-limits';
+import { refuseEmptyIds } from './core/validate';
 import { catalogResolvers } from './modules/catalog/catalog.resolver';
 import { CustomerResolver } from './modules/customers/customer.resolver';
 import { MerchantResolver } from './modules/merchants/merchant.resolver';
@@ -31,8 +32,9 @@ const OPERATOR_FIELDS = new Set(['createMerchant']);
 
 /**
  * Checks every operation passes through, in one place: authentication (a root field without a merchant principal
- * is refused before its resolver runs) and NUL characters in arguments. They wrap the root fields only: a
- * type-graphql global middleware would run on each of the thousands of fields of a list answer.
+ * is refused before its resolver runs), then the arguments: size and depth, NUL characters and lone surrogates,
+ * empty ids. They wrap the root fields only: a type-graphql global middleware would run on each of the thousands of
+ * fields of a list answer.
  */
 function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
   for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
@@ -43,8 +45,9 @@ function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
         if (!operatorField && context.principal?.kind !== 'merchant') {
           throw new DomainError('invalid_api_key', 'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...');
         }
-        refuseOversizeArguments(field, args); // first: bounds the depth the NUL check walks
-        refuseNulCharacter(field, args);
+        refuseOversizeArguments(field, args); // first: bounds the depth the text and id checks walk
+        refuseInvalidText(field, args);
+        refuseEmptyIds(field, args);
         return resolve(source, args, context, info);
       };
     }

@@ -12,6 +12,7 @@ import type { ProviderService } from './modules/providers/provider.service';
 import type { Clock } from './modules/test-clock/test-clock.service';
 import type { DeliveryRuntime } from './modules/webhooks/runtime';
 import type { InvoiceService } from './modules/invoices/invoice.service';
+import type { InvoiceDocuments } from './modules/invoices/invoice.documents';
 import type { SubscriptionService } from './modules/subscriptions/subscription.service';
 import type { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
 import type { WebhookService } from './modules/webhooks/webhook.service';
@@ -39,6 +40,8 @@ export interface Services {
   clock: Clock;
   webhooks: WebhookService;
   invoices: InvoiceService;
+  /** Issued documents' PDFs: rendered once on worker threads, then kept (src/modules/invoices/invoice.documents.ts). */
+  documents: InvoiceDocuments;
   subscriptions: SubscriptionService;
   /** Subscriptions' own clock work (trial and period ends, dunning) and the gateway sandbox's clock. */
   scheduler: SubscriptionScheduler;

@@ -32,13 +32,36 @@ export interface Ctx {
    * through the typed accessor `services(ctx)` in src/services.ts, so core imports no module.
    */
   services: object;
+  /**
+   * Aborted when the command should stop early: its client left before the answer (the HTTP connection closed
+   * unanswered; src/http/request.ts RequestSignals), or the app is stopping (app.close, SIGINT/SIGTERM). Commands
+   * that run long (many steps of work, such as a test-clock advance) check it between steps, never in the middle
+   * of one, so what they leave behind is consistent, record where they stopped, and say so in their answer (or the
+   * next call's); short commands ignore it. Made on first use. Outside an HTTP request (graphql-ws, scripts,
+   * tests) it never aborts unless the caller gives one.
+   */
+  readonly signal: AbortSignal;
 }
 
-/** `log` may be given as a function: the logger is then made on first use (most requests log nothing). */
-export function createContext(args: { em: EntityManager; principal: Principal; requestId: string; log: Logger | (() => Logger); services: object }): Ctx {
+/** Never aborted: the signal of a context made without one. */
+const NEVER: AbortSignal = new AbortController().signal;
+
+/**
+ * `log` may be given as a function: the logger is then made on first use (most requests log nothing); so may
+ * `signal` (Ctx.signal; default: one that never aborts).
+ */
+export function createContext(args: {
+  em: EntityManager;
+  principal: Principal;
+  requestId: string;
+  log: Logger | (() => Logger);
+  services: object;
+  signal?: AbortSignal | (() => AbortSignal);
+}): Ctx {
   const { principal, requestId, services } = args;
   let em: EntityManager | undefined;
   let log = args.log;
+  let signal = args.signal ?? NEVER;
   return {
     requestId,
     principal,
@@ -46,6 +69,10 @@ export function createContext(args: { em: EntityManager; principal: Principal; r
     get log(): Logger {
       if (typeof log === 'function') log = log();
       return log;
+    },
+    get signal(): AbortSignal {
+      if (typeof signal === 'function') signal = signal();
+      return signal;
     },
     loaders: new Map(),
     extras: new Map(),

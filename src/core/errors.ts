@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   rate_limited: [429, 'rate_limit_error'],
   gateway_unavailable: [502, 'gateway_error'],
   gateway_rejected: [502, 'gateway_error'],
+  service_unavailable: [503, 'api_error'],
   internal_error: [500, 'api_error'],
 } as const satisfies Record<string, readonly [number, string]>;
 
@@ -66,6 +67,38 @@ export const notFound = (what: string, id: string, param: string | null = null) 
   new DomainError('resource_not_found', `No such ${what}: '${id}'`, param);
 
 export const invalid = (param: string, message: string) => new DomainError('parameter_invalid', message, param);
+
+/** Codes a client should simply retry (after Retry-After): the same request may succeed unchanged. */
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set(['service_unavailable']);
+
+/**
+ * PostgreSQL cannot be reached now: a connection lost or refused, a server shutting down or starting up, out of
+ * connections, a database not accepting connections (`allow_connections false`), a pool that cannot connect.
+ * A property of the moment, not of the request: answered 503 `service_unavailable`, retryable, never internal_error.
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; errors?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  // SQLSTATE class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now), 53300 (too
+  // many connections), 55000 when the database does not accept connections; socket errors reaching the server.
+  if (/^08[0-9A-Z]{3}$|^57P0[123]$|^53300$/.test(code)) return true;
+  if (code === '55000' && /not currently accepting connections/.test(message)) return true;
+  if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/.test(code)) return true;
+  // pg, pg-pool and knex say it in words only.
+  if (/Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Timeout acquiring a connection/.test(message)) {
+    return true;
+  }
+  const inner = [e.originalError, e.cause, ...(Array.isArray(e.errors) ? e.errors.slice(0, 3) : [])];
+  return inner.some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
+}
+
+/** The answer while the database cannot be reached (any transport): 503, retryable. */
+export const serviceUnavailable = () =>
+  new DomainError('service_unavailable', 'The service is temporarily unavailable: its database cannot be reached. Retry shortly.', null, {
+    'Retry-After': '1',
+  });
 
 /** The REST error body; GraphQL carries the same fields in `extensions`. */
 export interface ErrorBody {
@@ -126,6 +159,8 @@ export function fromGraphQLError(err: GraphQLError, rename: (param: string) => s
   const validationErrors =
     ext.validationErrors ?? (original as { extensions?: { validationErrors?: ValidationErrorLike[] } })?.extensions?.validationErrors;
   if (validationErrors?.length) return fromValidationErrors(validationErrors);
+  // The database is away: retryable, whatever read or wrote it (a resolver, a subscription's event, a loader).
+  if (original && isDatabaseUnavailable(original)) return serviceUnavailable();
   // Anything thrown that is not a GraphQLError is a bug or an outage: never show its message (SQL, stack).
   if (original && !(original instanceof GraphQLError)) return new DomainError('internal_error', 'An internal error occurred.');
   const code = ext.code;
@@ -200,6 +235,7 @@ export function graphQLExtensions(err: DomainError, requestId?: string) {
     code: err.code,
     type: err.type,
     param: err.param,
+    ...(RETRYABLE_CODES.has(err.code) ? { retryable: true } : {}),
     ...(requestId ? { requestId } : {}),
     http: { status: err.status },
   };

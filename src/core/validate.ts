@@ -1,4 +1,14 @@
-import { DomainError, invalid } from './errors';
+import {
+  getNamedType,
+  GraphQLField,
+  GraphQLInputField,
+  GraphQLInputObjectType,
+  GraphQLInputType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+} from 'graphql';
+import { DomainError, invalid, paramFromPath } from './errors';
 
 /** Contract section 1: at most 50 keys, keys up to 40 characters, string values up to 500 characters. */
 export function validateMetadata(metadata: unknown, param = 'metadata'): Record<string, string> {
@@ -31,4 +41,72 @@ export function validateUrl(value: string, param: string): string {
 export function requireInteger(value: number, param: string, min: number): void {
   if (!Number.isSafeInteger(value)) throw invalid(param, `${param} must be an integer.`);
   if (value < min) throw new DomainError('parameter_invalid', `${param} must be at least ${min}.`, param);
+}
+
+/**
+ * An empty string is never an id. Wherever a root field takes one (an argument, an input object's field, a list's
+ * element), on both transports, it is refused before the resolver runs: 400 `parameter_invalid` naming the field
+ * (`product_family_id`, `events[3].subscription_id`, `product_ids[0]`). A service would otherwise read "" as "not
+ * given" (a truthiness test) and then store it: MikroORM's change set computer recurses without end on a falsy,
+ * non-null relation value (a stack overflow, answered 500). A non-empty id that names nothing (malformed, unknown,
+ * another tenant's) is the service's to answer: 404 `resource_not_found`, as before.
+ */
+export function refuseEmptyIds(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): void {
+  for (const def of field.args) {
+    if (!holdsIds(def.type)) continue;
+    const at = emptyIdAt(args[def.name], def.type);
+    if (at) {
+      const param = paramFromPath([def.name, ...at]) ?? def.name;
+      throw invalid(param, `Invalid value for ${param}: expected an id, not an empty string.`);
+    }
+  }
+}
+
+/** The path below `value` (of `type`, already coerced) to an empty-string ID, or null. Walks only where ids can be. */
+function emptyIdAt(value: unknown, type: GraphQLInputType): (string | number)[] | null {
+  if (value === null || value === undefined) return null;
+  if (isNonNullType(type)) return emptyIdAt(value, type.ofType);
+  if (isListType(type)) {
+    if (!Array.isArray(value)) return emptyIdAt(value, type.ofType);
+    for (let i = 0; i < value.length; i++) {
+      const at = emptyIdAt(value[i], type.ofType);
+      if (at) return [i, ...at];
+    }
+    return null;
+  }
+  if (isInputObjectType(type)) {
+    if (typeof value !== 'object') return null;
+    for (const f of idFieldsOf(type)) {
+      const at = emptyIdAt((value as Record<string, unknown>)[f.name], f.type);
+      if (at) return [f.name, ...at];
+    }
+    return null;
+  }
+  return type.name === 'ID' && value === '' ? [] : null;
+}
+
+/** Whether values of `type` can be or hold ids (an input type being computed may: it is walked). */
+const holdsIds = (type: GraphQLInputType): boolean => {
+  const named = getNamedType(type);
+  if (named.name === 'ID') return true;
+  if (!isInputObjectType(named)) return false;
+  return computing.has(named) || idFieldsOf(named).length > 0;
+};
+
+/** Per input object type: its fields that can be or hold ids, computed once. */
+const idFields = new WeakMap<GraphQLInputObjectType, GraphQLInputField[]>();
+const computing = new Set<GraphQLInputObjectType>();
+
+function idFieldsOf(type: GraphQLInputObjectType): GraphQLInputField[] {
+  let fields = idFields.get(type);
+  if (!fields) {
+    computing.add(type); // an input type that holds itself
+    try {
+      fields = Object.values(type.getFields()).filter((f) => holdsIds(f.type));
+    } finally {
+      computing.delete(type);
+    }
+    idFields.set(type, fields);
+  }
+  return fields;
 }

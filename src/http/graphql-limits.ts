@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { Ctx } from '../core/context';
+import { operationCostError } from '../core/operation-cost';
 import { formatGraphQLError } from '../core/errors';
 
 const SUBSCRIPTION_OVER_HTTP =
@@ -10,7 +11,8 @@ const subscriptionRefused = () =>
   new GraphQLError(SUBSCRIPTION_OVER_HTTP, { extensions: { code: 'parameter_invalid', http: { status: 400 } } });
 
 /**
- * What GraphQL over HTTP refuses beyond Apollo's own checks: a `subscription` operation answers 400
+ * What GraphQL over HTTP refuses beyond Apollo's own checks: an operation over the cost limit
+ * (src/core/operation-cost.ts) answers 400 `query_too_complex`; a `subscription` operation answers 400
  * `parameter_invalid` instead of running its root field as a query (which failed inside with an internal error).
  * POST is stopped before execution; GET, which Apollo already refuses with a 405 before plugins see the operation,
  * gets the same 400 answer.
@@ -19,8 +21,10 @@ export function graphqlHttpLimits(): ApolloServerPlugin<Ctx> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ operation }) {
+        async didResolveOperation({ operation, document, request, schema }) {
           if (operation?.operation === 'subscription') throw subscriptionRefused();
+          const tooCostly = operationCostError(schema, document, request.operationName, request.variables);
+          if (tooCostly) throw tooCostly;
         },
         async willSendResponse({ operation, response, contextValue }) {
           if (operation?.operation !== 'subscription' || response.body.kind !== 'single') return;

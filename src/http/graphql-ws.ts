@@ -16,7 +16,8 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Ctx } from '../core/context';
 import { MerchantPrincipal, merchantPrincipal, operationContext } from './principal';
-import { DomainError, formatGraphQLError, operationNotFound } from '../core/errors';
+import { DomainError, formatGraphQLError, isDatabaseUnavailable, operationNotFound, serviceUnavailable } from '../core/errors';
+import { operationCostError } from '../core/operation-cost';
 import { operationTooDeep } from '../core/input-limits';
 import { logger } from '../core/logger';
 import type { PubSub } from '../core/pubsub';
@@ -37,7 +38,11 @@ import { newRequestId } from './request';
  * - caps: subscriptions per socket (the subscribe over the cap is answered `rate_limited`) and sockets per key (the
  *   new socket is closed with 4429 at `connection_init`); messages, `connection_init` included, are at most 1 MiB;
  * - a syntax error or an over-limit document is answered with an error for that operation (the socket stays open),
- *   in the same contract terms as over HTTP (`extensions.code`, `extensions.http.status`).
+ *   in the same contract terms as over HTTP (`extensions.code`, `extensions.http.status`);
+ * - while the database cannot be reached nothing is answered `internal_error`: a `connection_init` whose key cannot
+ *   be checked closes with 1013 Try Again Later (graphql-ws clients retry it, unlike 4500); an operation whose key
+ *   cannot be checked, and an operation or a subscription's event that cannot be read, get `service_unavailable`
+ *   (503, `retryable: true`) for that operation or event only: the socket and its subscriptions stay open.
  */
 
 /** Largest message, `connection_init` included (as HTTP bodies); a larger one closes the socket with 1009. */
@@ -46,6 +51,8 @@ export const WS_MAX_PAYLOAD = 1024 * 1024;
 export const CLOSE_KEY_RETIRED = CloseCode.Unauthorized; // 4401
 /** The key already holds WS_MAX_SOCKETS_PER_KEY sockets in this process. graphql-ws clients do not retry it. */
 export const CLOSE_TOO_MANY_SOCKETS = 4429;
+/** The key could not be checked: the database cannot be reached. graphql-ws clients retry it (with their backoff). */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
 
 /** What the server keeps per authenticated socket. */
 interface SocketState {
@@ -57,6 +64,8 @@ interface SocketState {
   expiryTimer?: NodeJS.Timeout;
   /** Ids of the subscription operations running on the socket (the cap counts these, not queries or mutations). */
   subscriptions: Set<string>;
+  /** Ctx.signal of the socket's operations: aborted when the socket closes (its client left, or the app stops). */
+  closed: AbortController;
 }
 
 type ConnectionParams = { Authorization?: unknown; authorization?: unknown };
@@ -167,7 +176,16 @@ export function mountGraphQLWs(opts: {
       schema,
       onConnect: async (ctx) => {
         const token = bearerToken(ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization);
-        const key = token ? await services.merchants.authenticate(token) : null;
+        let key: Awaited<ReturnType<typeof services.merchants.authenticate>>;
+        try {
+          key = token ? await services.merchants.authenticate(token) : null;
+        } catch (err) {
+          // Thrown from here, graphql-ws would close with 4500 (and the error's text), which its clients never retry.
+          if (!isDatabaseUnavailable(err)) throw err;
+          logger.warn({ err }, 'graphql-ws: connection_init refused, the database cannot be reached');
+          ctx.extra.socket.close(CLOSE_TRY_AGAIN_LATER, 'Try Again Later');
+          return false;
+        }
         if (!token || !key) return false; // closes with 4403 Forbidden
         if (maxSockets > 0 && sockets.count(key.apiKeyId) >= maxSockets) {
           ctx.extra.socket.close(CLOSE_TOO_MANY_SOCKETS, 'Too many connections for this API key');
@@ -179,20 +197,30 @@ export function mountGraphQLWs(opts: {
           principal: merchantPrincipal(key),
           expiresAt: key.expiresAt,
           subscriptions: new Set(),
+          closed: new AbortController(),
         };
         ctx.extra.state = state;
         sockets.add(state);
         return true;
       },
       onClose: (ctx) => {
-        if (ctx.extra.state) sockets.remove(ctx.extra.state);
+        if (!ctx.extra.state) return;
+        ctx.extra.state.closed.abort();
+        sockets.remove(ctx.extra.state);
       },
       onSubscribe: async (ctx, id, payload) => {
         const state = ctx.extra.state!; // set on every acknowledged socket
         const requestId = newRequestId();
 
-        // The key, again: retired keys leave the cache as soon as any process rolls them.
-        const key = await services.merchants.authenticate(state.token);
+        // The key, again: retired keys leave the cache as soon as any process rolls them. When it cannot be checked
+        // (the database is away) this operation is refused as retryable; the socket and its subscriptions stay.
+        let key: Awaited<ReturnType<typeof services.merchants.authenticate>>;
+        try {
+          key = await services.merchants.authenticate(state.token);
+        } catch (err) {
+          if (!isDatabaseUnavailable(err)) throw err;
+          return tagged([asGraphQLError(serviceUnavailable())], requestId);
+        }
         if (key) sockets.expireAt(state, key.expiresAt);
         if (!key || key.apiKeyId !== state.principal.apiKeyId || (state.expiresAt !== null && state.expiresAt <= Date.now())) {
           const errors = tagged([asGraphQLError(invalidKey())], requestId);
@@ -218,6 +246,8 @@ export function mountGraphQLWs(opts: {
         }
         const invalid = validate(schema, document, rules);
         if (invalid.length) return tagged(invalid, requestId);
+        const tooCostly = operationCostError(schema, document, payload.operationName, payload.variables);
+        if (tooCostly) return tagged([tooCostly], requestId);
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) return tagged([asGraphQLError(operationNotFound(payload.operationName))], requestId);
 
@@ -244,6 +274,7 @@ export function mountGraphQLWs(opts: {
             requestId,
             log: logger.child({ request_id: requestId }),
             services,
+            signal: () => state.closed.signal,
           }),
         };
       },

@@ -21,7 +21,7 @@ import { introspectionDepthRule } from './introspection-depth';
 import { graphqlHttpLimits } from './graphql-limits';
 import { graphqlReadKey, isCatalogRead } from '../modules/catalog/catalog-cache';
 import { boundedDocumentStore } from './document-store';
-import { noteErrorCode, noteGraphQLErrorCode, trackGraphQLResponse } from './request';
+import { noteErrorCode, noteGraphQLErrorCode, RequestSignals, trackGraphQLResponse } from './request';
 import { idempotencyReport } from './idempotency-report';
 import { useIdempotencyHeader } from '../modules/idempotency/with-idempotency';
 
@@ -33,7 +33,8 @@ export const MAX_TOKENS = 5000;
 
 export const armor = new ApolloArmor({
   maxDepth: { n: 10 },
-  costLimit: { maxCost: 20000 },
+  // The cost limit is src/core/operation-cost.ts's (it knows expensive fields and reads variables): graphql-limits.ts.
+  costLimit: { enabled: false },
   maxAliases: { n: 20 },
   maxDirectives: { n: 20 },
   // armor's token plugin re-parses in a hook and throws there, which Apollo answers as a 500: see parseOptions below.
@@ -116,8 +117,10 @@ export async function mountGraphQL(opts: {
   orm: MikroORM;
   services: Services;
   pubsub: PubSub;
+  /** The app's request signals (ctx.signal: the client left, or the app is stopping). */
+  signals: RequestSignals;
 }) {
-  const { app, httpServer, schema, orm, services } = opts;
+  const { app, httpServer, schema, orm, services, signals } = opts;
 
   // Operations over graphql-ws: the same key, rate limit and document rules as HTTP (src/http/graphql-ws.ts).
   const ws = mountGraphQLWs({
@@ -185,7 +188,9 @@ export async function mountGraphQL(opts: {
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         trackGraphQLResponse(req.requestId, res);
-        const ctx = operationContext({ em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services });
+        const ctx = operationContext({
+          em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services, signal: () => signals.for(res),
+        });
         useIdempotencyHeader(ctx, req.get('Idempotency-Key')); // for the operation's one idempotent mutation
         const lookup = catalogLookups.get(req);
         if (lookup) ctx.extras.set(CATALOG_LOOKUP, lookup);

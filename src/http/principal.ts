@@ -21,8 +21,18 @@ export const merchantPrincipal = (key: Omit<MerchantPrincipal, 'kind'>): Merchan
   apiKeyId: key.apiKeyId,
 });
 
-/** The per-request context of every transport (REST shim, GraphQL over HTTP and WebSocket). */
-export function operationContext(args: { em: EntityManager; principal: AuthPrincipal; requestId: string; log: Logger | (() => Logger); services: Services }): Ctx {
+/**
+ * The per-request context of every transport (REST shim, GraphQL over HTTP and WebSocket). `signal`: the request's
+ * Ctx.signal, made on first use (HTTP: RequestSignals in src/http/request.ts); without it the context's never aborts.
+ */
+export function operationContext(args: {
+  em: EntityManager;
+  principal: AuthPrincipal;
+  requestId: string;
+  log: Logger | (() => Logger);
+  services: Services;
+  signal?: () => AbortSignal;
+}): Ctx {
   const p = args.principal;
   const ctx = createContext({
     ...args,

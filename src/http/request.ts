@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthPrincipal as Principal } from './principal';
-import { DomainError, errorBody, graphQLErrorBody } from '../core/errors';
+import { DomainError, errorBody, graphQLErrorBody, isDatabaseUnavailable, serviceUnavailable } from '../core/errors';
 import { logger, Logger } from '../core/logger';
 
 declare global {
@@ -67,6 +68,41 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   next();
 }
 
+/**
+ * The abort signals of one app's requests (Ctx.signal, src/core/context.ts, documents what they mean to commands).
+ * A request's signal aborts when its client leaves before the answer (the response closes before it was written in
+ * full), or when the app stops (`stop()`, first thing in app.close: the drain then waits for commands that are
+ * winding down). Made on a request's first use (most never ask): a response already closed unanswered gives an
+ * aborted one. The app keeps each live signal's controller until its response closes.
+ */
+export class RequestSignals {
+  private readonly live = new Set<AbortController>();
+  private stopped = false;
+
+  /** The signal of the request answered through `res`. */
+  for(res: ServerResponse): AbortSignal {
+    const c = new AbortController();
+    if (this.stopped) c.abort(new Error('the service is stopping'));
+    else if (res.closed) {
+      if (!res.writableEnded) c.abort(new Error('the client left before the answer'));
+    } else {
+      this.live.add(c);
+      res.once('close', () => {
+        this.live.delete(c);
+        if (!res.writableEnded) c.abort(new Error('the client left before the answer'));
+      });
+    }
+    return c.signal;
+  }
+
+  /** Aborts the signal of every request in flight, and of every request from now on. */
+  stop(): void {
+    this.stopped = true;
+    for (const c of this.live) c.abort(new Error('the service is stopping'));
+    this.live.clear();
+  }
+}
+
 /** Records the contract code of the error being answered, for the request's log line. */
 export function noteErrorCode(res: Response, code: string): void {
   res.locals.errorCode = code;
@@ -125,6 +161,8 @@ export function bodyParserError(err: unknown): DomainError | null {
       return new DomainError('parameter_invalid', 'The request body ended before its Content-Length.');
     case 'entity.verify.failed':
       return new DomainError('parameter_invalid', 'The request body was refused.');
+    case 'entity.not.utf8': // src/http/body-limits.ts, utf8Body
+      return new DomainError('parameter_invalid', 'The request body is not valid UTF-8 (JSON bodies are UTF-8 text).');
     case 'parameters.too.many':
     case 'querystring.parse.rangeError':
       return new DomainError('parameter_invalid', 'The request body has too many or too deeply nested parameters.');
@@ -148,7 +186,8 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   else if (err instanceof URIError) {
     // A path the router cannot percent-decode names no resource.
     domain = new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
-  } else domain = bodyParserError(err);
+  } else if (isDatabaseUnavailable(err)) domain = serviceUnavailable(); // e.g. a key lookup while the database is away
+  else domain = bodyParserError(err);
   if (!domain) {
     req.log.error({ err }, 'unhandled error');
     domain = new DomainError('internal_error', 'An internal error occurred.');

@@ -22,6 +22,8 @@ import { Migration20261124200300_usage_rates } from './Migration20261124200300_u
 import { Migration20261124200400_renewal_indexes } from './Migration20261124200400_renewal_indexes';
 import { Migration20261124200500_cohort_instant } from './Migration20261124200500_cohort_instant';
 import { Migration20261125000100_invoice_number_lookups } from './Migration20261125000100_invoice_number_lookups';
+import { Migration20261127190000_invoice_documents } from './Migration20261127190000_invoice_documents';
+import { Migration20261128090000_test_clock_advances } from './Migration20261128090000_test_clock_advances';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -47,4 +49,6 @@ export const migrationsList = [
   { name: 'Migration20261124200400_renewal_indexes', class: Migration20261124200400_renewal_indexes },
   { name: 'Migration20261124200500_cohort_instant', class: Migration20261124200500_cohort_instant },
   { name: 'Migration20261125000100_invoice_number_lookups', class: Migration20261125000100_invoice_number_lookups },
+  { name: 'Migration20261127190000_invoice_documents', class: Migration20261127190000_invoice_documents },
+  { name: 'Migration20261128090000_test_clock_advances', class: Migration20261128090000_test_clock_advances },
 ];

@@ -100,6 +100,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     dataDir: path.join(os.tmpdir(), 'cadence-test-data'),
     sandboxPort: 0,
     gatewayTimeoutMs: 3000,
+    // As in development (embedded database): test endpoints are local receivers on 127.0.0.1. SSRF tests turn it off.
+    webhookAllowPrivateNetworks: true,
     ...overrides,
   };
   const app = await startApp(config, orm, 0);

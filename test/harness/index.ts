@@ -9,6 +9,7 @@
  *   it('...', async () => { await m.test.post('/payments', ...); await h.clock.advance(m, 3600); });
  */
 import type { Config } from '../../src/config';
+import { MAX_ADVANCE_SECONDS } from '../../src/modules/test-clock/test-clock.service';
 import { request, HttpResult, TestApp, TestMerchant, startTestApp } from './app';
 import { CheckoutAnswer, submitCheckout } from './checkout';
 import { gqlRequest } from './http';
@@ -32,7 +33,10 @@ export interface Harness {
   /** A merchant's test clock (test mode only), through the API. */
   readonly clock: {
     now(m: TestMerchant): Promise<Date>;
-    /** Moves it forward by `seconds`, or to an instant; runs the work that falls due. Answers the new time. */
+    /**
+     * Moves it forward by `seconds`, or to an instant; runs the work that falls due. Answers the new time. A move
+     * over the service's bound of 366 days a call is made of several calls.
+     */
     advance(m: TestMerchant, by: number | Date): Promise<Date>;
   };
   /** A webhook receiver on 127.0.0.1, closed with the harness. */
@@ -65,6 +69,12 @@ export function useHarness(overrides: HarnessOverrides = {}): Harness {
     }
   });
 
+  const clockNow = async (m: TestMerchant): Promise<Date> => {
+    const r = await m.test.get('/test-clock');
+    if (r.status !== 200) throw new Error(`GET /test-clock answered ${r.status}: ${r.text}`);
+    return new Date(r.body.now);
+  };
+
   return {
     get app() {
       return app();
@@ -78,15 +88,23 @@ export function useHarness(overrides: HarnessOverrides = {}): Harness {
       submitCheckout,
     },
     clock: {
-      async now(m) {
-        const r = await m.test.get('/test-clock');
-        if (r.status !== 200) throw new Error(`GET /test-clock answered ${r.status}: ${r.text}`);
-        return new Date(r.body.now);
-      },
+      now: clockNow,
       async advance(m, by) {
-        const r = await m.test.post('/test-clock/advance', typeof by === 'number' ? { seconds: by } : { to: by.toISOString() });
-        if (r.status !== 200) throw new Error(`POST /test-clock/advance answered ${r.status}: ${r.text}`);
-        return new Date(r.body.now);
+        // One call moves the clock at most 366 days (contract 15, "Bounds"): a longer move is made of several calls.
+        const step = async (body: { seconds: number } | { to: string }) => {
+          const r = await m.test.post('/test-clock/advance', body);
+          if (r.status !== 200) throw new Error(`POST /test-clock/advance answered ${r.status}: ${r.text}`);
+          return new Date(r.body.now);
+        };
+        if (typeof by === 'number') {
+          for (; by > MAX_ADVANCE_SECONDS; by -= MAX_ADVANCE_SECONDS) await step({ seconds: MAX_ADVANCE_SECONDS });
+          return step({ seconds: by });
+        }
+        // The test clock never reads less than the wall clock: within the bound of the wall clock, one call does.
+        if (by.getTime() - Date.now() > MAX_ADVANCE_SECONDS * 1000) {
+          while (by.getTime() - (await clockNow(m)).getTime() > MAX_ADVANCE_SECONDS * 1000) await step({ seconds: MAX_ADVANCE_SECONDS });
+        }
+        return step({ to: by.toISOString() });
       },
     },
     async receiver() {

@@ -4,7 +4,9 @@
  * and mutation of schema/schema.graphql at POST and GET /graphql, the gateway webhook route, and the gateway
  * sandbox: wrong types, huge and negative numbers, NUL and odd unicode, oversize strings and arrays, deep nesting,
  * bad content types and encodings, odd query strings. Every request must answer below 500, in the contract's error
- * shape when it fails, and change no row of the database when it fails.
+ * shape when it fails, and change no row of the database when it fails. Then the strict-input classes (issue 24 item
+ * 4) on every route and root field, each with the exact refusal it must get: bodies that are not JSON objects, strings
+ * for numbers and booleans, scalars for lists, empty and malformed ids, lone surrogates (strictInputRequests).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,7 +37,10 @@ import { connect, createPayment, pay } from '../payments/helpers';
 import { inlineRefs } from '../rest/openapi-inline';
 
 const SEED = 20261108;
-/** Requests per REST operation, per GraphQL root field, and for the other targets: about 2,400 requests in all. */
+/**
+ * Requests per REST operation, per GraphQL root field, and for the other targets: about 2,400 requests in all (and
+ * about 400 strict-input ones).
+ */
 const RUNS = { rest: 48, graphql: 14, webhook: 60, sandbox: 90 };
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -153,7 +158,7 @@ function goodByName(name: string): unknown {
   if (n === 'url') return 'http://127.0.0.1:9/fuzz-hook';
   if (n.endsWith('currency')) return 'INR';
   if (n.endsWith('state_code')) return '29';
-  if (n.endsWith('gstin')) return '29ABCDE1234F1Z5';
+  if (n.endsWith('gstin')) return '29ABCDE1234F1ZW';
   if (n.endsWith('phone')) return '+919876543210';
   if (n === 'mode') return 'test';
   if (n === 'enabled_events') return ['payment.*'];
@@ -204,6 +209,11 @@ interface FuzzRequest {
   url: string;
   headers: Record<string, string>;
   body?: string | Buffer;
+  /**
+   * The refusal a strict-input request must get (strictInputRequests); `param` undefined: not checked. `loose`: a
+   * refusal (4xx) naming another field is fine too, when a check of that field may come first.
+   */
+  refusal?: { status: number; code: string; param?: string | null; loose?: boolean };
 }
 
 /** Percent-encoded text; lone surrogates (which encodeURIComponent refuses) go as U+FFFD plus one surrogate's bytes. */
@@ -562,6 +572,225 @@ function graphqlSpecials(): FuzzRequest[] {
   return list;
 }
 
+// Strict input (issue 24 item 4; contract section 15, "Bounds"): each class on every route and root field, each
+// request with the one refusal it must get. Deterministic, drawn when its turn comes (the ids of that moment).
+
+const HIGH = '\ud800';
+const LOW = 'x\udfff';
+
+/** The schema's type, without null (`["string", "null"]` -> "string"). */
+const typeOf = (schema: JsonSchema): string | undefined => (Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type);
+
+/**
+ * Fields of a REST body schema to mutate, by their `param` (REST's path to them): top-level fields, an object
+ * field's fields, and the first item's fields of an array of objects (`events[0].quantity`).
+ */
+function bodyFields(schema: JsonSchema): { param: string; path: (string | number)[]; schema: JsonSchema }[] {
+  const out: { param: string; path: (string | number)[]; schema: JsonSchema }[] = [];
+  for (const [k, f] of Object.entries(schema.properties ?? {})) {
+    out.push({ param: k, path: [k], schema: f });
+    if (typeOf(f) === 'object' && f.properties) {
+      for (const [k2, f2] of Object.entries(f.properties)) out.push({ param: `${k}.${k2}`, path: [k, k2], schema: f2 });
+    }
+    if (typeOf(f) === 'array' && f.items && typeOf(f.items) === 'object' && f.items.properties) {
+      for (const [k2, f2] of Object.entries(f.items.properties)) out.push({ param: `${k}[0].${k2}`, path: [k, 0, k2], schema: f2 });
+    }
+  }
+  return out;
+}
+
+/** A valid value of a JSON schema, as goodFor, with numbers and date-times too (so a mutation is the only fault). */
+function strictGood(name: string, schema: JsonSchema): unknown {
+  const byName = goodByName(name);
+  if (byName !== undefined) return byName;
+  const type = typeOf(schema);
+  if ((schema as { format?: string }).format === 'date-time') return '2031-01-01T00:00:00Z';
+  if (type === 'number') return 10;
+  if (type === 'object' && schema.properties) {
+    return Object.fromEntries(Object.entries(schema.properties).map(([k, f]) => [k, strictGood(k, f)]).filter(([, v]) => v !== undefined));
+  }
+  if (type === 'array' && schema.items && !schema.enum) return [strictGood(name, schema.items)];
+  return goodFor(name, schema);
+}
+
+/** A valid GraphQL value, as gqlGood, with Float and by-name lists (`enabledEvents`) too. */
+function strictGqlGood(name: string, type: GraphQLInputType, field: string): unknown {
+  if (isNonNullType(type)) return strictGqlGood(name, type.ofType, field);
+  if (isListType(type)) {
+    const byName = goodByName(name);
+    return Array.isArray(byName) ? byName : [strictGqlGood(name, type.ofType, field)];
+  }
+  if (isInputObjectType(type)) {
+    return Object.fromEntries(
+      Object.values(type.getFields())
+        .map((f) => [f.name, strictGqlGood(f.name, f.type, field)])
+        .filter(([, v]) => v !== undefined),
+    );
+  }
+  return type.name === 'Float' ? 10 : gqlGood(name, type, field);
+}
+
+/** A deep copy of plain objects and arrays (EnumValue and Raw kept as they are). */
+const copyOf = (v: unknown): unknown =>
+  Array.isArray(v)
+    ? v.map(copyOf)
+    : v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype
+      ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copyOf(x)]))
+      : v;
+
+/** A copy of `value` with `v` at `path` (containers on the way made when missing). */
+function setAt(value: unknown, path: (string | number)[], v: unknown): unknown {
+  const copy = copyOf(value ?? {}) as any;
+  let at = copy;
+  for (let i = 0; i < path.length - 1; i++) {
+    at[path[i]] ??= typeof path[i + 1] === 'number' ? [] : {};
+    at = at[path[i]];
+  }
+  at[path[path.length - 1]] = v;
+  return copy;
+}
+
+/** Locations in a root field's arguments where ids and strings go (GraphQL names), two input levels deep, lists' first item. */
+function gqlLocations(args: readonly GraphQLArgument[]): { path: (string | number)[]; kind: 'id' | 'string' | 'json' }[] {
+  const out: { path: (string | number)[]; kind: 'id' | 'string' | 'json' }[] = [];
+  const walk = (type: GraphQLInputType, path: (string | number)[], depth: number) => {
+    const inner = isNonNullType(type) ? type.ofType : type;
+    if (isListType(inner)) return walk(inner.ofType, [...path, 0], depth);
+    if (isInputObjectType(inner)) {
+      if (depth < 2) for (const f of Object.values(inner.getFields())) walk(f.type, [...path, f.name], depth + 1);
+      return;
+    }
+    const name = getNamedType(inner).name;
+    if (name === 'ID') out.push({ path, kind: 'id' });
+    else if (name === 'String') out.push({ path, kind: 'string' });
+    else if (name === 'JSONObject') out.push({ path, kind: 'json' });
+  };
+  for (const a of args) walk(a.type, [a.name], 0);
+  return out;
+}
+
+/** The contract's `param` for a GraphQL argument path (src/core/errors.ts paramFromPath). */
+const gqlParam = (path: (string | number)[]): string =>
+  path
+    .slice(path[0] === 'input' ? 1 : 0)
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${snake(p)}`))
+    .join('');
+
+function strictInputRequests(): FuzzRequest[] {
+  const out: FuzzRequest[] = [];
+  const refused = (param: string | null | undefined, code = 'parameter_invalid', status = 400) => ({ status, code, param });
+  let turn = 0; // rotates the variants of a class over the routes
+  const json = { 'content-type': 'application/json' };
+
+  // REST: every route (bodies; for GET, the query string).
+  for (const { method, path: template, op } of restOperations()) {
+    const schema: JsonSchema | undefined = op.requestBody?.content?.['application/json']?.schema;
+    const params: any[] = op.parameters ?? [];
+    const admin = (op.security ?? []).some((x: any) => 'operatorToken' in x);
+    const segments = template.split('/');
+    const resource = segments[segments.indexOf('{id}') - 1] ?? '';
+    const url = `/v1${template.replace(/\{\w+\}/g, () => idFor(resource))}`;
+    const headers = { authorization: admin ? `Bearer ${ADMIN_TOKEN}` : 'Bearer {KEY}', ...json };
+    const rest = (label: string, body: string, refusal: FuzzRequest['refusal']): FuzzRequest => ({
+      target: 'rest', label: `strict ${method} ${template} ${label}`, method, url, headers, body, refusal,
+    });
+    if (method === 'GET') {
+      // Percent-encoded bytes that are not UTF-8 (a surrogate's) in a query parameter.
+      const query = params.filter((p) => p.in === 'query');
+      if (query.length) {
+        const p = query[turn++ % query.length];
+        out.push({ ...rest('query string %ED%A0%80', '', refused(p.name)), url: `${url}?${p.name}=%ED%A0%80`, body: undefined });
+      }
+      continue;
+    }
+    // A body that is not a JSON object: an array or null, and a scalar (test/http/strict-input.test.ts: each on each).
+    for (const body of [['[]', 'null', '[{}]'][turn % 3], ['"x"', '1', 'true', 'false', '0'][turn++ % 5]]) {
+      out.push(rest(`body ${body}`, body, refused(null)));
+    }
+    if (!schema) continue;
+    const good = strictGood('', schema);
+    const strings: string[] = [];
+    for (const f of bodyFields(schema)) {
+      const type = typeOf(f.schema);
+      const value = (v: unknown) => toJson(setAt(good, f.path, v));
+      // A string where a number or a boolean goes.
+      if (type === 'integer' || type === 'number') out.push(rest(`${f.param} "10"`, value('10'), refused(f.param)));
+      if (type === 'boolean') out.push(rest(`${f.param} "true"`, value('true'), refused(f.param)));
+      // A scalar where a list goes (GraphQL would make it a list of one).
+      if (type === 'array') {
+        const item = strictGood(f.param, f.schema.items ?? {}) ?? 'x';
+        out.push(rest(`${f.param} a scalar`, value(Array.isArray(item) ? item[0] : item), refused(f.param)));
+      }
+      // Empty and malformed ids: "" is refused naming the field; a malformed one names nothing (404 naming the
+      // field, unless a check of another field comes first: loose).
+      const uuids = f.schema.format === 'uuid' ? '' : f.schema.items?.format === 'uuid' ? '[0]' : null;
+      if (uuids !== null) {
+        const at = (v: string) => (uuids ? [v] : v);
+        out.push(rest(`${f.param} ""`, value(at('')), refused(`${f.param}${uuids}`)));
+        const malformed = refused(`${f.param}${uuids}`, 'resource_not_found', 404);
+        out.push(rest(`${f.param} malformed`, value(at(turn++ % 2 ? 'not-an-id' : ' ')), { ...malformed, loose: true }));
+      }
+      if (type === 'string' || uuids === '[0]') strings.push(f.param);
+      // A lone surrogate in a key of a free-form object: named by the object.
+      if (type === 'object' && !f.schema.properties) out.push(rest(`${f.param} key lone surrogate`, value({ [HIGH]: 'v' }), refused(f.param)));
+    }
+    // A lone surrogate (high, low) in string fields: up to two per route, rotating.
+    for (let i = 0; i < Math.min(2, strings.length); i++) {
+      const param = strings[(turn + i) % strings.length];
+      const f = bodyFields(schema).find((x) => x.param === param)!;
+      const list = f.schema.items?.format === 'uuid' || typeOf(f.schema) === 'array';
+      const text = (turn + i) % 2 ? LOW : HIGH;
+      out.push(rest(`${param} lone surrogate`, toJson(setAt(good, f.path, list ? [text] : text)), refused(list ? `${param}[0]` : param)));
+    }
+    // In a key of the body itself: an unknown parameter (every third route).
+    if (turn++ % 3 === 0) out.push(rest('key lone surrogate', toJson({ ...(good as object), [LOW]: 1 }), refused(undefined, 'parameter_unknown')));
+  }
+
+  // GraphQL: every root query and mutation; variables, and a few inline literals.
+  for (const [kind, type] of [['query', gqlSchema.getQueryType()], ['mutation', gqlSchema.getMutationType()]] as const) {
+    for (const field of Object.values(type!.getFields())) {
+      const args = field.args;
+      const locations = gqlLocations(args);
+      if (!locations.length) continue;
+      const defs = args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
+      const query = `${kind} Strict(${defs}) { ${field.name}(${args.map((a) => `${a.name}: $${a.name}`).join(', ')}) ${selectionOf(field)} }`;
+      const good = Object.fromEntries(args.map((a) => [a.name, strictGqlGood(a.name, a.type, field.name)]));
+      const authorization = field.name === 'createMerchant' ? `Bearer ${ADMIN_TOKEN}` : 'Bearer {KEY}';
+      const gql = (label: string, variables: unknown, refusal: FuzzRequest['refusal']): FuzzRequest => ({
+        target: 'graphql', label: `strict GraphQL ${field.name} ${label}`, method: 'POST', url: '/graphql',
+        headers: { authorization, ...json }, body: toJson({ query, variables }), refusal,
+      });
+      const at = (path: (string | number)[], v: unknown) => setAt(good, path, v);
+      // One id location (rotating): "". One text location (rotating), high or low. One free-form object's key.
+      const idLocations = locations.filter((x) => x.kind === 'id');
+      if (idLocations.length) {
+        const l = idLocations[turn % idLocations.length];
+        out.push(gql(`${gqlParam(l.path)} ""`, at(l.path, ''), refused(gqlParam(l.path))));
+      }
+      const texts = locations.filter((x) => x.kind !== 'json');
+      if (texts.length) {
+        const l = texts[turn % texts.length];
+        out.push(gql(`${gqlParam(l.path)} lone surrogate`, at(l.path, turn % 2 ? LOW : HIGH), refused(gqlParam(l.path))));
+      }
+      const objects = locations.filter((x) => x.kind === 'json');
+      if (objects.length) {
+        const l = objects[turn % objects.length];
+        out.push(gql(`${gqlParam(l.path)} key lone surrogate`, at(l.path, { [LOW]: 'v' }), refused(gqlParam(l.path))));
+      }
+      turn++;
+    }
+  }
+  // Inline literals cannot carry a lone surrogate: as a character or a GraphQL escape, it is a syntax error.
+  for (const text of ['\\ud800', '\\\\ud800', 'x\\\\udfff', '\\\\udc00\\\\ud800']) {
+    out.push({
+      target: 'graphql', label: 'strict GraphQL literal lone surrogate', method: 'POST', url: '/graphql',
+      headers: { authorization: 'Bearer {KEY}', ...json },
+      body: `{"query":"mutation { createProductFamily(input: { name: \\"${text}\\" }) { id } }"}`, refusal: refused(null),
+    });
+  }
+  return out;
+}
+
 /** The gateway webhook route (raw body, signature checked): bad encodings, bodies, and connection ids. */
 function webhookArbitrary(): fc.Arbitrary<FuzzRequest> {
   return fc
@@ -690,6 +919,18 @@ function judge(r: FuzzRequest, res: { status: number; text: string; headers: Hea
   return { problem: null, failed };
 }
 
+/** What differs from the refusal a strict-input request must get (its status, code and `param`), or null. */
+function refusalProblem(r: FuzzRequest, res: { status: number; text: string }): string | null {
+  if (!r.refusal) return null;
+  const body = parse(res.text);
+  const e = r.target === 'rest' ? body?.error : body?.errors?.[0]?.extensions;
+  const got = { status: r.target === 'rest' ? res.status : e?.http?.status, code: e?.code, param: e?.param ?? null };
+  const want = r.refusal;
+  if (got.status === want.status && got.code === want.code && (want.param === undefined || got.param === want.param)) return null;
+  if (want.loose && got.status >= 400 && got.status < 500 && got.param !== want.param) return null;
+  return `expected ${want.status} ${want.code} ${want.param ?? ''}, answered ${got.status ?? res.status} ${got.code} ${got.param ?? ''}`;
+}
+
 beforeAll(async () => {
   m = await h.merchant();
   testKey = m.keys.test;
@@ -745,6 +986,7 @@ function batches(): (() => FuzzRequest[])[] {
     for (const field of Object.values(type!.getFields())) take(() => graphqlArbitrary(kind, field), RUNS.graphql);
   }
   out.push(graphqlSpecials);
+  out.push(strictInputRequests);
   take(webhookArbitrary, RUNS.webhook);
   take(sandboxArbitrary, RUNS.sandbox);
   return out;
@@ -1109,7 +1351,9 @@ it('no request answers 5xx, every error has the contract shape, and a failed req
     requests++;
     const res = await send(r);
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-    const { problem, failed } = judge(r, res);
+    const judged = judge(r, res);
+    const { failed } = judged;
+    const problem = judged.problem ?? refusalProblem(r, res);
     const what = `${r.label} ${r.url.slice(0, 120)} <<${Buffer.isBuffer(r.body) ? `${r.body.length} bytes` : String(r.body ?? '').slice(0, 120)}>>`;
     if (problem) problems.push(`${what}: ${problem} ${res.text.slice(0, 200)}`);
     // A rolled key replaces ours (grace 0 would lock the rest of the run out).

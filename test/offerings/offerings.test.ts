@@ -241,7 +241,8 @@ describe('package products', () => {
       [{ product_ids: [mine.product.id, 'nope'] }, 404, 'resource_not_found', 'product_ids[1]'],
       [{ product_ids: [] }, 400, 'parameter_invalid', 'product_ids'],
       [{}, 400, 'parameter_missing', 'product_ids'],
-      [{ product_ids: mine.product.id }, 200, '', ''], // a single id is coerced to a list by GraphQL
+      [{ product_ids: [mine.product.id] }, 200, '', ''],
+      [{ product_ids: mine.product.id }, 400, 'parameter_invalid', 'product_ids'], // REST: a list is an array (GraphQL would coerce one id)
       [{ product_ids: Array(51).fill(mine.product.id) }, 400, 'parameter_invalid', 'product_ids'],
     ];
     for (const [body, status, code, param] of cases) {

@@ -13,7 +13,7 @@ describe('GET /test-clock and POST /test-clock/advance', () => {
   it('starts at the wall clock and moves forward by seconds or to a time', async () => {
     const now = await m.test.get('/test-clock');
     expect(now.status).toBe(200);
-    expect(now.body).toEqual({ object: 'test_clock', now: expect.stringMatching(/Z$/) });
+    expect(now.body).toEqual({ object: 'test_clock', now: expect.stringMatching(/Z$/), advance_target: null, advance_interrupted_at: null });
     expect(near(now.body.now, Date.now())).toBe(true);
 
     const a = await m.test.post('/test-clock/advance', { seconds: 3600 });

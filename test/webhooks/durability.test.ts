@@ -17,7 +17,9 @@ import { emitEvent, emitMany, verify } from './helpers';
 const DATA_DIR = path.join(os.tmpdir(), 'cadence-test-data'); // the harness's: same sealing key as the test app
 
 async function startWorkerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildProcess> {
-  return (await spawnTs('src/worker.ts', { DATABASE_URL: databaseUrl, DATA_DIR, ...env }, /webhook worker running/)).child;
+  // The receiver is on 127.0.0.1: the worker, on DATABASE_URL, must be allowed to reach it.
+  const full = { DATABASE_URL: databaseUrl, DATA_DIR, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'on', ...env };
+  return (await spawnTs('src/worker.ts', full, /webhook worker running/)).child;
 }
 
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));

@@ -32,11 +32,13 @@ afterAll(() => {
 beforeEach(() => (hits = []));
 
 // Tests that check what an answer means get a patient sender, so a loaded machine cannot turn the answer into a
-// timeout; only the timeout tests use short limits.
-const sender = new WebhookSender(15_000);
-const hasty = new WebhookSender(400);
-const bodyLimited = new WebhookSender(2_000);
-afterAll(() => [sender, hasty, bodyLimited].forEach((s) => s.close()));
+// timeout; only the timeout tests use short limits. The server is on 127.0.0.1: these senders allow private networks.
+const allow = { allowPrivateNetworks: true };
+const sender = new WebhookSender(15_000, allow);
+const hasty = new WebhookSender(400, allow);
+const bodyLimited = new WebhookSender(2_000, allow);
+const strict = new WebhookSender(15_000);
+afterAll(() => [sender, hasty, bodyLimited, strict].forEach((s) => s.close()));
 const post = (s: WebhookSender, path: string, live = false) => s.send(`${url}${path}`, { 'content-type': 'application/json' }, '{}', live);
 const send = (path: string, live = false) => post(sender, path, live);
 
@@ -72,10 +74,40 @@ it('reports connection failures', async () => {
   expect(r).toMatchObject({ ok: false, status: null, error: 'connection refused (ECONNREFUSED)' });
 });
 
-it('refuses live sends to http, loopback and private literals without connecting', async () => {
-  for (const target of [`${url}/ok`, 'https://127.0.0.1/ok', 'https://[::1]/ok', 'https://10.9.8.7/ok', 'https://169.254.169.254/', 'https://localhost/ok']) {
-    const r = await sender.send(target, {}, '{}', true);
-    expect([target, r.ok, r.error]).toEqual([target, false, expect.stringMatching(/^refused: /)]);
+it('refuses sends of either mode to loopback, private and internal hosts unconnected, unless allowed', async () => {
+  const targets = [`${url}/ok`, 'https://127.0.0.1/ok', 'https://[::1]/ok', 'https://10.9.8.7/ok'];
+  targets.push('https://169.254.169.254/', 'https://localhost/ok', 'https://metadata.google.internal/', 'http://[::ffff:7f00:1]/ok');
+  for (const live of [false, true]) {
+    for (const target of targets) {
+      const r = await strict.send(target, {}, '{}', live);
+      expect([live, target, r.ok, r.error]).toEqual([live, target, false, expect.stringMatching(/^refused: /)]);
+    }
   }
   expect(hits).toEqual([]);
+  // allowed: test endpoints reach the server; live endpoints still need https
+  expect(await send('/ok')).toMatchObject({ ok: true, status: 200 });
+  const live = await send('/ok', true);
+  expect(live).toMatchObject({ ok: false, status: null, error: 'refused: live endpoints must use https.' });
+  expect(hits).toEqual(['/ok']);
+});
+
+it('checks the address a name resolves to on every connection, over http and https', async () => {
+  const port = new URL(url).port;
+  const toLoopback = { lookupAll: async () => [{ address: '127.0.0.1', family: 4 }] };
+  const guarded = new WebhookSender(15_000, toLoopback);
+  const open = new WebhookSender(15_000, { ...toLoopback, allowPrivateNetworks: true });
+  try {
+    for (const target of [`http://hooks.example.com:${port}/ok`, `https://hooks.example.com:${port}/ok`]) {
+      const r = await guarded.send(target, {}, '{}', false);
+      const error = 'refused: hooks.example.com resolves to 127.0.0.1, a loopback, private, link-local or reserved address';
+      expect([target, r.ok, r.error]).toEqual([target, false, error]);
+    }
+    expect(hits).toEqual([]);
+    const r = await open.send(`http://hooks.example.com:${port}/ok`, {}, '{}', false);
+    expect(r).toMatchObject({ ok: true, status: 200 });
+    expect(hits).toEqual(['/ok']);
+  } finally {
+    guarded.close();
+    open.close();
+  }
 });

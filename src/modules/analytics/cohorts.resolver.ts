@@ -1,4 +1,5 @@
 import { Arg, Ctx as C, Query, Resolver } from 'type-graphql';
+import { cohortsCost } from '../../core/operation-cost';
 import type { Ctx } from '../../core/context';
 import { AnalyticsInterval } from './analytics.window';
 import { cohorts } from './cohorts.service';
@@ -10,6 +11,7 @@ export class CohortsResolver {
   @Query(() => CohortAnalytics, {
     description:
       "Customer retention by activation cohort (month or week): the periods overlapping (from, to], default the last 12 ending with the one running at the merchant's now.",
+    complexity: cohortsCost,
   })
   cohorts(
     @C() ctx: Ctx,

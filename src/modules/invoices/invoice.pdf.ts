@@ -1,13 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type PDFKitDocument from 'pdfkit';
-import { Ctx as C, Field, FieldResolver, ObjectType, Resolver, Root } from 'type-graphql';
-import type { Ctx } from '../../core/context';
-import { Customer } from '../customers/customer.entities';
-import { currentMerchant } from '../merchants/current-merchant';
+import type { Customer } from '../customers/customer.entities';
 import type { Merchant } from '../merchants/merchant.entities';
 import { gstStateLabel } from './gst-states';
-import { Invoice, InvoiceLineItem, InvoiceType } from './invoice.entities';
+import type { Invoice, InvoiceLineItem } from './invoice.entities';
 import { formatAmount, formatMoney, rupeesInWords } from './money-format';
 
 /**
@@ -15,6 +12,9 @@ import { formatAmount, formatMoney, rupeesInWords } from './money-format';
  * and states, number and date, place of supply, reverse-charge flag, SAC per line, taxable value, each tax head with its
  * rate, and the total in figures (and in words for INR). DejaVu Sans is shipped in assets/fonts and embedded, so the
  * rupee sign renders whatever fonts the machine has.
+ *
+ * This file is the renderer alone: it runs on the document worker threads (invoice.pdf.worker.ts), so it imports no
+ * entity, ORM or GraphQL code at run time. Its input is plain data (structured-cloned to the worker).
  */
 
 export interface InvoicePdfInput {
@@ -122,7 +122,7 @@ const PDFDocumentClass = (): typeof PDFKitDocument => (pdfkit ??= require('pdfki
 /** Renders the invoice or credit note; answers the PDF file's bytes. */
 export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   const { invoice, merchant, customer, relatedInvoice } = input;
-  const isCredit = invoice.type === InvoiceType.CREDIT_NOTE;
+  const isCredit = String(invoice.type) === 'credit_note';
   const currency = invoice.currency.toUpperCase();
   const supplierGstin = invoice.supplierGstin ?? merchant.gstin ?? null;
   const supplierState = merchant.stateCode ?? supplierGstin?.slice(0, 2) ?? null;
@@ -286,28 +286,4 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
 
   doc.end();
   return done;
-}
-
-@ObjectType({ description: 'A rendered document, base64-encoded.' })
-export class InvoiceDocument {
-  @Field({ description: 'e.g. INV-2026-000001.pdf' }) filename!: string;
-  @Field({ description: 'application/pdf' }) contentType!: string;
-  @Field({ description: "The file's bytes, base64-encoded." }) base64!: string;
-}
-
-/** `Invoice.pdf`: rendered on demand from the invoice's own snapshot, the merchant and the customer. */
-@Resolver(() => Invoice)
-export class InvoicePdfResolver {
-  @FieldResolver(() => InvoiceDocument, { description: 'The GST tax invoice or credit note as an A4 PDF (rule 46 fields).' })
-  async pdf(@C() ctx: Ctx, @Root() invoice: Invoice): Promise<InvoiceDocument> {
-    const merchant = await currentMerchant(ctx);
-    const customer = await ctx.em.findOne(Customer, { id: invoice.customerId });
-    const related = invoice.relatedInvoiceId ? await ctx.em.findOne(Invoice, { id: invoice.relatedInvoiceId }) : null;
-    const bytes = await renderInvoicePdf({ invoice, merchant, customer, relatedInvoice: related });
-    return Object.assign(new InvoiceDocument(), {
-      filename: pdfFilename(invoice.number),
-      contentType: 'application/pdf',
-      base64: bytes.toString('base64'),
-    });
-  }
 }

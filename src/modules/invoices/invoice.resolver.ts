@@ -4,7 +4,7 @@ import { ConnectionType } from '../../core/pagination';
 import { services } from '../../services';
 import { Invoice } from './invoice.entities';
 import { InvoicesArgs } from './invoice.inputs';
-import { InvoicePdfResolver } from './invoice.pdf';
+import { InvoicePdfResolver } from './invoice.pdf.resolver';
 
 export const InvoiceConnection = ConnectionType(Invoice);
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantParams } from '../../core/entity';
-import { aliasedColumns, aliasedPart, CommitStatement, systemQuery, tenantCommitStatement, tenantQuery } from '../../core/sql';
+import { aliasedColumns, aliasedPart, CommitStatement, systemQuery, tenantCommitStatement, tenantQuery, tenantQueryAs } from '../../core/sql';
 import { Customer } from '../customers/customer.entities';
 import { Merchant } from '../merchants/merchant.entities';
 import { testClockSql } from '../test-clock/test-clock.store';
@@ -91,4 +91,29 @@ export async function invoiceParties(em: EntityManager, tenant: TenantParams, cu
     merchant: em.map(Merchant, merchant as never),
     customer: held ?? (customer ? em.map(Customer, customer as never) : null),
   };
+}
+
+/**
+ * A document's stored PDF (table invoice_documents), if it was rendered in the printed state `printedState`
+ * (invoice.documents.ts): a document is rendered once per state and its bytes are kept, never rendered again.
+ */
+export async function storedPdf(em: EntityManager, invoiceId: string, printedState: string): Promise<Buffer | null> {
+  const rows = await tenantQuery<{ pdf: Buffer }>(
+    em,
+    'select pdf from invoice_documents where {tenant} and invoice_id = ? and printed_state = ?',
+    [invoiceId, printedState],
+  );
+  return rows[0]?.pdf ?? null;
+}
+
+/** Keeps a rendered PDF; a later state's rendering replaces the earlier one (the figures it prints moved). */
+export async function storePdf(em: EntityManager, tenant: TenantParams, invoiceId: string, printedState: string, pdf: Buffer): Promise<void> {
+  await tenantQueryAs(
+    em,
+    tenant,
+    `insert into invoice_documents (invoice_id, merchant_id, mode, printed_state, pdf, rendered_at)
+     values (?, {tenant_values}, ?, ?, now())
+     on conflict (invoice_id) do update set printed_state = excluded.printed_state, pdf = excluded.pdf, rendered_at = now()`,
+    [invoiceId, printedState, pdf],
+  );
 }

@@ -5,10 +5,22 @@ import { systemQuery } from '../../core/sql';
 /** Advisory lock class for test-clock advances (one advance per merchant at a time, across processes). */
 const CLOCK_LOCK = 727_002;
 
+/** A merchant's test-clock row as the clock reads it (test-clock.service.ts ClockRecord). */
+export interface ClockRow {
+  offsetMs: number;
+  /** The target of an advance not finished (running, or stopped early); null when none. */
+  advanceTarget: Date | null;
+  /** Where that advance stopped cleanly (all work due up to it done); null while it runs or when none is unfinished. */
+  advanceInterruptedAt: Date | null;
+}
+
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string | Date));
+
 /**
- * Every statement on test_clocks. A row holds a merchant's test-mode offset in ms; no row: offset 0. The table is
- * keyed by merchant and has no mode column (the clock is test mode's only), so its statements name the merchant by
- * primary key and run as system statements: the tenant is the key itself.
+ * Every statement on test_clocks. A row holds a merchant's test-mode offset in ms, and the record of its unfinished
+ * advance (advance_target, advance_interrupted_at); no row: offset 0, no advance. The table is keyed by merchant and
+ * has no mode column (the clock is test mode's only), so its statements name the merchant by primary key and run as
+ * system statements: the tenant is the key itself.
  */
 export class TestClockStore {
   constructor(private readonly db: ServicePool) {}
@@ -18,6 +30,46 @@ export class TestClockStore {
       merchantId,
     ]);
     return rows.length ? Number(rows[0].offset_ms) : 0;
+  }
+
+  /** The merchant's row: offset and unfinished advance. */
+  async row(merchantId: string): Promise<ClockRow> {
+    const rows = await systemQuery<{ offset_ms: string; advance_target: unknown; advance_interrupted_at: unknown }>(
+      this.db,
+      'select offset_ms, advance_target, advance_interrupted_at from test_clocks where merchant_id = $1',
+      [merchantId],
+    );
+    if (!rows.length) return { offsetMs: 0, advanceTarget: null, advanceInterruptedAt: null };
+    const r = rows[0];
+    return { offsetMs: Number(r.offset_ms), advanceTarget: date(r.advance_target), advanceInterruptedAt: date(r.advance_interrupted_at) };
+  }
+
+  /**
+   * Records an advance towards `target` as begun (under the advance lock): until endAdvance, the row shows it
+   * unfinished, so a process that dies meanwhile leaves its target for the next advance to resume.
+   */
+  async beginAdvance(merchantId: string, target: Date): Promise<void> {
+    await systemQuery(
+      this.db,
+      `insert into test_clocks (merchant_id, offset_ms, advance_target, advance_interrupted_at, updated_at) values ($1, 0, $2, null, now())
+       on conflict (merchant_id) do update set advance_target = excluded.advance_target, advance_interrupted_at = null, updated_at = now()`,
+      [merchantId, target],
+    );
+  }
+
+  /**
+   * Ends an advance begun by beginAdvance: raises the offset to `offsetMs` and clears the record, or, when it stopped
+   * early (`interruptedAt`), keeps its target and notes where it stopped.
+   */
+  async endAdvance(merchantId: string, offsetMs: number, interruptedAt: Date | null): Promise<void> {
+    await systemQuery(
+      this.db,
+      `update test_clocks set offset_ms = greatest(offset_ms, $2),
+              advance_target = case when $3::timestamptz is null then null else advance_target end,
+              advance_interrupted_at = $3::timestamptz, updated_at = now()
+        where merchant_id = $1`,
+      [merchantId, offsetMs, interruptedAt],
+    );
   }
 
   /** Raises the merchant's offset to `offsetMs`; it never shrinks, so the clock never runs backwards. */

@@ -1,5 +1,6 @@
 import { Arg, Ctx as C, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context';
+import { usageCost } from '../../core/operation-cost';
 import { services } from '../../services';
 import { IDEMPOTENCY_KEY, StoredResult, withIdempotency } from '../idempotency/with-idempotency';
 import { ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
@@ -27,6 +28,7 @@ export class UsageResolver {
     description:
       'Reports one usage event (201 over REST). Counted in the billing period holding its timestamp. An idempotencyKey in the input ' +
       'already used answers the first event and counts nothing; the Idempotency-Key header (argument) follows contract section 5.',
+    complexity: usageCost,
   })
   reportUsage(
     @C() ctx: Ctx,
@@ -37,7 +39,7 @@ export class UsageResolver {
     return withIdempotency(ctx, idempotencyKey, { operation: 'reportUsage', input, result: storedEvent }, () => services(ctx).usage.report(ctx, input));
   }
 
-  @Mutation(() => UsageEventList, { description: 'Reports up to 1,000 usage events at once: all stored, or none (the first bad event names the error).' })
+  @Mutation(() => UsageEventList, { description: 'Reports up to 1,000 usage events at once: all stored, or none (the first bad event names the error).', complexity: usageCost })
   reportUsageBatch(
     @C() ctx: Ctx,
     // Not run through class-validator: its nested pass costs more than the rest of a 1,000-event batch's checks. The

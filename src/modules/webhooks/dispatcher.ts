@@ -21,7 +21,9 @@ export interface DispatcherOptions {
   timeoutMs: number;
   /** A claimed attempt is someone else's to send again only after this long (> timeoutMs). */
   leaseMs: number;
-  /** Host resolution for live endpoints (tests stand in a resolver). */
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: attempts may connect to loopback, private and link-local addresses. */
+  allowPrivateNetworks?: boolean;
+  /** Host resolution (tests stand in a resolver). */
   lookupAll?: LookupAll;
 }
 
@@ -65,7 +67,7 @@ export class WebhookDispatcher {
     readonly options: DispatcherOptions,
   ) {
     this.store = new DeliveryStore(db, orm);
-    this.sender = new WebhookSender(options.timeoutMs, options.lookupAll);
+    this.sender = new WebhookSender(options.timeoutMs, options);
   }
 
   /**

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import { guardedLookup, isForbiddenAddress, LookupAll, systemLookupAll } from './address';
+import { guardedLookup, LookupAll, urlProblem } from './address';
 
 export interface SendResult {
   /** HTTP status of the answer; null when none came (refused, timed out, blocked). */
@@ -16,18 +15,30 @@ export interface SendResult {
 export const RESPONSE_BODY_CHARS = 1000;
 const MAX_READ_BYTES = 64 * 1024;
 
+export interface SenderOptions {
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: attempts may connect to loopback, private and link-local addresses. */
+  allowPrivateNetworks?: boolean;
+  /** Host resolution (tests stand in a resolver); default: the system resolver. */
+  lookupAll?: LookupAll;
+}
+
 /**
  * POSTs signed event bodies. Redirects are never followed (a 3xx is a failed attempt), only 2xx is success, and an
- * attempt is abandoned after `timeoutMs`. Live endpoints go through their own keep-alive agent whose every new
- * connection resolves the host through the SSRF guard; test endpoints may reach localhost and private networks.
+ * attempt is abandoned after `timeoutMs`. Unless private networks are allowed, an attempt to a loopback, private,
+ * link-local or internal URL is refused before connecting, and every new connection of the keep-alive agents resolves
+ * its host through the SSRF guard (address.ts), so the address checked is the one connected to. Live endpoints must
+ * use https either way.
  */
 export class WebhookSender {
-  private readonly liveAgent: https.Agent;
-  private readonly testHttp = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  private readonly testHttps = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly allowPrivateNetworks: boolean;
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
 
-  constructor(private readonly timeoutMs: number, lookupAll: LookupAll = systemLookupAll) {
-    this.liveAgent = new https.Agent({ keepAlive: true, maxSockets: 256, lookup: guardedLookup(lookupAll) as never });
+  constructor(private readonly timeoutMs: number, options: SenderOptions = {}) {
+    this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
+    const lookup = guardedLookup(options.lookupAll, this.allowPrivateNetworks) as never;
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup });
+    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, lookup });
   }
 
   send(url: string, headers: Record<string, string>, body: string, live: boolean): Promise<SendResult> {
@@ -39,16 +50,12 @@ export class WebhookSender {
     } catch {
       return Promise.resolve({ status: null, ok: false, latencyMs: 0, error: 'invalid endpoint URL', body: null });
     }
-    if (live) {
-      const host = u.hostname.replace(/^\[|\]$/g, '');
-      let refusal: string | null = null;
-      if (u.protocol !== 'https:') refusal = 'live endpoints must use https';
-      else if (net.isIP(host) && isForbiddenAddress(host)) refusal = `${host} is a loopback, private, link-local or reserved address`;
-      else if (host === 'localhost' || host.endsWith('.localhost')) refusal = `${host} is not a public host`;
-      if (refusal) return Promise.resolve({ status: null, ok: false, latencyMs: 0, error: `refused: ${refusal}`, body: null });
+    const refusal = urlProblem(u, { live, allowPrivateNetworks: this.allowPrivateNetworks });
+    if (refusal) {
+      return Promise.resolve({ status: null, ok: false, latencyMs: 0, error: `refused: ${refusal}`, body: null });
     }
     const isHttps = u.protocol === 'https:';
-    const agent = live ? this.liveAgent : isHttps ? this.testHttps : this.testHttp;
+    const agent = isHttps ? this.httpsAgent : this.httpAgent;
     return new Promise<SendResult>((resolve) => {
       let settled = false;
       let status: number | null = null;
@@ -96,9 +103,8 @@ export class WebhookSender {
   }
 
   close(): void {
-    this.liveAgent.destroy();
-    this.testHttp.destroy();
-    this.testHttps.destroy();
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
   }
 }
 

@@ -4,7 +4,7 @@ import { Mode } from '../../core/entity';
 
 @InputType()
 export class CreateWebhookEndpointInput {
-  @Field({ description: 'Receiver address. Live endpoints: https and a public address; test endpoints may use http and localhost.' })
+  @Field({ description: 'Receiver address: https (test endpoints may also use http), on a public address unless the server setting WEBHOOK_ALLOW_PRIVATE_NETWORKS is on.' })
   @MaxLength(2048)
   url!: string;
 

@@ -14,7 +14,7 @@ import type { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
 import { Payment, PaymentStatus } from '../payments/payment.entities';
 import { Provider } from '../providers/provider-connection.entities';
-import { liveUrlProblem, LookupAll, systemLookupAll } from './address';
+import { LookupAll, resolvedUrlProblem, systemLookupAll } from './address';
 import { acceptsEvent } from './delivery.policy';
 import { notifyDeliveryDue } from './delivery.store';
 import { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from './webhook.entities';
@@ -41,6 +41,8 @@ export class WebhookService {
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly serializer: () => Serializer,
+    /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: endpoints may be on loopback, private and link-local addresses. */
+    private readonly allowPrivateNetworks = false,
     private readonly lookupAll: LookupAll = systemLookupAll,
   ) {}
 
@@ -197,10 +199,9 @@ export class WebhookService {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalid('url', 'url must be an absolute http or https URL.');
     if (url.length > 2048) throw invalid('url', 'url is longer than 2048 characters.');
     if (u.username || u.password) throw invalid('url', 'url must not carry credentials.');
-    if (mode === Mode.LIVE) {
-      const problem = await liveUrlProblem(u, this.lookupAll);
-      if (problem) throw invalid('url', problem);
-    }
+    const rules = { live: mode === Mode.LIVE, allowPrivateNetworks: this.allowPrivateNetworks };
+    const problem = await resolvedUrlProblem(u, rules, this.lookupAll);
+    if (problem) throw invalid('url', problem);
     return url;
   }
 }
