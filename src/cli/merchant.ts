@@ -8,7 +8,7 @@ import { entities } from '../entities';
 import { MerchantService } from '../modules/merchants/merchant.service';
 
 const USAGE = `Usage:
-  npm run merchant:create -- --name "Acme" [--gstin 29ABCDE1234F1Z5] [--state-code 29] [--reporting-currency INR] [--rate-limit 100]
+  npm run merchant:create -- --name "Acme" [--gstin 29ABCDE1234F1ZW] [--state-code 29] [--reporting-currency INR] [--rate-limit 100]
       [--tax-rate-bps 1800] [--sac-code 998314] [--address "..."] [--max-retries 3]
   npm run merchant:roll-key -- --merchant <merchant id> --mode test|live [--grace-seconds 0]
 Works against DATABASE_URL, or the embedded database in DATA_DIR (default ./.data) when it is unset.`;

@@ -15,7 +15,7 @@ import { createCoupon } from './helpers';
 
 const h = useHarness();
 jest.setTimeout(180_000);
-const GSTIN = '29ABCDE1234F1Z5';
+const GSTIN = '29ABCDE1234F1ZW';
 const DAY = 86_400_000;
 
 /** The invoice total of a tax-exclusive subtotal for a customer in Karnataka (CGST + SGST at 18%). */

@@ -14,8 +14,8 @@ let oneTime: any; // the invoice of a one-time payment
 let payment: any;
 
 beforeAll(async () => {
-  m = await h.merchant({ gstin: '29ABCDE1234F1Z5', sac_code: '998314', address: '1 MG Road, Bengaluru' });
-  other = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+  m = await h.merchant({ gstin: '29ABCDE1234F1ZW', sac_code: '998314', address: '1 MG Road, Bengaluru' });
+  other = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
   await connect(m.test, 'stripe');
   payment = await createPayment(m.test, { amount: 49900, customer_state_code: '27', reference_id: 'order-7' });
   await pay(m.test, payment);
@@ -33,7 +33,7 @@ describe('one-time payments', () => {
       object: 'invoice', type: 'invoice', billing_reason: 'one_time', status: 'paid', customer_id: payment.customer_id,
       payment_id: payment.id, subscription_id: null, currency: 'INR', subtotal: 49900, cgst_amount: 0, sgst_amount: 0,
       igst_amount: 8982, tax_amount: 8982, total: 58882, amount_paid: 58882, amount_due: 0, tax_rate_bps: 1800,
-      place_of_supply: '27', supplier_gstin: '29ABCDE1234F1Z5', livemode: false, related_invoice_id: null,
+      place_of_supply: '27', supplier_gstin: '29ABCDE1234F1ZW', livemode: false, related_invoice_id: null,
     });
     expect(oneTime.number).toBe('TINV-2627-000001'.replace('2627', fyLabel(new Date(oneTime.issued_at))));
     expect(oneTime.line_items).toEqual([
@@ -155,10 +155,10 @@ describe('tax settings', () => {
   it('onboarding takes tax_rate_bps, sac_code and address', async () => {
     const r = await request(`${h.app.url}/v1/admin/merchants`, {
       key: ADMIN_TOKEN,
-      body: { name: 'Taxed', gstin: '07AAPFU0939F1ZV', tax_rate_bps: 500, sac_code: '9983', address: '  Connaught Place, Delhi ' },
+      body: { name: 'Taxed', gstin: '07AAPFU0939F1ZX', tax_rate_bps: 500, sac_code: '9983', address: '  Connaught Place, Delhi ' },
     });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ gstin: '07AAPFU0939F1ZV', state_code: '07', tax_rate_bps: 500, sac_code: '9983', address: 'Connaught Place, Delhi' });
+    expect(r.body).toMatchObject({ gstin: '07AAPFU0939F1ZX', state_code: '07', tax_rate_bps: 500, sac_code: '9983', address: 'Connaught Place, Delhi' });
     const d = await request(`${h.app.url}/v1/admin/merchants`, { key: ADMIN_TOKEN, body: { name: 'Default' } });
     expect(d.body).toMatchObject({ tax_rate_bps: 1800, sac_code: null, address: null });
   });
@@ -172,7 +172,7 @@ describe('tax settings', () => {
     ['long address', { address: 'x'.repeat(501) }, 'address'],
     ['state code 00', { state_code: '00' }, 'state_code'],
     ['state code 39', { state_code: '39' }, 'state_code'],
-    ['gstin of another state', { gstin: '29ABCDE1234F1Z5', state_code: '27' }, 'state_code'],
+    ['gstin of another state', { gstin: '29ABCDE1234F1ZW', state_code: '27' }, 'state_code'],
     ['gstin with state 40', { gstin: '40ABCDE1234F1Z5' }, 'gstin'],
   ];
   it.each(onboarding)('onboarding refuses %s (400 parameter_invalid)', async (_n, body, param) => {
@@ -182,11 +182,11 @@ describe('tax settings', () => {
   });
 
   it('POST /merchant/tax-settings updates them (omitted kept, null cleared) and later invoices use them', async () => {
-    const t = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+    const t = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
     const r = await t.test.post('/merchant/tax-settings', { tax_rate_bps: 1200, sac_code: '998431', address: 'Koramangala' });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      object: 'tax_settings', merchant_id: t.id, gstin: '29ABCDE1234F1Z5', state_code: '29', tax_rate_bps: 1200, sac_code: '998431', address: 'Koramangala',
+      object: 'tax_settings', merchant_id: t.id, gstin: '29ABCDE1234F1ZW', state_code: '29', tax_rate_bps: 1200, sac_code: '998431', address: 'Koramangala',
     });
     // A new GSTIN brings its state; live mode sees the same settings (they are the merchant's).
     const moved = await t.live.post('/merchant/tax-settings', { gstin: '27AAPFU0939F1ZV', address: null });
@@ -205,7 +205,7 @@ describe('tax settings', () => {
 
   const updates: [string, Record<string, unknown>, string, string][] = [
     ['gstin of 14 characters', { gstin: '29ABCDE1234F1Z' }, 'parameter_invalid', 'gstin'],
-    ['lower-case gstin', { gstin: '29abcde1234f1z5' }, 'parameter_invalid', 'gstin'],
+    ['gstin with a wrong check character', { gstin: '29ABCDE1234F1Z5' }, 'parameter_invalid', 'gstin'],
     ['state code 1 digit', { state_code: '7' }, 'parameter_invalid', 'state_code'],
     ['state code 99', { state_code: '99' }, 'parameter_invalid', 'state_code'],
     ['state code unlike the GSTIN', { state_code: '27' }, 'parameter_invalid', 'state_code'],
@@ -217,12 +217,12 @@ describe('tax settings', () => {
     ['unknown field', { bogus_field: 1 }, 'parameter_unknown', 'bogus_field'],
   ];
   it.each(updates)('tax-settings refuses %s, changing nothing', async (_n, body, code, param) => {
-    const t = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+    const t = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
     const r = await t.test.post('/merchant/tax-settings', body);
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code, param });
     const g = await t.test.gql('{ merchant { gstin stateCode taxRateBps sacCode address } }');
-    expect(g.data.merchant).toEqual({ gstin: '29ABCDE1234F1Z5', stateCode: '29', taxRateBps: 1800, sacCode: null, address: null });
+    expect(g.data.merchant).toEqual({ gstin: '29ABCDE1234F1ZW', stateCode: '29', taxRateBps: 1800, sacCode: null, address: null });
   });
 
   it('accepts state code 97 (other territory) and a 0% rate', async () => {

@@ -12,7 +12,7 @@ let m: TestMerchant; // GSTIN in Karnataka (29), default 18%
 let plain: TestMerchant; // no GSTIN
 
 beforeAll(async () => {
-  m = await h.merchant({ gstin: '29ABCDE1234F1Z5', sac_code: '998314' });
+  m = await h.merchant({ gstin: '29ABCDE1234F1ZW', sac_code: '998314' });
   plain = await h.merchant({ state_code: '29' });
 });
 
@@ -22,7 +22,7 @@ describe('GST (contract 11)', () => {
     const inv = await issue(h, m.id, draft(c));
     expect(inv).toMatchObject({
       subtotal: 10000, cgstAmount: 900, sgstAmount: 900, igstAmount: 0, taxAmount: 1800, total: 11800,
-      amountDue: 11800, amountPaid: 0, taxRateBps: 1800, placeOfSupply: '29', supplierGstin: '29ABCDE1234F1Z5', customerGstin: null,
+      amountDue: 11800, amountPaid: 0, taxRateBps: 1800, placeOfSupply: '29', supplierGstin: '29ABCDE1234F1ZW', customerGstin: null,
     });
     expect(inv.lineItems).toEqual([
       expect.objectContaining({ amount: 10000, hsnSac: '998314', cgstAmount: 900, sgstAmount: 900, igstAmount: 0, proration: false }),
@@ -189,7 +189,7 @@ describe("a subscription's tax snapshot (issue 10)", () => {
     const intra12 = await issue(h, m.id, draft(inter, { lines, tax: { treatment: 'intra', rateBps: 1200 } }));
     expect(intra12).toMatchObject({
       subtotal: 10000, cgstAmount: 600, sgstAmount: 600, igstAmount: 0, taxAmount: 1200, total: 11200, taxRateBps: 1200,
-      amountDue: 11200, supplierGstin: '29ABCDE1234F1Z5', placeOfSupply: '27',
+      amountDue: 11200, supplierGstin: '29ABCDE1234F1ZW', placeOfSupply: '27',
     });
     expect(intra12.lineItems.reduce((s, l) => s + l.cgstAmount, 0)).toBe(600);
     expect(await issue(h, m.id, draft(inter, { tax: { treatment: 'inter', rateBps: 1800 } }))).toMatchObject({ igstAmount: 1800, total: 11800, taxRateBps: 1800 });

@@ -19,7 +19,7 @@ async function numbers(merchantId: string, mode: Mode, type: InvoiceType): Promi
 describe('numbering', () => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+    m = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
   });
 
   it('runs 1, 2, 3 per mode and type, each with its own format', async () => {

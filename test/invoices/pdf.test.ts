@@ -99,13 +99,14 @@ describe('money and dates as invoices print them', () => {
     expect(pdfFilename('INV/26-27/7')).toBe('INV-26-27-7.pdf');
   });
 
-  it('knows every GST state code (01 to 38 and 97) and nothing else', () => {
+  it('knows every GST state code (01 to 38, 97 and 99) and nothing else', () => {
     const codes = Object.keys(GST_STATES).sort();
-    expect(codes).toEqual([...Array.from({ length: 38 }, (_, i) => String(i + 1).padStart(2, '0')), '97']);
+    expect(codes).toEqual([...Array.from({ length: 38 }, (_, i) => String(i + 1).padStart(2, '0')), '97', '99']);
     expect(gstStateLabel('27')).toBe('Maharashtra (27)');
     expect(gstStateLabel('29')).toBe('Karnataka (29)');
     expect(gstStateLabel('36')).toBe('Telangana (36)');
-    expect(gstStateLabel('99')).toBe('99');
+    expect(gstStateLabel('99')).toBe('Centre Jurisdiction (99)');
+    expect(gstStateLabel('98')).toBe('98');
     expect(gstStateLabel(null)).toBeNull();
   });
 });
@@ -176,11 +177,11 @@ describe('rendered tax invoices and credit notes', () => {
     invoice: invoice({
       cgstAmount: 900000,
       sgstAmount: 900000,
-      customerGstin: '27AAACB1234C1Z5',
+      customerGstin: '27AAACB1234C1ZF',
       lineItems: [line({ cgstAmount: 900000, sgstAmount: 900000 })],
     }),
     merchant: SUPPLIER,
-    customer: { name: 'Bharat Traders', email: 'accounts@bharat.example', stateCode: '27', gstin: '27AAACB1234C1Z5' },
+    customer: { name: 'Bharat Traders', email: 'accounts@bharat.example', stateCode: '27', gstin: '27AAACB1234C1ZF' },
   };
 
   it('is a PDF, with the same bytes each time (metadata fixed by the invoice)', async () => {
@@ -197,7 +198,7 @@ describe('rendered tax invoices and credit notes', () => {
     expect(text).toContain('4th Floor, Tower B, Baner Road');
     expect(text).toContain('Pune 411045');
     expect(text).toMatch(row('GSTIN', '27AAPFU0939F1ZV')); // supplier
-    expect(text).toMatch(row('GSTIN', '27AAACB1234C1Z5')); // recipient
+    expect(text).toMatch(row('GSTIN', '27AAACB1234C1ZF')); // recipient
     expect(text).toContain('Bharat Traders');
     expect(text).toContain('accounts@bharat.example');
     expect(text).toMatch(row('Invoice no.', 'INV-2026-000042'));
@@ -325,7 +326,7 @@ describe('GET /v1/invoices/{id}/pdf', () => {
     expect(settings.status).toBe(200);
 
     await connect(m.test, 'razorpay');
-    const payment = await createPayment(m.test, { amount: 118000, customer_name: 'Bharat Traders', customer_state_code: '29', customer_gstin: '29AAACB1234C1Z5' });
+    const payment = await createPayment(m.test, { amount: 118000, customer_name: 'Bharat Traders', customer_state_code: '29', customer_gstin: '29AAACB1234C1ZB' });
     await pay(m.test, payment);
     let inv: any;
     for (let i = 0; i < 100 && !inv; i++) {
@@ -333,7 +334,7 @@ describe('GET /v1/invoices/{id}/pdf', () => {
       inv = list.body.data.find((x: any) => x.payment_id === payment.id);
       if (!inv) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(inv).toMatchObject({ object: 'invoice', type: 'invoice', place_of_supply: '29', customer_gstin: '29AAACB1234C1Z5' });
+    expect(inv).toMatchObject({ object: 'invoice', type: 'invoice', place_of_supply: '29', customer_gstin: '29AAACB1234C1ZB' });
 
     const res = await fetch(`${h.app.url}/v1/invoices/${inv.id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
     expect(res.status).toBe(200);
@@ -354,7 +355,7 @@ describe('GET /v1/invoices/{id}/pdf', () => {
     expect(text).toMatch(row('Invoice no.', inv.number));
     expect(text).toMatch(row('Invoice date', istDate(new Date(inv.issued_at))));
     expect(text).toMatch(row('GSTIN', '27AAPFU0939F1ZV'));
-    expect(text).toMatch(row('GSTIN', '29AAACB1234C1Z5'));
+    expect(text).toMatch(row('GSTIN', '29AAACB1234C1ZB'));
     expect(text).toContain('4th Floor, Tower B, Baner Road, Pune 411045');
     expect(text).toContain('Bharat Traders');
     expect(text).toMatch(row('Place of supply', 'Karnataka (29)'));

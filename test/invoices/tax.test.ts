@@ -8,7 +8,7 @@ import { gst } from '../../src/modules/subscriptions/billing';
 /** The pure parts: per-line allocation of the GST heads, the financial year in IST, number formats. */
 
 const parties = (over: Partial<Parameters<typeof invoiceTax>[1]> = {}) => ({
-  currency: 'INR', rateBps: 1800, merchantGstin: '29ABCDE1234F1Z5', merchantState: '29', customerState: '29', ...over,
+  currency: 'INR', rateBps: 1800, merchantGstin: '29ABCDE1234F1ZW', merchantState: '29', customerState: '29', ...over,
 });
 
 describe('allocate (largest remainder)', () => {

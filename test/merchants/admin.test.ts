@@ -24,7 +24,7 @@ describe('validation', () => {
     ['state_code of letters', { name: 'A', state_code: 'KA' }, 'parameter_invalid', 'state_code'],
     ['state_code as a number', { name: 'A', state_code: 29 }, 'parameter_invalid', 'state_code'],
     ['short gstin', { name: 'A', gstin: '29ABCDE1234F1Z' }, 'parameter_invalid', 'gstin'],
-    ['lower-case gstin', { name: 'A', gstin: '29abcde1234f1z5' }, 'parameter_invalid', 'gstin'],
+    ['gstin with a wrong check character', { name: 'A', gstin: '29ABCDE1234F1Z5' }, 'parameter_invalid', 'gstin'],
     ['gstin without a state', { name: 'A', gstin: 'XXABCDE1234F1Z5' }, 'parameter_invalid', 'gstin'],
     ['unknown currency', { name: 'A', reporting_currency: 'XYZ' }, 'parameter_invalid', 'reporting_currency'],
     ['currency too long', { name: 'A', reporting_currency: 'INRR' }, 'parameter_invalid', 'reporting_currency'],
@@ -49,13 +49,13 @@ describe('validation', () => {
 
 describe('a new merchant', () => {
   it('answers 201 with its fields and one test and one live key', async () => {
-    const r = await create({ name: '  Acme Pvt Ltd  ', gstin: '29ABCDE1234F1Z5', reporting_currency: 'usd', rate_limit_per_second: 25 });
+    const r = await create({ name: '  Acme Pvt Ltd  ', gstin: '29ABCDE1234F1ZW', reporting_currency: 'usd', rate_limit_per_second: 25 });
     expect(r.status).toBe(201);
     expect(r.headers.get('request-id')).toMatch(REQUEST_ID);
     expect(r.body).toMatchObject({
       object: 'merchant',
       name: 'Acme Pvt Ltd',
-      gstin: '29ABCDE1234F1Z5',
+      gstin: '29ABCDE1234F1ZW',
       state_code: '29', // from the GSTIN
       reporting_currency: 'USD',
       rate_limit_per_second: 25,

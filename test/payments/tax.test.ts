@@ -34,7 +34,7 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
   let plain: TestMerchant; // no GSTIN
 
   beforeAll(async () => {
-    m = await h.merchant({ gstin: '29ABCDE1234F1Z5', sac_code: '998314' });
+    m = await h.merchant({ gstin: '29ABCDE1234F1ZW', sac_code: '998314' });
     plain = await h.merchant({ state_code: '29' });
     await connect(m.test, provider);
     await connect(plain.test, provider);
@@ -97,7 +97,7 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
   it("another merchant's or the other mode's customer with that e-mail decides nothing", async () => {
     const email = `shared-${provider}-${Date.now()}@example.com`;
     await createPayment(m.test, { amount: 1000, customer_email: email, customer_state_code: '27' });
-    const other = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+    const other = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
     await connect(other.test, provider);
     expect(await createPayment(other.test, { amount: 1000, customer_email: email })).toMatchObject({ tax_amount: 180, amount_total: 1180 });
     await connect(m.live, provider);
@@ -125,7 +125,7 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
   });
 
   it('the tax is fixed at creation: a rate changed before the checkout completes does not change the invoice', async () => {
-    const other = await h.merchant({ gstin: '29ABCDE1234F1Z5' });
+    const other = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
     await connect(other.test, provider);
     const created = await createPayment(other.test, { amount: 10000, customer_state_code: '27' });
     expect(created).toMatchObject({ tax_amount: 1800, amount_total: 11800 });

@@ -15,7 +15,7 @@ import { after, authorise, collectedAt, createSubscription, gatewayPriceAmountsO
 const h = useHarness();
 jest.setTimeout(120_000);
 const DAY = 86_400_000;
-const GSTIN = '29ABCDE1234F1Z5';
+const GSTIN = '29ABCDE1234F1ZW';
 
 /** The total of an invoice of `amount` (tax-exclusive) for a customer in `state` (contract 11), at `rateBps`. */
 const gross = (amount: number, state: string, rateBps = 1800) =>

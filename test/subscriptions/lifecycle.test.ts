@@ -10,7 +10,7 @@ const DAY = 86_400;
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   let m: TestMerchant;
   beforeAll(async () => {
-    m = await h.merchant({ gstin: '29ABCDE1234F1Z5', state_code: '29' });
+    m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
     await connect(m.test, provider);
   });
 

@@ -39,7 +39,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
 
   it('12 concurrent creates of intra- and inter-state customers on a fresh price: one registration per gateway amount', async () => {
     // A GSTIN merchant: the gateway charges amount + GST, which differs by treatment for 49950 (intra 2 x 4496, inter 8991).
-    const g = await h.merchant({ gstin: '29ABCDE1234F1Z5', state_code: '29' });
+    const g = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
     await connect(g.test, provider);
     const { plan, price } = await recurringPlan(g.test, {}, { amount: 49950 });
     const states = Array.from({ length: 12 }, (_, i) => (i % 2 ? '27' : '29'));

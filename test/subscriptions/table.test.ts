@@ -32,7 +32,7 @@ const TRIAL = 'created>trialing:subscription.trial_started:webhook';
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   /** A merchant of its own per test: its outbox and clock hold only that test's subscriptions. */
   async function merchant(): Promise<TestMerchant> {
-    const m = await h.merchant({ gstin: '29ABCDE1234F1Z5', state_code: '29' });
+    const m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
     await connect(m.test, provider);
     return m;
   }

@@ -22,7 +22,7 @@ import { meteredPlan, razorpayAddonAmounts, unbilled, usageInvoices } from './he
 
 const h = useHarness();
 jest.setTimeout(120_000);
-const GSTIN = '29ABCDE1234F1Z5';
+const GSTIN = '29ABCDE1234F1ZW';
 const sql = () => h.app.orm.em.getConnection();
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 
@@ -96,7 +96,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       period_start: sub.current_period_start,
       period_end: sub.current_period_end,
     });
-    expect(usage[0].line_items.map((l: any) => [l.description, l.amount])).toEqual([['Usage: api_calls (400 call x 0.25)', 100]]);
+    expect(usage[0].line_items.map((l: any) => [l.description, l.amount])).toEqual([['Usage: api_calls (400 call x ₹0.0025)', 100]]);
     if (provider === 'stripe') {
       // Charged from the mandate after the commit: paid.
       expect(usage[0]).toMatchObject({ status: 'paid', amount_paid: 118, amount_due: 0 });

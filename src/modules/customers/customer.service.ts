@@ -3,6 +3,7 @@ import { tenantOf } from '../../core/context';
 import { invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
+import { checkGstStateCode, normaliseGstin } from '../invoices/gstin';
 import { Customer } from './customer.entities';
 import type { CustomerDetails } from './customer.store';
 
@@ -14,9 +15,10 @@ export function normaliseEmail(email: string, param = 'customer_email'): string 
   return e;
 }
 
+/** Checks a customer's details, and writes its GSTIN upper case (src/modules/invoices/gstin.ts). */
 export function validateCustomerDetails(d: CustomerDetails, prefix = 'customer_'): void {
-  if (d.stateCode != null && !/^\d{2}$/.test(d.stateCode)) throw invalid(`${prefix}state_code`, 'State code must be 2 digits.');
-  if (d.gstin != null && !/^\d{2}[A-Z0-9]{13}$/.test(d.gstin)) throw invalid(`${prefix}gstin`, 'GSTIN must be 15 characters.');
+  if (d.stateCode != null) checkGstStateCode(d.stateCode, `${prefix}state_code`);
+  if (d.gstin != null) d.gstin = normaliseGstin(d.gstin, `${prefix}gstin`);
   if (d.phone != null && !/^\+?[0-9 ()-]{6,20}$/.test(d.phone)) throw invalid(`${prefix}phone`, `Invalid phone number: '${d.phone}'.`);
 }
 

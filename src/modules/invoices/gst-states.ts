@@ -43,6 +43,7 @@ export const GST_STATES: Readonly<Record<string, string>> = Object.freeze({
   '37': 'Andhra Pradesh',
   '38': 'Ladakh',
   '97': 'Other Territory',
+  '99': 'Centre Jurisdiction',
 });
 
 /** The state's name, or null for a code outside the table (or none). */

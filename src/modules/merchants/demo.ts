@@ -29,7 +29,7 @@ export async function ensureDemoMerchant(orm: MikroORM, dataDir: string): Promis
   }
   const { merchant, apiKeys } = await new MerchantService(orm.em).create({
     name: 'Demo Merchant',
-    gstin: '29ABCDE1234F1Z5',
+    gstin: '29ABCDE1234F1ZW',
     reportingCurrency: 'INR',
   });
   const demo = { merchantId: merchant.id, keys: apiKeys };

@@ -6,6 +6,7 @@ import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
 import { announce, Change } from '../../core/events';
 import { ApiKey, Merchant } from './merchant.entities';
+import { checkGstStateCode, normaliseGstin } from '../invoices/gstin';
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -49,21 +50,14 @@ export interface TaxSettingsData {
 export const DEFAULT_TAX_RATE_BPS = 1800;
 const MAX_ADDRESS_LENGTH = 500;
 
-/** GST state codes: 01..38, and 97 (other territory). */
-const isStateCode = (code: string) => /^\d{2}$/.test(code) && ((+code >= 1 && +code <= 38) || code === '97');
-
 /**
- * Checks a merchant's complete tax settings: a 2-digit GST state code, a 15-character GSTIN whose first two digits are
- * a state code (and the merchant's state code, when both are given), a rate of 0..10000 basis points, a SAC of 4 to 8
+ * Checks a merchant's complete tax settings, writing its GSTIN upper case: a GST state code, a GSTIN with a valid state
+ * prefix and check character (src/modules/invoices/gstin.ts; its state the merchant's state code, when both are given), a rate of 0..10000 basis points, a SAC of 4 to 8
  * digits, an address of at most 500 characters. 400 parameter_invalid naming the field otherwise.
  */
 export function validateTaxSettings(s: { gstin: string | null; stateCode: string | null; taxRateBps: number; sacCode: string | null; address: string | null }): void {
-  if (s.gstin != null && (typeof s.gstin !== 'string' || !/^\d{2}[A-Z0-9]{13}$/.test(s.gstin) || !isStateCode(s.gstin.slice(0, 2)))) {
-    throw invalid('gstin', 'gstin must be a 15-character GSTIN starting with its 2-digit state code.');
-  }
-  if (s.stateCode != null && (typeof s.stateCode !== 'string' || !isStateCode(s.stateCode))) {
-    throw invalid('state_code', 'state_code must be a 2-digit GST state code (01 to 38, or 97).');
-  }
+  if (s.gstin != null) s.gstin = normaliseGstin(s.gstin, 'gstin');
+  if (s.stateCode != null) checkGstStateCode(s.stateCode, 'state_code');
   if (s.gstin != null && s.stateCode != null && s.gstin.slice(0, 2) !== s.stateCode) {
     throw invalid('state_code', `state_code must be the GSTIN's state code (${s.gstin.slice(0, 2)}).`);
   }
