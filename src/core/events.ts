@@ -23,22 +23,25 @@ export class OutboxEvent extends TenantEntity {
   @Property({ type: 'timestamptz', nullable: true }) dispatchedAt?: Date | null;
 }
 
-/** Writes an event into the outbox of the EntityManager's transaction (flushed with the change). */
-export function recordEvent(em: EntityManager, type: string, object: Record<string, unknown>, mode: Mode): OutboxEvent {
-  const event = outboxEvent(type, object, mode);
+/**
+ * Writes an event into the outbox of the EntityManager's transaction (flushed with the change). `at`: when it happened,
+ * if not now (merchant time: a subscription's move under a test clock).
+ */
+export function recordEvent(em: EntityManager, type: string, object: Record<string, unknown>, mode: Mode, at?: Date): OutboxEvent {
+  const event = outboxEvent(type, object, mode, at);
   em.persist(event);
   return event;
 }
 
 /** An outbox event in its envelope, not persisted (for a store that writes it in a statement of its own). */
-export function outboxEvent(type: string, object: Record<string, unknown>, mode: Mode): OutboxEvent {
-  const event = make(OutboxEvent, { type });
+export function outboxEvent(type: string, object: Record<string, unknown>, mode: Mode, at?: Date): OutboxEvent {
+  const event = make(OutboxEvent, { type }); // the row's own created_at stays wall time (retention reads it)
   event.payload = {
     id: event.id,
     object: 'event',
     type,
     livemode: mode === Mode.LIVE,
-    created_at: event.createdAt.toISOString(),
+    created_at: (at ?? event.createdAt).toISOString(),
     data: { object },
   };
   return event;

@@ -21,7 +21,7 @@ const FAILED = (attempt: number, reason = 'insufficient_funds') => ({
 
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   async function merchant(): Promise<TestMerchant> {
-    const m = await h.merchant({ gstin: '29ABCDE1234F1Z5', state_code: '29' });
+    const m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
     await connect(m.test, provider);
     return m;
   }
@@ -97,6 +97,26 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect((await events(m.test, sub.id)).length).toBe(7);
     expect(await invoicesOf(m.test, sub.id)).toHaveLength(2);
     expect((await get(m, sub.id)).status).toBe('halted');
+  });
+
+  it('the history is in merchant time: each event is stamped with the test clock at its transition, as its webhook is', async () => {
+    const m = await merchant();
+    const sub = await failedRenewal(m, { card_number: '4000000000000341' });
+    const t0 = new Date(sub.current_period_end).getTime();
+    await h.clock.advance(m, new Date(t0 + 6 * DAY * 1000));
+    const trailOf = await dunningEvents(m, sub.id);
+    expect(trailOf.map((e) => e.event_type)).toEqual([...Array(4).fill('subscription.payment_failed'), 'subscription.halted']);
+    // Days after the renewal at which each happened (test time), within a minute of the due instant.
+    const days = trailOf.map((e) => (new Date(e.created_at).getTime() - t0) / (DAY * 1000));
+    [0, 1, 3, 5, 5].forEach((day, i) => expect(Math.abs(days[i] - day)).toBeLessThan(60 / DAY));
+    const all = await events(m.test, sub.id);
+    expect(all.map((e) => e.created_at)).toEqual([...all.map((e) => e.created_at)].sort());
+    // The outbox envelopes of the same moves carry the same instants.
+    const rows = await h.app.orm.em.getConnection().execute<{ type: string; payload: any }[]>(
+      `select type, payload from outbox_events where merchant_id = ? and payload->'data'->'object'->>'id' = ? and type in ('subscription.payment_failed', 'subscription.halted') order by id`,
+      [m.id, sub.id],
+    );
+    expect(rows.map((r) => r.payload.created_at)).toEqual(trailOf.map((e) => e.created_at));
   });
 
   it('hard decline (card 4000000000009979, stolen_card) halts at once, by webhook; the invoice is uncollectible', async () => {

@@ -1,3 +1,4 @@
+import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { make, Mode } from '../../core/entity';
 import { announce, recordEvent } from '../../core/events';
@@ -12,6 +13,7 @@ import { discountApplies, discountLine, nextPeriodDiscount } from './subscriptio
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus, SubscriptionTrigger, transition, TriggeredBy } from './subscription.machine';
 import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics/mrr-ledger';
+import { testClockSql } from '../test-clock/test-clock.store';
 
 /**
  * One change of one subscription inside one transaction: every state move goes through `move` (the state table,
@@ -20,6 +22,8 @@ import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics/mrr-ledger
  */
 export class SubscriptionChange {
   private readonly eventTypes: string[] = [];
+  /** The audit rows of this change's moves, in order (their outbox events carry the same instants). */
+  private readonly auditRows: SubscriptionEvent[] = [];
   /** Gateway calls the change leads to, made after its commit (never inside the transaction). */
   readonly followUps: (() => Promise<void>)[] = [];
 
@@ -48,16 +52,17 @@ export class SubscriptionChange {
     const from = this.sub.status;
     this.sub.status = t.to;
     if (from === SubscriptionStatus.CREATED && t.to === SubscriptionStatus.CANCELLED && this.sub.couponId) this.releasesCoupon = true;
-    this.em.persist(
-      make(SubscriptionEvent, {
-        subscriptionId: this.sub.id,
-        fromState: from,
-        toState: t.to,
-        eventType: t.eventType,
-        triggeredBy: by,
-        metadataJson: metadata,
-      }),
-    );
+    const row = make(SubscriptionEvent, {
+      subscriptionId: this.sub.id,
+      fromState: from,
+      toState: t.to,
+      eventType: t.eventType,
+      triggeredBy: by,
+      metadataJson: metadata,
+      createdAt: merchantTimeAtInsert(this.sub),
+    });
+    this.em.persist(row);
+    this.auditRows.push(row);
     this.eventTypes.push(t.eventType);
   }
 
@@ -90,11 +95,25 @@ export class SubscriptionChange {
       // After the flush above: the payload carries the `updated_at` it wrote. A change without moves (a renewal)
       // has nothing more to write.
       const object = this.serializer().toRest(this.sub);
-      for (const type of this.eventTypes) recordEvent(this.em, type, object, mode);
+      // Each webhook is stamped with its audit row's instant, which the flush above read back (merchant time).
+      for (const [i, type] of this.eventTypes.entries()) {
+        const at = this.auditRows[i].createdAt;
+        recordEvent(this.em, type, object, mode, at instanceof Date ? at : undefined);
+      }
       await this.em.flush();
     }
     await announce(this.em, { topic: 'subscription', merchantId: this.sub.merchantId, mode, id: this.sub.id });
   }
+}
+
+/**
+ * When an audit row happened: the merchant's time at the transition (README, "Subscriptions"). Live mode is the wall
+ * clock; in test mode the insert itself reads the test clock (the test clock's offset at that instant), so a history
+ * driven by test-clock advances reads as one timeline with its invoices and webhooks, at no extra statement.
+ */
+function merchantTimeAtInsert(sub: BillingSubscription): Date {
+  if (sub.mode !== Mode.TEST) return new Date();
+  return raw(`clock_timestamp() + ${testClockSql.offsetMs('?::uuid', '?::text')} * interval '1 millisecond'`, [Mode.TEST, sub.merchantId]);
 }
 
 /** A command that called the gateway and did not come back within this (wall time) is taken to have died. */
