@@ -4,16 +4,16 @@ const TAG = 'Analytics';
 
 /**
  * Autopay (mandate attempts) and retention cohorts (src/modules/analytics autopay.* and cohorts.*; contract 14
- * "Analytics answers"). Query parameters: from / to (ISO 8601; windows are (from, to]), cohorts also granularity
- * (month | week) and currency.
+ * "Analytics answers"). Query parameters: currency, from / to (ISO 8601; windows are (from, to]), cohorts also
+ * granularity (month | week).
  */
 export const ANALYTICS_RETENTION_ROUTES: Route[] = [
   {
     method: 'get', path: '/analytics/autopay', tag: TAG,
     summary:
-      "Mandate attempts over from..to (default the 30 days ending at the merchant's now): every subscription mandate checkout completed or failed at the gateway, with attempts, authorized, failed and success_rate, by_method (upi, card, emandate), failure_reasons and banks (issuer, UPI PSP or e-mandate bank).",
+      "Mandate attempts over from..to (default the 30 days ending at the merchant's now): every subscription mandate checkout completed or failed at the gateway, with attempts, authorized, failed and success_rate, by_method (upi, card, emandate), failure_reasons and banks (issuer, UPI PSP or e-mandate bank). With currency, only the attempts of subscriptions billed in it (default: every currency).",
     document:
-      'query($from: String, $to: String) { autopay(from: $from, to: $to) { ...AutopayReportFields byMethod { ...AutopayMethodStatsFields } failureReasons { ...AutopayFailureReasonFields } banks { ...AutopayBankStatsFields } } }',
+      'query($currency: String, $from: String, $to: String) { autopay(currency: $currency, from: $from, to: $to) { ...AutopayReportFields byMethod { ...AutopayMethodStatsFields } failureReasons { ...AutopayFailureReasonFields } banks { ...AutopayBankStatsFields } } }',
   },
   {
     method: 'get', path: '/analytics/cohorts', tag: TAG,

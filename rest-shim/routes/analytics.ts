@@ -7,7 +7,7 @@ const WINDOW_ARGS = 'currency: $currency, from: $from, to: $to, interval: $inter
 /**
  * MRR, churn, LTV and quick ratio (src/modules/analytics; contract 14 "Analytics answers"). Query parameters:
  * currency (default the merchant's reporting currency), from / to (ISO 8601; default the 30 days ending at the
- * merchant's now), interval (month | week).
+ * merchant's now, 90 for LTV), interval (month | week; not LTV).
  */
 export const ANALYTICS_ROUTES: Route[] = [
   {
@@ -23,8 +23,9 @@ export const ANALYTICS_ROUTES: Route[] = [
   },
   {
     method: 'get', path: '/analytics/ltv', tag: TAG,
-    summary: "ARPU, the monthly logo churn rate (the last 90 days' logo churn x 30 / 90), LTV = ARPU / that rate and the expected lifetime in months (null when the rate is 0).",
-    document: 'query($currency: String) { ltv(currency: $currency) { ...LtvAnalyticsFields } }',
+    summary:
+      "ARPU at `to`, the monthly logo churn rate (the logo churn over from..to x 30 days / the window's length; default the 90 days ending at the merchant's now, so x 30 / 90), LTV = ARPU / that rate and the expected lifetime in months (null when the rate is 0).",
+    document: 'query($currency: String, $from: String, $to: String) { ltv(currency: $currency, from: $from, to: $to) { ...LtvAnalyticsFields } }',
   },
   {
     method: 'get', path: '/analytics/quick-ratio', tag: TAG,

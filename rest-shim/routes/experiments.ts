@@ -28,13 +28,13 @@ export const EXPERIMENT_ROUTES: Route[] = [
     document: `mutation($id: ID!, $input: UpdateExperimentInput!) { updateExperiment(id: $id, input: $input) { ${EXPERIMENT} } }`,
   },
   {
-    method: 'post', path: '/experiments/{id}/start', tag: TAG, conflicts: ['invalid_state_transition'],
-    summary: 'Start a draft experiment: resolve enrols matching customers from now on.',
+    method: 'post', path: '/experiments/{id}/start', tag: TAG, conflicts: ['experiment_not_draft'],
+    summary: 'Start a draft experiment: resolve enrols matching customers from now on. Not a draft: 409 experiment_not_draft.',
     document: `mutation($id: ID!) { startExperiment(id: $id) { ${EXPERIMENT} } }`,
   },
   {
-    method: 'post', path: '/experiments/{id}/stop', tag: TAG, conflicts: ['invalid_state_transition'],
-    summary: 'Stop a running experiment: nobody is served it any more; its enrolments and results stay.',
+    method: 'post', path: '/experiments/{id}/stop', tag: TAG, conflicts: ['experiment_not_running'],
+    summary: 'Stop a running experiment: nobody is served it any more; its enrolments and results stay. Not running: 409 experiment_not_running.',
     document: `mutation($id: ID!) { stopExperiment(id: $id) { ${EXPERIMENT} } }`,
   },
   {

@@ -1,5 +1,5 @@
 import { currencyExponent } from '../core/currency';
-import { GatewayError, ProviderName } from './port';
+import { GatewayError, ProviderName, PROVIDERS } from './port';
 
 /**
  * The one place where ISO 4217 subunits (Cadence's money everywhere) become a gateway's own amount and back.
@@ -77,4 +77,22 @@ export function fromGatewayAmount(provider: ProviderName, amount: number, curren
   const f = 10 ** (gw - iso);
   if (amount % f !== 0) throw new RangeError(`${provider} amount ${amount} ${code} is not a whole ISO subunit`);
   return amount / f;
+}
+
+/**
+ * Why some gateway Cadence supports (PROVIDERS: Stripe and Razorpay) could not charge `amount` subunits of `currency`
+ * (e.g. a three-decimal amount not ending in 0), as that gateway's rule above words it; null when every one can. A
+ * price is not tied to one gateway (a subscription picks its gateway when it is created), so a price must be
+ * chargeable at all of them: the catalog refuses one that is not, rather than every subscription to it failing later.
+ */
+export function unchargeableAmount(amount: number, currency: string): string | null {
+  for (const provider of PROVIDERS) {
+    try {
+      toGatewayAmount(provider, amount, currency);
+    } catch (err) {
+      if (err instanceof GatewayError || err instanceof RangeError) return err.message;
+      throw err;
+    }
+  }
+  return null;
 }

@@ -181,3 +181,21 @@ it("is the merchant's and the mode's own", async () => {
   const g = await other.test.gql('{ autopay { attempts successRate byMethod { method } banks { bank } } }');
   expect(g.data.autopay).toEqual({ attempts: 0, successRate: null, byMethod: [], banks: [] });
 });
+
+it('takes currency: the attempts of subscriptions billed in it (every currency when omitted)', async () => {
+  const bad = await m.test.get('/analytics/autopay?currency=XYZ');
+  expect([bad.status, bad.body.error?.code, bad.body.error?.param]).toEqual([400, 'parameter_invalid', 'currency']);
+  // Every checkout above was for an INR subscription; a USD one now: a card declined at Stripe.
+  const { plan } = await recurringPlan(m.test, {}, { currency: 'USD', amount: 1500 });
+  const sub = await createSubscription(m.test, plan.id, { provider: 'stripe' });
+  expect(sub.currency).toBe('USD');
+  expect((await submitCheckout(sub.checkout_url, checkoutForm({ method: 'card', card_number: '4000000000000002' }))).status).toBe(303);
+
+  const usd = { attempts: 1, authorized: 0, failed: 1, success_rate: 0 };
+  expect(await ok(m.test.get('/analytics/autopay?currency=usd'))).toMatchObject({ ...usd, failure_reasons: [{ reason: 'card_declined', count: 1 }] });
+  expect(await ok(m.test.get('/analytics/autopay?currency=INR'))).toEqual({ ...EXPECTED, from: expect.any(String), to: expect.any(String) });
+  expect(await ok(m.test.get('/analytics/autopay?currency=EUR'))).toMatchObject(EMPTY);
+  expect(await ok(m.test.get('/analytics/autopay'))).toMatchObject({ attempts: EXPECTED.attempts + 1, authorized: EXPECTED.authorized });
+  const g = await m.test.gql('{ autopay(currency: "usd") { attempts failed } }');
+  expect(g.data.autopay).toEqual({ attempts: 1, failed: 1 });
+});

@@ -2,13 +2,11 @@ import { TestMerchant, useHarness, submitCheckout } from '../harness';
 import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
 import { decideMovement, LedgerFacts, monthlyAmount, mrrAmountOf, mrrStateOf } from '../../src/modules/analytics/mrr-ledger';
-import { mrrAmountSql } from '../../src/modules/subscriptions/subscription.store';
 import { SubscriptionStatus } from '../../src/modules/subscriptions/subscription.machine';
 
 /**
  * The MRR movements ledger's rules (contract 11; src/modules/analytics/mrr-ledger.ts): a subscription's MRR in
- * integer arithmetic, the movement a change writes, the SQL rule of subscription.store.ts agreeing with the TS one,
- * and the ledger rows a real subscription's life writes (one per MRR change, in its transaction, none for renewals).
+ * integer arithmetic, the movement a change writes, and the ledger rows a real subscription's life writes (one per MRR change, in its transaction, none for renewals).
  */
 
 const h = useHarness();
@@ -61,24 +59,6 @@ describe('a subscription\'s MRR (contract 11)', () => {
       counted: true,
       mrr: 10000, // (132000 - 12000) / 12
     });
-  });
-
-  it('the SQL rule (mrrAmountSql) agrees with mrrAmountOf', async () => {
-    const cases: [number, string | null, number | null, number | null, number | null][] = [];
-    for (const amount of [0, 1, 99, 100, 333, 49900, 99999, 123457]) {
-      for (const bps of [1, 50, 1250, 3333, 5000, 9999, 10000]) for (const cycles of [null, 1, 3]) cases.push([amount, 'c', cycles, bps, null]);
-      for (const off of [1, 50, 100, 49900, 200000]) for (const cycles of [null, 2]) cases.push([amount, 'c', cycles, null, off]);
-      cases.push([amount, null, null, null, null]);
-    }
-    const values = cases.map(([a, c, cy, b, o]) => `(${a}::bigint, ${c ? "'c'" : 'null'}, ${cy ?? 'null'}::int, ${b ?? 'null'}::int, ${o ?? 'null'}::bigint)`).join(', ');
-    const rows = await h.app.orm.em.getConnection().execute<{ v: string }[]>(
-      `select ${mrrAmountSql('s')}::bigint as v from (values ${values}) s(amount, coupon_id, discount_cycles, discount_percent_bps, discount_amount_off)`,
-    );
-    const sql = rows.map((r) => Number(r.v));
-    const ts = cases.map(([amount, couponId, discountCycles, discountPercentBps, discountAmountOff]) =>
-      mrrAmountOf({ amount, couponId, discountCycles, discountPercentBps, discountAmountOff }),
-    );
-    expect(sql).toEqual(ts);
   });
 });
 

@@ -63,9 +63,9 @@ it('monthly, quarterly, yearly, weekly and daily plans are normalised to months'
   });
   // as_of is the test clock's now (read just before the request), not the wall clock.
   expect(Math.abs(new Date(a.as_of).getTime() - now.getTime())).toBeLessThan(5_000);
-  // Nothing was lost: no quick ratio, and all gain is healthy.
+  // Nothing was lost: no quick ratio, and no ratio is not healthy (contract 11: `healthy` when > 4).
   expect(await analytics(m.test, 'quick-ratio', { from: iso('01-01') })).toMatchObject({
-    new_mrr: MRR, expansion_mrr: 0, contraction_mrr: 0, churn_mrr: 0, quick_ratio: null, healthy: true,
+    new_mrr: MRR, expansion_mrr: 0, contraction_mrr: 0, churn_mrr: 0, quick_ratio: null, healthy: false,
   });
 });
 
@@ -150,7 +150,7 @@ it('upgrade, downgrade, pause, resume, cancel and a customer coming back, month 
   expect(q).toMatchObject({ new_mrr: 10000, expansion_mrr: 15000, contraction_mrr: 5000, churn_mrr: 40000, healthy: false });
   expect(q.quick_ratio).toBeCloseTo(25000 / 45000, 12);
   // January alone: gains only.
-  expect(q.series[0]).toMatchObject({ new_mrr: 10000, expansion_mrr: 15000, quick_ratio: null, healthy: true });
+  expect(q.series[0]).toMatchObject({ new_mrr: 10000, expansion_mrr: 15000, quick_ratio: null, healthy: false });
 
   // GraphQL answers the same numbers, with chart-friendly series.
   const g = await m.test.gql(
@@ -295,6 +295,26 @@ it('LTV from the last 90 days of logo churn', async () => {
   expect(l.monthly_logo_churn_rate).toBeCloseTo(1 / 12, 12);
   expect(l.expected_lifetime_months).toBeCloseTo(12, 12);
   expect(Math.abs(new Date(l.as_of).getTime() - (await h.clock.now(m)).getTime())).toBeLessThan(5_000);
+  expect(new Date(l.as_of).getTime() - new Date(l.from).getTime()).toBe(90 * 86_400_000);
+  expect(l.to).toBe(l.as_of);
+
+  // `to` ends the window: the 90 days to the day before the cancellation saw no churn.
+  expect(await analytics(m.test, 'ltv', { to: iso('04-19') })).toMatchObject({
+    from: new Date(d('04-19').getTime() - 90 * 86_400_000).toISOString(),
+    to: iso('04-19'), as_of: iso('04-19'), arpu: 9000, monthly_logo_churn_rate: 0, ltv: null, expected_lifetime_months: null,
+  });
+  // `from` starts it: 30 days from 03-22 (5 subscriptions counted then, 1 churned): logo churn 1/5 over 30 days, so
+  // monthly 1/5 x 30 / 30 = 0.2; ARPU at 04-21 = 8750; LTV = 8750 / 0.2 = 43750; lifetime 5 months.
+  const month = await analytics(m.test, 'ltv', { from: iso('03-22'), to: iso('04-21') });
+  expect(month).toMatchObject({ from: iso('03-22'), to: iso('04-21'), arpu: 8750, ltv: 43750 });
+  expect(month.monthly_logo_churn_rate).toBeCloseTo(0.2, 12);
+  expect(month.expected_lifetime_months).toBeCloseTo(5, 12);
+  // 60 days to 04-21 (from late February: 4 counted then): 1/4 x 30 / 60 = 1/8 a month; LTV = 8750 x 8 = 70000.
+  const two = await analytics(m.test, 'ltv', { from: new Date(d('04-21').getTime() - 60 * 86_400_000), to: iso('04-21') });
+  expect(two).toMatchObject({ arpu: 8750, ltv: 70000 });
+  expect(two.monthly_logo_churn_rate).toBeCloseTo(1 / 8, 12);
+  const g = await m.test.gql(`query($from: String, $to: String) { ltv(from: $from, to: $to) { from to ltv monthlyLogoChurnRate } }`, { from: iso('03-22'), to: iso('04-21') });
+  expect(g.data.ltv).toMatchObject({ from: iso('03-22'), to: iso('04-21'), ltv: 43750 });
 
   // Gains 40000 + 5000 against the churn of 10000: 4.5, healthy.
   expect(await analytics(m.test, 'quick-ratio', { from: iso('01-01'), to: iso('04-30') })).toMatchObject({

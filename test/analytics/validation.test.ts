@@ -62,10 +62,30 @@ describe.each(PATHS)('/analytics/%s', (path) => {
 });
 
 describe('/analytics/ltv', () => {
-  it('takes currency only', async () => {
-    expect((await a.test.get('/analytics/ltv?currency=XYZ')).body.error).toMatchObject({ code: 'parameter_invalid', param: 'currency' });
-    expect((await a.test.get('/analytics/ltv?from=2026-01-01')).body.error).toMatchObject({ code: 'parameter_unknown', param: 'from' });
+  it('takes currency, from and to: to ends the churn window (ARPU is read there), from starts it (default to less 90 days)', async () => {
+    for (const [qs, param] of [
+      ['currency=XYZ', 'currency'],
+      ['to=2026-02-30', 'to'],
+      ['to=yesterday', 'to'],
+      ['from=2026-13-01', 'from'],
+      ['from=2026-03-01&to=2026-02-01', 'from'],
+      ['from=2020-01-01&to=2024-01-01', 'from'],
+    ]) {
+      const r = await a.test.get(`/analytics/ltv?${qs}`);
+      expect([qs, r.status, r.body.error?.code, r.body.error?.param]).toEqual([qs, 400, 'parameter_invalid', param]);
+    }
+    expect((await a.test.get('/analytics/ltv?interval=week')).body.error).toMatchObject({ code: 'parameter_unknown', param: 'interval' });
     expect((await a.test.get('/analytics/ltv?currency=inr')).status).toBe(200);
+    const byTo = await analytics(a.test, 'ltv', { currency: 'inr', to: '2026-01-31' });
+    // 90 days before 2026-01-31: 31 (January) + 30 (December) + 29 (November) days.
+    expect(byTo).toMatchObject({ currency: 'INR', from: '2025-11-02T00:00:00.000Z', to: '2026-01-31T00:00:00.000Z', as_of: '2026-01-31T00:00:00.000Z' });
+    // Long before the subscription: nothing there, nothing churned.
+    expect(byTo).toMatchObject({ arpu: 0, monthly_logo_churn_rate: 0, ltv: null, expected_lifetime_months: null });
+    const both = await analytics(a.test, 'ltv', { from: '2026-01-01', to: '2026-01-31T05:30:00+05:30' });
+    expect([both.from, both.to]).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-31T00:00:00.000Z']);
+    const g = await a.test.gql('{ ltv(from: "2026-01-01", to: "2026-01-31") { currency from to asOf ltv } }');
+    expect(g.errors).toBeUndefined();
+    expect(g.data.ltv).toEqual({ currency: 'INR', from: '2026-01-01T00:00:00.000Z', to: '2026-01-31T00:00:00.000Z', asOf: '2026-01-31T00:00:00.000Z', ltv: null });
   });
 });
 
@@ -75,6 +95,8 @@ it('GraphQL answers bad arguments with the same codes and params', async () => {
     ['{ churn(from: "2026-02-30") { logoChurnRate } }', 'parameter_invalid', 'from'],
     ['{ quickRatio(from: "2026-03-01", to: "2026-02-01") { quickRatio } }', 'parameter_invalid', 'from'],
     ['{ ltv(currency: "U") { ltv } }', 'parameter_invalid', 'currency'],
+    ['{ ltv(to: "2026-02-30") { ltv } }', 'parameter_invalid', 'to'],
+    ['{ autopay(currency: "XYZ") { attempts } }', 'parameter_invalid', 'currency'],
   ];
   for (const [query, code, param] of cases) {
     const r = await a.test.gql(query);

@@ -135,6 +135,9 @@ describe('catalog validation', () => {
     ['negative amount', () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: -1 }), 400, 'parameter_invalid', 'amount'],
     ['fractional amount', () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: 10.5 }), 400, 'parameter_invalid', 'amount'],
     ['amount as string', () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: '100' }), 400, 'parameter_invalid', 'amount'],
+    // Three-decimal currencies: both gateways take them only in tens of fils (gateways/amounts.ts).
+    ['KWD amount not ending in 0', () => m.test.post(`/plans/${planId}/prices`, { currency: 'kwd', amount: 1505 }), 400, 'parameter_invalid', 'amount'],
+    ['BHD setup fee not ending in 0', () => m.test.post(`/plans/${planId}/prices`, { currency: 'BHD', amount: 1500, setup_fee: 1 }), 400, 'parameter_invalid', 'setup_fee'],
     ['interval zero', () => m.test.post(`/products/${'01900000-0000-7000-8000-000000000000'}/plans`, { name: 'x', billing_frequency: 'monthly' }), 404, 'resource_not_found', null],
     ['unknown plan', () => m.test.get('/plans/01900000-0000-7000-8000-000000000000'), 404, 'resource_not_found', null],
     ['malformed id', () => m.test.get('/products/not-a-uuid'), 404, 'resource_not_found', null],
@@ -154,6 +157,21 @@ describe('catalog validation', () => {
     expect(typeof r.body.error.message).toBe('string');
     const after = await m.test.get('/products?limit=100');
     expect(after.body.data.length).toBe(before.body.data.length); // nothing changed
+  });
+
+  it('accepts only prices every gateway can charge (KWD in tens of fils), over REST and GraphQL', async () => {
+    const kwd = await m.test.post(`/plans/${planId}/prices`, { currency: 'KWD', amount: 1505 });
+    expect(kwd.body.error.message).toMatch(/end in 0/);
+    const ok = await m.test.post(`/plans/${planId}/prices`, { currency: 'KWD', amount: 1510, setup_fee: 500 });
+    expect([ok.status, ok.body.amount, ok.body.setup_fee, ok.body.currency]).toEqual([201, 1510, 500, 'KWD']);
+    for (const [currency, amount] of [['JPY', 501], ['INR', 49901], ['OMR', 0]] as const) {
+      expect((await m.test.post(`/plans/${planId}/prices`, { currency, amount })).status).toBe(201);
+    }
+    const g = await m.test.gql(
+      'mutation($planId: ID!, $input: CreatePriceInput!) { createPrice(planId: $planId, input: $input) { id } }',
+      { planId, input: { currency: 'JOD', amount: 2001 } },
+    );
+    expect(g.errors?.[0]?.extensions).toMatchObject({ code: 'parameter_invalid', param: 'amount', http: { status: 400 } });
   });
 
   it('rejects a bad billing_interval and trial length', async () => {

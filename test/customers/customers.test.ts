@@ -1,7 +1,11 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
+import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
 
-/** Customers are found or created by e-mail from payments; lifetime revenue = payments less refunds (contract 6). */
+/**
+ * Customers are found or created by e-mail from payments; lifetime revenue = what the customer paid (paid invoices,
+ * subscriptions included, and payments no invoice records) less refunds (contract 6 and 15).
+ */
 
 const h = useHarness();
 let m: TestMerchant;
@@ -100,6 +104,46 @@ describe('customers', () => {
     expect(new Set(payments.map((p) => p.customer_id)).size).toBe(1);
     const list = await m.test.get(`/customers?email=${encodeURIComponent(email)}`);
     expect(list.body.data).toHaveLength(1);
+  });
+
+  it('lifetime revenue counts every paid invoice of a subscription (its renewal too), a one-off payment once, less its refund; GST included', async () => {
+    const DAY = 86_400_000;
+    const g = await h.merchant({ reporting_currency: 'INR', gstin: '29ABCDE1234F1ZW' });
+    await connect(g.test, 'stripe');
+    const { plan } = await recurringPlan(g.test); // INR 49900 a month, tax-exclusive
+    const email = `lifetime-${Date.now()}@example.com`;
+    const sub = await createSubscription(g.test, plan.id, { customer_email: email, customer_state_code: '29' });
+    expect((await authorise(g.test, sub)).subscription.status).toBe('active');
+    const id = sub.customer_id;
+    // A subscription alone: its first invoice, 49900 + CGST 4491 + SGST 4491 = 58882 paid.
+    expect(await ok(g.test.get(`/customers/${id}`))).toMatchObject({ total_lifetime_revenue: 58882, lifetime_revenue: [{ currency: 'INR', amount: 58882 }] });
+
+    // A month on the test clock: the renewal is charged and its invoice paid.
+    await h.clock.advance(g, new Date((await h.clock.now(g)).getTime() + 32 * DAY));
+    expect((await ok(g.test.get(`/subscriptions/${sub.id}`))).status).toBe('active');
+    // A one-off payment of 10000 (+ 1800 GST = 11800 charged), which also has its invoice; 2500 of it refunded
+    // (2950 returned with its share of the GST).
+    const p = await createPayment(g.test, { customer_email: email, amount: 10000 });
+    expect(p.customer_id).toBe(id);
+    await pay(g.test, p);
+    const refund = await ok(g.test.post(`/payments/${p.id}/refund`, { amount: 2500 }), 201);
+
+    const invoices = (await ok(g.test.get(`/invoices?customer_id=${id}&limit=100`))).data.filter((i: any) => i.type === 'invoice');
+    const bySubscription = invoices.filter((i: any) => i.subscription_id === sub.id);
+    expect(bySubscription.map((i: any) => [i.status, i.amount_paid])).toEqual([['paid', 58882], ['paid', 58882]]);
+    expect(invoices.filter((i: any) => i.payment_id === p.id).map((i: any) => i.amount_paid)).toEqual([11800]);
+    const paid = invoices.reduce((n: number, i: any) => n + i.amount_paid, 0);
+    const returned = refund.gateway_amount;
+    expect(returned).toBe(2950);
+    const expected = 2 * 58882 + 11800 - 2950; // 126614: the payment counted once (through its invoice)
+    expect(paid - returned).toBe(expected);
+
+    const c = await ok(g.test.get(`/customers/${id}`));
+    expect(c).toMatchObject({ total_lifetime_revenue: expected, lifetime_revenue: [{ currency: 'INR', amount: expected }], active_subscription_count: 1 });
+    const q = await g.test.gql(`query($id: ID!) { customer(id: $id) { totalLifetimeRevenue lifetimeRevenue { currency amount } } }`, { id });
+    expect(q.data.customer).toEqual({ totalLifetimeRevenue: expected, lifetimeRevenue: [{ currency: 'INR', amount: expected }] });
+    const listed = (await ok(g.test.get(`/customers?email=${encodeURIComponent(email)}`))).data[0];
+    expect(listed.lifetime_revenue).toEqual([{ currency: 'INR', amount: expected }]);
   });
 
   it('an unknown or malformed id answers 404', async () => {

@@ -1,6 +1,6 @@
 /**
  * Experiments through REST and GraphQL: create and its validation (contract 6), list, retrieve, edit, start and stop
- * with 409 invalid_state_transition on the wrong state (raced too), tenancy.
+ * with 409 experiment_not_draft / experiment_not_running on the wrong state (raced too), tenancy.
  */
 import { TestMerchant, useHarness } from '../harness';
 import { errorFingerprint, unknownId } from '../harness/http';
@@ -145,12 +145,13 @@ describe('start and stop', () => {
     expect(new Date(stopped.stopped_at).getTime()).toBeGreaterThanOrEqual(new Date(started.started_at).getTime());
   });
 
-  it('answers 409 invalid_state_transition on the wrong state, naming it, and changes nothing', async () => {
+  it('answers 409 experiment_not_draft / experiment_not_running on the wrong state (contract 3), naming it, and changes nothing', async () => {
     const e = await ok(m.test.post('/experiments', twoArms(o1, o2)), 201);
     const illegal = async (command: string, status: string) => {
       const before = await ok(m.test.get(`/experiments/${e.id}`));
       const r = await m.test.post(`/experiments/${e.id}/${command}`);
-      expect([r.status, r.body.error?.code, r.body.error?.type]).toEqual([409, 'invalid_state_transition', 'invalid_request_error']);
+      const code = command === 'start' ? 'experiment_not_draft' : 'experiment_not_running';
+      expect([r.status, r.body.error?.code, r.body.error?.type]).toEqual([409, code, 'invalid_request_error']);
       expect(r.body.error.message).toContain(status);
       expect(r.body.error.message).toContain(command);
       expect(await ok(m.test.get(`/experiments/${e.id}`))).toEqual(before);
@@ -170,7 +171,8 @@ describe('start and stop', () => {
     for (const command of ['start', 'stop']) {
       const answers = await Promise.all(Array.from({ length: 10 }, () => m.test.post(`/experiments/${e.id}/${command}`)));
       expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
-      expect(answers.filter((r) => r.status === 409 && r.body.error.code === 'invalid_state_transition')).toHaveLength(9);
+      const code = command === 'start' ? 'experiment_not_draft' : 'experiment_not_running';
+      expect(answers.filter((r) => r.status === 409 && r.body.error.code === code)).toHaveLength(9);
     }
     const final = await ok(m.test.get(`/experiments/${e.id}`));
     expect(final.status).toBe('stopped');
@@ -271,7 +273,7 @@ describe('GraphQL', () => {
     const started = await m.test.gql(`mutation($id: ID!) { startExperiment(id: $id) { status startedAt } }`, { id: e.id });
     expect(started.data.startExperiment.status).toBe('RUNNING');
     const again = await m.test.gql(`mutation($id: ID!) { startExperiment(id: $id) { status } }`, { id: e.id });
-    expect(again.errors![0].extensions).toMatchObject({ code: 'invalid_state_transition', http: { status: 409 } });
+    expect(again.errors![0].extensions).toMatchObject({ code: 'experiment_not_draft', http: { status: 409 } });
     const read = await m.test.gql(`query($id: ID!) { experiment(id: $id) { ${FIELDS} } }`, { id: e.id });
     expect(read.data.experiment).toMatchObject({ id: e.id, status: 'RUNNING', variants: e.variants });
     const list = await m.test.gql(`{ experiments(first: 100, status: RUNNING) { totalCount edges { node { id variants { key } } } pageInfo { hasNextPage } } }`);

@@ -181,3 +181,27 @@ it("answers 404 for another merchant's experiment results", async () => {
   const r = await other.test.get(`/experiments/${e.id}/results`);
   expect([r.status, r.body.error?.code]).toEqual([404, 'resource_not_found']);
 });
+
+it("counts MRR by the MRR ledger's one rule: each subscription normalised and rounded once, as GET /analytics/mrr shows it", async () => {
+  // A merchant of its own, so its whole MRR is the visitors'.
+  const n = await h.merchant();
+  await connect(n.test, 'stripe');
+  const [oa, ob] = [await offering(n.test), await offering(n.test)];
+  // Weekly 1000 is 1000 x 52 / 12 = 4333.33 a month: the ledger rounds each subscription to 4333.
+  const weeklyA = await recurringPlan(n.test, { billing_frequency: 'weekly' }, { amount: 1000 });
+  const weeklyB = await recurringPlan(n.test, { billing_frequency: 'weekly' }, { amount: 1000 });
+  const e = await running(n.test, twoArms(oa, ob));
+  const [visitor] = await customers(h, n, 1);
+  await resolve(n.test, visitor);
+  // Two weekly subscriptions: 4333 + 4333 = 8666 (normalising their sum instead would give 8666.67 -> 8667).
+  for (const { plan } of [weeklyA, weeklyB]) {
+    const sub = await createSubscription(n.test, plan.id, { customer_id: visitor, customer_email: undefined });
+    expect((await authorise(n.test, sub)).subscription.status).toBe('active');
+  }
+
+  const r = await ok(n.test.get(`/experiments/${e.id}/results`));
+  const total = r.variants.reduce((sum: number, v: any) => sum + v.mrr, 0);
+  expect(total).toBe(4333 + 4333);
+  expect(total).toBe((await ok(n.test.get('/analytics/mrr'))).mrr);
+  for (const v of r.variants) expect(Number.isInteger(v.mrr)).toBe(true);
+});

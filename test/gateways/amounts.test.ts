@@ -1,4 +1,4 @@
-import { fromGatewayAmount, gatewayExponent, toGatewayAmount } from '../../src/gateways/amounts';
+import { fromGatewayAmount, gatewayExponent, toGatewayAmount, unchargeableAmount } from '../../src/gateways/amounts';
 import { GatewayError } from '../../src/gateways/port';
 
 describe('gateway amounts', () => {
@@ -32,6 +32,14 @@ describe('gateway amounts', () => {
     expect(() => toGatewayAmount('stripe', 1505, 'KWD')).toThrow(/end in 0/);
     expect(() => toGatewayAmount('razorpay', 1001, 'BHD')).toThrow(/end in 0/);
     expect(toGatewayAmount('stripe', 1510, 'JOD')).toBe(1510);
+  });
+
+  it('says why some supported gateway cannot charge an amount (null when every one can)', () => {
+    expect(unchargeableAmount(1505, 'KWD')).toMatch(/stripe requires the amount to end in 0/);
+    expect(unchargeableAmount(1001, 'bhd')).toMatch(/end in 0/);
+    for (const [amount, currency] of [[1500, 'KWD'], [0, 'OMR'], [5, 'ISK'], [501, 'JPY'], [49901, 'INR'], [1999, 'USD']] as const) {
+      expect(unchargeableAmount(amount, currency)).toBeNull();
+    }
   });
 
   it('never produces fractions back', () => {

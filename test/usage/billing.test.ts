@@ -1,3 +1,7 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { after, authorise, collectedAt, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
@@ -16,7 +20,7 @@ import { meteredPlan, razorpayAddonAmounts, unbilled, usageInvoices } from './he
 const h = useHarness();
 jest.setTimeout(180_000);
 const DAY = 86_400_000;
-const GSTIN = '29ABCDE1234F1Z5';
+const GSTIN = '29ABCDE1234F1ZW';
 
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 
@@ -107,14 +111,31 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(first.number).toMatch(/^TINV-/);
     expect(first.line_items).toEqual([
       expect.objectContaining({
-        description: 'Usage: api_calls (1,234.5 call x 0.25)', quantity: 1, unit_amount: 309, amount: 309,
+        description: 'Usage: api_calls (1,234.5 call x ₹0.0025)', quantity: 1, unit_amount: 309, amount: 309,
         period_start: p1.start, period_end: p1.end, cgst_amount: 28, sgst_amount: 28, igst_amount: 0, proration: false,
       }),
       expect.objectContaining({
-        description: 'Usage: gpu_seconds (1 second x 250.5)', quantity: 1, unit_amount: 251, amount: 251,
+        description: 'Usage: gpu_seconds (1 second x ₹2.505)', quantity: 1, unit_amount: 251, amount: 251,
         period_start: p1.start, period_end: p1.end, cgst_amount: 22, sgst_amount: 22, igst_amount: 0,
       }),
     ]);
+    // The rates are paise a unit; the invoice is in rupees, so its lines (and its PDF) show them in rupees: a quarter
+    // paisa is ₹0.0025, 250.5 paise ₹2.505. The Unit price (₹) column is the line's own (quantity 1): ₹3.09 and ₹2.51.
+    if (!spawnSync('pdftotext', ['-v']).error) {
+      const res = await fetch(`${h.app.url}/v1/invoices/${first.id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
+      expect(res.status).toBe(200);
+      const file = path.join(os.tmpdir(), `cadence-usage-${first.id}.pdf`);
+      fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+      try {
+        const text = execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']).toString();
+        expect(text).toContain('call x ₹0.0025)');
+        expect(text).toContain('second x ₹2.505)');
+        expect(text).not.toMatch(/x 0\.25\b|x 250\.5\b/);
+        expect(text).toMatch(/Usage: api_calls \(1,234\.5.*\b1\s+3\.09\s+3\.09\b/);
+      } finally {
+        fs.rmSync(file, { force: true });
+      }
+    }
     // The renewal's own invoice is the plan's amount and its GST (49900 x 9% = 4491 twice), usage apart.
     const plain = (await invoicesOf(m.test, sub.id)).filter((i) => i.billing_reason === 'subscription_cycle' && i.id !== first.id);
     expect(plain.map((i) => [i.subtotal, i.total, i.status])).toEqual([[49900, 49900 + 2 * 4491, 'paid']]);
@@ -143,8 +164,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(usage).toHaveLength(2);
     expect(usage[1]).toMatchObject({ subtotal: 503, cgst_amount: 45, sgst_amount: 45, tax_amount: 90, total: 593, period_start: p1.start, period_end: p2.end });
     expect(usage[1].line_items).toEqual([
-      expect.objectContaining({ description: 'Usage: api_calls (8 call x 0.25)', amount: 2, period_start: p1.start, period_end: p1.end, cgst_amount: 0, sgst_amount: 0 }),
-      expect.objectContaining({ description: 'Usage: gpu_seconds (2 second x 250.5)', amount: 501, period_start: p2.start, period_end: p2.end, cgst_amount: 45, sgst_amount: 45 }),
+      expect.objectContaining({ description: 'Usage: api_calls (8 call x ₹0.0025)', amount: 2, period_start: p1.start, period_end: p1.end, cgst_amount: 0, sgst_amount: 0 }),
+      expect.objectContaining({ description: 'Usage: gpu_seconds (2 second x ₹2.505)', amount: 501, period_start: p2.start, period_end: p2.end, cgst_amount: 45, sgst_amount: 45 }),
     ]);
     if (provider === 'stripe') {
       expect(usage.map((i) => i.status)).toEqual(['paid', 'paid']);
@@ -184,7 +205,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const usage = await usageInvoices(m.test, sub.id);
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({ subtotal: 100, cgst_amount: 9, sgst_amount: 9, total: 118, period_start: sub.current_period_start, period_end: sub.current_period_end });
-    expect(usage[0].line_items.map((l: any) => l.description)).toEqual(['Usage: api_calls (400 call x 0.25)']);
+    expect(usage[0].line_items.map((l: any) => l.description)).toEqual(['Usage: api_calls (400 call x ₹0.0025)']);
     if (provider === 'stripe') {
       expect(usage[0]).toMatchObject({ status: 'paid', amount_paid: 118 });
     } else {
@@ -220,7 +241,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const p2end = (await ok(m.test.get(`/subscriptions/${sub.id}`))).current_period_end;
     await h.clock.advance(m, after(p2end));
     const lines = (await usageInvoices(m.test, sub.id)).flatMap((i) => i.line_items);
-    expect(lines.every((l: any) => /^Usage: api_calls \(\d+ call x 0\.25\)$/.test(l.description))).toBe(true);
+    expect(lines.every((l: any) => /^Usage: api_calls \(\d+ call x ₹0\.0025\)$/.test(l.description))).toBe(true);
     expect(sum(lines.map((l: any) => l.amount))).toBe(N);
     expect(await unbilled(h.app, sub.id)).toBe('0');
     await expectCollectedAsInvoiced(sub.id);

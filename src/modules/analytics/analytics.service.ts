@@ -11,7 +11,7 @@ import {
   QuickRatioAnalytics,
   QuickRatioSeriesPoint,
 } from './analytics.types';
-import { analyticsCurrency, AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs, merchantNow } from './analytics.window';
+import { AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs } from './analytics.window';
 
 /**
  * MRR, churn, LTV and quick ratio (contract 11 and 14; issue 12 part 4), each one SQL aggregation over the MRR
@@ -24,13 +24,19 @@ import { analyticsCurrency, AnalyticsWindow, analyticsWindow, AnalyticsWindowArg
  *   the last bucket's MRR is the MRR at `to`.
  * - A rate whose denominator is 0 is 0 when its numerator is 0 too (nothing there, nothing lost) and null otherwise
  *   (something was lost from nothing: undefined). The quick ratio is null when nothing was lost (contract 11); it is
- *   `healthy` when gains > 4 x losses (so also when there are gains and no losses).
+ *   `healthy` when it is above 4 (gains > 4 x losses); a null ratio is never healthy (no losses: nothing to judge).
  * - ARPU = MRR / paying customers rounded half away from zero (0 with no paying customer); LTV is computed exactly
- *   from MRR, paying customers and the 90-day churn counts, rounded once (half away from zero).
+ *   from MRR, paying customers and the churn counts, rounded once (half away from zero).
+ * - LTV takes the same `currency`, `from` and `to` as every analytics answer: `to` (default the merchant's now) ends
+ *   the churn window and is the instant ARPU is read at; `from` starts it (default `to` less 90 days, the contract's
+ *   window). The window's logo churn is scaled to 30 days by its exact length: x 30 days / (to - from), which is
+ *   x 30 / 90 for the default window.
  */
 
 const LTV_WINDOW_DAYS = 90;
 const DAY_MS = 86_400_000;
+/** The month churn is scaled to (contract 14: 30 days). */
+const MONTH_MS = 30 * DAY_MS;
 
 /** a / b as a fraction: 0 for 0/0, null for x/0. */
 function rate(a: number, b: number): number | null {
@@ -70,9 +76,13 @@ function totalsOf(rows: BucketRow[]): Totals {
 /** A ledger sum of losses (negative) as the positive amount lost (never -0). */
 const lost = (signed: number) => 0 - signed;
 
+/** The quick ratio, null when nothing was lost (contract 11); healthy only when there is a ratio and it is above 4. */
 function quick(gains: number, losses: number): { quickRatio: number | null; healthy: boolean } {
-  return { quickRatio: losses === 0 ? null : gains / losses, healthy: gains > 4 * losses };
+  if (losses === 0) return { quickRatio: null, healthy: false };
+  return { quickRatio: gains / losses, healthy: gains > 4 * losses };
 }
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 export class AnalyticsService {
   private async buckets(ctx: Ctx, w: AnalyticsWindow): Promise<BucketRow[]> {
@@ -149,27 +159,35 @@ export class AnalyticsService {
     });
   }
 
-  /** LTV over the 90 days ending at the merchant's now (contract 14). */
-  async ltv(ctx: Ctx, args: { currency?: string | null }): Promise<LtvAnalytics> {
-    const currency = await analyticsCurrency(ctx, args.currency);
-    const to = await merchantNow(ctx);
-    const from = new Date(to.getTime() - LTV_WINDOW_DAYS * DAY_MS);
-    const [r] = await windowBuckets(ctx.em, { currency, from, to, unit: 'window' });
+  /** LTV over the churn window (from, to], default the 90 days ending at the merchant's now (contract 14). */
+  async ltv(ctx: Ctx, args: Omit<AnalyticsWindowArgs, 'interval'>): Promise<LtvAnalytics> {
+    const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to }, { defaultDays: LTV_WINDOW_DAYS });
+    const [r] = await windowBuckets(ctx.em, { currency: w.currency, from: w.from, to: w.to, unit: 'window' });
     const mrr = r.mrrEnd;
     const customers = r.customersEnd;
     const base = r.subscriptionsStart;
     const churned = r.churned;
-    // monthly rate = (churned / base) x 30 / 90; null when undefined (churn from nothing), 0 when nothing churned.
-    const monthly = rate(churned * 30, base * LTV_WINDOW_DAYS);
+    // The window's length against 30 days, as a reduced fraction (1 / 3 for the default 90 days): exact integers.
+    const windowMs = w.to.getTime() - w.from.getTime();
+    const g = gcd(MONTH_MS, windowMs);
+    const [month, window] = [MONTH_MS / g, windowMs / g];
+    // monthly rate = (churned / base) x 30 days / window; null when undefined (churn from nothing), 0 when nothing churned.
+    const monthly = rate(churned * month, base * window);
     const churns = monthly !== null && monthly > 0;
     return Object.assign(new LtvAnalytics(), {
-      currency,
-      asOf: to,
+      currency: w.currency,
+      from: w.from,
+      to: w.to,
+      asOf: w.to,
       arpu: customers > 0 ? roundDiv(mrr, customers) : 0,
       monthlyLogoChurnRate: monthly,
-      // ARPU / monthly rate = (mrr / customers) x (90 x base) / (30 x churned), one exact division.
-      ltv: !churns ? null : customers > 0 ? Number(divRound(BigInt(mrr) * BigInt(LTV_WINDOW_DAYS * base), BigInt(customers) * BigInt(30 * churned))) : 0,
-      expectedLifetimeMonths: churns ? (LTV_WINDOW_DAYS * base) / (30 * churned) : null,
+      // ARPU / monthly rate = (mrr / customers) x (base x window) / (churned x month), one exact division.
+      ltv: !churns
+        ? null
+        : customers > 0
+          ? Number(divRound(BigInt(mrr) * BigInt(base) * BigInt(window), BigInt(customers) * BigInt(churned) * BigInt(month)))
+          : 0,
+      expectedLifetimeMonths: churns ? (base * window) / (churned * month) : null,
     });
   }
 

@@ -84,11 +84,13 @@ export class ChurnAnalytics {
 
 @ObjectType({
   description:
-    "LTV = ARPU / monthly logo churn rate, the rate being the last 90 days' logo churn x 30 / 90 (ending at the merchant's now); ltv and expectedLifetimeMonths are null when that rate is 0 (or undefined).",
+    "LTV = ARPU / monthly logo churn rate, the rate being the logo churn over (from, to] scaled to 30 days (x 30 days / the window's length; by default the 90 days ending at the merchant's now, so x 30 / 90); ltv and expectedLifetimeMonths are null when that rate is 0 (or undefined).",
 })
 export class LtvAnalytics {
   @Field() currency!: string;
-  @Field(() => DateTime, { description: "The merchant's now: the end of the 90-day window." }) asOf!: Date;
+  @Field(() => DateTime, { description: 'The start of the churn window (default: `to` less 90 days).' }) from!: Date;
+  @Field(() => DateTime, { description: "The end of the churn window (default: the merchant's now); ARPU is read here." }) to!: Date;
+  @Field(() => DateTime, { description: 'The same instant as `to`.' }) asOf!: Date;
   @Field(() => Money) arpu!: number;
   @Field(() => Float, { nullable: true }) monthlyLogoChurnRate!: number | null;
   @Field(() => Money, { nullable: true, description: 'MRR / paying customers / monthly churn rate, rounded once, half away from zero.' }) ltv!: number | null;
@@ -104,12 +106,12 @@ export class QuickRatioSeriesPoint {
   @Field(() => Money) contractionMrr!: number;
   @Field(() => Money) churnMrr!: number;
   @Field(() => Float, { nullable: true }) quickRatio!: number | null;
-  @Field() healthy!: boolean;
+  @Field({ description: 'quickRatio > 4; false when quickRatio is null (nothing lost).' }) healthy!: boolean;
 }
 
 @ObjectType({
   description:
-    'Quick ratio = (new + expansion MRR) / (contraction + churn MRR), null when nothing was lost; healthy when gains exceed 4 x losses (ratio > 4, or gains with no loss).',
+    'Quick ratio = (new + expansion MRR) / (contraction + churn MRR), null when nothing was lost; healthy when the ratio is above 4 (false when it is null).',
 })
 export class QuickRatioAnalytics {
   @Field() currency!: string;
@@ -120,7 +122,7 @@ export class QuickRatioAnalytics {
   @Field(() => Money) contractionMrr!: number;
   @Field(() => Money) churnMrr!: number;
   @Field(() => Float, { nullable: true }) quickRatio!: number | null;
-  @Field() healthy!: boolean;
+  @Field({ description: 'quickRatio > 4; false when quickRatio is null (nothing lost).' }) healthy!: boolean;
   @Field(() => AnalyticsInterval) interval!: AnalyticsInterval;
   @Field(() => [QuickRatioSeriesPoint], { description: 'The same figures per bucket of `interval`.' }) series!: QuickRatioSeriesPoint[];
 }

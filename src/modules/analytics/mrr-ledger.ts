@@ -34,8 +34,8 @@ export type MrrFields = Pick<
 /**
  * The recurring amount MRR counts: the amount less a `forever` coupon's discount (a coupon with no end:
  * `discount_cycles` null; `once` and `repeating` coupons do not change MRR), the discount as coupon.discount.ts
- * computes it. The SQL mirror is subscription.store.ts `mrrAmountSql` (test/analytics/mrr-ledger.test.ts checks
- * that the two agree).
+ * computes it. This and `monthlyAmount` are the one MRR rule: every answer that shows MRR (analytics, experiment
+ * results) reads the ledger these write (analytics.store.ts), never a second computation of its own.
  */
 export function mrrAmountOf(sub: Pick<MrrFields, 'amount' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'>): number {
   const forever = sub.couponId != null && sub.discountCycles == null;

@@ -18,6 +18,7 @@ import type {
   UpdateProductInput,
 } from './catalog.inputs';
 import { createUsageRate, usageRates } from './catalog.usage-rates';
+import { unchargeableAmount } from '../../gateways/amounts';
 
 /** Nested catalog reads batch through these: one query per level, whatever the list size. */
 export const plansByProduct = defineLoader<string, Plan[]>('plansByProduct', async (ctx, ids) =>
@@ -58,7 +59,8 @@ export class CatalogService {
   }
 
   async createProduct(ctx: Ctx, input: CreateProductInput): Promise<Product> {
-    if (input.productFamilyId) {
+    // Whatever is given is looked up: an id that names no family of the tenant must never reach the ORM.
+    if (input.productFamilyId != null) {
       await findOr404(ctx.em, ProductFamily, input.productFamilyId, 'product family', { param: 'product_family_id' });
     }
     return this.write(ctx, async (em) => {
@@ -140,12 +142,18 @@ export class CatalogService {
 
   /**
    * Adds a price to a plan. The plan row is locked so that concurrent default switches for one plan run one after
-   * the other; the partial unique index on (plan, currency) where default backs this up.
+   * the other; the partial unique index on (plan, currency) where default backs this up. An amount or setup fee that
+   * some supported gateway cannot charge (KWD 1505 at Stripe or Razorpay) is refused: 400 parameter_invalid.
    */
   async createPrice(ctx: Ctx, planId: string, input: CreatePriceInput): Promise<Price> {
     const currency = normaliseCurrency(input.currency);
     if (!Number.isSafeInteger(input.amount) || input.amount < 0) {
       throw new DomainError('parameter_invalid', 'amount must be a non-negative integer in subunits.', 'amount');
+    }
+    // Every gateway must be able to charge it (gateways/amounts.ts): e.g. KWD 1505 would fail every subscription.
+    for (const [param, amount] of [['amount', input.amount], ['setup_fee', input.setupFee ?? 0]] as const) {
+      const unchargeable = unchargeableAmount(amount, currency);
+      if (unchargeable) throw new DomainError('parameter_invalid', `${param} cannot be charged by every gateway: ${unchargeable}`, param);
     }
     return this.write(ctx, async (em) => {
       const plan = await findOr404(em, Plan, planId, 'plan', { lockMode: LockMode.PESSIMISTIC_WRITE });

@@ -6,8 +6,8 @@ import { currentMerchant } from '../merchants/current-merchant';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { Money } from '../../core/scalars';
 import { services } from '../../services';
-import { revenueByCustomer as paymentRevenueByCustomer } from '../payments/payment.store';
 import { Customer } from './customer.entities';
+import { lifetimeRevenueByCustomer } from './customer.store';
 
 export const CustomerConnection = ConnectionType(Customer);
 
@@ -22,9 +22,9 @@ class CustomersArgs extends PageArgs {
   @Field(() => String, { nullable: true }) email?: string | null;
 }
 
-/** Revenue per customer and currency (the payments module's rule: collected less refunds), one query per page. */
+/** Lifetime revenue per customer and currency (paid invoices and uninvoiced payments, less refunds: customer.store.ts), one query per page. */
 const revenueByCustomer = defineLoader<string, CurrencyAmount[]>('revenueByCustomer', async (ctx, ids) => {
-  const rows = await paymentRevenueByCustomer(ctx.em, ids);
+  const rows = await lifetimeRevenueByCustomer(ctx.em, ids);
   return ids.map((id) =>
     rows.filter((r) => r.customerId === id).map((r) => Object.assign(new CurrencyAmount(), { currency: r.currency, amount: r.amount })),
   );
@@ -48,12 +48,16 @@ export class CustomerResolver {
     return services(ctx).customers.customers(ctx, args);
   }
 
-  @FieldResolver(() => [CurrencyAmount], { description: 'Payments collected less refunds, per currency.' })
+  @FieldResolver(() => [CurrencyAmount], {
+    description:
+      'What the customer paid, less refunds, per currency (no conversion): every invoice\'s amount paid (subscriptions, plan changes, usage, one-off payments), ' +
+      'one-off payments no invoice records, less the money refunded; GST included.',
+  })
   lifetimeRevenue(@C() ctx: Ctx, @Root() customer: Customer) {
     return revenueByCustomer(ctx).load(customer.id);
   }
 
-  @FieldResolver(() => Money, { description: "Lifetime revenue in the merchant's reporting currency (no conversion)." })
+  @FieldResolver(() => Money, { description: "Lifetime revenue in the merchant's reporting currency: its amount in lifetimeRevenue (0 when none; other currencies are not converted)." })
   async totalLifetimeRevenue(@C() ctx: Ctx, @Root() customer: Customer) {
     const currency = (await currentMerchant(ctx)).reportingCurrency;
     const all = await revenueByCustomer(ctx).load(customer.id);

@@ -119,23 +119,30 @@ export class ExperimentService {
     return experiment;
   }
 
-  /** draft -> running (409 invalid_state_transition from any other state). */
+  /** draft -> running (409 experiment_not_draft from any other state, contract 3). */
   start(ctx: Ctx, id: string): Promise<Experiment> {
-    return this.move(ctx, id, 'start', ExperimentStatus.DRAFT, ExperimentStatus.RUNNING);
+    return this.move(ctx, id, 'start', ExperimentStatus.DRAFT, ExperimentStatus.RUNNING, 'experiment_not_draft');
   }
 
-  /** running -> stopped (409 invalid_state_transition from any other state). */
+  /** running -> stopped (409 experiment_not_running from any other state, contract 3). */
   stop(ctx: Ctx, id: string): Promise<Experiment> {
-    return this.move(ctx, id, 'stop', ExperimentStatus.RUNNING, ExperimentStatus.STOPPED);
+    return this.move(ctx, id, 'stop', ExperimentStatus.RUNNING, ExperimentStatus.STOPPED, 'experiment_not_running');
   }
 
-  private async move(ctx: Ctx, id: string, command: string, from: ExperimentStatus, to: ExperimentStatus): Promise<Experiment> {
+  private async move(
+    ctx: Ctx,
+    id: string,
+    command: string,
+    from: ExperimentStatus,
+    to: ExperimentStatus,
+    code: 'experiment_not_draft' | 'experiment_not_running',
+  ): Promise<Experiment> {
     const { merchantId, mode } = tenantOf(ctx);
     const now = await this.clock.now(merchantId, mode);
     return ctx.em.transactional(async (em) => {
       const e = await findOr404(em, Experiment, id, 'experiment', { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (e.status !== from) {
-        throw new DomainError('invalid_state_transition', `Cannot ${command} an experiment that is ${e.status}: only a ${from} experiment can ${command}.`);
+        throw new DomainError(code, `Cannot ${command} an experiment that is ${e.status}: only a ${from} experiment can ${command}.`);
       }
       e.status = to;
       if (to === ExperimentStatus.RUNNING) e.startedAt = now;

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery, tenantRows } from '../../core/sql';
+import { customerMrrSql } from '../analytics/analytics.store';
 import { COLLECTED_STATUSES } from '../payments/payment.store';
-import { mrrAmountSql } from '../subscriptions/subscription.store';
 import { ExperimentVariant, Targeting } from './experiment.entities';
 
 /**
@@ -13,8 +13,8 @@ import { ExperimentVariant, Targeting } from './experiment.entities';
  * statement so the counting happens in the database rather than over rows loaded into the process.
  */
 
-/** A subscription's recurring amount less a forever coupon's discount (contract 11), from the subscriptions store. */
-const MRR_AMOUNT = mrrAmountSql('s');
+/** A visitor's current MRR in a currency, from the MRR ledger (the analytics store): the MRR every analytics answer shows. */
+const VISITOR_MRR = customerMrrSql('en.customer_id');
 
 /** Array parameters as literals: the statement may run on a transaction's connection too. */
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
@@ -112,7 +112,10 @@ export interface VariantCounts {
  * - paid: a one-off payment of theirs created after enrolment was collected;
  * - revenue: those payments less refunds, plus what their subscription invoices issued after enrolment collected
  *   (`amount_paid`), in `currency` only (no conversion; other currencies are not added);
- * - mrr: their current MRR in `currency`: subscriptions `active` or `past_due`, monthly-normalised (contract 11).
+ * - mrr: their current MRR in `currency` as the MRR movements ledger has it (analytics.store.ts customerMrrSql):
+ *   subscriptions `active` or `past_due`, each monthly-normalised and rounded once by the ledger's one rule
+ *   (mrr-ledger.ts monthlyAmount, contract 11), so a variant's MRR is whole subunits and adds up to what
+ *   GET /analytics/mrr shows for the same customers.
  * Then per variant: visitors, conversions (subscribed or paid), trial starts, sums, and the mean and sample variance
  * of MRR per visitor (numeric arithmetic: exact sums, no float drift).
  */
@@ -129,13 +132,7 @@ export async function variantCounts(em: EntityManager, experimentId: string, cur
          + coalesce((select sum(i.amount_paid) from invoices i where {tenant:i} and i.customer_id = en.customer_id
                      and i.type = 'invoice' and i.subscription_id is not null and i.created_at >= en.created_at and i.currency = ?), 0)
            as revenue,
-         coalesce((select sum(case s.billing_frequency
-                       when 'monthly' then ${MRR_AMOUNT}::numeric / s.billing_interval
-                       when 'yearly' then ${MRR_AMOUNT}::numeric / (12 * s.billing_interval)
-                       when 'weekly' then ${MRR_AMOUNT}::numeric * 52 / (12 * s.billing_interval)
-                       when 'daily' then ${MRR_AMOUNT}::numeric * 365 / (12 * s.billing_interval) end)
-                     from subscriptions s where {tenant:s} and s.customer_id = en.customer_id
-                       and s.status in ('active', 'past_due') and s.currency = ?), 0) as mrr
+         ${VISITOR_MRR} as mrr
        from experiment_enrolments en
        left join lateral (
          select true as subscribed, bool_or(se.to_state = 'trialing') as trial
@@ -151,7 +148,7 @@ export async function variantCounts(em: EntityManager, experimentId: string, cur
        count(*) filter (where subscribed or paid) as conversions,
        count(*) filter (where trial) as trial_starts,
        sum(revenue)::bigint as revenue,
-       round(sum(mrr))::bigint as mrr,
+       sum(mrr)::bigint as mrr,
        avg(mrr)::float8 as mrr_mean,
        var_samp(mrr)::float8 as mrr_variance
      from visitor group by variant_id`,

@@ -39,6 +39,30 @@ export function formatMoney(subunits: number, currency: string): string {
   return amount.startsWith('-') ? `-${symbol}${amount.slice(1)}` : `${symbol}${amount}`;
 }
 
+/**
+ * A price per unit that may hold fractions of a subunit (a usage rate: `unit_amount_decimal`, exact decimal text in
+ * subunits), in major units with the currency: the decimal point moved left by the ISO 4217 exponent in string
+ * arithmetic, as many decimals as it needs and at least the currency's own, digits grouped as formatAmount groups
+ * them. INR "0.25" (a quarter paisa) -> "₹0.0025"; "250.5" -> "₹2.505"; "150000" -> "₹1,500.00"; JPY "0.5" -> "¥0.5";
+ * KWD "1.5" -> "KWD 0.0015".
+ */
+export function formatUnitPrice(decimalSubunits: string, currency: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(decimalSubunits.trim());
+  if (!m) throw new Error(`formatUnitPrice: not a decimal amount: ${decimalSubunits}`);
+  const [, sign, whole, fraction = ''] = m;
+  const code = currency.toUpperCase();
+  const exponent = currencyExponent(code);
+  // All the digits (at least one before the point once it has moved), and where the point goes: `exponent` places left.
+  const padded = (whole + fraction).padStart(fraction.length + exponent + 1, '0');
+  const point = padded.length - fraction.length - exponent;
+  const major = padded.slice(0, point).replace(/^0+(?=\d)/, '');
+  const minor = padded.slice(point).replace(/0+$/, '').padEnd(exponent, '0');
+  const amount = `${groupDigits(major, code === 'INR')}${minor ? `.${minor}` : ''}`;
+  const negative = sign === '-' && /[1-9]/.test(padded);
+  const symbol = SYMBOLS[code];
+  return `${negative ? '-' : ''}${symbol ?? `${code} `}${amount}`;
+}
+
 const ONES = [
   '', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve', 'Thirteen',
   'Fourteen', 'Fifteen', 'Sixteen', 'Seventeen', 'Eighteen', 'Nineteen',

@@ -8,7 +8,7 @@ import { Payment, PaymentStatus, Refund } from './payment.entities';
 
 /**
  * Every statement on payments, refunds and gateway_events beyond the ORM's. Other modules read payments through
- * these functions (e.g. `revenueByCustomer`), never the tables.
+ * these functions, never the tables (one exception, customers' lifetime revenue: README, "Architecture").
  */
 
 /** Statuses whose amount was collected: revenue is their amount less refunds. */
@@ -63,22 +63,6 @@ export async function insertPayment(em: EntityManager, p: NewPayment): Promise<P
 /** Refunds of the tenant's payments `ids`, oldest first (the refunds loader: one prepared statement per page). */
 export function refundsOfPayments(em: EntityManager, ids: readonly string[]): Promise<Refund[]> {
   return tenantRows(em, Refund, 'payment_id = any(?::uuid[])', [[...ids]], { orderBy: 'id' });
-}
-
-/** Revenue per customer and currency: payments collected less refunds, for a page of customers in one statement. */
-export async function revenueByCustomer(
-  em: EntityManager,
-  customerIds: readonly string[],
-): Promise<{ customerId: string; currency: string; amount: number }[]> {
-  const rows = await tenantQuery<{ customer_id: string; currency: string; amount: string }>(
-    em,
-    `select customer_id, currency, sum(amount - amount_refunded)::bigint as amount from payments
-     where {tenant} and customer_id = any(?::uuid[]) and status = any(?::text[])
-     group by customer_id, currency order by currency`,
-    // Array literals rather than arrays: the statement may run on a transaction's connection too.
-    [`{${customerIds.join(',')}}`, `{${COLLECTED_STATUSES.join(',')}}`],
-  );
-  return rows.map((r) => ({ customerId: r.customer_id, currency: r.currency, amount: Number(r.amount) }));
 }
 
 /** A verified gateway event of a connection, as recorded (once per provider and event id). */

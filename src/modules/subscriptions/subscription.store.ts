@@ -275,17 +275,3 @@ export function overdueAtGateway(db: Db, graceMs: number, limit: number): Promis
 export async function markReconciled(db: Db, tenant: TenantParams, id: string): Promise<void> {
   await tenantQueryAs(db, tenant, 'update subscriptions set reconciled_at = now() where {tenant} and id = ?', [id]);
 }
-
-/**
- * A subscription's recurring amount as MRR counts it (contract 11), in SQL over the subscriptions row `alias`: its
- * amount less a forever coupon's discount (a coupon with no end, `discount_cycles` null; `once` and `repeating`
- * coupons do not change MRR). The discount as subscription.discount.ts computes it: percent = round half away from
- * zero (numeric `round`), fixed = least(amount_off, amount).
- */
-export function mrrAmountSql(alias: string): string {
-  const s = alias;
-  return `(${s}.amount - case when ${s}.coupon_id is not null and ${s}.discount_cycles is null then
-      case when ${s}.discount_amount_off is not null then least(${s}.discount_amount_off, ${s}.amount)
-           else coalesce(round(${s}.amount::numeric * ${s}.discount_percent_bps / 10000), 0) end
-    else 0 end)`;
-}

@@ -1,6 +1,7 @@
 import { logger } from '../../core/logger';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
 import type { InvoiceLineDraft } from '../invoices/invoice.service';
+import { formatUnitPrice } from '../invoices/money-format';
 import { collectFromMandate } from '../subscriptions/change-plan';
 import type { SubscriptionChange } from '../subscriptions/subscription.lifecycle';
 import { taxOf } from '../subscriptions/subscription.lifecycle';
@@ -14,9 +15,10 @@ import { ClosedUsage, closeUnbilledUsage } from './usage.billing.store';
  * period starting before the closing instant is closed in one statement (usage.billing.store.ts), so an event reported
  * late for an earlier period is billed by the next close, never lost and never billed twice. Each (period, event type)
  * the plan prices in the subscription's currency is one line of its own invoice: quantity x unit_amount_decimal in
- * exact numeric, rounded half away from zero to a whole subunit once per line. That invoice (billing_reason
- * subscription_cycle, open, GST from the subscription's tax snapshot) is issued in the closing transaction and
- * collected from the mandate after the commit like a plan change's adjustment (change-plan.ts collectFromMandate).
+ * exact numeric, rounded half away from zero to a whole subunit once per line (its description shows the rate in major
+ * units: usageLines). That invoice (billing_reason subscription_cycle, open, GST from the subscription's tax snapshot)
+ * is issued in the closing transaction and collected from the mandate after the commit like a plan change's adjustment
+ * (change-plan.ts collectFromMandate).
  *
  * Decided here: event types the plan does not price are closed without a charge (a rate added later does not bill
  * usage already closed); usage counted during a free trial is free like the trial (closed at zero by the first charge);
@@ -40,7 +42,7 @@ export async function billUsage(
   const sub = change.sub;
   const closed = await closeUnbilledUsage(change.em, { subscriptionId: sub.id, closingAt: p.closingAt, planId: sub.planId, currency: sub.currency });
   if (!closed.length) return null;
-  const lines = usageLines(closed, sub.trialEnd ?? null);
+  const lines = usageLines(closed, sub.trialEnd ?? null, sub.currency);
   if (!lines.some((l) => l.amount > 0)) return null;
   const invoice = await service.invoices.issue(change.em, {
     type: InvoiceType.INVOICE,
@@ -72,10 +74,13 @@ export function billFinalUsage(change: SubscriptionChange, service: Subscription
 
 /**
  * Invoice lines of closed usage: one per (period, event type) with a rate, outside a free trial (periods ending by
- * `trialEnd`). quantity 1 and unit_amount = amount, as invoice lines count whole units; the exact quantity and rate are
- * in the description, e.g. `Usage: api_calls (1,234.5 call x 0.25)`.
+ * `trialEnd`). quantity 1 and unit_amount = amount, as invoice lines count whole units and whole subunits; the exact
+ * quantity and rate are in the description, the rate per unit in major units of `currency` with every decimal it
+ * needs (string arithmetic: money-format.ts formatUnitPrice), e.g. `Usage: api_calls (1,234.5 call x ₹0.0025)` for a
+ * rate of 0.25 paise (a quarter paisa) a call. The rate is stored in subunits; shown as such beside the invoice's
+ * rupee columns it would read as rupees.
  */
-export function usageLines(closed: ClosedUsage[], trialEnd: Date | null): (InvoiceLineDraft & { periodStart: Date; periodEnd: Date })[] {
+export function usageLines(closed: ClosedUsage[], trialEnd: Date | null, currency: string): (InvoiceLineDraft & { periodStart: Date; periodEnd: Date })[] {
   const lines: (InvoiceLineDraft & { periodStart: Date; periodEnd: Date })[] = [];
   for (const u of closed) {
     if (u.unitAmountDecimal === null || u.amount === null) continue;
@@ -84,7 +89,7 @@ export function usageLines(closed: ClosedUsage[], trialEnd: Date | null): (Invoi
     // Rates are below 10^9 subunits per unit: only an absurd quantity gets here, and no invoice can hold it.
     if (!Number.isSafeInteger(amount)) throw new Error(`usage line amount out of range: ${u.amount} (${u.eventType}, ${u.quantity} x ${u.unitAmountDecimal})`);
     lines.push({
-      description: `Usage: ${u.eventType} (${groupDigits(u.quantity)} ${u.unit} x ${u.unitAmountDecimal})`,
+      description: `Usage: ${u.eventType} (${groupDigits(u.quantity)} ${u.unit} x ${formatUnitPrice(u.unitAmountDecimal, currency)})`,
       quantity: 1,
       unitAmount: amount,
       amount,
