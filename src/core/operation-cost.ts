@@ -60,7 +60,7 @@ const connectionEstimator: ComplexityEstimator = ({ field, args, childComplexity
 const estimators = [fieldExtensionsEstimator(), connectionEstimator];
 
 /** The operation's cost; variables as sent (coerced here as graphql-js would). */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Record<string, unknown> | null): number {
+function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Record<string, unknown> | null): number {
   return getComplexity({ schema, query: document, operationName: operationName ?? undefined, variables: variables ?? {}, estimators });
 }
 

@@ -46,22 +46,13 @@ export class WorkerPool<In, Out> {
     }
     this.inFlight.set(tenant, mine + 1);
     try {
+      // Called in the same tick as the check above, so piscina's own maxQueue refusal is never reached.
       return (await this.pool.run(input)) as Out;
-    } catch (err) {
-      if (err instanceof Error && /queue is at limit/i.test(err.message)) throw this.busy(`the ${this.options.name} queue is full`);
-      throw err;
     } finally {
       const left = (this.inFlight.get(tenant) ?? 1) - 1;
       if (left > 0) this.inFlight.set(tenant, left);
       else this.inFlight.delete(tenant); // the map holds only tenants with work in flight
     }
-  }
-
-  /** Tasks waiting or running, over all tenants. */
-  get pending(): number {
-    let n = 0;
-    for (const v of this.inFlight.values()) n += v;
-    return n;
   }
 
   close(): Promise<void> {
