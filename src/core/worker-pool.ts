@@ -41,9 +41,7 @@ export class WorkerPool<In, Out> {
   async run(tenant: string, input: In): Promise<Out> {
     const mine = this.inFlight.get(tenant) ?? 0;
     if (mine >= this.options.perTenant) throw this.busy(`${mine} ${this.options.name} tasks of this account are already running`);
-    if (this.pool.queueSize >= this.options.maxQueue && this.pool.threads.length >= this.options.threads) {
-      throw this.busy(`the ${this.options.name} queue is full`);
-    }
+    if (this.pool.queueSize >= this.options.maxQueue) throw this.busy(`the ${this.options.name} queue is full`);
     this.inFlight.set(tenant, mine + 1);
     try {
       // Called in the same tick as the check above, so piscina's own maxQueue refusal is never reached.
