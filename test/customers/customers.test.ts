@@ -121,12 +121,12 @@ describe('customers', () => {
     // A month on the test clock: the renewal is charged and its invoice paid.
     await h.clock.advance(g, new Date((await h.clock.now(g)).getTime() + 32 * DAY));
     expect((await ok(g.test.get(`/subscriptions/${sub.id}`))).status).toBe('active');
-    // A one-off payment of 10000 (+ 1800 GST = 11800 charged), which also has its invoice; 2500 of it refunded
-    // (2950 returned with its share of the GST).
+    // A one-off payment of 10000 (+ 1800 GST = 11800 charged), which also has its invoice; 2950 of it refunded
+    // (refund amounts are money returned, GST included: contract 15).
     const p = await createPayment(g.test, { customer_email: email, amount: 10000 });
     expect(p.customer_id).toBe(id);
     await pay(g.test, p);
-    const refund = await ok(g.test.post(`/payments/${p.id}/refund`, { amount: 2500 }), 201);
+    const refund = await ok(g.test.post(`/payments/${p.id}/refund`, { amount: 2950 }), 201);
 
     const invoices = (await ok(g.test.get(`/invoices?customer_id=${id}&limit=100`))).data.filter((i: any) => i.type === 'invoice');
     const bySubscription = invoices.filter((i: any) => i.subscription_id === sub.id);

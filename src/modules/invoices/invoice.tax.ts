@@ -83,3 +83,23 @@ export function invoiceTaxFor(lineAmounts: readonly number[], treatment: TaxTrea
     taxable: treatment !== 'none',
   };
 }
+
+/**
+ * The tax of a document whose heads are given rather than computed on its subtotal (a refund's credit note carries
+ * its share of the original invoice's heads: credit-note.ts), each head allocated to the lines as above. `taxable`:
+ * the original was taxed (its rate is not 0).
+ */
+export function invoiceTaxWithHeads(lineAmounts: readonly number[], given: LineTax, rateBps: number): InvoiceTax {
+  const subtotal = lineAmounts.reduce((s, a) => s + a, 0);
+  const tax = given.cgst + given.sgst + given.igst;
+  // A taxable value of 0 (a credit of tax alone) leaves the heads on the first line.
+  const weights = subtotal > 0 ? lineAmounts : lineAmounts.map((_, i) => (i === 0 ? 1 : 0));
+  const cgst = allocate(given.cgst, weights);
+  const sgst = allocate(given.sgst, weights);
+  const igst = allocate(given.igst, weights);
+  return {
+    heads: { cgst: given.cgst, sgst: given.sgst, igst: given.igst, tax, total: subtotal + tax },
+    lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
+    taxable: rateBps > 0,
+  };
+}

@@ -45,9 +45,14 @@ export class Payment extends TenantEntity {
   @Field(() => Money, { description: 'amount + tax_amount: what the gateway checkout charges, and the total of the invoice.' })
   @Property({ type: new BigIntType('number') })
   amountTotal!: number;
-  /** Refunds succeeded or in progress; never above `amount`. */
-  @Field(() => Money) @Property({ type: new BigIntType('number') }) amountRefunded: number = 0;
-  /** What the gateway refunded or is refunding for those refunds (their `gateway_amount`s); never above `amountTotal`. */
+  /** Money returned by refunds succeeded or in progress (contract 15); never above `amountTotal`. */
+  @Field(() => Money, { description: 'Money returned by refunds succeeded or in progress, counted against amount_total; at most amount_total.' })
+  @Property({ type: new BigIntType('number') })
+  amountRefunded: number = 0;
+  /**
+   * What the gateway refunded or is refunding for those refunds (their `gateway_amount`s). Refunds are money returned,
+   * so this equals `amountRefunded` (kept: the customers' lifetime revenue reads it; customer.store.ts).
+   */
   @Property({ type: new BigIntType('number'), default: 0 }) gatewayAmountRefunded: number = 0;
   /** The tax parties fixed at creation (payment.tax.ts); the invoice's GST is computed from them. Null: created before. */
   @Property({ type: 'jsonb', nullable: true }) taxParties?: SnapshotTaxParties | null;
@@ -87,8 +92,10 @@ export class Refund extends TenantEntity {
   }
 
   @Field(() => ID) @ManyToOne(() => Payment, { mapToPk: true, fieldName: 'payment_id', index: true }) paymentId!: string;
-  @Field(() => Money) @Property({ type: new BigIntType('number') }) amount!: number;
-  @Field(() => Money, { description: 'What the gateway refunds: amount plus its share of the payment\'s tax (= amount when untaxed).' })
+  @Field(() => Money, { description: "Money returned to the customer (GST included), counted against the payment's amount_total." })
+  @Property({ type: new BigIntType('number') })
+  amount!: number;
+  @Field(() => Money, { description: 'What the gateway refunds: always equal to amount (refund amounts are money returned).' })
   @Property({ type: new BigIntType('number') })
   gatewayAmount!: number;
   @Field() @Property({ length: 3 }) currency!: string;

@@ -22,7 +22,8 @@ export class CreatePaymentInput {
 
 @InputType()
 export class RefundPaymentInput {
-  @Field(() => Money, { nullable: true, description: 'Subunits; default: everything not yet refunded' }) amount?: number | null;
+  @Field(() => Money, { nullable: true, description: 'Money to return, in subunits (GST included: counted against amount_total); default: all of amount_total not yet refunded' })
+  amount?: number | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) reason?: string | null;
 }
 

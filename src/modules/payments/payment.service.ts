@@ -19,7 +19,7 @@ import { fromGatewayError, ProviderService } from '../providers/provider.service
 import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
 import { insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
-import { gatewayRefundAmount, paymentTax, paymentTaxParties } from './payment.tax';
+import { paymentTax, paymentTaxParties } from './payment.tax';
 import { gstApplies } from '../subscriptions/billing';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
 import type { InvoiceService } from '../invoices/invoice.service';
@@ -144,9 +144,12 @@ export class PaymentService {
   }
 
   /**
-   * Refunds all or part of a payment. The payment row is locked while the amount is reserved, so concurrent
-   * refunds can never exceed it; the gateway is called after that commit, and a gateway failure releases the
-   * reservation. The gateway refunds `gateway_amount`: the refund plus its share of the payment's tax.
+   * Refunds all or part of a payment. Refund amounts are money returned to the customer (contract 15): they count
+   * against `amount_total` (amount + GST, what the gateway collected), and no amount means all of `amount_total` not
+   * yet refunded. The payment row is locked while the amount is reserved, so concurrent refunds can never exceed it;
+   * the gateway is called after that commit, and a gateway failure releases the reservation. The gateway refunds
+   * exactly the refund's amount (`gateway_amount` = `amount`). The refund's credit note is issued when its success is
+   * recorded (settleRefund).
    */
   async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput, attempt: IdempotentAttempt | null = null): Promise<Refund> {
     const { mode } = tenantOf(ctx);
@@ -161,32 +164,26 @@ export class PaymentService {
       if (!REFUNDABLE.includes(payment.status) || !payment.providerPaymentId) {
         throw new DomainError('payment_not_refundable', `A ${payment.status} payment cannot be refunded.`);
       }
-      const refundable = payment.amount - payment.amountRefunded;
+      // Money returned counts against what was collected (amount_total), refunds in progress included.
+      const refundable = payment.amountTotal - payment.amountRefunded;
       const amount = input.amount ?? refundable;
       if (amount > refundable || amount < 1) {
         throw new DomainError(
           'amount_exceeds_refundable',
-          `Refund amount ${amount} exceeds what is left to refund (${refundable} ${payment.currency}).`,
+          `Refund amount ${amount} exceeds what is left to refund (${refundable} ${payment.currency} of amount_total ${payment.amountTotal}).`,
           'amount',
         );
       }
       // Checked before anything is reserved: a refund refused for a removed connection leaves no failed refund behind.
       const connection = await this.connectionOf(em, payment);
-      // The gateway refunds the refund plus its share of the tax, cumulatively (payment.tax.ts): refunds in `amount`
-      // terms that add up to `amount` add up at the gateway to exactly `amount_total`.
-      const gatewayAmount = gatewayRefundAmount({
-        amount: payment.amount,
-        amountTotal: payment.amountTotal,
-        refundedAfter: payment.amountRefunded + amount,
-        gatewayRefunded: payment.gatewayAmountRefunded,
-      });
+      // The gateway returns exactly the refund's amount; gateway_amount_refunded stays equal to amount_refunded.
       payment.amountRefunded += amount;
-      payment.gatewayAmountRefunded += gatewayAmount;
+      payment.gatewayAmountRefunded += amount;
       const refund = make(Refund, {
         id: refundId,
         paymentId: payment.id,
         amount,
-        gatewayAmount,
+        gatewayAmount: amount,
         currency: payment.currency,
         reason: input.reason ?? null,
       });
@@ -225,16 +222,25 @@ export class PaymentService {
     return c;
   }
 
-  /** A refund the gateway confirmed: the payment becomes partially or fully refunded, and merchants hear of it. */
+  /**
+   * A refund the gateway confirmed (its answer to our call, or its refund event), in the transaction that records it:
+   * the payment becomes `refunded` once the succeeded refunds return all of `amount_total`, else
+   * `partially_refunded`, merchants hear of it, and the invoice that records the payment gets the refund's credit note
+   * (invoice.service.ts issueForRefund). Only a pending refund settles: a settled or failed one is final (a failed
+   * one gave its reservation back), so a repeated or late event changes nothing.
+   */
   private async settleRefund(em: EntityManager, refund: Refund, mode: Mode): Promise<void> {
-    if (refund.status === RefundStatus.SUCCEEDED) return;
+    if (refund.status !== RefundStatus.PENDING) return;
     refund.status = RefundStatus.SUCCEEDED;
     await em.flush();
     const payment = await em.findOneOrFail(Payment, { id: refund.paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const succeeded = await em.find(Refund, { paymentId: payment.id, status: RefundStatus.SUCCEEDED });
     const refunded = succeeded.reduce((sum, r) => sum + r.amount, 0);
-    payment.status = refunded >= payment.amount ? PaymentStatus.REFUNDED : PaymentStatus.PARTIALLY_REFUNDED;
+    const complete = refunded >= payment.amountTotal;
+    payment.status = complete ? PaymentStatus.REFUNDED : PaymentStatus.PARTIALLY_REFUNDED;
     await this.changed(em, payment, 'payment.refunded', mode);
+    // The payment row stays locked to the commit: the credit notes of its invoice are issued one at a time.
+    await this.invoices.issueForRefund(em, payment, refund, complete);
   }
 
   private async failRefund(em: EntityManager, refundId: string, reason: string): Promise<void> {

@@ -1,11 +1,13 @@
-import { divRound, gst, gstApplies } from '../subscriptions/billing';
+import { gst, gstApplies } from '../subscriptions/billing';
 import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
 
 /**
  * The GST a one-time payment collects (issue 10). `amount` stays the tax-exclusive price (contract 14); the tax on it
  * (contract 11) is fixed when the payment is created, and the checkout charges `amount_total` = amount + tax, which
- * is also the total of the invoice issued when it succeeds. Refunds stay in `amount` terms; at the gateway each
- * carries its share of the tax. Pure integer arithmetic.
+ * is also the total of the invoice issued when it succeeds. Refunds are money returned (contract 15): they count
+ * against `amount_total` and the gateway refunds exactly each refund's amount, so no share of the tax is worked out
+ * for the gateway (a refund's credit note carries its share of the invoice's tax heads: invoices/credit-note.ts).
+ * Pure integer arithmetic.
  */
 
 export interface CustomerTaxDetails {
@@ -44,19 +46,4 @@ export function paymentTax(amount: number, currency: string, parties: SnapshotTa
     merchantState: parties.merchantState,
     customerState: parties.customer?.state ?? null,
   }).tax;
-}
-
-/**
- * What the gateway refunds for a refund that brings the payment's refunded `amount` to `refundedAfter`: the refund
- * plus its share of the tax, cumulatively, so partial refunds add up exactly to `amountTotal`:
- * gross_after = round(amount_total x refunded_after / amount) (half away from zero), and this refund's gateway amount
- * is gross_after less what the gateway has refunded (or is refunding) so far. Without a failed refund in between,
- * `gatewayRefunded` is gross_before and the answer is at least 1 (amount_total >= amount). A failed refund gives back
- * its own gateway amount, which can leave the sum a subunit off the proportional share; the next refund evens it
- * out, never asking for less than 1 or for more than is left of the charge.
- */
-export function gatewayRefundAmount(p: { amount: number; amountTotal: number; refundedAfter: number; gatewayRefunded: number }): number {
-  const grossAfter = Number(divRound(BigInt(p.amountTotal) * BigInt(p.refundedAfter), BigInt(p.amount)));
-  const left = p.amountTotal - p.gatewayRefunded;
-  return Math.max(1, Math.min(grossAfter - p.gatewayRefunded, left));
 }

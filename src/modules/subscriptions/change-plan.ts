@@ -127,6 +127,7 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
       const p = prorate({ oldAmount: discount.oldBilled, newAmount: discount.newBilled, periodStart: sub.currentPeriodStart, periodEnd: sub.currentPeriodEnd, at: now, sameCadence });
       result.proration = Object.assign(new Proration(), { creditAmount: p.credit, debitAmount: p.debit, netAmount: p.net, currency: sub.currency });
       const periodEnd = sub.currentPeriodEnd;
+      const periodStart = sub.currentPeriodStart; // the period the change credits (before a new cadence restarts it)
       if (p.restartsPeriod) {
         restartPeriod(sub, now);
         sub.cyclesCompleted += 1; // the new period is billed in full below
@@ -158,7 +159,14 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         // The answer shows the invoice as the change issued it; its collection follows the commit.
         collectFromMandate(change, service, ctx, invoice, line.description);
       } else {
-        result.creditNote = await service.invoices.issue(change.em, { ...common, type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED });
+        // It names the invoice of the period it credits (contract 15), whose amount_credited grows by it.
+        const credited = await periodInvoice(change.em, sub.id, periodStart, periodEnd);
+        result.creditNote = await service.invoices.issue(change.em, {
+          ...common,
+          type: InvoiceType.CREDIT_NOTE,
+          status: InvoiceStatus.ISSUED,
+          relatedInvoiceId: credited?.id ?? null,
+        });
         // Gross credit (the note's total, GST included): renewals take it off their totals and refund it on the charge.
         sub.creditBalance += result.creditNote.total;
       }
@@ -221,6 +229,19 @@ async function forgetAddon(em: ReturnType<typeof tenantEntityManager>, subscript
     const sub = await tx.findOne(BillingSubscription, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (sub && sub.gatewayAddons.some((a) => a.invoiceId === invoiceId)) sub.gatewayAddons = sub.gatewayAddons.filter((a) => a.invoiceId !== invoiceId);
   });
+}
+
+/**
+ * The invoice of the period `[start, end)` a plan change credits: the subscription's invoice billed for exactly that
+ * period (its first, a renewal, or the change of cadence that started it), else its latest invoice for a period that
+ * covers `start` (a period a change of cadence started without an invoice, its credit paying for it). Void invoices
+ * are not credited. Null when none is found (a period billed before invoices were issued).
+ */
+async function periodInvoice(em: SubscriptionChange['em'], subscriptionId: string, start: Date, end: Date): Promise<Invoice | null> {
+  const base = { subscriptionId, type: InvoiceType.INVOICE, status: { $ne: InvoiceStatus.VOID } };
+  const exact = await em.findOne(Invoice, { ...base, periodStart: start, periodEnd: end }, { orderBy: { id: 'asc' } });
+  if (exact) return exact;
+  return em.findOne(Invoice, { ...base, periodStart: { $lte: start }, periodEnd: { $gt: start } }, { orderBy: { periodStart: 'desc', id: 'desc' } });
 }
 
 /** Whether the change bills a new period in full now (a new cadence, prorated, while active). */
