@@ -1,6 +1,6 @@
 import type { Route } from '../routes';
 
-const INVOICE = '...InvoiceFields lineItems { ...InvoiceLineItemFields }';
+const INVOICE = '...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields }';
 const PAGE = 'pageInfo { hasNextPage endCursor }';
 
 /** Invoices and credit notes (src/modules/invoices), and the merchant's tax settings they are issued with. */

@@ -44,7 +44,7 @@ export const SUBSCRIPTION_ROUTES: Route[] = [
     summary: 'Move to another plan or price mid-cycle: prorated credit and debit, an adjustment invoice or a credit note, the gateway synced.',
     document: `mutation($id: ID!, $input: ChangePlanInput!) { changeSubscriptionPlan(id: $id, input: $input) {
       subscription { ${SUB} } proration { ...ProrationFields }
-      invoice { ...InvoiceFields lineItems { ...InvoiceLineItemFields } } creditNote { ...InvoiceFields lineItems { ...InvoiceLineItemFields } } } }`,
+      invoice { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } creditNote { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } } }`,
   },
   {
     method: 'post', path: '/merchant/billing-settings', tag: 'Merchant',

@@ -24,6 +24,8 @@ import { Migration20261124200500_cohort_instant } from './Migration2026112420050
 import { Migration20261125000100_invoice_number_lookups } from './Migration20261125000100_invoice_number_lookups';
 import { Migration20261127190000_invoice_documents } from './Migration20261127190000_invoice_documents';
 import { Migration20261128090000_test_clock_advances } from './Migration20261128090000_test_clock_advances';
+import { Migration20261129100000_refund_credit_notes } from './Migration20261129100000_refund_credit_notes';
+import { Migration20261130100000_invoice_parties } from './Migration20261130100000_invoice_parties';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -51,4 +53,6 @@ export const migrationsList = [
   { name: 'Migration20261125000100_invoice_number_lookups', class: Migration20261125000100_invoice_number_lookups },
   { name: 'Migration20261127190000_invoice_documents', class: Migration20261127190000_invoice_documents },
   { name: 'Migration20261128090000_test_clock_advances', class: Migration20261128090000_test_clock_advances },
+  { name: 'Migration20261129100000_refund_credit_notes', class: Migration20261129100000_refund_credit_notes },
+  { name: 'Migration20261130100000_invoice_parties', class: Migration20261130100000_invoice_parties },
 ];

@@ -169,8 +169,8 @@ describe('numbering', () => {
     await expect(
       knex.transaction((trx: any) =>
         trx.raw(
-          `insert into invoices (id, merchant_id, mode, type, number, billing_reason, status, customer_id, currency, subtotal, total, amount_due, line_items, issued_at)
-           values (?, ?, 'test', 'invoice', null, 'one_time', 'open', ?, 'INR', 100, 100, 100, '[]', now())`,
+          `insert into invoices (id, merchant_id, mode, type, number, billing_reason, status, customer_id, currency, subtotal, total, amount_due, line_items, supplier, recipient, issued_at)
+           values (?, ?, 'test', 'invoice', null, 'one_time', 'open', ?, 'INR', 100, 100, 100, '[]', '{}', '{}', now())`,
           [id, m.id, c],
         ),
       ),

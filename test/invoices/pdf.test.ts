@@ -111,11 +111,11 @@ describe('money and dates as invoices print them', () => {
   });
 });
 
+/** The supplier as an issued document stores it (invoice.supplier); the SAC is on each line (hsnSac). */
 const SUPPLIER = {
   name: 'Acme Software Pvt Ltd',
   gstin: '27AAPFU0939F1ZV',
   stateCode: '27',
-  sacCode: '998314',
   address: '4th Floor, Tower B, Baner Road\nPune 411045',
 };
 
@@ -180,8 +180,8 @@ describe('rendered tax invoices and credit notes', () => {
       customerGstin: '27AAACB1234C1ZF',
       lineItems: [line({ cgstAmount: 900000, sgstAmount: 900000 })],
     }),
-    merchant: SUPPLIER,
-    customer: { name: 'Bharat Traders', email: 'accounts@bharat.example', stateCode: '27', gstin: '27AAACB1234C1ZF' },
+    supplier: SUPPLIER,
+    recipient: { name: 'Bharat Traders', email: 'accounts@bharat.example', stateCode: '27', gstin: '27AAACB1234C1ZF', address: null },
   };
 
   it('is a PDF, with the same bytes each time (metadata fixed by the invoice)', async () => {
@@ -222,8 +222,8 @@ describe('rendered tax invoices and credit notes', () => {
     const text = await pdfText(
       await renderInvoicePdf({
         invoice: invoice({ number: 'INV-2026-000043', placeOfSupply: '29', igstAmount: 1800000, lineItems: [line({ igstAmount: 1800000 })] }),
-        merchant: SUPPLIER,
-        customer: { name: null, email: 'buyer@example.com', stateCode: '29', gstin: null },
+        supplier: SUPPLIER,
+        recipient: { name: null, email: 'buyer@example.com', stateCode: '29', gstin: null, address: null },
       }),
     );
     expect(text).toMatch(row('Invoice no.', 'INV-2026-000043'));
@@ -254,8 +254,8 @@ describe('rendered tax invoices and credit notes', () => {
           lineItems: [line({ description: 'Unused time on Pro plan', unitAmount: 250050, amount: 250050, proration: true })],
           issuedAt: new Date('2026-04-15T06:00:00Z'),
         }),
-        merchant: SUPPLIER,
-        customer: intraState.customer,
+        supplier: SUPPLIER,
+        recipient: intraState.recipient,
         relatedInvoice: { number: 'INV-2026-000042', issuedAt: new Date('2026-04-01T04:00:00Z') },
       }),
     );
@@ -284,8 +284,8 @@ describe('rendered tax invoices and credit notes', () => {
     const text = await pdfText(
       await renderInvoicePdf({
         invoice: invoice({ currency: 'USD', subtotal: 4900, taxAmount: 0, total: 4900, taxRateBps: 0, placeOfSupply: null, lineItems: [line({ unitAmount: 4900, amount: 4900 })] }),
-        merchant: SUPPLIER,
-        customer: { name: 'Globex Inc', email: 'ap@globex.example', stateCode: null, gstin: null },
+        supplier: SUPPLIER,
+        recipient: { name: 'Globex Inc', email: 'ap@globex.example', stateCode: null, gstin: null, address: null },
       }),
     );
     expect(text).toMatch(row('Place of supply', 'Outside India (export)'));
@@ -304,6 +304,21 @@ describe('rendered tax invoices and credit notes', () => {
     for (const p of pages.filter((p) => /Seat \d+/.test(p))) expect(p).toMatch(/Taxable value \(₹\)/);
     expect(text).toContain('Seat 60');
     expect(text).toMatch(row('Total', '₹70.80'));
+  });
+
+  withText('prints the parties and SAC codes it is given and nothing else: a line without a SAC shows —', async () => {
+    const text = await pdfText(
+      await renderInvoicePdf({
+        ...intraState,
+        invoice: invoice({ ...intraState.invoice, lineItems: [line({ hsnSac: null, cgstAmount: 900000, sgstAmount: 900000 })] }),
+        recipient: { ...intraState.recipient, address: '12 MG Road\nBengaluru 560001' },
+      }),
+    );
+    expect(text).not.toContain('998314');
+    expect(text).toMatch(/Pro plan \(monthly\)\s+—\s+1\s+1,00,000\.00\s+1,00,000\.00/);
+    expect(text).toContain('12 MG Road');
+    expect(text).toContain('Bengaluru 560001');
+    expect(text).toMatch(row('State', 'Maharashtra (27)'));
   });
 });
 

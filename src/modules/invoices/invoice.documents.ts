@@ -1,8 +1,6 @@
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { WorkerPool } from '../../core/worker-pool';
-import { Customer } from '../customers/customer.entities';
-import { currentMerchant } from '../merchants/current-merchant';
 import { Invoice } from './invoice.entities';
 import type { InvoicePdfInput } from './invoice.pdf';
 import { storedPdf, storePdf } from './invoice.store';
@@ -61,10 +59,12 @@ function printedState(invoice: Invoice): string {
   return `paid=${invoice.amountPaid};due=${invoice.amountDue};credit=${invoice.creditApplied}`;
 }
 
-/** The renderer's input as plain data (it is copied to a worker thread): the document, its parties, its original. */
+/**
+ * The renderer's input as plain data (it is copied to a worker thread), read from issued records alone (contract 15):
+ * the document with the parties and SAC codes it stores, and a credit note's original invoice (its number and date).
+ * Nothing from the merchant's or customer's current settings, so a later change of them changes no document.
+ */
 async function pdfInput(ctx: Ctx, invoice: Invoice): Promise<InvoicePdfInput> {
-  const merchant = await currentMerchant(ctx);
-  const customer = await ctx.em.findOne(Customer, { id: invoice.customerId });
   const related = invoice.relatedInvoiceId ? await ctx.em.findOne(Invoice, { id: invoice.relatedInvoiceId }) : null;
   const i = invoice;
   return {
@@ -75,11 +75,13 @@ async function pdfInput(ctx: Ctx, invoice: Invoice): Promise<InvoicePdfInput> {
       supplierGstin: i.supplierGstin ?? null, customerGstin: i.customerGstin ?? null, lineItems: i.lineItems.map((l) => ({ ...l })),
       periodStart: i.periodStart ?? null, periodEnd: i.periodEnd ?? null, issuedAt: i.issuedAt,
     },
-    merchant: {
-      name: merchant.name, gstin: merchant.gstin ?? null, stateCode: merchant.stateCode ?? null, sacCode: merchant.sacCode ?? null,
-      address: merchant.address ?? null,
+    supplier: {
+      name: i.supplier.name, gstin: i.supplier.gstin ?? null, stateCode: i.supplier.stateCode ?? null, address: i.supplier.address ?? null,
     },
-    customer: customer && { name: customer.name ?? null, email: customer.email, stateCode: customer.stateCode ?? null, gstin: customer.gstin ?? null },
+    recipient: {
+      name: i.recipient.name ?? null, email: i.recipient.email ?? null, gstin: i.recipient.gstin ?? null,
+      stateCode: i.recipient.stateCode ?? null, address: i.recipient.address ?? null,
+    },
     relatedInvoice: related && { number: related.number, issuedAt: related.issuedAt },
   };
 }

@@ -12,6 +12,8 @@ export enum BillingReason {
   SUBSCRIPTION_CYCLE = 'subscription_cycle',
   SUBSCRIPTION_UPDATE = 'subscription_update',
   ONE_TIME = 'one_time',
+  /** A credit note for a refund of the payment its related invoice records. */
+  REFUND = 'refund',
 }
 export enum InvoiceStatus {
   OPEN = 'open',
@@ -35,10 +37,38 @@ export class InvoiceLineItem {
   @Field(() => DateTime, { nullable: true }) periodStart?: string | null;
   @Field(() => DateTime, { nullable: true }) periodEnd?: string | null;
   @Field() proration!: boolean;
-  @Field(() => String, { nullable: true }) hsnSac?: string | null;
+  /** Fixed at issue: the merchant's SAC code then (null: it had none); the PDF prints exactly this. */
+  @Field(() => String, { nullable: true, description: "The SAC the line was issued with (the merchant's sac_code at issue; null: none)." })
+  hsnSac?: string | null;
   @Field(() => Money) cgstAmount!: number;
   @Field(() => Money) sgstAmount!: number;
   @Field(() => Money) igstAmount!: number;
+}
+
+/**
+ * The supplier as an issued document states it (contract 15 "Issued documents are final"): the merchant's name and
+ * address at issue, and the GSTIN and state the document was taxed under. Kept in the invoice's row (jsonb), never
+ * read again from the merchant.
+ */
+@ObjectType({ description: 'The supplier as the document was issued: the merchant\'s name, GSTIN, state and address at issue.' })
+export class InvoiceSupplier {
+  @Field() name!: string;
+  @Field(() => String, { nullable: true }) gstin!: string | null;
+  /** 2-digit GST state code. */
+  @Field(() => String, { nullable: true }) stateCode!: string | null;
+  @Field(() => String, { nullable: true }) address!: string | null;
+}
+
+/** The recipient as an issued document states it: the customer's details at issue (jsonb, never read again). */
+@ObjectType({ description: 'The recipient as the document was issued: the customer\'s name, e-mail, GSTIN, state and address at issue.' })
+export class InvoiceRecipient {
+  @Field(() => String, { nullable: true }) name!: string | null;
+  @Field(() => String, { nullable: true }) email!: string | null;
+  @Field(() => String, { nullable: true }) gstin!: string | null;
+  /** 2-digit GST state code. */
+  @Field(() => String, { nullable: true }) stateCode!: string | null;
+  /** Null until customers carry an address. */
+  @Field(() => String, { nullable: true }) address!: string | null;
 }
 
 /** A GST tax invoice or credit note (contract 6 and 11); numbers are gap-free per merchant, mode, type and financial year. */
@@ -78,14 +108,30 @@ export class Invoice extends TenantEntity {
   /** Credit from earlier credit notes applied to this invoice (reduces amount_due). */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) creditApplied: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amountPaid: number = 0;
+  /** The sum of the totals of the credit notes naming this invoice (`relatedInvoiceId`); never above `total`. */
+  @Field(() => Money, { description: 'The sum of the totals of the credit notes issued against this invoice; never more than total (0 on a credit note).' })
+  @Property({ type: new BigIntType('number'), default: 0 })
+  amountCredited: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amountDue!: number;
   @Field(() => Int) @Property() taxRateBps: number = 0;
   /** 2-digit state code of the place of supply (the customer's state, else the merchant's). */
   @Field(() => String, { nullable: true }) @Property({ length: 2, nullable: true }) placeOfSupply?: string | null;
   @Field(() => String, { nullable: true }) @Property({ length: 15, nullable: true }) supplierGstin?: string | null;
   @Field(() => String, { nullable: true }) @Property({ length: 15, nullable: true }) customerGstin?: string | null;
+  /** The parties as they were at issue (contract 15): the PDF prints these, never the merchant's or customer's records. */
+  @Field(() => InvoiceSupplier, { description: 'The supplier as it was at issue (final: later settings change no issued document).' })
+  @Property({ type: 'jsonb' })
+  supplier!: InvoiceSupplier;
+  @Field(() => InvoiceRecipient, { description: 'The recipient as it was at issue (final: later customer changes change no issued document).' })
+  @Property({ type: 'jsonb' })
+  recipient!: InvoiceRecipient;
   @Field(() => [InvoiceLineItem]) @Property({ type: 'jsonb' }) lineItems: InvoiceLineItem[] = [];
+  /** A credit note's original invoice (a refund's: the invoice of the payment; a plan change's: the credited period's). */
   @Field(() => ID, { nullable: true }) @Property({ type: 'uuid', nullable: true }) relatedInvoiceId?: string | null;
+  /** A refund's credit note: the refund it documents. */
+  @Field(() => ID, { nullable: true, description: "A refund's credit note: the refund it documents." })
+  @Property({ type: 'uuid', nullable: true })
+  refundId?: string | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) periodStart?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) periodEnd?: Date | null;
   /** Merchant time (the test clock in test mode). */

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type PDFKitDocument from 'pdfkit';
-import type { Customer } from '../customers/customer.entities';
-import type { Merchant } from '../merchants/merchant.entities';
 import { gstStateLabel } from './gst-states';
-import type { Invoice, InvoiceLineItem } from './invoice.entities';
+import type { Invoice, InvoiceLineItem, InvoiceRecipient, InvoiceSupplier } from './invoice.entities';
 import { formatAmount, formatMoney, rupeesInWords } from './money-format';
 
 /**
@@ -14,7 +12,9 @@ import { formatAmount, formatMoney, rupeesInWords } from './money-format';
  * rupee sign renders whatever fonts the machine has.
  *
  * This file is the renderer alone: it runs on the document worker threads (invoice.pdf.worker.ts), so it imports no
- * entity, ORM or GraphQL code at run time. Its input is plain data (structured-cloned to the worker).
+ * entity, ORM or GraphQL code at run time. Its input is plain data (structured-cloned to the worker), and it is the
+ * issued record alone (contract 15 "Issued documents are final"): the parties and SAC codes as the document stores
+ * them, never the merchant's or customer's current settings, so a document prints the same whenever it is rendered.
  */
 
 export interface InvoicePdfInput {
@@ -24,10 +24,11 @@ export interface InvoicePdfInput {
     | 'total' | 'creditApplied' | 'amountPaid' | 'amountDue' | 'taxRateBps' | 'placeOfSupply' | 'supplierGstin'
     | 'customerGstin' | 'lineItems' | 'periodStart' | 'periodEnd' | 'issuedAt'
   >;
-  merchant: Pick<Merchant, 'name' | 'gstin' | 'stateCode' | 'sacCode' | 'address'>;
-  /** Null when the customer record is gone: the invoice's own snapshot (GSTIN, place of supply) is printed. */
-  customer: Pick<Customer, 'name' | 'email' | 'stateCode' | 'gstin'> | null;
-  /** A credit note's original invoice (rule 53 asks for its number and date). */
+  /** The document's supplier as issued (`invoice.supplier`). */
+  supplier: InvoiceSupplier;
+  /** The document's recipient as issued (`invoice.recipient`). */
+  recipient: InvoiceRecipient;
+  /** A credit note's original invoice (rule 53 asks for its number and date), itself a final record. */
   relatedInvoice?: { number: string; issuedAt?: Date | null } | null;
 }
 
@@ -92,7 +93,7 @@ function taxLines(input: InvoicePdfInput, supplierState: string | null): { lines
   if (invoice.currency.toUpperCase() !== 'INR') {
     return { lines: [], note: 'Zero-rated supply: export of services without payment of IGST.' };
   }
-  return { lines: [], note: input.merchant.gstin || invoice.supplierGstin ? 'No GST charged.' : 'Supplier not registered for GST: no GST charged.' };
+  return { lines: [], note: input.supplier.gstin ? 'No GST charged.' : 'Supplier not registered for GST: no GST charged.' };
 }
 
 const A4_WIDTH = 595.28;
@@ -121,11 +122,11 @@ const PDFDocumentClass = (): typeof PDFKitDocument => (pdfkit ??= require('pdfki
 
 /** Renders the invoice or credit note; answers the PDF file's bytes. */
 export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
-  const { invoice, merchant, customer, relatedInvoice } = input;
+  const { invoice, supplier, recipient, relatedInvoice } = input;
   const isCredit = String(invoice.type) === 'credit_note';
   const currency = invoice.currency.toUpperCase();
-  const supplierGstin = invoice.supplierGstin ?? merchant.gstin ?? null;
-  const supplierState = merchant.stateCode ?? supplierGstin?.slice(0, 2) ?? null;
+  const supplierGstin = supplier.gstin ?? null;
+  const supplierState = supplier.stateCode ?? null;
   const title = isCredit ? 'Credit Note' : supplierGstin ? 'Tax Invoice' : 'Invoice';
   const { regular, bold } = fonts();
 
@@ -135,7 +136,7 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
     margin: MARGIN,
     font: regular,
     // Fixed metadata: the same invoice renders to the same bytes.
-    info: { Title: `${title} ${invoice.number}`, Author: merchant.name, Subject: title, CreationDate: invoice.issuedAt, Creator: 'Cadence' },
+    info: { Title: `${title} ${invoice.number}`, Author: supplier.name, Subject: title, CreationDate: invoice.issuedAt, Creator: 'Cadence' },
   });
   doc.registerFont('regular', regular);
   doc.registerFont('bold', bold);
@@ -173,8 +174,8 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   const colWidth = CONTENT / 2 - 10;
   const right = MARGIN + CONTENT / 2 + 10;
   let left = text('Supplier', MARGIN, y, { size: 8, bold: true, color: GREY });
-  left = text(merchant.name, MARGIN, left + 2, { bold: true, size: 11, width: colWidth });
-  if (merchant.address) left = text(merchant.address, MARGIN, left + 1, { width: colWidth });
+  left = text(supplier.name, MARGIN, left + 2, { bold: true, size: 11, width: colWidth });
+  if (supplier.address) left = text(supplier.address, MARGIN, left + 1, { width: colWidth });
   left = fields(
     [
       ['GSTIN', supplierGstin ?? 'Not registered'],
@@ -200,13 +201,12 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
 
   // Recipient
   text('Recipient (bill to)', MARGIN, y, { size: 8, bold: true, color: GREY });
-  y = text(customer?.name || customer?.email || '—', MARGIN, doc.y + 2, { bold: true, size: 11, width: CONTENT });
-  const recipientGstin = invoice.customerGstin ?? customer?.gstin ?? null;
+  y = text(recipient.name || recipient.email || '—', MARGIN, doc.y + 2, { bold: true, size: 11, width: CONTENT });
+  if (recipient.address) y = text(recipient.address, MARGIN, y + 1, { width: CONTENT });
   const recipientRows: [string, string][] = [];
-  if (customer?.name && customer.email) recipientRows.push(['E-mail', customer.email]);
-  recipientRows.push(['GSTIN', recipientGstin ?? 'Unregistered']);
-  const recipientState = customer?.stateCode ?? recipientGstin?.slice(0, 2) ?? null;
-  recipientRows.push(['State', gstStateLabel(recipientState) ?? '—']);
+  if (recipient.name && recipient.email) recipientRows.push(['E-mail', recipient.email]);
+  recipientRows.push(['GSTIN', recipient.gstin ?? 'Unregistered']);
+  recipientRows.push(['State', gstStateLabel(recipient.stateCode) ?? '—']);
   y = fields(recipientRows, MARGIN, y + 3, CONTENT, 45) + 8;
 
   // Lines
@@ -230,7 +230,7 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
       line.periodStart && line.periodEnd ? `${istDate(new Date(line.periodStart))} to ${istDate(new Date(line.periodEnd))}` : null,
       line.proration ? 'Proration' : null,
     ].filter(Boolean).join('\n');
-    const cells = [String(i + 1), description, line.hsnSac ?? merchant.sacCode ?? '—', String(line.quantity), money(line.unitAmount), money(line.amount)];
+    const cells = [String(i + 1), description, line.hsnSac ?? '—', String(line.quantity), money(line.unitAmount), money(line.amount)];
     doc.font('regular').fontSize(9);
     const height = Math.max(...cells.map((c, k) => doc.heightOfString(c, { width: COLUMNS[k][1] - 6, lineGap: 1 })));
     if (y + height > bottom) {
@@ -280,7 +280,7 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   y += 20;
 
   // Signature block and notes
-  text(`For ${merchant.name}`, right, y, { width: colWidth, align: 'right', bold: true });
+  text(`For ${supplier.name}`, right, y, { width: colWidth, align: 'right', bold: true });
   text('Authorised signatory', right, y + 28, { width: colWidth, align: 'right', size: 8, color: GREY });
   text('Tax is not payable on reverse charge. This is a computer-generated document.', MARGIN, y + 28, { width: colWidth, size: 8, color: GREY });
 

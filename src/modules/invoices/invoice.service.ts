@@ -12,13 +12,15 @@ import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import type { Customer } from '../customers/customer.entities';
 import type { Merchant } from '../merchants/merchant.entities';
-import type { Payment } from '../payments/payment.entities';
+import type { Payment, Refund } from '../payments/payment.entities';
 import type { OutboxEvent } from '../../core/events';
-import { BillingReason, Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType } from './invoice.entities';
+import { BillingReason, Invoice, InvoiceLineItem, InvoiceRecipient, InvoiceStatus, InvoiceSupplier, InvoiceType } from './invoice.entities';
 import { financialYear, numberParts } from './invoice.numbering';
 import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.store';
 import type { TaxSnapshot } from '../subscriptions/billing';
-import { invoiceTax, invoiceTaxFor } from './invoice.tax';
+import { invoiceTax, invoiceTaxFor, invoiceTaxWithHeads, LineTax } from './invoice.tax';
+import { invoiceOfPayment, refundCreditNoteDraft, refundCreditParts } from './credit-note';
+import { creditedAgainst } from './credit-note.store';
 
 export interface InvoiceLineDraft {
   description: string;
@@ -30,6 +32,8 @@ export interface InvoiceLineDraft {
   periodStart?: Date | null;
   periodEnd?: Date | null;
   proration?: boolean;
+  /** Default: the merchant's SAC code (a credit note's line takes its original's). */
+  hsnSac?: string | null;
 }
 
 export interface InvoiceDraft {
@@ -40,7 +44,10 @@ export interface InvoiceDraft {
   customerId: string;
   subscriptionId?: string | null;
   paymentId?: string | null;
+  /** A credit note's original invoice: its `amount_credited` grows by the credit note's total (capped at its total). */
   relatedInvoiceId?: string | null;
+  /** A refund's credit note: the refund it documents. */
+  refundId?: string | null;
   currency: string;
   lines: InvoiceLineDraft[];
   periodStart?: Date | null;
@@ -66,6 +73,18 @@ export interface InvoiceDraft {
    * settings now, so they keep agreeing with what its gateway charges. Default: the treatment of the tax parties.
    */
   tax?: TaxSnapshot | null;
+  /**
+   * Tax heads given rather than computed on the lines (a refund's credit note: its share of the original's heads,
+   * credit-note.ts), under the rate of `taxParties`. Default: GST on the lines.
+   */
+  heads?: LineTax | null;
+  /**
+   * The parties the document states (contract 15), when fixed before it (a credit note may repeat its original's).
+   * Default: the merchant's name and address and the customer's name and e-mail now, with the GSTINs and states the
+   * document is taxed under.
+   */
+  supplier?: InvoiceSupplier | null;
+  recipient?: InvoiceRecipient | null;
 }
 
 /** What decides an invoice's GST (contract 11) besides its currency and lines, as a payment snapshots it. */
@@ -149,9 +168,11 @@ export class InvoiceService {
     const live = taxPartiesOf(merchant, customer);
     const { rateBps, merchantGstin, merchantState } = draft.taxParties ?? live;
     const { state: customerState, gstin: customerGstin } = draft.taxParties?.customer ?? live.customer!;
-    const tax = draft.tax
-      ? invoiceTaxFor(draft.lines.map((l) => l.amount), draft.tax.treatment, draft.tax.rateBps)
-      : invoiceTax(draft.lines.map((l) => l.amount), { currency, rateBps, merchantGstin, merchantState, customerState });
+    const tax = draft.heads
+      ? invoiceTaxWithHeads(draft.lines.map((l) => l.amount), draft.heads, rateBps)
+      : draft.tax
+        ? invoiceTaxFor(draft.lines.map((l) => l.amount), draft.tax.treatment, draft.tax.rateBps)
+        : invoiceTax(draft.lines.map((l) => l.amount), { currency, rateBps, merchantGstin, merchantState, customerState });
     const subtotal = tax.heads.total - tax.heads.tax;
     const total = tax.heads.total;
     const creditNote = draft.type === InvoiceType.CREDIT_NOTE;
@@ -171,6 +192,7 @@ export class InvoiceService {
       subscriptionId: draft.subscriptionId ?? null,
       paymentId: draft.paymentId ?? null,
       relatedInvoiceId: draft.relatedInvoiceId ?? null,
+      refundId: draft.refundId ?? null,
       currency,
       subtotal,
       cgstAmount: tax.heads.cgst,
@@ -188,6 +210,9 @@ export class InvoiceService {
       placeOfSupply: customerState ?? (currency === 'INR' ? merchantState : null),
       supplierGstin: merchantGstin,
       customerGstin,
+      // Final at issue (contract 15): the PDF is rendered from these alone, whatever the settings become.
+      supplier: draft.supplier ?? supplierAtIssue(merchant, merchantGstin, merchantState),
+      recipient: draft.recipient ?? recipientAtIssue(customer, customerGstin, customerState),
       lineItems: draft.lines.map((l, i) => lineItem(l, tax.lines[i], merchant.sacCode ?? null)),
       periodStart: draft.periodStart ?? null,
       periodEnd: draft.periodEnd ?? null,
@@ -195,6 +220,7 @@ export class InvoiceService {
       paidAt: paid ? (draft.paidAt ?? draft.issuedAt) : null,
     });
     em.persist(invoice);
+    if (creditNote && invoice.relatedInvoiceId) await this.credit(em, invoice.relatedInvoiceId, total);
     numberAtCommit(em, invoice, financialYear(draft.issuedAt));
     // Nothing in the payloads is set by the database or at the flush; the number is added when the commit gives it.
     this.record(em, invoice, creditNote ? 'credit_note.created' : 'invoice.created', tenant.mode);
@@ -240,6 +266,30 @@ export class InvoiceService {
       paidAt: at,
       taxParties: payment.taxParties ?? null,
     });
+  }
+
+  /**
+   * The credit note of a refund of `payment` whose success is being recorded (payment.service.ts settleRefund), in
+   * that transaction, against the invoice that records the payment (null: none does, e.g. it succeeded before
+   * invoices were issued for payments). Its taxable value and heads are the refund's share of the invoice's
+   * (credit-note.ts refundCreditParts); `last` (the refund completes the refund of amount_total) takes what is left.
+   * The invoice row is locked to the commit, so credit notes of one invoice are issued one at a time.
+   */
+  async issueForRefund(em: EntityManager, payment: Payment, refund: Refund, last: boolean): Promise<Invoice | null> {
+    if (!em.getTransactionContext()) return em.transactional((tx) => this.issueForRefund(tx, payment, refund, last));
+    const original = await invoiceOfPayment(em, payment.id);
+    if (!original) return null;
+    const invoiceParts = { subtotal: original.subtotal, cgst: original.cgstAmount, sgst: original.sgstAmount, igst: original.igstAmount };
+    const parts = refundCreditParts(invoiceParts, await creditedAgainst(em, original.id), refund.amount, last);
+    const draft = refundCreditNoteDraft(original, refund, parts, await merchantNow(em, boundTenant(em)));
+    return draft ? this.issue(em, draft) : null;
+  }
+
+  /** A credit note of `amount` against an invoice: its amount_credited grows, never past its total. */
+  private async credit(em: EntityManager, invoiceId: string, amount: number): Promise<void> {
+    const original = await em.findOne(Invoice, { id: invoiceId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!original) throw new Error(`invoice: the related invoice ${invoiceId} is not the tenant's`);
+    original.amountCredited = Math.min(original.total, original.amountCredited + amount);
   }
 
   /** open (or uncollectible) -> paid, with outbox `invoice.paid`; nothing when already paid. */
@@ -292,6 +342,8 @@ export class InvoiceService {
     const serializer = this.serializer();
     return {
       ...serializer.toRest(invoice, 'Invoice'),
+      supplier: serializer.toRest(invoice.supplier, 'InvoiceSupplier'),
+      recipient: serializer.toRest(invoice.recipient, 'InvoiceRecipient'),
       line_items: invoice.lineItems.map((l) => serializer.toRest(l, 'InvoiceLineItem')),
     };
   }
@@ -400,6 +452,17 @@ function checkDraft(d: InvoiceDraft): void {
   if (!(d.issuedAt instanceof Date) || Number.isNaN(d.issuedAt.getTime())) throw new Error('invoice draft: issuedAt is not a date');
 }
 
+/** The supplier a document states: the merchant's name and address now, the GSTIN and state it is taxed under. */
+function supplierAtIssue(merchant: Merchant, gstin: string | null, stateCode: string | null): InvoiceSupplier {
+  return { name: merchant.name, gstin, stateCode, address: merchant.address ?? null };
+}
+
+/** The recipient a document states: the customer's name and e-mail now, the GSTIN and state it is taxed under. */
+function recipientAtIssue(customer: Customer, gstin: string | null, stateCode: string | null): InvoiceRecipient {
+  // Customers carry no address yet: the key is there, null.
+  return { name: customer.name ?? null, email: customer.email, gstin, stateCode, address: null };
+}
+
 function lineItem(l: InvoiceLineDraft, tax: { cgst: number; sgst: number; igst: number }, sac: string | null): InvoiceLineItem {
   // jsonb: dates are kept as ISO strings, as they read back.
   return {
@@ -410,7 +473,7 @@ function lineItem(l: InvoiceLineDraft, tax: { cgst: number; sgst: number; igst: 
     periodStart: l.periodStart ? l.periodStart.toISOString() : null,
     periodEnd: l.periodEnd ? l.periodEnd.toISOString() : null,
     proration: l.proration ?? false,
-    hsnSac: sac,
+    hsnSac: l.hsnSac !== undefined ? l.hsnSac : sac,
     cgstAmount: tax.cgst,
     sgstAmount: tax.sgst,
     igstAmount: tax.igst,
