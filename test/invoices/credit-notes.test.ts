@@ -5,12 +5,7 @@
  * money returned, counted against amount_total; the invoice's amount_credited sums its credit notes. A plan change's
  * credit note names the invoice of the period it credits. A credit note's PDF names its original.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { v7 as uuidv7 } from 'uuid';
 import { CreditParts, partsTotal, refundCreditParts } from '../../src/modules/invoices/credit-note';
@@ -19,6 +14,7 @@ import { gstOn } from '../../src/modules/subscriptions/billing';
 import { TestMerchant, useHarness } from '../harness';
 import { Connected, connect, createPayment, gatewayCharge, outbox, pay, postEvent, PROVIDERS, ProviderName, razorpayEvent, stripeEvent } from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
+import { HAS_PDFTOTEXT, pdfText, withText } from './pdf-text';
 
 const h = useHarness();
 jest.setTimeout(120_000);
@@ -30,18 +26,6 @@ const DAY = 86_400_000;
 /** Waits for the sandbox's background webhooks (refund events) to be delivered and answered. */
 const settle = () => h.app.app.sandbox!.sandbox.settle();
 
-const HAS_PDFTOTEXT = !spawnSync('pdftotext', ['-v']).error;
-const withText = HAS_PDFTOTEXT || process.env.CI ? it : it.skip;
-const run = promisify(execFile);
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-cn-'));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-async function pdfText(bytes: Buffer): Promise<string> {
-  const file = path.join(tmp, `${crypto.randomBytes(6).toString('hex')}.pdf`);
-  fs.writeFileSync(file, bytes);
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
-  return stdout;
-}
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const row = (label: string, value: string) => new RegExp(`${escape(label)}\\s+${escape(value)}`);
 

@@ -5,12 +5,7 @@
  * are deleted, so they are rendered again), while a document issued afterwards carries the new ones. Also the
  * migration's backfill of the documents issued before it.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { serviceOrmConfig } from '../../src/core/orm-config';
 import { entities } from '../../src/entities';
@@ -21,25 +16,11 @@ import { freshDatabase, TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 import { rows } from './helpers';
+import { HAS_PDFTOTEXT, pdfText, withText } from './pdf-text';
 
-const run = promisify(execFile);
 const h = useHarness();
 jest.setTimeout(90_000);
 const DAY = 86_400_000;
-
-const HAS_PDFTOTEXT = !spawnSync('pdftotext', ['-v']).error;
-const withText = HAS_PDFTOTEXT || process.env.CI ? it : it.skip;
-if (!HAS_PDFTOTEXT && !process.env.CI) console.warn('pdftotext not found (apt-get install poppler-utils): the PDF checks are skipped');
-
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-final-'));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-async function pdfText(bytes: Buffer): Promise<string> {
-  const file = path.join(tmp, `${crypto.randomBytes(6).toString('hex')}.pdf`);
-  fs.writeFileSync(file, bytes);
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
-  return stdout;
-}
 
 /** A valid GSTIN: the first 14 characters and their check character. */
 const gstin = (first14: string) => first14 + gstinCheckCharacter(first14);

@@ -3,38 +3,14 @@
  * print, the rendered text as poppler's pdftotext reads it back (rule 46 fields, the rupee sign from the shipped
  * font), and GET /v1/invoices/{id}/pdf end to end, which must answer the same bytes as the GraphQL field.
  */
-import { execFile, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType, BillingReason } from '../../src/modules/invoices/invoice.entities';
 import { GST_STATES, gstStateLabel } from '../../src/modules/invoices/gst-states';
 import { InvoicePdfInput, istDate, pdfFilename, ratePercent, renderInvoicePdf } from '../../src/modules/invoices/invoice.pdf';
 import { formatAmount, formatMoney, groupDigits, indianNumberInWords, rupeesInWords } from '../../src/modules/invoices/money-format';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
-
-const run = promisify(execFile);
-
-/** pdftotext comes from Debian's poppler-utils (.ci/run installs it); CI must have it, a developer may not. */
-const HAS_PDFTOTEXT = !spawnSync('pdftotext', ['-v']).error;
-if (!HAS_PDFTOTEXT && !process.env.CI) {
-  console.warn('pdftotext not found (apt-get install poppler-utils): the PDF text checks are skipped');
-}
-const withText = HAS_PDFTOTEXT || process.env.CI ? it : it.skip;
-
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-pdf-'));
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-/** The PDF's text as `pdftotext -layout` reads it. */
-async function pdfText(bytes: Buffer): Promise<string> {
-  const file = path.join(tmp, `${crypto.randomBytes(6).toString('hex')}.pdf`);
-  fs.writeFileSync(file, bytes);
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
-  return stdout;
-}
+import { HAS_PDFTOTEXT, pdfText, withText } from './pdf-text';
 
 describe('money and dates as invoices print them', () => {
   it('groups digits the Indian way for INR and by thousands otherwise', () => {

@@ -65,6 +65,16 @@ async function consistentAt(m: TestMerchant, sub: any, at: Date): Promise<void> 
   expect(await renewals(m)).toBe(Math.floor((at.getTime() - Date.parse(sub.current_period_start)) / DAY_MS));
 }
 
+/** The stop of an advance whose client left is recorded (GraphQL reads it), nothing more renews, and the clock is consistent. */
+async function expectStoppedConsistently(m: TestMerchant, sub: any): Promise<void> {
+  const stopped = await eventually(async () => {
+    const q = await m.test.gql('{ testClock { advanceTarget advanceInterruptedAt } }');
+    return q.data.testClock.advanceInterruptedAt ? q.data.testClock : null;
+  }, 10_000, 'the interrupted advance recorded');
+  expect(await stillAfterASecond(m)).toBeLessThan(360);
+  await consistentAt(m, sub, new Date(stopped.advanceInterruptedAt));
+}
+
 const r400Message = (body: any): string => body?.error?.message ?? '';
 
 /** Samples the renewal count twice, a second apart: a stopped advance adds none in between. */
@@ -182,12 +192,7 @@ describe('an advance stops when its client leaves or the service stops', () => {
     await eventually(async () => (await renewals(m)) >= 3, 60_000, 'renewals during the advance');
     leave.abort();
     expect(await call).toMatchObject({ name: 'AbortError' });
-    const stopped = await eventually(async () => {
-      const q = await m.test.gql('{ testClock { advanceTarget advanceInterruptedAt } }');
-      return q.data.testClock.advanceInterruptedAt ? q.data.testClock : null;
-    }, 10_000, 'the interrupted advance recorded');
-    expect(await stillAfterASecond(m)).toBeLessThan(360);
-    await consistentAt(m, sub, new Date(stopped.advanceInterruptedAt));
+    await expectStoppedConsistently(m, sub);
   });
 
   it('GraphQL over WebSocket: a socket that closes mid-advanceTestClock stops it too', async () => {
@@ -196,12 +201,7 @@ describe('an advance stops when its client leaves or the service stops', () => {
     client.subscribe({ query: `mutation { advanceTestClock(seconds: ${MAX_ADVANCE_SECONDS}) { now } }` }, { next: () => undefined, error: () => undefined, complete: () => undefined });
     await eventually(async () => (await renewals(m)) >= 3, 60_000, 'renewals during the advance');
     await client.dispose();
-    const stopped = await eventually(async () => {
-      const q = await m.test.gql('{ testClock { advanceTarget advanceInterruptedAt } }');
-      return q.data.testClock.advanceInterruptedAt ? q.data.testClock : null;
-    }, 10_000, 'the interrupted advance recorded');
-    expect(await stillAfterASecond(m)).toBeLessThan(360);
-    await consistentAt(m, sub, new Date(stopped.advanceInterruptedAt));
+    await expectStoppedConsistently(m, sub);
   });
 
   it('the service stopping mid-advance: the advance answers where it stopped, the app closes promptly, the next advance resumes', async () => {
