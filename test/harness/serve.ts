@@ -6,11 +6,13 @@ import 'reflect-metadata';
 import { startApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/core/db';
+import { servicePoolSize } from '../../src/core/sql';
 import { entities } from '../../src/entities';
 
 async function main() {
   const config = { ...loadConfig(), port: 0, host: '127.0.0.1' };
-  const orm = await openDatabase(config.databaseUrl!, entities, 2);
+  // Sized as src/main.ts does (DB_POOL_MAX): the load test runs merchants' traffic through this process.
+  const orm = await openDatabase(config.databaseUrl!, entities, servicePoolSize(config.dbPoolMax));
   const app = await startApp(config, orm, 0);
   process.stdout.write(`LISTENING ${app.url}\n`);
   process.on('SIGTERM', () => {
