@@ -4,7 +4,8 @@
  * gateway sandbox (`sandbox/`), which speaks the same API subsets.
  *
  * Amounts here are always ISO 4217 subunits; each adapter converts to its gateway's own rules (amounts.ts).
- * Every call has a timeout; failures surface as GatewayError (-> 502 gateway_unavailable / gateway_rejected).
+ * Every call is bounded by GATEWAY_TIMEOUT_MS, connection setup included (transport.ts builds every SDK client); failures
+ * surface as GatewayError (-> 502 gateway_unavailable / gateway_rejected).
  * Calls that create something take an idempotency key, passed to the gateway where it accepts one.
  */
 export type ProviderName = 'stripe' | 'razorpay';
@@ -20,6 +21,15 @@ export interface RazorpayCredentials {
   webhook_secret: string;
 }
 export type Credentials = StripeCredentials | RazorpayCredentials;
+
+/**
+ * A sandbox clock advance charges what falls due on the way, so it is bounded at ADVANCE_TIMEOUT_FACTOR times
+ * GATEWAY_TIMEOUT_MS (transport.ts). `nothingDue`: the caller only brings the clock up to the merchant's (nothing is
+ * expected to fall due), so the call has the ordinary GATEWAY_TIMEOUT_MS bound.
+ */
+export interface AdvanceOptions {
+  nothingDue?: boolean;
+}
 
 export type BillingFrequency = 'daily' | 'weekly' | 'monthly' | 'yearly';
 
@@ -249,7 +259,7 @@ export interface GatewayPort {
    * (never backwards) and first charges every renewal, trial end and period-end cancellation due by then, in time
    * order, each webhook delivered and answered before this returns.
    */
-  advanceTestClock(to: Date): Promise<void>;
+  advanceTestClock(to: Date, opts?: AdvanceOptions): Promise<void>;
   /** Verifies the signature (constant time) and normalises the event; throws GatewayError('signature_invalid'). */
   parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent;
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import Razorpay from 'razorpay';
 import { fromGatewayAmount, toGatewayAmount } from './amounts';
 import {
+  AdvanceOptions,
   ChangeSubscriptionInput,
   CheckoutResult,
   GatewayError,
@@ -20,6 +20,7 @@ import {
 } from './port';
 import { normaliseRazorpayEvent, RAZORPAY_EVENTS, refundStatus } from './razorpay.events';
 import type { AdapterOptions } from './stripe.adapter';
+import { advanceTimeoutMs, RAZORPAY_IDEMPOTENCY_HEADER, razorpayClient, RazorpayClient } from './transport';
 
 /**
  * Razorpay needs a finite total_count; "until cancelled" becomes a count no subscription reaches in practice
@@ -31,7 +32,7 @@ const UNBOUNDED_CYCLES = 1000;
  * Header carrying Cadence's idempotency key. Razorpay's public API has no idempotency header, so the real gateway
  * ignores it; the sandbox honours it (same key + same body -> the first answer).
  */
-export const RAZORPAY_IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
+export { RAZORPAY_IDEMPOTENCY_HEADER };
 
 /** Razorpay SDK errors -> GatewayError. The SDK throws `{statusCode, error}` for answers and raw errors otherwise. */
 export function razorpayError(err: unknown): GatewayError {
@@ -45,9 +46,6 @@ export function razorpayError(err: unknown): GatewayError {
   // Network errors make the SDK's own error handler throw a TypeError (it reads err.response.status): no answer.
   return new GatewayError('gateway_unavailable', `Razorpay unavailable: ${(err as Error)?.message ?? String(err)}`, err);
 }
-
-/** A test-clock advance delivers every webhook that falls due on the way: longer than one API call. */
-const ADVANCE_TIMEOUT_MS = 120_000;
 
 const STATUS: Record<string, GatewaySubscription['status']> = {
   created: 'pending_authorization',
@@ -76,7 +74,6 @@ export function verifyRazorpaySignature(rawBody: Buffer, signature: string, secr
 }
 
 type Obj = Record<string, any>;
-type RazorpayClient = InstanceType<typeof Razorpay>;
 
 export class RazorpayAdapter implements GatewayPort {
   readonly provider = 'razorpay' as const;
@@ -86,18 +83,9 @@ export class RazorpayAdapter implements GatewayPort {
     this.shared = this.client();
   }
 
-  /**
-   * A configured SDK instance. The SDK has no base-URL or timeout option, so both are set on its axios instance;
-   * a call with an idempotency key gets an instance of its own so the header never leaks into concurrent calls.
-   */
+  /** A configured SDK instance (transport.ts); one with an idempotency key is the call's own. */
   private client(idempotencyKey?: string, timeoutMs?: number): RazorpayClient {
-    const rzp = new Razorpay({ key_id: this.credentials.key_id || 'rzp_missing', key_secret: this.credentials.key_secret });
-    const rq = (rzp.api as unknown as { rq: { defaults: Obj } }).rq;
-    if (this.opts.sandboxUrl) rq.defaults.baseURL = `${this.opts.sandboxUrl.replace(/\/$/, '')}/razorpay`;
-    rq.defaults.timeout = timeoutMs ?? this.opts.timeoutMs ?? 10_000;
-    rq.defaults.proxy = false;
-    if (idempotencyKey) rq.defaults.headers.common[RAZORPAY_IDEMPOTENCY_HEADER] = idempotencyKey;
-    return rzp;
+    return razorpayClient(this.credentials, timeoutMs ? { ...this.opts, timeoutMs } : this.opts, idempotencyKey);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
@@ -301,11 +289,11 @@ export class RazorpayAdapter implements GatewayPort {
     };
   }
 
-  async advanceTestClock(to: Date): Promise<void> {
+  async advanceTestClock(to: Date, opts: AdvanceOptions = {}): Promise<void> {
     if (!this.opts.sandboxUrl) {
       throw new GatewayError('gateway_rejected', 'Razorpay: the account clock is a gateway sandbox extension; the real Razorpay has no test clock.');
     }
-    await this.sandboxPost(this.client(undefined, Math.max(ADVANCE_TIMEOUT_MS, this.opts.timeoutMs ?? 0)), '/test_helpers/advance', { frozen_time: to.getTime() / 1000 });
+    await this.sandboxPost(opts.nothingDue ? this.shared : this.client(undefined, advanceTimeoutMs(this.opts)), '/test_helpers/advance', { frozen_time: to.getTime() / 1000 });
   }
 
   parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent {

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { fromGatewayAmount, toGatewayAmount } from './amounts';
 import {
+  AdvanceOptions,
   ChangeSubscriptionInput,
   CheckoutResult,
   GatewayError,
@@ -17,14 +18,11 @@ import {
   StripeCredentials,
   SubscriptionCheckoutInput,
 } from './port';
+import { advanceTimeoutMs, ClientOptions, stripeClient } from './transport';
 import { fromUnix, idOf, invoicePeriod, normaliseStripeEvent, paymentDetails, refundStatus, STRIPE_EVENTS, subscriptionPeriod } from './stripe.events';
 
-export interface AdapterOptions {
-  /** The gateway sandbox's base URL (e.g. http://127.0.0.1:4100); unset: the real gateway. */
-  sandboxUrl?: string;
-  /** Per call, in ms (default 10 s). */
-  timeoutMs?: number;
-}
+/** `sandboxUrl` (e.g. http://127.0.0.1:4100; unset: the real gateway) and `timeoutMs`, each call's bound (transport.ts). */
+export type AdapterOptions = ClientOptions;
 
 const INTERVAL: Record<RegisterPriceInput['frequency'], Stripe.PriceCreateParams.Recurring.Interval> = {
   daily: 'day',
@@ -42,9 +40,6 @@ export function stripeError(err: unknown): GatewayError {
   }
   return new GatewayError('gateway_unavailable', `Stripe unavailable: ${e?.message ?? String(err)}`, err);
 }
-
-/** A test-clock advance delivers every webhook that falls due on the way: longer than one API call. */
-const ADVANCE_TIMEOUT_MS = 120_000;
 
 const STATUS: Record<string, GatewaySubscription['status']> = {
   incomplete: 'pending_authorization',
@@ -70,22 +65,12 @@ export class StripeAdapter implements GatewayPort {
   readonly provider = 'stripe' as const;
   private readonly stripe: Stripe;
   private readonly sandbox: boolean;
+  /** The client of test-clock advances that charge what falls due (a longer bound: transport.ts), made when first used. */
+  private advancing: Stripe | null = null;
 
-  constructor(private readonly credentials: StripeCredentials, opts: AdapterOptions = {}) {
+  constructor(private readonly credentials: StripeCredentials, private readonly opts: AdapterOptions = {}) {
     this.sandbox = Boolean(opts.sandboxUrl);
-    const config: ConstructorParameters<typeof Stripe>[1] = {
-      timeout: opts.timeoutMs ?? 10_000,
-      // Retrying is the caller's job (it holds the idempotency key); a down gateway must fail fast.
-      maxNetworkRetries: 0,
-      telemetry: false,
-    };
-    if (opts.sandboxUrl) {
-      const u = new URL(opts.sandboxUrl);
-      config.host = u.hostname;
-      config.port = u.port || (u.protocol === 'https:' ? 443 : 80);
-      config.protocol = u.protocol === 'https:' ? 'https' : 'http';
-    }
-    this.stripe = new Stripe(credentials.secret_key || 'sk_missing', config);
+    this.stripe = stripeClient(credentials.secret_key, opts);
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
@@ -349,13 +334,12 @@ export class StripeAdapter implements GatewayPort {
     };
   }
 
-  async advanceTestClock(to: Date): Promise<void> {
+  async advanceTestClock(to: Date, opts: AdvanceOptions = {}): Promise<void> {
     if (!this.sandbox) {
       throw new GatewayError('gateway_rejected', "Stripe: the account clock is a gateway sandbox extension; use Stripe's own test clocks against the real Stripe.");
     }
-    await this.call(() =>
-      this.stripe.rawRequest('POST', '/v1/test_helpers/sandbox/advance', { frozen_time: to.getTime() / 1000 }, { timeout: ADVANCE_TIMEOUT_MS }),
-    );
+    const client = opts.nothingDue ? this.stripe : (this.advancing ??= stripeClient(this.credentials.secret_key, { ...this.opts, timeoutMs: advanceTimeoutMs(this.opts) }));
+    await this.call(() => client.rawRequest('POST', '/v1/test_helpers/sandbox/advance', { frozen_time: to.getTime() / 1000 }));
   }
 
   parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent {

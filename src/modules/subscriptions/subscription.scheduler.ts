@@ -6,6 +6,7 @@ import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
 import { GatewayError } from '../../gateways/port';
 import { ProviderConnection } from '../providers/provider-connection.entities';
+import { fromGatewayError } from '../providers/provider.service';
 import type { DueWork } from '../test-clock/test-clock.service';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import { SubscriptionStatus, transitionFor } from './subscription.machine';
@@ -213,7 +214,9 @@ export class SubscriptionScheduler {
           logger.debug({ err, provider: c.provider }, 'gateway clock not advanced');
           continue;
         }
-        throw err;
+        // No answer within the advance's bound (transport.ts): the advance fails 502 gateway_unavailable and stays
+        // unfinished (the next one resumes it).
+        throw fromGatewayError(err);
       }
     }
     await setGatewaySyncedTo(this.pool, merchantId, at);
