@@ -33,6 +33,7 @@ import { OfferingService } from './modules/offerings/offering.service';
 import { CouponService } from './modules/coupons/coupon.service';
 import { UsageService } from './modules/usage/usage.service';
 import { AnalyticsService } from './modules/analytics/analytics.service';
+import { GatewayCommands } from './modules/gateway-commands/gateway-command.service';
 import type { Services } from './services';
 
 /**
@@ -69,7 +70,13 @@ export function createServices(
   const webhooks = webhookServices(config, orm, pool, secrets, () => serializer);
   const invoices = new InvoiceService(() => serializer);
   const coupons = new CouponService(webhooks.clock);
-  const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer, coupons);
+  const commands = new GatewayCommands(orm.em, pool, providers, () => serializer, {
+    retrySeconds: config.gatewayCommandRetrySeconds,
+    gatewayTimeoutMs: config.gatewayTimeoutMs,
+    concurrency: config.workerConcurrency,
+    pollMs: config.workerPollMs,
+  });
+  const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer, coupons, commands);
   // Registered after the webhook dispatcher: at equal times the service's own actions (a period-end cancellation) run
   // before the gateway sandbox's clock moves (which would renew).
   const scheduler = new SubscriptionScheduler(subscriptions, pool);
@@ -101,6 +108,7 @@ export function createServices(
     coupons,
     usage: new UsageService(pool, webhooks.clock),
     analytics: new AnalyticsService(),
+    commands,
     ...webhooks,
   };
 }

@@ -15,6 +15,7 @@ import { Experiment, ExperimentEnrolment, ExperimentVariant } from './modules/ex
 import { Entitlement, EntitlementProduct, EntitlementVersion } from './modules/entitlements/entitlement.entities';
 import { Offering, OfferingPackageLink, Package, PackageProductLink, Paywall } from './modules/offerings/offering.entities';
 import { Coupon, CouponRedemption } from './modules/coupons/coupon.entities';
+import { GatewayCommand } from './modules/gateway-commands/gateway-command.entities';
 
 /**
  * Every entity of the service; each later feature adds its own here. The gateway sandbox keeps its own
@@ -58,6 +59,7 @@ export const entities = [
   Paywall,
   Coupon,
   CouponRedemption,
+  GatewayCommand,
 ];
 
 /** Names of the entities scoped by the tenant filter: all that extend TenantEntity. */

@@ -25,6 +25,7 @@ import { usageResolvers } from './modules/usage/usage.resolver';
 import { analyticsResolvers } from './modules/analytics/analytics.resolver';
 import { autopayResolvers } from './modules/analytics/autopay.resolver';
 import { cohortsResolvers } from './modules/analytics/cohorts.resolver';
+import { gatewayCommandResolvers } from './modules/gateway-commands/gateway-command.resolver';
 import { newPubSub, PubSub } from './core/pubsub';
 
 /** Root fields open to the operator token; every other root field needs a merchant key. */
@@ -73,6 +74,7 @@ export const resolvers = [
   ...analyticsResolvers,
   ...autopayResolvers,
   ...cohortsResolvers,
+  ...gatewayCommandResolvers,
 ] as unknown as NonEmptyArray<Function>;
 
 /**

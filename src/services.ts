@@ -22,6 +22,7 @@ import type { OfferingService } from './modules/offerings/offering.service';
 import type { CouponService } from './modules/coupons/coupon.service';
 import type { UsageService } from './modules/usage/usage.service';
 import type { AnalyticsService } from './modules/analytics/analytics.service';
+import type { GatewayCommands } from './modules/gateway-commands/gateway-command.service';
 
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
 export interface Services {
@@ -61,6 +62,8 @@ export interface Services {
   usage: UsageService;
   /** MRR, churn, LTV and quick ratio over the MRR movements ledger (src/modules/analytics). */
   analytics: AnalyticsService;
+  /** Durable gateway calls after commits: written with their change, run now and retried by the worker (src/modules/gateway-commands). */
+  commands: GatewayCommands;
 }
 
 /** The request's services (the context holds them opaquely, so src/core imports no module). */

@@ -88,13 +88,14 @@ export interface BackgroundWork {
 }
 
 /**
- * The work WORKER controls, on this process's services: outbound webhook delivery (woken through a LISTEN connection
- * of its own), the subscriptions scheduler and, given the sandbox running in this process, its renewals.
+ * The work WORKER controls, on this process's services: outbound webhook delivery and gateway commands (woken through
+ * a LISTEN connection of its own), the subscriptions scheduler and, given the sandbox running in this process, its renewals.
  */
 export async function startBackgroundWork(services: Services, databaseUrl: string, sandbox: RunningSandbox | null = null): Promise<BackgroundWork> {
   const listener = new PgListener(databaseUrl);
   await listener.start();
   await services.delivery.startWorker(listener);
+  await services.commands.startWorker(listener);
   services.schedulerLoop.start();
   const stopRenewals = sandbox ? chargeRenewalsAsTimePasses(sandbox) : () => undefined;
   return {
@@ -102,6 +103,7 @@ export async function startBackgroundWork(services: Services, databaseUrl: strin
     stop: async () => {
       stopRenewals();
       await services.schedulerLoop.stop();
+      await services.commands.stopWorker();
       await services.delivery.close();
       await listener.stop();
     },

@@ -26,6 +26,7 @@ import { Migration20261127190000_invoice_documents } from './Migration2026112719
 import { Migration20261128090000_test_clock_advances } from './Migration20261128090000_test_clock_advances';
 import { Migration20261129100000_refund_credit_notes } from './Migration20261129100000_refund_credit_notes';
 import { Migration20261130100000_invoice_parties } from './Migration20261130100000_invoice_parties';
+import { Migration20261201100000_gateway_commands } from './Migration20261201100000_gateway_commands';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -55,4 +56,5 @@ export const migrationsList = [
   { name: 'Migration20261128090000_test_clock_advances', class: Migration20261128090000_test_clock_advances },
   { name: 'Migration20261129100000_refund_credit_notes', class: Migration20261129100000_refund_credit_notes },
   { name: 'Migration20261130100000_invoice_parties', class: Migration20261130100000_invoice_parties },
+  { name: 'Migration20261201100000_gateway_commands', class: Migration20261201100000_gateway_commands },
 ];

@@ -1,19 +1,16 @@
 import { Field, ObjectType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
-import { tenantEntityManager } from '../../core/context';
 import { DomainError, invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { Money } from '../../core/scalars';
 import { Plan, Price, Product } from '../catalog/catalog.entities';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
-import { LockMode } from '@mikro-orm/core';
-import { GatewayError } from '../../gateways/port';
 import { gatewayAmounts, prorate } from './billing';
+import { SubscriptionCommand } from './subscription.commands';
 import { BillingSubscription } from './subscription.entities';
 import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
 import { periodOf, taxOf } from './subscription.lifecycle';
 import type { SubscriptionChange } from './subscription.lifecycle';
-import type { Logger } from '../../core/logger';
 import { Coupon } from '../coupons/coupon.entities';
 import { appliesToPlan } from '../coupons/coupon.service';
 import { discountOn } from '../coupons/coupon.discount';
@@ -157,7 +154,7 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         const invoice = await service.invoices.issue(change.em, { ...common, type: InvoiceType.INVOICE, status: InvoiceStatus.OPEN });
         result.invoice = invoice;
         // The answer shows the invoice as the change issued it; its collection follows the commit.
-        collectFromMandate(change, service, ctx, invoice, line.description);
+        collectFromMandate(change, invoice, line.description);
       } else {
         // It names the invoice of the period it credits (contract 15), whose amount_credited grows by it.
         const credited = await periodInvoice(change.em, sub.id, periodStart, periodEnd);
@@ -177,58 +174,18 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
 
 /**
  * Collects an invoice the change issued (a plan change's adjustment, or a closed period's usage: usage.billing.ts) from
- * the subscription's mandate once the change commits. Razorpay collects it as an add-on with the next charge: recorded
- * here, in the issuing transaction, before the add-on is made, so the charge that carries it, reported whenever, finds
- * it (subscription.gateway-events.ts settleAddons).
+ * the subscription's mandate once the change commits, as a durable command (subscription.commands.ts collect_invoice,
+ * idempotency key `adjust-<invoice id>`). Razorpay collects it as an add-on with the next charge: recorded here, in the
+ * issuing transaction, before the add-on is made, so the charge that carries it, reported whenever, finds it
+ * (subscription.gateway-events.ts settleAddons).
  */
-export function collectFromMandate(change: SubscriptionChange, service: SubscriptionService, ctx: { log: Logger }, invoice: Invoice, description: string): void {
+export function collectFromMandate(change: SubscriptionChange, invoice: Invoice, description: string): void {
   const sub = change.sub;
-  if (sub.provider === 'razorpay' && sub.providerSubscriptionId && invoice.amountDue > 0) {
+  if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
+  if (sub.provider === 'razorpay') {
     sub.gatewayAddons = [...sub.gatewayAddons, { invoiceId: invoice.id, amount: invoice.amountDue, chargeInvoiceId: null }];
   }
-  change.after(() => collectAdjustment(service, ctx, sub, invoice, description));
-}
-
-/**
- * Collects an adjustment invoice's amount due (its total, GST included) from the subscription's mandate, after the plan
- * change committed (idempotency key `adjust-<invoice id>`). Stripe: paid at once -> the invoice is marked paid; a
- * decline or a gateway failure leaves it open (logged). Razorpay: the amount becomes an add-on charged with the next
- * cycle (pending); the invoice stays open until that charge is reported, which pays it (or takes it into the renewal's
- * dunning). An add-on the gateway refused is forgotten, and its invoice stays open.
- */
-async function collectAdjustment(service: SubscriptionService, ctx: { log: Logger }, sub: BillingSubscription, invoice: Invoice, description: string): Promise<void> {
-  if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
-  const em = tenantEntityManager(service.root, sub);
-  try {
-    const gateway = service.providers.gatewayFor(await service.connectionOf(em, sub));
-    const charge = await gateway.chargeSubscriptionOneOff({
-      providerSubscriptionId: sub.providerSubscriptionId,
-      providerCustomerId: sub.providerCustomerId ?? null,
-      amount: invoice.amountDue,
-      currency: invoice.currency,
-      description,
-      idempotencyKey: `adjust-${invoice.id}`,
-    });
-    if (charge.outcome === 'pending') return; // an add-on: settled with the charge that carries it
-    if (charge.outcome !== 'succeeded') {
-      ctx.log.info({ subscription_id: sub.id, invoice_id: invoice.id, outcome: charge.outcome, reason: charge.failureReason }, 'one-off invoice (plan change adjustment or usage) not collected now: invoice left open');
-      return;
-    }
-    const now = await service.now(sub);
-    await em.transactional((tx) => service.invoices.markPaid(tx, invoice.id, now));
-  } catch (err) {
-    ctx.log.warn({ err, subscription_id: sub.id, invoice_id: invoice.id }, 'collecting a one-off invoice (plan change adjustment or usage) failed: invoice left open');
-    // A refusal made no add-on: no charge will carry it. (After a timeout it may exist: the entry stays, and a charge
-    // that carries it still pays the invoice.)
-    if (err instanceof GatewayError && err.code === 'gateway_rejected') await forgetAddon(em, sub.id, invoice.id).catch(() => undefined);
-  }
-}
-
-async function forgetAddon(em: ReturnType<typeof tenantEntityManager>, subscriptionId: string, invoiceId: string): Promise<void> {
-  await em.fork().transactional(async (tx) => {
-    const sub = await tx.findOne(BillingSubscription, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (sub && sub.gatewayAddons.some((a) => a.invoiceId === invoiceId)) sub.gatewayAddons = sub.gatewayAddons.filter((a) => a.invoiceId !== invoiceId);
-  });
+  change.gatewayCommand(SubscriptionCommand.COLLECT_INVOICE, `Collect invoice ${invoice.number ?? invoice.id}: ${description}`, { description }, `adjust-${invoice.id}`, invoice.id);
 }
 
 /**

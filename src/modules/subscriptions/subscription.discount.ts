@@ -1,12 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
-import { tenantEntityManager } from '../../core/context';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent } from '../../core/currency';
 import { logger } from '../../core/logger';
-import { GatewayError } from '../../gateways/port';
+import { GatewayError, GatewayPort } from '../../gateways/port';
 import { Plan, Price, Product } from '../catalog/catalog.entities';
 import { discountLabel, discountOn, DiscountTerms } from '../coupons/coupon.discount';
 import type { InvoiceLineDraft } from '../invoices/invoice.service';
 import { gatewayAmounts, TaxTreatment } from './billing';
+import { SubscriptionCommand } from './subscription.commands';
 import { BillingSubscription } from './subscription.entities';
 import type { SubscriptionChange } from './subscription.lifecycle';
 import { TERMINAL } from './subscription.machine';
@@ -22,7 +23,7 @@ import type { SubscriptionService } from './subscription.service';
  *
  * The gateway charges each discounted period's invoice total because the subscription is put on a gateway price of
  * the discounted gross amount ("discounted plan", at both gateways); after the charge of the last discounted period
- * it is moved to the full gross price with no proration (a follow-up after the commit, idempotent), so the next
+ * it is moved to the full gross price with no proration (a durable gateway command), so the next
  * renewal charges the full amount.
  */
 
@@ -54,69 +55,57 @@ export function discountLine(sub: BillingSubscription, discount: number, p: { st
 
 /**
  * After a billed period: once the discount is over while the gateway still charges the discounted price, the gateway
- * is moved to the full price after the commit (also tried again after each later charge until it has been done).
+ * is moved to the full price by a durable command (also queued again after each later charge until it has been done).
  */
-export function endGatewayDiscountIfOver(change: SubscriptionChange, service: SubscriptionService): void {
+export function endGatewayDiscountIfOver(change: SubscriptionChange): void {
   const sub = change.sub;
   if (!sub.gatewayDiscounted || discountApplies(sub) || !sub.providerSubscriptionId) return;
-  change.after(() => moveGatewayToFullPrice(service, sub.id, { merchantId: sub.merchantId, mode: sub.mode }));
+  change.gatewayCommand(SubscriptionCommand.FULL_PRICE, `Coupon ${sub.couponCode ?? ''} ended: charge the full price`.replace('  ', ' '), {}, `coupon-end-${sub.id}-${sub.priceId}-${sub.cyclesCompleted}`);
 }
 
 /**
  * Registers the subscription's price at its full gross amount (once, registerPriceAtGateway) and moves the gateway
- * subscription to it with no proration (idempotency key per subscription, price and amount), then records that the
- * gateway charges the full amount. Best effort: a failure is logged, and the next charge tries again.
+ * subscription to it with no proration (`key`: the command's idempotency key), then records that the gateway charges
+ * the full amount. Throws when the gateway did not: the command is tried again.
  */
-async function moveGatewayToFullPrice(service: SubscriptionService, id: string, tenant: Pick<BillingSubscription, 'merchantId' | 'mode'>): Promise<void> {
-  const em = tenantEntityManager(service.root, tenant as never);
+export async function moveGatewayToFullPrice(service: SubscriptionService, em: EntityManager, id: string, gateway: GatewayPort, key: string): Promise<void> {
+  const sub = await em.findOne(BillingSubscription, { id });
+  if (!sub || !sub.gatewayDiscounted || discountApplies(sub) || !sub.providerSubscriptionId || TERMINAL.has(sub.status)) return;
+  const [price, plan, product] = await Promise.all([
+    em.findOneOrFail(Price, { id: sub.priceId }),
+    em.findOneOrFail(Plan, { id: sub.planId }),
+    em.findOneOrFail(Product, { id: sub.productId }),
+  ]);
+  const connection = await service.connectionOf(em, sub);
+  // (subscription.lifecycle.ts taxOf, which imports this file)
+  const tax = { treatment: sub.taxTreatment as string as TaxTreatment, rateBps: sub.taxRateBps };
+  const amount = gatewayAmounts(sub.amount, 0, tax).recurring;
+  const providerPriceId = await service.registerPriceAtGateway({ em, log: logger }, gateway, connection, { price, plan, product, gatewayAmount: amount });
   try {
-    const sub = await em.findOne(BillingSubscription, { id });
-    if (!sub || !sub.gatewayDiscounted || discountApplies(sub) || !sub.providerSubscriptionId || TERMINAL.has(sub.status)) return;
-    const [price, plan, product] = await Promise.all([
-      em.findOneOrFail(Price, { id: sub.priceId }),
-      em.findOneOrFail(Plan, { id: sub.planId }),
-      em.findOneOrFail(Product, { id: sub.productId }),
-    ]);
-    const connection = await service.connectionOf(em, sub);
-    const gateway = service.providers.gatewayFor(connection);
-    // (subscription.lifecycle.ts taxOf, which imports this file)
-    const tax = { treatment: sub.taxTreatment as string as TaxTreatment, rateBps: sub.taxRateBps };
-    const amount = gatewayAmounts(sub.amount, 0, tax).recurring;
-    const providerPriceId = await service.registerPriceAtGateway({ em, log: logger }, gateway, connection, { price, plan, product, gatewayAmount: amount });
-    try {
-      await gateway.changeSubscriptionPrice({
-        providerSubscriptionId: sub.providerSubscriptionId,
-        providerPriceId,
-        amount,
-        currency: sub.currency,
-        idempotencyKey: `coupon-end-${sub.id}-${sub.priceId}-${amount}`,
-      });
-    } catch (err) {
-      if (!(sub.provider === 'razorpay' && err instanceof GatewayError && err.code === 'gateway_rejected')) throw err;
-      // Razorpay refuses to change the plan of a UPI or e-mandate subscription: the gateway stays on the discounted
-      // plan, and the difference to the full amount rides on its next charge as an add-on (once per billed period;
-      // after that charge this runs again). The charge then equals the full invoice's total.
-      const discounted = gatewayAmounts(sub.amount - discountOn(sub.amount, discountTermsOf(sub)), 0, tax).recurring;
-      if (amount > discounted) {
-        await gateway.chargeSubscriptionOneOff({
-          providerSubscriptionId: sub.providerSubscriptionId,
-          providerCustomerId: sub.providerCustomerId ?? null,
-          amount: amount - discounted,
-          currency: sub.currency,
-          description: `Coupon ${sub.couponCode} ended: the full price`,
-          idempotencyKey: `coupon-topup-${sub.id}-${sub.cyclesCompleted}`,
-        });
-      }
-      return;
-    }
-    await em.fork().transactional(async (tx) => {
-      const locked = await tx.findOne(BillingSubscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      // A plan change meanwhile set the gateway's price itself.
-      if (locked && locked.priceId === sub.priceId && !discountApplies(locked)) locked.gatewayDiscounted = false;
-    });
+    await gateway.changeSubscriptionPrice({ providerSubscriptionId: sub.providerSubscriptionId, providerPriceId, amount, currency: sub.currency, idempotencyKey: key });
   } catch (err) {
-    logger.warn({ err, subscription_id: id }, 'moving the gateway to the full price after a coupon ended failed: tried again after the next charge');
+    if (!(sub.provider === 'razorpay' && err instanceof GatewayError && err.code === 'gateway_rejected')) throw err;
+    // Razorpay refuses to change the plan of a UPI or e-mandate subscription: the gateway stays on the discounted
+    // plan, and the difference to the full amount rides on its next charge as an add-on (once per billed period;
+    // after that charge this is queued again). The charge then equals the full invoice's total.
+    const discounted = gatewayAmounts(sub.amount - discountOn(sub.amount, discountTermsOf(sub)), 0, tax).recurring;
+    if (amount > discounted) {
+      await gateway.chargeSubscriptionOneOff({
+        providerSubscriptionId: sub.providerSubscriptionId,
+        providerCustomerId: sub.providerCustomerId ?? null,
+        amount: amount - discounted,
+        currency: sub.currency,
+        description: `Coupon ${sub.couponCode} ended: the full price`,
+        idempotencyKey: `${key}-topup`,
+      });
+    }
+    return;
   }
+  await em.fork().transactional(async (tx) => {
+    const locked = await tx.findOne(BillingSubscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    // A plan change meanwhile set the gateway's price itself.
+    if (locked && locked.priceId === sub.priceId && !discountApplies(locked)) locked.gatewayDiscounted = false;
+  });
 }
 
 /**

@@ -15,6 +15,8 @@ import { endGatewayDiscountIfOver } from './subscription.discount';
 import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 import { recordMandateAttempt } from '../analytics/autopay.service';
+import { SubscriptionCommand } from './subscription.commands';
+import { GatewayCommand } from '../gateway-commands';
 import { billFinalUsage } from '../usage/usage.billing';
 
 const S = SubscriptionStatus;
@@ -94,7 +96,7 @@ export async function applySubscriptionEvent(
   if (TERMINAL.has(sub.status) && (event.kind === 'subscription.authorized' || event.kind === 'subscription.charged') && sub.providerSubscriptionId) {
     // A checkout completed after the subscription was cancelled here (its hosted page was still open): the gateway
     // must not go on charging a subscription that has ended.
-    change.after(() => service.afterCommit(sub, 'cancel a mandate authorised after cancellation', (gw) => gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd: false })));
+    change.gatewayCommand(SubscriptionCommand.CANCEL, 'End a mandate authorised after the subscription was cancelled', { at_period_end: false }, `cancel-late-mandate-${sub.id}`);
   }
   switch (event.kind) {
     case 'subscription.authorized':
@@ -141,7 +143,7 @@ function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date, s
     if (sub.trialEndAction === TrialEndAction.CANCEL_SUBSCRIPTION) {
       // The gateway must not charge at the trial's end; the scheduler ends the subscription then.
       change.schedule(ScheduledAction.TRIAL_END_CANCEL, sub.trialEnd);
-      change.after(() => service.afterCommit(change.sub, 'cancel at trial end', (gw) => gw.cancelSubscription(change.sub.providerSubscriptionId!, { atPeriodEnd: true })));
+      change.gatewayCommand(SubscriptionCommand.CANCEL, 'End at the trial end: no charge then (trial_end_action cancel_subscription)', { at_period_end: true }, `trial-end-cancel-${sub.id}`);
     }
     return;
   }
@@ -203,7 +205,7 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   if (sub.status === S.TRIALING) change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
   enterPeriod(sub, p);
   const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: true, at: now });
-  endGatewayDiscountIfOver(change, service);
+  endGatewayDiscountIfOver(change);
   returnCredit(change, service, invoice, event);
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidAt: now });
   scheduleAfterBilling(change, service);
@@ -277,16 +279,12 @@ async function settleAddons(
 function returnCredit(change: SubscriptionChange, service: SubscriptionService, invoice: Invoice, event: GatewayEvent): void {
   const providerPaymentId = event.providerPaymentId;
   if (invoice.creditApplied <= 0 || !providerPaymentId) return;
-  change.after(() =>
-    service.afterCommit(change.sub, 'refund the credit applied to an invoice', (gw) =>
-      gw.refund({
-        providerPaymentId,
-        amount: Math.min(invoice.creditApplied, invoice.total),
-        currency: invoice.currency,
-        idempotencyKey: `credit-${invoice.id}`,
-        reason: 'requested_by_customer',
-      }),
-    ),
+  change.gatewayCommand(
+    SubscriptionCommand.REFUND_CREDIT,
+    `Refund the credit applied to invoice ${invoice.number}`,
+    { provider_payment_id: providerPaymentId, amount: Math.min(invoice.creditApplied, invoice.total), currency: invoice.currency },
+    `credit-${invoice.id}`,
+    invoice.id,
   );
 }
 
@@ -301,7 +299,7 @@ function scheduleAfterBilling(change: SubscriptionChange, service: SubscriptionS
     change.schedule(ScheduledAction.COMPLETE, sub.currentPeriodEnd ?? null);
     // Stripe has no term length: told to stop at this period's end, it never charges another cycle.
     if (sub.provider === 'stripe') {
-      change.after(() => service.afterCommit(change.sub, 'end of term', (gw) => gw.cancelSubscription(change.sub.providerSubscriptionId!, { atPeriodEnd: true })));
+      change.gatewayCommand(SubscriptionCommand.CANCEL, 'End of term (max_cycles): no charge after this period', { at_period_end: true }, `term-end-${sub.id}`);
     }
     return;
   }
@@ -333,7 +331,7 @@ async function chargeFailed(service: SubscriptionService, change: SubscriptionCh
   change.move('charge_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: 0 });
   enterPeriod(sub, p);
   const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: false, at: now });
-  endGatewayDiscountIfOver(change, service);
+  endGatewayDiscountIfOver(change);
   sub.openInvoiceId = invoice.id;
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { carriedBy: invoice.id });
   sub.retryAttempt = 0;
@@ -353,10 +351,10 @@ async function halt(service: SubscriptionService, change: SubscriptionChange, by
     await settleAddons(service, change, carriedBy(sub, sub.openInvoiceId), 'uncollectible');
   }
   change.schedule(null);
-  // The gateway would go on renewing (and failing) every period: collection stops there; the mandate stays, so a
-  // cancel command still reaches it.
+  // The gateway would go on renewing (and charging, or failing) every period: collection stops there, in whatever
+  // state the gateway holds the subscription (subscription.commands.ts stop_collection).
   if (sub.providerSubscriptionId) {
-    change.after(() => service.afterCommit(sub, 'stop collection when halted', (gw) => gw.pauseSubscription(sub.providerSubscriptionId!)));
+    change.gatewayCommand(SubscriptionCommand.STOP_COLLECTION, 'Stop collection: the subscription is halted', {}, `stop-collection-${sub.id}`);
   }
 }
 
@@ -376,6 +374,9 @@ async function cancelledAtGateway(service: SubscriptionService, change: Subscrip
   // The end of a max_cycles term, reported by the gateway (Stripe is told to cancel at the last period's end): the
   // scheduler's COMPLETE records it as `completed`, with the last period's usage. Before that end it is a cancellation.
   if (sub.nextAction === ScheduledAction.COMPLETE && sub.currentPeriodEnd && now.getTime() >= sub.currentPeriodEnd.getTime()) return;
+  // Halted: the gateway subscription was ended to stop collection (subscription.commands.ts stop_collection); its
+  // cancellation is the echo of that command, and the subscription stays halted until the merchant cancels it.
+  if (sub.status === S.HALTED && (await change.em.count(GatewayCommand, { subscriptionId: sub.id, action: SubscriptionCommand.STOP_COLLECTION })) > 0) return;
   let periodEnded = false;
   if (sub.status === S.CREATED) {
     change.move('checkout_failed', 'webhook', event.failureReason ? { gateway_decline_reason: event.failureReason } : {});

@@ -14,6 +14,7 @@ import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subsc
 import { SubscriptionStatus, SubscriptionTrigger, transition, TriggeredBy } from './subscription.machine';
 import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics/mrr-ledger';
 import { testClockSql } from '../test-clock/test-clock.store';
+import type { GatewayCommands } from '../gateway-commands';
 
 /**
  * One change of one subscription inside one transaction: every state move goes through `move` (the state table,
@@ -24,8 +25,10 @@ export class SubscriptionChange {
   private readonly eventTypes: string[] = [];
   /** The audit rows of this change's moves, in order (their outbox events carry the same instants). */
   private readonly auditRows: SubscriptionEvent[] = [];
-  /** Gateway calls the change leads to, made after its commit (never inside the transaction). */
-  readonly followUps: (() => Promise<void>)[] = [];
+  /** Calls leased by the scheduler's own action (it runs again when they get no answer), made after the commit. */
+  private readonly leased: (() => Promise<void>)[] = [];
+  /** Durable gateway commands written with the change, run after its commit (docs/durable-work.md). */
+  private readonly commandIds: string[] = [];
 
   private readonly loadedUpdatedAt: number;
   /** A checkout that never completed (created -> cancelled): its coupon redemption is given back with the change. */
@@ -37,6 +40,7 @@ export class SubscriptionChange {
     readonly em: EntityManager,
     readonly sub: BillingSubscription,
     private readonly serializer: () => Serializer,
+    private readonly commands: GatewayCommands,
   ) {
     this.loadedUpdatedAt = sub.updatedAt.getTime();
     this.mrrAtStart = mrrStateOf(sub);
@@ -66,9 +70,35 @@ export class SubscriptionChange {
     this.eventTypes.push(t.eventType);
   }
 
-  /** A gateway call to make once the change has committed. */
-  after(call: () => Promise<void>): void {
-    this.followUps.push(call);
+  /**
+   * A gateway call to make once the change has committed, durable: written as a command in the change's transaction,
+   * run right after the commit and retried by the worker until the gateway has done it (subscription.commands.ts).
+   */
+  gatewayCommand(action: string, description: string, args: Record<string, unknown>, idempotencyKey: string, invoiceId: string | null = null): void {
+    const row = this.commands.queue(this.em, {
+      action,
+      description,
+      connectionId: this.sub.connectionId,
+      subscriptionId: this.sub.id,
+      invoiceId,
+      args: { provider_subscription_id: this.sub.providerSubscriptionId ?? null, ...args },
+      idempotencyKey,
+    });
+    this.commandIds.push(row.id);
+  }
+
+  /**
+   * A call after the commit that is not a command: the scheduler's dunning retry and checkout expiry, whose scheduled
+   * action is leased and runs again when the call gets no answer (subscription.scheduler.ts).
+   */
+  afterLeased(call: () => Promise<void>): void {
+    this.leased.push(call);
+  }
+
+  /** What to run once the change has committed: its commands, then the leased calls. */
+  get followUps(): (() => Promise<void>)[] {
+    const ids = [...this.commandIds];
+    return [...(ids.length ? [() => this.commands.runNow(ids)] : []), ...this.leased];
   }
 
   schedule(action: ScheduledAction | null, at: Date | null = null): void {
@@ -83,6 +113,7 @@ export class SubscriptionChange {
       this.releasesCoupon = false;
       await releaseRedemption(this.em, this.sub.id);
     }
+    if (this.commandIds.length) await this.commands.wake(this.em);
     await this.em.flush();
     // The MRR movement, in the change's transaction (analytics/mrr-ledger.ts); no statement when MRR did not move.
     await recordMrrMovement(this.em, this.sub, this.mrrAtStart, this.eventTypes.at(-1) ?? 'subscription.updated');

@@ -74,7 +74,7 @@ export class SubscriptionScheduler {
           sub.pendingCommand = CHECKOUT_EXPIRY_CLAIM;
           sub.pendingCommandAt = new Date(); // wall time: claims expire by the wall clock
           change.schedule(ScheduledAction.CHECKOUT_EXPIRY, addHours(now, RETRY_LEASE_HOURS));
-          change.after(() => this.expireCheckout(tenant, sub, dueAt ?? now));
+          change.afterLeased(() => this.expireCheckout(tenant, sub, dueAt ?? now));
           break;
         case ScheduledAction.TRIAL_END_CANCEL:
           if (sub.status === S.TRIALING) {
@@ -106,7 +106,7 @@ export class SubscriptionScheduler {
           // Leased: the gateway's answer (its webhook) schedules what comes next; without one, try again later.
           change.schedule(ScheduledAction.RETRY, addHours(now, RETRY_LEASE_HOURS));
           // Keyed by the open invoice and attempt: a later dunning round (another invoice) is a new charge.
-          change.after(() =>
+          change.afterLeased(() =>
             service.afterCommit(sub, 'dunning retry', (gw) =>
               gw.retrySubscriptionCharge(sub.providerSubscriptionId!, `retry-${sub.openInvoiceId ?? sub.id}-${sub.retryAttempt + 1}`),
             ),

@@ -41,6 +41,8 @@ import { MIN_GATEWAY_RECURRING } from './subscription.discount';
 import type { Logger } from '../../core/logger';
 import { eventsOf, insertSubscription, NewSubscription } from './subscription.store';
 import { services } from '../../services';
+import type { GatewayCommands } from '../gateway-commands';
+import { endAtGateway, registerSubscriptionCommands } from './subscription.commands';
 
 const S = SubscriptionStatus;
 
@@ -58,7 +60,10 @@ export class SubscriptionService {
     readonly clock: Clock,
     readonly serializer: () => Serializer,
     readonly coupons: CouponService,
-  ) {}
+    readonly commands: GatewayCommands,
+  ) {
+    registerSubscriptionCommands(commands, this);
+  }
 
   /** Merchant time for a tenant (the test clock in test mode). */
   now(tenant: TenantParams): Promise<Date> {
@@ -66,7 +71,7 @@ export class SubscriptionService {
   }
 
   change(em: EntityManager, sub: BillingSubscription): SubscriptionChange {
-    return new SubscriptionChange(em, sub, this.serializer);
+    return new SubscriptionChange(em, sub, this.serializer, this.commands);
   }
 
   /**
@@ -404,7 +409,8 @@ export class SubscriptionService {
             sub.providerSubscriptionId
             ? gw.cancelSubscription(sub.providerSubscriptionId, { atPeriodEnd: false })
             : Promise.resolve()
-          : gw.cancelSubscription(sub.providerSubscriptionId!, { atPeriodEnd: deferred(sub) }),
+          : // A halted subscription's gateway subscription was ended when it halted (stop_collection): done is done.
+            endAtGateway(gw, sub.providerSubscriptionId!, deferred(sub)),
       (change, now) => {
         const sub = change.sub;
         if (deferred(sub)) {
@@ -508,7 +514,10 @@ export class SubscriptionService {
     return c;
   }
 
-  /** A gateway call made after a change committed (best effort: the reconciliation job and scheduler cover a failure). */
+  /**
+   * A gateway call after a commit whose scheduled action is leased (the dunning retry): a failure is logged, and the
+   * action runs again when its lease ends. Other calls after a commit are durable commands (subscription.commands.ts).
+   */
   async afterCommit(sub: BillingSubscription, what: string, call: (gw: GatewayPort) => Promise<unknown>): Promise<void> {
     try {
       const connection = await this.connectionOf(tenantEntityManager(this.root, sub), sub);

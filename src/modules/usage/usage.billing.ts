@@ -62,7 +62,7 @@ export async function billUsage(
   } else {
     // Named by its period, not its number: the number is taken with the COMMIT (invoice numbering), after this line.
     const day = (d?: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
-    collectFromMandate(change, service, { log: logger }, invoice, `Usage ${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`);
+    collectFromMandate(change, invoice, `Usage ${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`);
   }
   return invoice;
 }

@@ -52,7 +52,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * A process killed at any point leaves either an undispatched event or a pending delivery, which the next pass
  * (of any process) picks up: delivery is at least once, with the same webhook-id on every attempt.
  * The statements are delivery.store.ts's, the rules (retry schedule, health) delivery.policy.ts's; the loop that
- * drives this in a worker process is delivery.worker.ts.
+ * drives this in a worker process is src/core/claim-loop.ts (runtime.ts).
  */
 export class WebhookDispatcher {
   readonly sender: WebhookSender;

@@ -1,9 +1,13 @@
 import type { ServicePool } from '../../core/orm-pool';
 import type { Config } from '../../config';
 import type { PgListener } from '../../core/listener';
-import { WebhookWorker } from './delivery.worker';
+import { ClaimLoop } from '../../core/claim-loop';
+import { WEBHOOK_CHANNEL, type DeliveryJob } from './delivery.store';
 import type { WebhookDispatcher } from './dispatcher';
 import { scheduleRetention } from './retention';
+
+/** Outbox events turned into deliveries per pass. */
+const FAN_OUT_BATCH = 500;
 
 /**
  * Outbound delivery of one process: the dispatcher's worker loop, when this process runs it, and the history
@@ -11,7 +15,7 @@ import { scheduleRetention } from './retention';
  * test clock and the webhook service on the process's service pool.
  */
 export class DeliveryRuntime {
-  private worker: WebhookWorker | null = null;
+  private worker: ClaimLoop<DeliveryJob> | null = null;
   private retention: { stop(): void } | null = null;
 
   constructor(
@@ -25,9 +29,17 @@ export class DeliveryRuntime {
    * Starts the delivery loop in this process (npm start unless WORKER=off; npm run worker), woken through the
    * process's shared LISTEN connection (null: polling only).
    */
-  async startWorker(listener: PgListener | null): Promise<WebhookWorker> {
+  async startWorker(listener: PgListener | null): Promise<ClaimLoop<DeliveryJob>> {
     if (!this.worker) {
-      this.worker = new WebhookWorker(this.dispatcher, listener, {
+      const dispatcher = this.dispatcher;
+      // Each pass fans new outbox events out into deliveries first, then claims due attempts.
+      const source = {
+        name: 'webhook worker',
+        prepare: async () => (await dispatcher.fanOut(FAN_OUT_BATCH)) >= FAN_OUT_BATCH,
+        claim: (limit: number) => dispatcher.claim(limit),
+        run: (job: DeliveryJob) => dispatcher.attempt(job),
+      };
+      this.worker = new ClaimLoop(source, listener, WEBHOOK_CHANNEL, {
         concurrency: this.config.workerConcurrency,
         pollMs: this.config.workerPollMs,
       });

@@ -1,14 +1,26 @@
-import type { PgListener } from '../../core/listener';
-import { logger } from '../../core/logger';
-import type { WebhookDispatcher } from './dispatcher';
-import { DeliveryJob, WEBHOOK_CHANNEL } from './delivery.store';
+import type { PgListener } from './listener';
+import { logger } from './logger';
 
 /**
- * The delivery loop of one process: woken by NOTIFY on WEBHOOK_CHANNEL (new outbox events, retries asked for) through
- * the process's shared PgListener, and after each of its reconnections (a sweep: NOTIFYs sent while it was down are
- * lost); otherwise every `pollMs` for retries coming due. Sends up to `concurrency` attempts at once.
+ * Durable background work, one way: every job is a row in PostgreSQL written in the transaction of the change that
+ * caused it (an outbox event's deliveries, a gateway command), claimed with FOR UPDATE SKIP LOCKED and a lease (so any
+ * number of processes share the rows, and a process killed mid-job leaves a row the next claim takes again), and run
+ * by this loop. One loop per kind of job and process: woken by NOTIFY on its channel through the process's shared
+ * PgListener, and after each of its reconnections (a sweep: NOTIFYs sent while it was down are lost); otherwise every
+ * `pollMs`, for retries coming due. Runs up to `concurrency` jobs at once. docs/durable-work.md describes both queues.
  */
-export class WebhookWorker {
+export interface ClaimSource<J> {
+  /** For logs. */
+  name: string;
+  /** Work to do before each claim (the outbox's fan-out into deliveries): answers whether a full batch was done. */
+  prepare?(): Promise<boolean>;
+  /** Claims (leases) up to `limit` due jobs. */
+  claim(limit: number): Promise<J[]>;
+  /** Runs one claimed job and records its outcome; a throw is logged, and the lease lets the job run again later. */
+  run(job: J): Promise<void>;
+}
+
+export class ClaimLoop<J> {
   private running = false;
   private loopDone: Promise<void> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
@@ -18,9 +30,10 @@ export class WebhookWorker {
   private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
-    private readonly dispatcher: WebhookDispatcher,
+    private readonly source: ClaimSource<J>,
     /** null: polling only. */
     private readonly listener: PgListener | null,
+    private readonly channel: string,
     private readonly options: { concurrency: number; pollMs: number },
   ) {}
 
@@ -29,13 +42,13 @@ export class WebhookWorker {
     this.running = true;
     if (this.listener) {
       // Woken by each NOTIFY, and after each reconnection (a sweep: NOTIFYs sent meanwhile are lost).
-      this.unlisten = await this.listener.listen(WEBHOOK_CHANNEL, () => this.wake(), () => this.wake());
+      this.unlisten = await this.listener.listen(this.channel, () => this.wake(), () => this.wake());
     }
     this.loopDone = this.loop();
-    logger.info({ concurrency: this.options.concurrency }, 'webhook worker started');
+    logger.info({ concurrency: this.options.concurrency }, `${this.source.name} started`);
   }
 
-  /** Stops taking work, lets attempts in flight finish and record their outcome. */
+  /** Stops taking work, lets jobs in flight finish and record their outcome. */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
@@ -73,32 +86,32 @@ export class WebhookWorker {
     while (this.running) {
       this.woken = false;
       try {
-        const fanned = await this.dispatcher.fanOut(500);
+        const more = (await this.source.prepare?.()) ?? false;
         const room = this.options.concurrency - this.inFlight.size;
         let claimed = 0;
         if (room > 0) {
-          const jobs = await this.dispatcher.claim(room);
+          const jobs = await this.source.claim(room);
           claimed = jobs.length;
           for (const job of jobs) this.track(job);
         }
         this.full = this.inFlight.size >= this.options.concurrency;
         // More may be waiting when a batch came back full; otherwise sleep until woken or the next poll.
         failures = 0;
-        if (this.full || (fanned < 500 && claimed < room)) await this.pause(this.options.pollMs);
+        if (this.full || (!more && claimed < room)) await this.pause(this.options.pollMs);
       } catch (err) {
         if (!this.running) break;
         // The database may be down: back off to 10 s between passes; the listener's reconnection wakes us sooner.
         const delay = Math.min(10_000, 1000 * 2 ** Math.min(failures++, 4));
-        logger.error({ err, retry_in_ms: delay }, 'webhook worker pass failed');
+        logger.error({ err, retry_in_ms: delay }, `${this.source.name} pass failed`);
         await this.pause(delay);
       }
     }
   }
 
-  private track(job: DeliveryJob): void {
-    const p: Promise<void> = this.dispatcher
-      .attempt(job)
-      .catch((err) => logger.error({ err, delivery_id: job.id }, 'webhook attempt could not be recorded'))
+  private track(job: J): void {
+    const p: Promise<void> = this.source
+      .run(job)
+      .catch((err) => logger.error({ err, job: (job as { id?: unknown }).id }, `${this.source.name}: a job's outcome could not be recorded`))
       .finally(() => {
         this.inFlight.delete(p);
         // Claim again once half the slots are free: fewer, larger claims.

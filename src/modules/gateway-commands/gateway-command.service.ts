@@ -1,0 +1,196 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { validate as isUuid } from 'uuid';
+import { ClaimLoop } from '../../core/claim-loop';
+import type { Ctx } from '../../core/context';
+import { tenantEntityManager, tenantOf } from '../../core/context';
+import { make } from '../../core/entity';
+import { recordEvent } from '../../core/events';
+import type { PgListener } from '../../core/listener';
+import { logger } from '../../core/logger';
+import type { ServicePool } from '../../core/orm-pool';
+import { PageArgs, paginate } from '../../core/pagination';
+import type { Serializer } from '../../core/serialize';
+import { GatewayError, GatewayPort } from '../../gateways/port';
+import { ProviderConnection } from '../providers/provider-connection.entities';
+import type { ProviderService } from '../providers/provider.service';
+import { GatewayCommand, GatewayCommandStatus } from './gateway-command.entities';
+import { commandLeaseMs, nextAttempt } from './gateway-command.policy';
+import { claimCommands, CommandJob, GATEWAY_COMMAND_CHANNEL, notifyCommandsDue } from './gateway-command.store';
+
+/** A command to write with a change. */
+export interface NewCommand {
+  action: string;
+  description: string;
+  connectionId: string;
+  subscriptionId?: string | null;
+  paymentId?: string | null;
+  invoiceId?: string | null;
+  args?: Record<string, unknown>;
+  idempotencyKey: string;
+}
+
+/**
+ * Runs one command's gateway call(s) with `job.idempotency_key`, and records in the database what they changed (in a
+ * transaction of its own, written so that a second run changes nothing more). Returns normally once the gateway has
+ * done what was asked (including "it was already done"); throws otherwise: a GatewayError `gateway_rejected` (the
+ * gateway refused: given up at once) or anything else (tried again).
+ */
+export type CommandHandler = (job: CommandJob, gateway: GatewayPort, em: EntityManager) => Promise<void>;
+
+export interface GatewayCommandListArgs extends PageArgs {
+  subscriptionId?: string | null;
+  paymentId?: string | null;
+  status?: GatewayCommandStatus | null;
+}
+
+/**
+ * Durable gateway calls (docs/durable-work.md). A change writes its commands in its own transaction (`queue`); after
+ * the commit the process that made it runs them at once (`runNow`), and whatever that did not finish (the process
+ * died, the gateway failed or timed out) the worker loop of any process claims when due and runs again with the same
+ * idempotency key, with capped backoff, until the gateway has done it or GATEWAY_COMMAND_RETRY_SECONDS have passed.
+ * A command given up raises the event `gateway_command.failed`. Modules register a handler per action.
+ */
+export class GatewayCommands {
+  private readonly handlers = new Map<string, CommandHandler>();
+  private loop: ClaimLoop<CommandJob> | null = null;
+  private readonly leaseMs: number;
+
+  constructor(
+    private readonly root: EntityManager,
+    private readonly pool: ServicePool,
+    private readonly providers: ProviderService,
+    private readonly serializer: () => Serializer,
+    private readonly options: { retrySeconds: number; gatewayTimeoutMs: number; concurrency: number; pollMs: number },
+  ) {
+    this.leaseMs = commandLeaseMs(options.gatewayTimeoutMs);
+  }
+
+  register(action: string, handler: CommandHandler): void {
+    if (this.handlers.has(action)) throw new Error(`gateway command ${action} registered twice`);
+    this.handlers.set(action, handler);
+  }
+
+  /**
+   * Writes a command in `em`'s transaction (flushed with the change): it exists exactly when the change committed.
+   * Call `wake(em)` once in that transaction so workers hear of it.
+   */
+  queue(em: EntityManager, command: NewCommand): GatewayCommand {
+    if (!this.handlers.has(command.action)) throw new Error(`no handler for gateway command ${command.action}`);
+    const now = new Date();
+    const row = make(GatewayCommand, {
+      action: command.action,
+      description: command.description,
+      connectionId: command.connectionId,
+      subscriptionId: command.subscriptionId ?? null,
+      paymentId: command.paymentId ?? null,
+      invoiceId: command.invoiceId ?? null,
+      args: command.args ?? {},
+      idempotencyKey: command.idempotencyKey,
+      nextAttemptAt: now,
+      giveUpAt: new Date(now.getTime() + this.options.retrySeconds * 1000),
+    });
+    em.persist(row);
+    return row;
+  }
+
+  /** NOTIFY on commit of `em`'s transaction: workers look for due commands. */
+  wake(em: EntityManager): Promise<void> {
+    return notifyCommandsDue(em);
+  }
+
+  /**
+   * Runs committed commands now, in this process (the caller waits for the gateway, as it did before commands were
+   * durable); those another process holds, or already ran, are left alone. Never throws: what fails here is the
+   * worker's to retry.
+   */
+  async runNow(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    try {
+      const jobs = await claimCommands(this.pool, ids.length, this.leaseMs, ids);
+      for (const job of jobs) await this.run(job);
+    } catch (err) {
+      logger.warn({ err, commands: ids }, 'gateway commands not run now: the worker runs them');
+    }
+  }
+
+  /** One attempt of a claimed command, and its outcome (only while the claim is still its own). */
+  async run(job: CommandJob): Promise<void> {
+    const tenant = { merchantId: job.merchant_id, mode: job.mode };
+    const em = tenantEntityManager(this.root, tenant);
+    let failure: { error: string; refused: boolean } | null = null;
+    try {
+      const handler = this.handlers.get(job.action);
+      if (!handler) throw new GatewayError('gateway_rejected', `no handler for gateway command ${job.action}`);
+      const connection = await em.findOne(ProviderConnection, { id: job.connection_id }, { populate: ['credentialsSealed'] });
+      if (!connection) throw new GatewayError('gateway_rejected', 'the gateway connection was removed');
+      await handler(job, this.providers.gatewayFor(connection), em);
+    } catch (err) {
+      const refused = err instanceof GatewayError && err.code === 'gateway_rejected';
+      failure = { error: err instanceof Error ? err.message : String(err), refused };
+      logger.warn({ err, command_id: job.id, action: job.action, attempt: job.attempts }, refused ? 'gateway refused a command' : 'gateway command failed; tried again later');
+    }
+    await this.record(job, failure);
+  }
+
+  private async record(job: CommandJob, failure: { error: string; refused: boolean } | null): Promise<void> {
+    const em = tenantEntityManager(this.root, { merchantId: job.merchant_id, mode: job.mode });
+    await em.transactional(async (tx) => {
+      const cmd = await tx.findOne(GatewayCommand, { id: job.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      // Its lease ran out and another run holds it now: that run records the outcome.
+      if (!cmd || cmd.status !== GatewayCommandStatus.PENDING || cmd.lockToken !== job.lock_token) return;
+      const now = new Date();
+      cmd.lockToken = null;
+      if (!failure) {
+        cmd.status = GatewayCommandStatus.SUCCEEDED;
+        cmd.completedAt = now;
+        cmd.nextAttemptAt = null;
+        return;
+      }
+      cmd.lastError = failure.error.slice(0, 1000);
+      const next = nextAttempt(job.attempts, failure.refused, now, new Date(job.give_up_at));
+      if (next) {
+        cmd.nextAttemptAt = next;
+        return;
+      }
+      cmd.status = GatewayCommandStatus.FAILED;
+      cmd.completedAt = now;
+      cmd.nextAttemptAt = null;
+      await tx.flush();
+      recordEvent(tx, 'gateway_command.failed', this.serializer().toRest(cmd), job.mode);
+    });
+  }
+
+  /** The worker loop of this process (npm start unless WORKER=off; npm run worker), woken through `listener`. */
+  async startWorker(listener: PgListener | null): Promise<void> {
+    if (this.loop) return;
+    this.loop = new ClaimLoop<CommandJob>(
+      { name: 'gateway command worker', claim: (limit) => claimCommands(this.pool, limit, this.leaseMs), run: (job) => this.run(job) },
+      listener,
+      GATEWAY_COMMAND_CHANNEL,
+      { concurrency: this.options.concurrency, pollMs: this.options.pollMs },
+    );
+    await this.loop.start();
+  }
+
+  /** Runs in flight finish and record their outcome. */
+  async stopWorker(): Promise<void> {
+    const loop = this.loop;
+    this.loop = null;
+    await loop?.stop();
+  }
+
+  /** The merchant's commands, newest first: of one subscription or payment, and in one status, when asked. */
+  list(ctx: Ctx, args: GatewayCommandListArgs) {
+    tenantOf(ctx);
+    const where: Record<string, unknown> = {};
+    for (const key of ['subscriptionId', 'paymentId'] as const) {
+      const id = args[key];
+      if (id == null) continue;
+      if (!isUuid(id)) return paginate(ctx.em, GatewayCommand, { id: null }, args);
+      where[key] = id;
+    }
+    if (args.status) where.status = args.status;
+    return paginate(ctx.em, GatewayCommand, where, args);
+  }
+}

@@ -1,0 +1,80 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
+import type { Mode } from '../../core/entity';
+import type { ServicePool } from '../../core/orm-pool';
+import { notify, systemQuery, tenantRows } from '../../core/sql';
+import { GatewayCommand } from './gateway-command.entities';
+
+/**
+ * The statements of gateway commands the ORM does not write: the worker's claim across tenants (a system statement
+ * by design, like webhook delivery's: one worker serves every merchant, and what it touches after a claim is named by
+ * the primary key and the claim's token) and the wake-up.
+ */
+
+/** NOTIFYed (on commit) when commands are written, so a worker runs them at once. */
+export const GATEWAY_COMMAND_CHANNEL = 'cadence_gateway_commands';
+
+/** A claimed command, with what its run needs. */
+export interface CommandJob {
+  id: string;
+  merchant_id: string;
+  mode: Mode;
+  action: string;
+  connection_id: string;
+  subscription_id: string | null;
+  payment_id: string | null;
+  invoice_id: string | null;
+  args: Record<string, unknown>;
+  idempotency_key: string;
+  /** Attempts including this one. */
+  attempts: number;
+  give_up_at: Date;
+  lock_token: string;
+}
+
+/** Asks the workers to look for due commands once `em`'s transaction commits. */
+export function notifyCommandsDue(em: EntityManager): Promise<void> {
+  return notify(em, GATEWAY_COMMAND_CHANNEL, 'due');
+}
+
+/**
+ * Claims up to `limit` pending commands due now (or, with `ids`, those of them that are), skipping rows another
+ * claim holds: each is leased by moving its `next_attempt_at` `leaseMs` ahead, so a run that dies is claimed again
+ * then, and counts an attempt.
+ */
+export async function claimCommands(db: ServicePool, limit: number, leaseMs: number, ids?: string[]): Promise<CommandJob[]> {
+  if (limit <= 0 || (ids && !ids.length)) return [];
+  const token = uuidv7();
+  const only = ids ? 'and c.id = any($4::uuid[])' : '';
+  const rows = await systemQuery<Omit<CommandJob, 'lock_token'>>(
+    db,
+    `with due as (
+       select c.id from gateway_commands c
+       where c.status = 'pending' and c.next_attempt_at <= now() ${only}
+       order by c.next_attempt_at limit $1
+       for update of c skip locked
+     )
+     update gateway_commands c set next_attempt_at = now() + $2 * interval '1 millisecond', lock_token = $3,
+       attempts = c.attempts + 1
+     from due where c.id = due.id
+     returning c.id, c.merchant_id, c.mode, c.action, c.connection_id, c.subscription_id, c.payment_id, c.invoice_id,
+       c.args, c.idempotency_key, c.attempts, c.give_up_at`,
+    ids ? [limit, leaseMs, token, ids] : [limit, leaseMs, token],
+  );
+  return rows.map((row) => ({ ...row, lock_token: token }));
+}
+
+/** How many of a subscription's or payment's commands its `gatewayCommands` field shows. */
+export const LATEST_COMMANDS = 20;
+
+/** The latest LATEST_COMMANDS commands of each subscription (or payment) of `ids`, newest first, of the tenant. */
+export function latestCommandsOf(em: EntityManager, column: 'subscription_id' | 'payment_id', ids: readonly string[]): Promise<GatewayCommand[]> {
+  return tenantRows(
+    em,
+    GatewayCommand,
+    `id in (select id from (select id, row_number() over (partition by ${column} order by id desc) as n
+       from gateway_commands where ${column} = any(?::uuid[])) latest where n <= ${LATEST_COMMANDS})`,
+    [ids],
+    { orderBy: 'id desc' },
+  );
+}

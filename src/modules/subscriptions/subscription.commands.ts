@@ -1,0 +1,109 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { logger } from '../../core/logger';
+import { GatewayError, GatewayPort } from '../../gateways/port';
+import type { CommandJob, GatewayCommands } from '../gateway-commands';
+import { Invoice, InvoiceStatus } from '../invoices/invoice.entities';
+import { BillingSubscription } from './subscription.entities';
+import { moveGatewayToFullPrice } from './subscription.discount';
+import type { SubscriptionService } from './subscription.service';
+
+/**
+ * The gateway calls subscriptions make after a change commits, as durable commands (docs/durable-work.md): each is
+ * written with the change (SubscriptionChange.gatewayCommand) and run by one of these handlers, again until the
+ * gateway has done it. A handler's database writes after its call change nothing when run twice.
+ */
+export const SubscriptionCommand = {
+  /** End the gateway subscription (now, or at the period's end): a mandate authorised after cancellation, a trial end, a term's end. */
+  CANCEL: 'cancel_subscription',
+  /** A halted subscription: the gateway must charge nothing more, whatever state it holds the subscription in. */
+  STOP_COLLECTION: 'stop_collection',
+  /** Refund the part of a renewal's charge that credit from earlier credit notes paid. */
+  REFUND_CREDIT: 'refund_credit',
+  /** Collect an invoice the change issued (a plan change's adjustment, a closed period's usage) from the mandate. */
+  COLLECT_INVOICE: 'collect_invoice',
+  /** A coupon ended: the gateway charges the full price from the next renewal. */
+  FULL_PRICE: 'full_price',
+} as const;
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/**
+ * Ends a gateway subscription (now, or at its period's end), done when it already is: a repeat after a lost answer, or
+ * a halted subscription whose collection was stopped, is refused by the gateway as already cancelled.
+ */
+export async function endAtGateway(gw: GatewayPort, providerSubscriptionId: string, atPeriodEnd: boolean): Promise<void> {
+  try {
+    await gw.cancelSubscription(providerSubscriptionId, { atPeriodEnd });
+  } catch (err) {
+    if (!(err instanceof GatewayError && err.code === 'gateway_rejected')) throw err;
+    const state = await gw.getSubscription(providerSubscriptionId).catch(() => null);
+    const done = state && (state.status === 'cancelled' || state.status === 'completed' || (atPeriodEnd && state.cancelAtPeriodEnd));
+    if (!done) throw err;
+  }
+}
+
+export function registerSubscriptionCommands(commands: GatewayCommands, service: SubscriptionService): void {
+  const cancel = (job: CommandJob, gw: GatewayPort) => endAtGateway(gw, text(job.args.provider_subscription_id), job.args.at_period_end === true);
+  commands.register(SubscriptionCommand.CANCEL, cancel);
+  // Halted is final but for a cancel (subscription.machine.ts): the gateway subscription is ended, which stops
+  // collection in every state the gateway may hold it in (Razorpay refuses to pause one that is pending after a failed
+  // charge, and would go on charging it). Its cancellation event is the echo of this (subscription.gateway-events.ts).
+  commands.register(SubscriptionCommand.STOP_COLLECTION, cancel);
+
+  commands.register(SubscriptionCommand.REFUND_CREDIT, async (job, gw) => {
+    await gw.refund({
+      providerPaymentId: text(job.args.provider_payment_id),
+      amount: Number(job.args.amount),
+      currency: text(job.args.currency),
+      idempotencyKey: job.idempotency_key,
+      reason: 'requested_by_customer',
+    });
+  });
+
+  commands.register(SubscriptionCommand.COLLECT_INVOICE, async (job, gw, em) => collectInvoice(service, job, gw, em));
+
+  commands.register(SubscriptionCommand.FULL_PRICE, async (job, gw, em) => {
+    await moveGatewayToFullPrice(service, em, job.subscription_id!, gw, job.idempotency_key);
+  });
+}
+
+/**
+ * Collects an invoice's amount due (its total, GST included) from the subscription's mandate. Stripe charges at once:
+ * the invoice is then marked paid. Razorpay makes an add-on charged with the next cycle: the invoice stays open until
+ * that charge is reported, which pays it (subscription.gateway-events.ts settleAddons). A decline is final for the
+ * command (the invoice stays open); a refusal also forgets the add-on, so no charge is taken to carry it.
+ */
+async function collectInvoice(service: SubscriptionService, job: CommandJob, gateway: GatewayPort, em: EntityManager): Promise<void> {
+  const invoice = await em.findOne(Invoice, { id: job.invoice_id! });
+  const sub = await em.findOne(BillingSubscription, { id: job.subscription_id! });
+  if (!invoice || !sub?.providerSubscriptionId || invoice.status !== InvoiceStatus.OPEN || invoice.amountDue <= 0) return;
+  let charge;
+  try {
+    charge = await gateway.chargeSubscriptionOneOff({
+      providerSubscriptionId: sub.providerSubscriptionId,
+      providerCustomerId: sub.providerCustomerId ?? null,
+      amount: invoice.amountDue,
+      currency: invoice.currency,
+      description: text(job.args.description),
+      idempotencyKey: job.idempotency_key,
+    });
+  } catch (err) {
+    if (err instanceof GatewayError && err.code === 'gateway_rejected') await forgetAddon(em, sub.id, invoice.id);
+    throw err;
+  }
+  if (charge.outcome === 'pending') return; // an add-on: settled with the charge that carries it
+  if (charge.outcome !== 'succeeded') {
+    logger.info({ subscription_id: sub.id, invoice_id: invoice.id, reason: charge.failureReason }, 'invoice not collected from the mandate: left open');
+    throw new GatewayError('gateway_rejected', `the charge was declined (${charge.failureReason ?? 'payment_failed'}); the invoice stays open`);
+  }
+  const now = await service.now(sub);
+  await em.fork().transactional((tx) => service.invoices.markPaid(tx, invoice.id, now));
+}
+
+async function forgetAddon(em: EntityManager, subscriptionId: string, invoiceId: string): Promise<void> {
+  await em.fork().transactional(async (tx) => {
+    const sub = await tx.findOne(BillingSubscription, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (sub && sub.gatewayAddons.some((a) => a.invoiceId === invoiceId)) sub.gatewayAddons = sub.gatewayAddons.filter((a) => a.invoiceId !== invoiceId);
+  });
+}
