@@ -9,6 +9,7 @@ import { COUPON_ROUTES } from './routes/coupons';
 import { USAGE_ROUTES } from './routes/usage';
 import { ANALYTICS_ROUTES } from './routes/analytics';
 import { ANALYTICS_RETENTION_ROUTES } from './routes/analytics-retention';
+import { GATEWAY_COMMAND_ROUTES } from './routes/gateway-commands';
 
 /**
  * The REST API as one table: each documented `/v1` path runs one GraphQL operation in-process.
@@ -245,4 +246,5 @@ export const routes: Route[] = [
   ...USAGE_ROUTES,
   ...ANALYTICS_ROUTES,
   ...ANALYTICS_RETENTION_ROUTES,
+  ...GATEWAY_COMMAND_ROUTES,
 ];

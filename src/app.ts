@@ -115,8 +115,9 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   purge.unref();
   // The sandbox charges subscription renewals as real time passes, like the gateways (test clocks advance them too).
   const stopRenewals = sandbox && config.worker ? chargeRenewalsAsTimePasses(sandbox) : () => undefined;
-  // Outbound webhook delivery runs in this process unless WORKER=off (then `npm run worker` does it).
+  // Outbound webhook delivery and gateway commands run in this process unless WORKER=off (then `npm run worker` does it).
   if (config.worker) await services.delivery.startWorker(listener);
+  if (config.worker) await services.commands.startWorker(listener);
   // So does the subscriptions scheduler (trial and period ends, dunning, reconciliation).
   if (config.worker) services.schedulerLoop.start();
 
@@ -140,6 +141,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await changes.stop();
       await stopEntitlementCache();
       await services.schedulerLoop.stop();
+      await services.commands.stopWorker();
       await services.delivery.close();
       await services.documents.close();
       await listener.stop();

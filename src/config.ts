@@ -30,8 +30,12 @@ export interface Config {
   /** Base URL of the sandbox as customers' browsers reach it (hosted checkout pages); default: where it listens. */
   sandboxPublicUrl: string | undefined;
   gatewayTimeoutMs: number;
+  /** SANDBOX_FAULTS (off): the sandbox serves /_faults, failing chosen requests on demand (tests only). */
+  sandboxFaults: boolean;
   /** How long a gateway command is retried before it is given up (GATEWAY_COMMAND_RETRY_SECONDS; 3 days). */
   gatewayCommandRetrySeconds: number;
+  /** The wait after a gateway command's first failed attempt, doubling up to an hour (GATEWAY_COMMAND_FIRST_RETRY_MS; 30 s). */
+  gatewayCommandFirstRetryMs: number;
   /** Outbound webhooks: seconds between attempts (WEBHOOK_RETRY_SCHEDULE, comma-separated; contract section 10). */
   webhookRetrySchedule: number[];
   /** An attempt that has not answered by then fails (WEBHOOK_TIMEOUT_MS, default 10 s). */
@@ -125,7 +129,9 @@ export function loadConfig(env = process.env): Config {
     sandboxUrl: env.SANDBOX_URL ? env.SANDBOX_URL.replace(/\/$/, '') : undefined,
     sandboxPublicUrl: env.SANDBOX_PUBLIC_URL ? env.SANDBOX_PUBLIC_URL.replace(/\/$/, '') : undefined,
     gatewayTimeoutMs: int(env, 'GATEWAY_TIMEOUT_MS', 10_000),
+    sandboxFaults: onOff(env, 'SANDBOX_FAULTS', false),
     gatewayCommandRetrySeconds: Math.max(1, int(env, 'GATEWAY_COMMAND_RETRY_SECONDS', 3 * 86_400)),
+    gatewayCommandFirstRetryMs: Math.max(10, int(env, 'GATEWAY_COMMAND_FIRST_RETRY_MS', 30_000)),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
     webhookAllowPrivateNetworks: onOff(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', !env.DATABASE_URL),

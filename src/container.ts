@@ -72,6 +72,7 @@ export function createServices(
   const coupons = new CouponService(webhooks.clock);
   const commands = new GatewayCommands(orm.em, pool, providers, () => serializer, {
     retrySeconds: config.gatewayCommandRetrySeconds,
+    firstRetryMs: config.gatewayCommandFirstRetryMs,
     gatewayTimeoutMs: config.gatewayTimeoutMs,
     concurrency: config.workerConcurrency,
     pollMs: config.workerPollMs,
@@ -89,7 +90,7 @@ export function createServices(
     catalog: new CatalogService(),
     customers,
     providers,
-    payments: new PaymentService(providers, () => serializer, invoices),
+    payments: new PaymentService(providers, () => serializer, invoices, commands),
     idempotency: new IdempotencyStore(orm.em),
     catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
     invoices,

@@ -61,6 +61,7 @@ export function startConfiguredSandbox(config: Config, databaseUrl: string, opts
     host: config.host,
     publicUrl: config.sandboxPublicUrl,
     secrets: SecretBox.fromEnv(config.dataDir),
+    faults: config.sandboxFaults,
   });
 }
 

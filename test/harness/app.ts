@@ -100,6 +100,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     dataDir: path.join(os.tmpdir(), 'cadence-test-data'),
     sandboxPort: 0,
     gatewayTimeoutMs: 3000,
+    // Tests inject gateway failures through the sandbox's /_faults (src/gateways/sandbox/faults.ts).
+    sandboxFaults: true,
     // As in development (embedded database): test endpoints are local receivers on 127.0.0.1. SSRF tests turn it off.
     webhookAllowPrivateNetworks: true,
     ...overrides,
@@ -126,7 +128,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     async start() {
       if (sandbox || !app.sandboxUrl) return;
       const u = new URL(app.sandboxUrl);
-      sandbox = await startSandbox({ databaseUrl, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl, secrets: app.sandbox!.sandbox.secrets });
+      sandbox = await startSandbox({ databaseUrl, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl, secrets: app.sandbox!.sandbox.secrets, faults: config.sandboxFaults });
     },
   };
 

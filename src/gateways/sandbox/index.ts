@@ -7,6 +7,7 @@ import { razorpayRouter } from './razorpay.routes';
 import { openSandboxDatabase } from './database';
 import { Sandbox, SandboxOptions } from './sandbox';
 import { stripeRouter } from './stripe.routes';
+import { Faults } from './faults';
 
 export { Sandbox } from './sandbox';
 export type { SandboxOptions, RenewalFilter, RenewalResult, AdvanceResult } from './sandbox';
@@ -19,7 +20,7 @@ export { openSandboxDatabase } from './database';
  * /razorpay/v1, and the hosted checkout pages at /checkout/{id}. State lives in the service's database.
  * Extensions (test mode): a clock per account (POST /v1/test_helpers/sandbox/advance,
  * /razorpay/v1/test_helpers/advance) and a dunning retry for Razorpay
- * (/razorpay/v1/test_helpers/subscriptions/{id}/retry_charge).
+ * (/razorpay/v1/test_helpers/subscriptions/{id}/retry_charge); with `faults`, injected failures (faults.ts).
  */
 export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } {
   const sb = new Sandbox(opts) as Sandbox & { app: Express };
@@ -31,6 +32,12 @@ export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+  if (opts.faults) {
+    // Tests only (SANDBOX_FAULTS=on): requests that fail, time out or lose their answer on demand (faults.ts).
+    const faults = new Faults();
+    app.use(faults.router());
+    app.use(faults.apply);
+  }
   app.use('/v1', stripeRouter(sb));
   app.use('/razorpay/v1', razorpayRouter(sb));
   app.use(checkoutRouter(sb));

@@ -29,6 +29,8 @@ export interface SandboxOptions {
   poolMax?: number;
   /** Seals the webhook secrets merchants register (src/gateways/sandbox/sealed.ts). */
   secrets: SecretBox;
+  /** Serves /_faults, which makes chosen requests fail, time out or lose their answer (tests; faults.ts). */
+  faults?: boolean;
   /**
    * Webhooks of renewals in flight at once among the subscriptions of one account due at the same instant (default
    * 16): each worker delivers one renewal's events in order, waiting for each answer; the next due instant starts once

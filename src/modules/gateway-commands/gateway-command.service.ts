@@ -16,7 +16,10 @@ import { ProviderConnection } from '../providers/provider-connection.entities';
 import type { ProviderService } from '../providers/provider.service';
 import { GatewayCommand, GatewayCommandStatus } from './gateway-command.entities';
 import { commandLeaseMs, nextAttempt } from './gateway-command.policy';
-import { claimCommands, CommandJob, GATEWAY_COMMAND_CHANNEL, notifyCommandsDue } from './gateway-command.store';
+import { claimCommands, CommandJob, GATEWAY_COMMAND_CHANNEL } from './gateway-command.store';
+
+/** How long the worker leaves a new command to the process that wrote it. */
+const INLINE_GRACE_MS = 10_000;
 
 /** A command to write with a change. */
 export interface NewCommand {
@@ -61,7 +64,7 @@ export class GatewayCommands {
     private readonly pool: ServicePool,
     private readonly providers: ProviderService,
     private readonly serializer: () => Serializer,
-    private readonly options: { retrySeconds: number; gatewayTimeoutMs: number; concurrency: number; pollMs: number },
+    private readonly options: { retrySeconds: number; firstRetryMs: number; gatewayTimeoutMs: number; concurrency: number; pollMs: number },
   ) {
     this.leaseMs = commandLeaseMs(options.gatewayTimeoutMs);
   }
@@ -73,7 +76,8 @@ export class GatewayCommands {
 
   /**
    * Writes a command in `em`'s transaction (flushed with the change): it exists exactly when the change committed.
-   * Call `wake(em)` once in that transaction so workers hear of it.
+   * The process that commits it runs it (`runNow`); the worker takes it only when that has not happened within
+   * INLINE_GRACE_MS (the process died in between), so the two never race for it.
    */
   queue(em: EntityManager, command: NewCommand): GatewayCommand {
     if (!this.handlers.has(command.action)) throw new Error(`no handler for gateway command ${command.action}`);
@@ -87,16 +91,11 @@ export class GatewayCommands {
       invoiceId: command.invoiceId ?? null,
       args: command.args ?? {},
       idempotencyKey: command.idempotencyKey,
-      nextAttemptAt: now,
+      nextAttemptAt: new Date(now.getTime() + INLINE_GRACE_MS),
       giveUpAt: new Date(now.getTime() + this.options.retrySeconds * 1000),
     });
     em.persist(row);
     return row;
-  }
-
-  /** NOTIFY on commit of `em`'s transaction: workers look for due commands. */
-  wake(em: EntityManager): Promise<void> {
-    return notifyCommandsDue(em);
   }
 
   /**
@@ -148,7 +147,7 @@ export class GatewayCommands {
         return;
       }
       cmd.lastError = failure.error.slice(0, 1000);
-      const next = nextAttempt(job.attempts, failure.refused, now, new Date(job.give_up_at));
+      const next = nextAttempt(job.attempts, failure.refused, now, new Date(job.give_up_at), this.options.firstRetryMs);
       if (next) {
         cmd.nextAttemptAt = next;
         return;

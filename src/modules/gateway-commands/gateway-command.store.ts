@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { Mode } from '../../core/entity';
 import type { ServicePool } from '../../core/orm-pool';
-import { notify, systemQuery, tenantRows } from '../../core/sql';
+import { systemQuery, tenantRows } from '../../core/sql';
 import { GatewayCommand } from './gateway-command.entities';
 
 /**
@@ -11,7 +11,7 @@ import { GatewayCommand } from './gateway-command.entities';
  * the primary key and the claim's token) and the wake-up.
  */
 
-/** NOTIFYed (on commit) when commands are written, so a worker runs them at once. */
+/** A channel for waking command workers early (they otherwise look every WORKER_POLL_MS). */
 export const GATEWAY_COMMAND_CHANNEL = 'cadence_gateway_commands';
 
 /** A claimed command, with what its run needs. */
@@ -32,25 +32,20 @@ export interface CommandJob {
   lock_token: string;
 }
 
-/** Asks the workers to look for due commands once `em`'s transaction commits. */
-export function notifyCommandsDue(em: EntityManager): Promise<void> {
-  return notify(em, GATEWAY_COMMAND_CHANNEL, 'due');
-}
-
 /**
- * Claims up to `limit` pending commands due now (or, with `ids`, those of them that are), skipping rows another
- * claim holds: each is leased by moving its `next_attempt_at` `leaseMs` ahead, so a run that dies is claimed again
- * then, and counts an attempt.
+ * Claims up to `limit` pending commands due now, skipping rows another claim holds; with `ids`, those of them that no
+ * run has claimed yet, due or not (the process that wrote them runs them at once). Each is leased by moving its
+ * `next_attempt_at` `leaseMs` ahead, so a run that dies is claimed again then, and counts an attempt.
  */
 export async function claimCommands(db: ServicePool, limit: number, leaseMs: number, ids?: string[]): Promise<CommandJob[]> {
   if (limit <= 0 || (ids && !ids.length)) return [];
   const token = uuidv7();
-  const only = ids ? 'and c.id = any($4::uuid[])' : '';
+  const which = ids ? 'c.id = any($4::uuid[]) and c.attempts = 0 and c.lock_token is null' : 'c.next_attempt_at <= now()';
   const rows = await systemQuery<Omit<CommandJob, 'lock_token'>>(
     db,
     `with due as (
        select c.id from gateway_commands c
-       where c.status = 'pending' and c.next_attempt_at <= now() ${only}
+       where c.status = 'pending' and ${which}
        order by c.next_attempt_at limit $1
        for update of c skip locked
      )

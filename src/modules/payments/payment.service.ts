@@ -11,7 +11,8 @@ import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
-import type { GatewayEvent } from '../../gateways/port';
+import { GatewayError, type GatewayEvent, type GatewayPort } from '../../gateways/port';
+import type { CommandJob, GatewayCommands } from '../gateway-commands';
 import { Customer } from '../customers/customer.entities';
 import { normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
 import { ProviderConnection } from '../providers/provider-connection.entities';
@@ -26,6 +27,9 @@ import type { InvoiceService } from '../invoices/invoice.service';
 import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
 
 export const MIN_PAYMENT_AMOUNT = 100;
+
+/** The gateway command that returns a refund's money (docs/durable-work.md). */
+const REFUND_COMMAND = 'refund';
 
 /** Statuses a verified gateway event may move a payment from; anything else is a late or repeated event. */
 const PAYMENT_MOVES: Record<'succeeded' | 'failed' | 'expired', PaymentStatus[]> = {
@@ -45,7 +49,10 @@ export class PaymentService {
     private readonly providers: ProviderService,
     private readonly serializer: () => Serializer,
     private readonly invoices: InvoiceService,
-  ) {}
+    private readonly commands: GatewayCommands,
+  ) {
+    commands.register(REFUND_COMMAND, (job, gateway, em) => this.runRefund(job, gateway, em));
+  }
 
   /**
    * Creates a payment and its hosted checkout. The gateway is called first, outside any transaction; only when
@@ -152,14 +159,14 @@ export class PaymentService {
    * recorded (settleRefund).
    */
   async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput, attempt: IdempotentAttempt | null = null): Promise<Refund> {
-    const { mode } = tenantOf(ctx);
+    tenantOf(ctx);
     const refundId = attempt?.resourceId ?? uuidv7();
     const prior = attempt ? await ctx.em.findOne(Refund, { id: refundId }) : null;
     if (prior) return prior;
     if (input.amount != null) requireInteger(input.amount, 'amount', 1);
     if (input.reason != null && input.reason.length > 255) throw invalid('reason', 'reason is longer than 255 characters.');
 
-    const { refund, payment, connection } = await ctx.em.transactional(async (em) => {
+    const { refund, command } = await ctx.em.transactional(async (em) => {
       const payment = await findOr404(em, Payment, paymentId, 'payment', { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!REFUNDABLE.includes(payment.status) || !payment.providerPaymentId) {
         throw new DomainError('payment_not_refundable', `A ${payment.status} payment cannot be refunded.`);
@@ -188,29 +195,57 @@ export class PaymentService {
         reason: input.reason ?? null,
       });
       em.persist(refund);
-      return { refund, payment, connection };
+      // The gateway call is a durable command written with the reservation: a timeout or a crash leaves it pending,
+      // and the worker (or the gateway's refund event) settles it (docs/durable-work.md).
+      const command = this.commands.queue(em, {
+        action: REFUND_COMMAND,
+        description: `Refund ${amount} ${payment.currency} of payment ${payment.id}`,
+        connectionId: connection.id,
+        paymentId: payment.id,
+        args: { refund_id: refund.id },
+        idempotencyKey: `refund-${refund.id}`,
+      });
+      return { refund, command };
     });
 
+    await this.commands.runNow([command.id]);
+    const after = await ctx.em.fork().findOneOrFail(Refund, { id: refund.id });
+    if (after.status === RefundStatus.FAILED) throw fromGatewayError(new GatewayError('gateway_rejected', after.failureReason ?? 'refused by the gateway'));
+    if (after.status === RefundStatus.PENDING && !after.providerRefundId) {
+      // No answer (a timeout, the gateway down): what was asked is not dropped. The refund stays pending, its amount
+      // reserved, until the command's retry or the gateway's refund event settles it.
+      throw fromGatewayError(new GatewayError('gateway_unavailable', 'no answer'));
+    }
+    return after;
+  }
+
+  /**
+   * The refund command: asks the gateway to return a pending refund (its idempotency key: the same refund however often
+   * it is asked), then records the answer. A refusal fails the refund (its reservation is given back); no answer
+   * leaves it pending for the next attempt.
+   */
+  private async runRefund(job: CommandJob, gateway: GatewayPort, em: EntityManager): Promise<void> {
+    const refund = await em.findOne(Refund, { id: String(job.args.refund_id) });
+    if (!refund || refund.status !== RefundStatus.PENDING || refund.providerRefundId) return;
+    const payment = await em.findOneOrFail(Payment, { id: refund.paymentId });
     let result;
     try {
-      result = await this.providers.gatewayFor(connection).refund({
+      result = await gateway.refund({
         providerPaymentId: payment.providerPaymentId!,
         amount: refund.gatewayAmount,
         currency: refund.currency,
-        idempotencyKey: `refund-${refund.id}`,
+        idempotencyKey: job.idempotency_key,
         reason: refund.reason,
       });
     } catch (err) {
-      ctx.log.warn({ err, refund_id: refund.id }, 'gateway refund failed');
-      await this.failRefund(ctx.em.fork(), refund.id, err instanceof Error ? err.message : 'gateway error');
-      throw fromGatewayError(err);
+      if (err instanceof GatewayError && err.code === 'gateway_rejected') await this.failRefund(em.fork(), refund.id, err.message);
+      throw err;
     }
-    return ctx.em.transactional(async (em) => {
-      const r = await em.findOneOrFail(Refund, { id: refund.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      r.providerRefundId = result.providerRefundId;
-      if (result.status === 'succeeded') await this.settleRefund(em, r, mode);
-      else if (result.status === 'failed') await this.failRefund(em, r.id, 'refused by the gateway');
-      return r;
+    await em.fork().transactional(async (tx) => {
+      const r = await tx.findOneOrFail(Refund, { id: refund.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      r.providerRefundId ??= result.providerRefundId;
+      if (result.status === 'succeeded') await this.settleRefund(tx, r, job.mode);
+      else if (result.status === 'failed') await this.failRefund(tx, r.id, 'refused by the gateway');
     });
   }
 

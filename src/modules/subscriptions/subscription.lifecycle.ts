@@ -113,7 +113,6 @@ export class SubscriptionChange {
       this.releasesCoupon = false;
       await releaseRedemption(this.em, this.sub.id);
     }
-    if (this.commandIds.length) await this.commands.wake(this.em);
     await this.em.flush();
     // The MRR movement, in the change's transaction (analytics/mrr-ledger.ts); no statement when MRR did not move.
     await recordMrrMovement(this.em, this.sub, this.mrrAtStart, this.eventTypes.at(-1) ?? 'subscription.updated');

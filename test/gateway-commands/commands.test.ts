@@ -1,0 +1,212 @@
+import { TestMerchant, useHarness } from '../harness';
+import { eventually } from '../harness/wait';
+import { connect, createPayment, gatewayCharge, pay, PROVIDERS, ProviderName } from '../payments/helpers';
+import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurringPlan } from '../subscriptions/helpers';
+
+/**
+ * Durable gateway commands (docs/durable-work.md), through the sandbox's injected faults (src/gateways/sandbox/faults.ts):
+ * a command the gateway fails, or whose answer is lost, is run again by the worker until the gateway has done it, and
+ * done there once; one it keeps failing is given up with the event gateway_command.failed; all of it visible in GraphQL
+ * and REST. And the Razorpay sequence that once charged a halted subscription three more times.
+ */
+// Retries 200 ms apart at first, given up after 6 s (a gateway call is bounded by the harness's 3 s timeout).
+const h = useHarness({ gatewayCommandFirstRetryMs: 200, gatewayCommandRetrySeconds: 6 });
+const DAY = 86_400;
+
+/** The sandbox route that ends a gateway subscription now, per provider. */
+const CANCEL_ROUTE: Record<ProviderName, { method: string; path: string }> = {
+  stripe: { method: 'DELETE', path: '/v1/subscriptions/' },
+  razorpay: { method: 'POST', path: '/razorpay/v1/subscriptions/*/cancel' },
+};
+/** The sandbox event a gateway sends when a subscription ends. */
+const CANCELLED_EVENT: Record<ProviderName, string> = { stripe: 'customer.subscription.deleted', razorpay: 'subscription.cancelled' };
+/** The sandbox route that makes a refund, per provider. */
+const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
+  stripe: { method: 'POST', path: '/v1/refunds' },
+  razorpay: { method: 'POST', path: '/razorpay/v1/payments/*/refund' },
+};
+
+async function fault(rule: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+  if (res.status !== 201) throw new Error(`POST /_faults answered ${res.status}: ${await res.text()}`);
+}
+afterEach(async () => {
+  await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'DELETE' });
+});
+
+/**
+ * Requests a `lost` rule must swallow to lose one call's answer: stripe-node retries a closed connection once by itself
+ * (with the same Idempotency-Key), Razorpay's SDK does not.
+ */
+const LOST_TIMES: Record<ProviderName, number> = { stripe: 2, razorpay: 1 };
+
+const sql = <T>(text: string, params: unknown[]) => h.app.orm.em.getConnection().execute<T[]>(text, params);
+
+/** What the gateway captured for a gateway subscription (its charges, mandate authorisation excluded). */
+async function gatewayCollected(provider: ProviderName, providerSubscriptionId: string): Promise<number> {
+  if (provider === 'razorpay') {
+    const [row] = await sql<{ sum: string | null }>(
+      `select sum((data->>'amount')::bigint) as sum from sandbox_objects where provider = 'razorpay' and type = 'payment'
+        and data->>'subscription_id' = ? and data->>'status' = 'captured' and (data->>'amount')::bigint > 0 and data->>'invoice_id' is not null`,
+      [providerSubscriptionId],
+    );
+    return Number(row.sum ?? 0);
+  }
+  const [row] = await sql<{ sum: string | null }>(
+    `select sum((data->>'amount_paid')::bigint) as sum from sandbox_objects where provider = 'stripe' and type = 'invoice'
+        and data->'parent'->'subscription_details'->>'subscription' = ?`,
+    [providerSubscriptionId],
+  );
+  return Number(row.sum ?? 0);
+}
+
+async function gatewayStatus(providerSubscriptionId: string): Promise<string> {
+  const [row] = await sql<{ status: string }>(`select data->>'status' as status from sandbox_objects where id = ?`, [providerSubscriptionId]);
+  return row.status;
+}
+
+/** How many times the gateway ended the subscription (its cancellation events). */
+async function cancellations(provider: ProviderName, providerSubscriptionId: string): Promise<number> {
+  const [row] = await sql<{ n: string }>(`select count(*) as n from sandbox_events where type = ? and body like ?`, [CANCELLED_EVENT[provider], `%${providerSubscriptionId}%`]);
+  return Number(row.n);
+}
+
+const COMMANDS = `query($id: ID!) { subscription(id: $id) { status gatewayCommands { id action status attempts lastError idempotencyKey nextAttemptAt completedAt } } }`;
+const commandsOf = async (m: TestMerchant, id: string) => (await m.test.gql(COMMANDS, { id })).data.subscription;
+
+describe.each(PROVIDERS)('%s', (provider) => {
+  async function merchant(): Promise<TestMerchant> {
+    const m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(m.test, provider);
+    await ok(m.test.post('/merchant/billing-settings', { max_retries: 0 }));
+    return m;
+  }
+
+  /** An active subscription on card 4000000000000119 (its renewals fail at first), halted at its first renewal. */
+  async function halted(m: TestMerchant) {
+    const { plan } = await recurringPlan(m.test);
+    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }), { outcome: 'success', card_number: '4000000000000119' });
+    expect(sub.status).toBe('active');
+    await h.clock.advance(m, 31 * DAY);
+    return ok(m.test.get(`/subscriptions/${sub.id}`));
+  }
+
+  it('max_retries 0 and card 4000000000000119, 31 days four times: halted at the first renewal, and the gateway collects nothing after', async () => {
+    const m = await merchant();
+    const sub = await halted(m);
+    for (let i = 0; i < 3; i++) await h.clock.advance(m, 31 * DAY);
+    expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('halted');
+    const invoices = await invoicesOf(m.test, sub.id);
+    expect(invoices.map((i) => i.status)).toEqual(['paid', 'uncollectible']);
+    // What Cadence shows collected is what the gateway collected: the first period, nothing since.
+    const recorded = invoices.reduce((s, i) => s + i.amount_paid, 0);
+    expect(recorded).toBe(invoices[0].total);
+    expect(await gatewayCollected(provider, sub.provider_subscription_id)).toBe(recorded);
+    // Collection stopped by ending the gateway subscription (whatever state the gateway held it in), once.
+    expect(await gatewayStatus(sub.provider_subscription_id)).toBe(provider === 'razorpay' ? 'cancelled' : 'canceled');
+    expect(await cancellations(provider, sub.provider_subscription_id)).toBe(1);
+    const view = await commandsOf(m, sub.id);
+    expect(view.gatewayCommands).toMatchObject([{ action: 'stop_collection', status: 'SUCCEEDED', attempts: 1, lastError: null, nextAttemptAt: null }]);
+    // The gateway's cancellation event is the echo of the command: the subscription stays halted; a cancel still works.
+    expect(view.status).toBe('HALTED');
+    expect((await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, {}))).status).toBe('cancelled');
+  });
+
+  it('a stop the gateway fails twice is run again by the worker, visible meanwhile, and done at the gateway once', async () => {
+    const m = await merchant();
+    await fault({ ...CANCEL_ROUTE[provider], kind: 'error', times: 2 });
+    const sub = await halted(m);
+    expect(sub.status).toBe('halted');
+    // Seen failing at once (the first attempt ran right after the halt committed), then done by the worker's retries.
+    const done = await eventually(async () => {
+      const [c] = (await commandsOf(m, sub.id)).gatewayCommands;
+      return c.status === 'SUCCEEDED' ? c : null;
+    }, 10_000);
+    // The last error stays on record (what was wrong before it went through).
+    expect(done).toMatchObject({ action: 'stop_collection', attempts: 3, lastError: expect.stringMatching(/Injected fault|HTTP 500/), idempotencyKey: `stop-collection-${sub.id}` });
+    expect(await cancellations(provider, sub.provider_subscription_id)).toBe(1);
+    // REST shows the same.
+    const listed = await ok(m.test.get(`/gateway-commands?subscription_id=${sub.id}`));
+    expect(listed.data).toMatchObject([{ object: 'gateway_command', id: done.id, action: 'stop_collection', status: 'succeeded', attempts: 3, subscription_id: sub.id }]);
+  });
+
+  it('a stop whose answer is lost is tried again, and the gateway ends the subscription once: the repeat finds it ended', async () => {
+    const m = await merchant();
+    await fault({ ...CANCEL_ROUTE[provider], kind: 'lost', times: LOST_TIMES[provider] });
+    const sub = await halted(m);
+    const done = await eventually(async () => {
+      const [c] = (await commandsOf(m, sub.id)).gatewayCommands;
+      return c.status === 'SUCCEEDED' ? c : null;
+    }, 10_000);
+    // The first attempt's answer was lost; the second found the subscription ended, and the gateway ended it once.
+    expect(done.attempts).toBe(2);
+    expect(await cancellations(provider, sub.provider_subscription_id)).toBe(1);
+    expect(await gatewayStatus(sub.provider_subscription_id)).toBe(provider === 'razorpay' ? 'cancelled' : 'canceled');
+  });
+
+  it('a stop the gateway keeps failing is given up after GATEWAY_COMMAND_RETRY_SECONDS, with the event gateway_command.failed', async () => {
+    const m = await merchant();
+    await fault({ ...CANCEL_ROUTE[provider], kind: 'error', times: 1000 });
+    const sub = await halted(m);
+    const failed = await eventually(async () => {
+      const [c] = (await commandsOf(m, sub.id)).gatewayCommands;
+      return c.status === 'FAILED' ? c : null;
+    }, 15_000);
+    expect(failed.attempts).toBeGreaterThanOrEqual(3);
+    expect(failed.lastError).toBeTruthy();
+    expect(failed.completedAt).toBeTruthy();
+    const failedEvents = await sql<{ payload: any }>(`select payload from outbox_events where merchant_id = ? and type = 'gateway_command.failed'`, [m.id]);
+    expect(failedEvents.map((e) => e.payload.data.object)).toMatchObject([{ id: failed.id, object: 'gateway_command', status: 'failed', subscription_id: sub.id }]);
+    expect((await outboxTypesOf(h.app, m.id, sub.id)).slice(-2)).toEqual(['subscription.halted', 'gateway_command.failed']);
+  });
+
+  describe('refunds', () => {
+    async function paidPayment() {
+      const m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+      await connect(m.test, provider);
+      const { payment } = await pay(m.test, await createPayment(m.test, { provider, amount: 49_900 }));
+      expect(payment).toMatchObject({ status: 'succeeded', amount_total: 58_882 });
+      return { m, payment };
+    }
+    const refundOf = async (m: TestMerchant, paymentId: string): Promise<{ id: string; amount: number; status: string }[]> =>
+      (await m.test.gql(`query($id: ID!) { payment(id: $id) { refunds { id amount status } } }`, { id: paymentId })).data.payment.refunds.map((r: any) => ({ ...r, status: r.status.toLowerCase() }));
+
+    it.each(['timeout', 'lost'] as const)('a refund whose gateway call gets no answer (%s) answers 502 but stays pending, then is settled once with its credit note', async (kind) => {
+      const { m, payment } = await paidPayment();
+      await fault({ ...REFUND_ROUTE[provider], kind, times: kind === 'lost' ? LOST_TIMES[provider] : 1 });
+      const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 });
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe('gateway_unavailable');
+      // Not dropped: pending, its amount reserved against what is refundable.
+      const [pending] = await refundOf(m, payment.id);
+      expect(pending).toMatchObject({ amount: 10_000, status: 'pending' });
+      expect((await ok(m.test.get(`/payments/${payment.id}`))).amount_refunded).toBe(10_000);
+      const over = await m.test.post(`/payments/${payment.id}/refund`, { amount: 58_882 - 10_000 + 1 });
+      expect(over.body.error.code).toBe('amount_exceeds_refundable');
+      // The worker runs the command again with the same idempotency key: one refund at the gateway, settled here.
+      await eventually(async () => (await refundOf(m, payment.id))[0].status === 'succeeded', 15_000, 'the refund settled');
+      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 58_882, refunded: 10_000 });
+      const after = await ok(m.test.get(`/payments/${payment.id}`));
+      expect(after).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
+      const notes = (await ok(m.test.get(`/invoices?type=credit_note`))).data;
+      expect(notes.map((n: any) => [n.billing_reason, n.total])).toEqual([['refund', 10_000]]);
+      const listed = await ok(m.test.get(`/gateway-commands?payment_id=${payment.id}`));
+      expect(listed.data).toMatchObject([{ action: 'refund', status: 'succeeded', payment_id: payment.id, idempotency_key: `refund-${pending.id}` }]);
+    });
+
+    it('a refund the gateway refuses fails at once and gives its amount back', async () => {
+      const { m, payment } = await paidPayment();
+      await ok(m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 }), 201);
+      // The gateway's record already returned more than this payment holds, as if refunded in its dashboard: refused.
+      await sql(`update sandbox_objects set data = jsonb_set(data, ?, to_jsonb(58882)) where id = ?`, [provider === 'stripe' ? '{latest_charge,amount_refunded}' : '{amount_refunded}', payment.provider_payment_id]);
+      const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 5_000 });
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe('gateway_rejected');
+      const refunds = await refundOf(m, payment.id);
+      expect(refunds.map((x) => x.status).sort()).toEqual(['failed', 'succeeded']);
+      expect((await ok(m.test.get(`/payments/${payment.id}`))).amount_refunded).toBe(10_000);
+      const [failed] = (await ok(m.test.get(`/gateway-commands?payment_id=${payment.id}&status=failed`))).data;
+      expect(failed).toMatchObject({ action: 'refund', attempts: 1 });
+    });
+  });
+});
