@@ -167,7 +167,8 @@ export class GatewayCommands {
       { name: 'gateway command worker', claim: (limit) => claimCommands(this.pool, limit, this.leaseMs), run: (job) => this.run(job) },
       listener,
       GATEWAY_COMMAND_CHANNEL,
-      { concurrency: this.options.concurrency, pollMs: this.options.pollMs },
+      // Commands come due seconds apart at the soonest (INLINE_GRACE_MS, the first retry): a second between looks.
+      { concurrency: this.options.concurrency, pollMs: Math.max(this.options.pollMs, 1000) },
     );
     await this.loop.start();
   }
