@@ -89,3 +89,19 @@ export async function paginate<T extends { id: string }>(
     },
   };
 }
+
+/**
+ * The where clause of a list's id filters (`customerId`, `subscriptionId`, ...: those given), or, when one is not a
+ * UUID, a clause that matches nothing, as an unknown id does (the columns are uuids: PostgreSQL would refuse the
+ * comparison).
+ */
+export function idFilters<A extends object>(args: A, keys: readonly (keyof A & string)[]): Record<string, unknown> {
+  const where: Record<string, unknown> = {};
+  for (const key of keys) {
+    const id = args[key];
+    if (id == null) continue;
+    if (typeof id !== 'string' || !isUuid(id)) return { id: null };
+    where[key] = id;
+  }
+  return where;
+}

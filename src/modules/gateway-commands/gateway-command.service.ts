@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { validate as isUuid } from 'uuid';
 import { ClaimLoop } from '../../core/claim-loop';
 import type { Ctx } from '../../core/context';
 import { tenantEntityManager, tenantOf } from '../../core/context';
@@ -9,7 +8,7 @@ import { recordEvent } from '../../core/events';
 import type { PgListener } from '../../core/listener';
 import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
-import { PageArgs, paginate } from '../../core/pagination';
+import { idFilters, PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { GatewayError, GatewayPort } from '../../gateways/port';
 import { ProviderConnection } from '../providers/provider-connection.entities';
@@ -183,13 +182,7 @@ export class GatewayCommands {
   /** The merchant's commands, newest first: of one subscription or payment, and in one status, when asked. */
   list(ctx: Ctx, args: GatewayCommandListArgs) {
     tenantOf(ctx);
-    const where: Record<string, unknown> = {};
-    for (const key of ['subscriptionId', 'paymentId'] as const) {
-      const id = args[key];
-      if (id == null) continue;
-      if (!isUuid(id)) return paginate(ctx.em, GatewayCommand, { id: null }, args);
-      where[key] = id;
-    }
+    const where = idFilters(args, ['subscriptionId', 'paymentId']);
     if (args.status) where.status = args.status;
     return paginate(ctx.em, GatewayCommand, where, args);
   }

@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { validate as isUuid } from 'uuid';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { make, Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
@@ -8,7 +7,7 @@ import { DomainError } from '../../core/errors';
 import { outboxEvent, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
 import { CommitStatement, rootTransaction, sendWithCommit } from '../../core/sql';
-import { PageArgs, paginate } from '../../core/pagination';
+import { idFilters, PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import type { Customer } from '../customers/customer.entities';
 import type { Merchant } from '../merchants/merchant.entities';
@@ -136,14 +135,7 @@ export class InvoiceService {
 
   invoices(ctx: Ctx, args: InvoiceListArgs) {
     tenantOf(ctx);
-    const where: Record<string, unknown> = {};
-    for (const key of ['customerId', 'subscriptionId'] as const) {
-      const id = args[key];
-      if (id == null) continue;
-      // A malformed id matches nothing, as an unknown one does.
-      if (!isUuid(id)) return paginate(ctx.em, Invoice, { id: null }, args);
-      where[key] = id;
-    }
+    const where = idFilters(args, ['customerId', 'subscriptionId']);
     if (args.type) where.type = args.type;
     return paginate(ctx.em, Invoice, where, args);
   }
