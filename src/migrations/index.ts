@@ -27,6 +27,7 @@ import { Migration20261128090000_test_clock_advances } from './Migration20261128
 import { Migration20261129100000_refund_credit_notes } from './Migration20261129100000_refund_credit_notes';
 import { Migration20261130100000_invoice_parties } from './Migration20261130100000_invoice_parties';
 import { Migration20261201100000_gateway_commands } from './Migration20261201100000_gateway_commands';
+import { Migration20261201110000_collection_payments } from './Migration20261201110000_collection_payments';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -57,4 +58,5 @@ export const migrationsList = [
   { name: 'Migration20261129100000_refund_credit_notes', class: Migration20261129100000_refund_credit_notes },
   { name: 'Migration20261130100000_invoice_parties', class: Migration20261130100000_invoice_parties },
   { name: 'Migration20261201100000_gateway_commands', class: Migration20261201100000_gateway_commands },
+  { name: 'Migration20261201110000_collection_payments', class: Migration20261201110000_collection_payments },
 ];

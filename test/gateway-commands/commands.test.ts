@@ -210,3 +210,47 @@ describe.each(PROVIDERS)('%s', (provider) => {
     });
   });
 });
+
+describe('razorpay: a charge the gateway makes after the halt', () => {
+  it('is recorded (invoice, payment) and refunded at once with a credit note: the gateway keeps nothing Cadence does not show', async () => {
+    const m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(m.test, 'razorpay');
+    await ok(m.test.post('/merchant/billing-settings', { max_retries: 0 }));
+    // Stopping collection never gets through: the gateway goes on with the pending subscription (the issue's sequence).
+    await fault({ ...CANCEL_ROUTE.razorpay, kind: 'error', times: 1000 });
+    const { plan } = await recurringPlan(m.test);
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider: 'razorpay' }), { outcome: 'success', card_number: '4000000000000119' });
+    for (let i = 0; i < 4; i++) await h.clock.advance(m, 31 * DAY);
+    await h.app.app.sandbox!.sandbox.settle();
+    const sub = await ok(m.test.get(`/subscriptions/${subscription.id}`));
+    expect(sub.status).toBe('halted');
+
+    // The gateway charged after the halt, each charge recorded and refunded in full.
+    const payments = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data.filter((p: any) => p.subscription_id === subscription.id);
+    const stray = payments.filter((p: any) => p.status !== 'succeeded');
+    expect(stray.length).toBeGreaterThanOrEqual(1);
+    await eventually(async () => {
+      const all = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data.filter((p: any) => p.subscription_id === subscription.id && p.billing_reason !== 'subscription_create');
+      return all.every((p: any) => p.status === 'refunded') ? all : null;
+    }, 15_000, 'every charge after the halt refunded');
+    const [row] = await sql<{ captured: string; refunded: string }>(
+      `select sum((data->>'amount')::bigint) as captured, sum((data->>'amount_refunded')::bigint) as refunded from sandbox_objects
+        where provider = 'razorpay' and type = 'payment' and data->>'subscription_id' = ? and data->>'status' in ('captured', 'refunded') and (data->>'amount')::bigint > 0`,
+      [sub.provider_subscription_id],
+    );
+    const netAtGateway = Number(row.captured) - Number(row.refunded);
+    const all = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data;
+    const netInCadence = all.reduce((s: number, p: any) => s + p.amount_total - p.amount_refunded, 0);
+    expect(netAtGateway).toBe(netInCadence);
+    expect(netInCadence).toBe(58_882); // the first period, and nothing after the halt
+
+    // Each is on paper: a paid invoice naming the payment, and a refund credit note against it.
+    const invoices = await invoicesOf(m.test, subscription.id);
+    const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data;
+    for (const p of all.filter((x: any) => x.status === 'refunded')) {
+      const invoice = invoices.find((i) => i.payment_id === p.id);
+      expect(invoice).toMatchObject({ status: 'paid', total: p.amount_total, amount_credited: p.amount_total });
+      expect(notes.filter((n: any) => n.related_invoice_id === invoice.id).reduce((s: number, n: any) => s + n.total, 0)).toBe(p.amount_total);
+    }
+  });
+});

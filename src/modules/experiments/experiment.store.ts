@@ -110,9 +110,10 @@ export interface VariantCounts {
  * - subscribed: a subscription of theirs left `created` for `trialing` or `active` (its start);
  * - trial: that start was into `trialing`;
  * - paid: a one-off payment of theirs created after enrolment was collected;
- * - revenue: what those payments collected (`amount_total`, tax included) less what was returned, plus what their
- *   subscription invoices issued after enrolment collected
- *   (`amount_paid`), in `currency` only (no conversion; other currencies are not added);
+ * - revenue: what their payments created after enrolment collected (`amount_total`, tax included: one-off payments
+ *   and subscriptions' collections alike) less what was returned, plus what subscription invoices issued after
+ *   enrolment that no payment names collected (`amount_paid`: a Razorpay add-on paid with a renewal), in `currency`
+ *   only (no conversion; other currencies are not added);
  * - mrr: their current MRR in `currency` as the MRR movements ledger has it (analytics.store.ts customerMrrSql):
  *   subscriptions `active` or `past_due`, each monthly-normalised and rounded once by the ledger's one rule
  *   (mrr-ledger.ts monthlyAmount, contract 11), so a variant's MRR is whole subunits and adds up to what
@@ -126,12 +127,13 @@ export async function variantCounts(em: EntityManager, experimentId: string, cur
     `with visitor as (
        select en.variant_id, en.traffic_version,
          coalesce(st.subscribed, false) as subscribed, coalesce(st.trial, false) as trial,
-         exists (select 1 from payments p where {tenant:p} and p.customer_id = en.customer_id
+         exists (select 1 from payments p where {tenant:p} and p.customer_id = en.customer_id and p.billing_reason = 'one_time'
                    and p.created_at >= en.created_at and p.status = any(?::text[])) as paid,
          coalesce((select sum(p.amount_total - p.amount_refunded) from payments p where {tenant:p} and p.customer_id = en.customer_id
                      and p.created_at >= en.created_at and p.status = any(?::text[]) and p.currency = ?), 0)
          + coalesce((select sum(i.amount_paid) from invoices i where {tenant:i} and i.customer_id = en.customer_id
-                     and i.type = 'invoice' and i.subscription_id is not null and i.created_at >= en.created_at and i.currency = ?), 0)
+                     and i.type = 'invoice' and i.subscription_id is not null and i.payment_id is null
+                     and i.created_at >= en.created_at and i.currency = ?), 0)
            as revenue,
          ${VISITOR_MRR} as mrr
        from experiment_enrolments en

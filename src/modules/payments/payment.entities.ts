@@ -23,7 +23,24 @@ export enum RefundStatus {
 }
 registerEnumType(RefundStatus, { name: 'RefundStatus' });
 
-/** A one-off payment collected through a gateway's hosted checkout. */
+/** What a payment collected: a one-off checkout, or an amount a gateway collected for a subscription. */
+export enum PaymentBillingReason {
+  ONE_TIME = 'one_time',
+  /** A subscription's first charge (after its trial, if any). */
+  SUBSCRIPTION_CREATE = 'subscription_create',
+  /** A renewal. */
+  SUBSCRIPTION_CYCLE = 'subscription_cycle',
+  /** A dunning retry that paid a renewal's open invoice. */
+  SUBSCRIPTION_RETRY = 'subscription_retry',
+  /** A plan change's adjustment or a usage invoice, collected from the mandate on its own. */
+  SUBSCRIPTION_UPDATE = 'subscription_update',
+}
+registerEnumType(PaymentBillingReason, { name: 'PaymentBillingReason' });
+
+/**
+ * Money a gateway collected: a one-off payment through a hosted checkout, or a subscription's collection (a renewal, a
+ * retry, an adjustment: `billing_reason`), recorded when the gateway reports it and named by its invoice's `payment_id`.
+ */
 @Entity({ tableName: 'payments' })
 @Index({ properties: ['checkoutSessionId'] })
 @Index({ properties: ['merchantId', 'mode', 'customerId', 'id'] })
@@ -69,10 +86,17 @@ export class Payment extends TenantEntity {
   @Field(() => Provider) @Enum({ items: () => Provider }) provider!: Provider;
   @Property({ type: 'uuid', nullable: true }) connectionId?: string | null;
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) providerPaymentId?: string | null;
-  @Field() @Property() checkoutSessionId!: string;
-  @Field() @Property({ type: 'text' }) checkoutUrl!: string;
-  @Field() @Property({ type: 'text' }) successUrl!: string;
-  @Field() @Property({ type: 'text' }) cancelUrl!: string;
+  /** The hosted checkout of a one-off payment; null on a subscription's collections (the mandate paid them). */
+  @Field(() => String, { nullable: true }) @Property({ nullable: true }) checkoutSessionId?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ type: 'text', nullable: true }) checkoutUrl?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ type: 'text', nullable: true }) successUrl?: string | null;
+  @Field(() => String, { nullable: true }) @Property({ type: 'text', nullable: true }) cancelUrl?: string | null;
+  @Field(() => PaymentBillingReason, { description: 'one_time, or what the gateway collected for a subscription.' })
+  @Enum({ items: () => PaymentBillingReason, default: PaymentBillingReason.ONE_TIME })
+  billingReason: PaymentBillingReason = PaymentBillingReason.ONE_TIME;
+  @Field(() => ID, { nullable: true, description: 'The subscription whose collection this is.' })
+  @Property({ type: 'uuid', nullable: true })
+  subscriptionId?: string | null;
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) failureReason?: string | null;
   /** How the customer paid (card, upi, emandate) and through which bank, as the gateway reported. */
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) method?: string | null;

@@ -12,7 +12,7 @@ import { PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
 import { GatewayError, type GatewayEvent, type GatewayPort } from '../../gateways/port';
-import type { CommandJob, GatewayCommands } from '../gateway-commands';
+import type { CommandJob, GatewayCommand, GatewayCommands } from '../gateway-commands';
 import { Customer } from '../customers/customer.entities';
 import { normaliseEmail, validateCustomerDetails } from '../customers/customer.service';
 import { ProviderConnection } from '../providers/provider-connection.entities';
@@ -43,6 +43,42 @@ const REFUNDABLE = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED];
 export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment', async (ctx, ids) =>
   groupBy(ids, await refundsOfPayments(ctx.em, ids), (r) => r.paymentId),
 );
+
+/**
+ * Reserves a refund of `payment` (locked by the caller) in `em`'s transaction: the refund row, pending, its amount
+ * counted in `amount_refunded`, and the durable `refund` command that asks the gateway for it (docs/durable-work.md),
+ * whose run records the outcome (the refund's credit note on success). Answers both; run the command after the commit.
+ */
+export function reserveRefund(
+  em: EntityManager,
+  commands: GatewayCommands,
+  payment: Payment,
+  connectionId: string,
+  r: { id?: string; amount: number; reason: string | null },
+): { refund: Refund; command: GatewayCommand } {
+  // The gateway returns exactly the refund's amount; gateway_amount_refunded stays equal to amount_refunded.
+  payment.amountRefunded += r.amount;
+  payment.gatewayAmountRefunded += r.amount;
+  const refund = make(Refund, {
+    ...(r.id ? { id: r.id } : {}),
+    paymentId: payment.id,
+    amount: r.amount,
+    gatewayAmount: r.amount,
+    currency: payment.currency,
+    reason: r.reason,
+  });
+  em.persist(refund);
+  const command = commands.queue(em, {
+    action: REFUND_COMMAND,
+    description: `Refund ${r.amount} ${payment.currency} of payment ${payment.id}`,
+    connectionId,
+    paymentId: payment.id,
+    subscriptionId: payment.subscriptionId ?? null,
+    args: { refund_id: refund.id },
+    idempotencyKey: `refund-${refund.id}`,
+  });
+  return { refund, command };
+}
 
 export class PaymentService {
   constructor(
@@ -183,29 +219,7 @@ export class PaymentService {
       }
       // Checked before anything is reserved: a refund refused for a removed connection leaves no failed refund behind.
       const connection = await this.connectionOf(em, payment);
-      // The gateway returns exactly the refund's amount; gateway_amount_refunded stays equal to amount_refunded.
-      payment.amountRefunded += amount;
-      payment.gatewayAmountRefunded += amount;
-      const refund = make(Refund, {
-        id: refundId,
-        paymentId: payment.id,
-        amount,
-        gatewayAmount: amount,
-        currency: payment.currency,
-        reason: input.reason ?? null,
-      });
-      em.persist(refund);
-      // The gateway call is a durable command written with the reservation: a timeout or a crash leaves it pending,
-      // and the worker (or the gateway's refund event) settles it (docs/durable-work.md).
-      const command = this.commands.queue(em, {
-        action: REFUND_COMMAND,
-        description: `Refund ${amount} ${payment.currency} of payment ${payment.id}`,
-        connectionId: connection.id,
-        paymentId: payment.id,
-        args: { refund_id: refund.id },
-        idempotencyKey: `refund-${refund.id}`,
-      });
-      return { refund, command };
+      return reserveRefund(em, this.commands, payment, connection.id, { id: refundId, amount, reason: input.reason ?? null });
     });
 
     await this.commands.runNow([command.id]);

@@ -4,6 +4,8 @@ import { logger } from '../../core/logger';
 import { GatewayError, GatewayPort } from '../../gateways/port';
 import type { CommandJob, GatewayCommands } from '../gateway-commands';
 import { Invoice, InvoiceStatus } from '../invoices/invoice.entities';
+import { recordCollection } from '../payments/payment.collections';
+import { PaymentBillingReason } from '../payments/payment.entities';
 import { BillingSubscription } from './subscription.entities';
 import { moveGatewayToFullPrice } from './subscription.discount';
 import type { SubscriptionService } from './subscription.service';
@@ -98,7 +100,13 @@ async function collectInvoice(service: SubscriptionService, job: CommandJob, gat
     throw new GatewayError('gateway_rejected', `the charge was declined (${charge.failureReason ?? 'payment_failed'}); the invoice stays open`);
   }
   const now = await service.now(sub);
-  await em.fork().transactional((tx) => service.invoices.markPaid(tx, invoice.id, now));
+  await em.fork().transactional(async (tx) => {
+    const paid = await service.invoices.markPaid(tx, invoice.id, now);
+    // The collection is a payment the invoice names (once: a repeated run finds it named).
+    if (paid.amountPaid > 0 && !paid.paymentId) {
+      recordCollection(tx, { invoice: paid, sub, providerPaymentId: charge.providerPaymentId, reason: PaymentBillingReason.SUBSCRIPTION_UPDATE });
+    }
+  });
 }
 
 async function forgetAddon(em: EntityManager, subscriptionId: string, invoiceId: string): Promise<void> {

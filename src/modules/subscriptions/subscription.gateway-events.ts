@@ -1,14 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays } from 'date-fns';
-import { validate as isUuid } from 'uuid';
+import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { DomainError } from '../../core/errors';
 import { logger } from '../../core/logger';
 import type { GatewayEvent } from '../../gateways/port';
 import { currentMerchantOf } from '../merchants/current-merchant';
 import type { ProviderConnection } from '../providers/provider-connection.entities';
 import { TrialEndAction } from '../catalog/catalog.entities';
-import type { Invoice } from '../invoices/invoice.entities';
-import { billPeriod, commandInFlight, periodOf, SubscriptionChange } from './subscription.lifecycle';
+import { BillingReason, type Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
+import { Payment, PaymentBillingReason } from '../payments/payment.entities';
+import { reserveRefund } from '../payments/payment.service';
+import { recordCollection } from '../payments/payment.collections';
+import { billPeriod, commandInFlight, periodOf, SubscriptionChange, taxOf } from './subscription.lifecycle';
 import { BillingSubscription, GatewayAddon, ScheduledAction } from './subscription.entities';
 import { recordEventAndLockSubscription } from './subscription.store';
 import { endGatewayDiscountIfOver } from './subscription.discount';
@@ -189,7 +192,9 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
     // A retry paid the open invoice: no new period, no new invoice.
     change.move('charge_succeeded', 'webhook', { retry_attempt: sub.retryAttempt });
     if (sub.openInvoiceId) {
-      returnCredit(change, service, await service.invoices.markPaid(em, sub.openInvoiceId, now), event);
+      const paid = await service.invoices.markPaid(em, sub.openInvoiceId, now);
+      collected(change, paid, event, PaymentBillingReason.SUBSCRIPTION_RETRY);
+      returnCredit(change, service, paid, event);
       // Add-ons the failed charge carried were charged again with it.
       await settleAddons(service, change, carriedBy(sub, sub.openInvoiceId), { paidAt: now });
     }
@@ -199,16 +204,81 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
     scheduleAfterBilling(change, service);
     return;
   }
-  if (!transitionFor(sub.status, 'charge_succeeded') && sub.status !== S.ACTIVE) return; // late: paused, halted, ended
+  if (!transitionFor(sub.status, 'charge_succeeded') && sub.status !== S.ACTIVE) {
+    // Halted or ended: the gateway should have charged nothing. Paused: a late event of a period already billed.
+    if (STRAY.has(sub.status)) await strayCharge(service, change, event, now);
+    return;
+  }
   const p = chargedPeriod(sub, event, now);
   if (alreadyBilled(sub, p)) return;
   if (sub.status === S.TRIALING) change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
   enterPeriod(sub, p);
-  const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: true, at: now });
+  // The charge is a payment the invoice names from its insert (no second write of the invoice).
+  const paymentId = uuidv7();
+  const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: true, at: now, paymentId });
+  collected(change, invoice, event, invoice.billingReason === BillingReason.SUBSCRIPTION_CREATE ? PaymentBillingReason.SUBSCRIPTION_CREATE : PaymentBillingReason.SUBSCRIPTION_CYCLE, paymentId);
   endGatewayDiscountIfOver(change);
   returnCredit(change, service, invoice, event);
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidAt: now });
   scheduleAfterBilling(change, service);
+}
+
+/** States in which a charge the gateway reports was never asked for: it is recorded and refunded at once. */
+const STRAY: ReadonlySet<SubscriptionStatus> = new Set([S.HALTED, S.CANCELLED, S.COMPLETED]);
+
+/**
+ * No charge is dropped: the gateway charged a subscription that is halted, cancelled or completed (its collection was
+ * being stopped, or a late renewal). The charge is recorded as it happened (a paid invoice for the period it names and
+ * the payment that invoice names) and refunded in full at once (a durable refund command, whose success issues the
+ * credit note against that invoice); a halted subscription's collection is stopped again. Once per gateway payment
+ * (a webhook and a reconciliation pass may both report it); a period already billed is a late event, not a new charge.
+ */
+async function strayCharge(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
+  const { sub, em } = change;
+  const p = chargedPeriod(sub, event, now);
+  if (alreadyBilled(sub, p)) return;
+  if (!event.providerPaymentId) {
+    logger.error({ subscription_id: sub.id, event_id: event.eventId }, 'a charge after the subscription ended names no gateway payment: not recorded');
+    return;
+  }
+  if ((await em.count(Payment, { providerPaymentId: event.providerPaymentId })) > 0) return;
+  const paymentId = uuidv7();
+  const invoice = await service.invoices.issue(em, {
+    type: InvoiceType.INVOICE,
+    billingReason: BillingReason.SUBSCRIPTION_CYCLE,
+    status: InvoiceStatus.PAID,
+    customerId: sub.customerId,
+    subscriptionId: sub.id,
+    paymentId,
+    currency: sub.currency,
+    lines: [
+      {
+        description: `Subscription: charged by ${sub.provider} after the subscription was ${sub.status} (refunded)`,
+        quantity: 1,
+        unitAmount: sub.amount,
+        amount: sub.amount,
+        periodStart: p.start,
+        periodEnd: p.end,
+      },
+    ],
+    periodStart: p.start,
+    periodEnd: p.end,
+    issuedAt: now,
+    paidAt: now,
+    tax: taxOf(sub),
+  });
+  if (event.amount != null && event.amount !== invoice.total) {
+    logger.warn({ subscription_id: sub.id, charged: event.amount, invoiced: invoice.total }, 'a charge after the subscription ended differs from its invoice; the whole invoice is refunded');
+  }
+  const payment = recordCollection(em, { id: paymentId, invoice, sub, providerPaymentId: event.providerPaymentId, reason: PaymentBillingReason.SUBSCRIPTION_CYCLE, method: event.method ?? null });
+  const { command } = reserveRefund(em, service.commands, payment, sub.connectionId, {
+    amount: payment.amountTotal,
+    reason: `charged after the subscription was ${sub.status}`,
+  });
+  change.runAfterCommit(command.id);
+  if (sub.status === S.HALTED && sub.providerSubscriptionId) {
+    change.gatewayCommand(SubscriptionCommand.STOP_COLLECTION, 'Stop collection: the gateway charged a halted subscription', {}, `stop-collection-${sub.id}-${event.providerPaymentId}`);
+  }
 }
 
 /**
@@ -269,6 +339,20 @@ async function settleAddons(
     }
   }
   sub.gatewayAddons = sub.gatewayAddons.filter((a) => !ids.has(a.invoiceId));
+}
+
+/**
+ * Every collection is a payment: the charge that paid `invoice` is recorded as one, named by the invoice (nothing when
+ * the customer paid nothing on it, or a payment already names it).
+ */
+function collected(change: SubscriptionChange, invoice: Invoice, event: GatewayEvent, reason: PaymentBillingReason, id?: string): void {
+  if (invoice.amountPaid <= 0) {
+    // Credit paid all of it: nothing was collected for it.
+    if (id && invoice.paymentId === id) invoice.paymentId = null;
+    return;
+  }
+  if (invoice.paymentId && invoice.paymentId !== id) return;
+  recordCollection(change.em, { id, invoice, sub: change.sub, providerPaymentId: event.providerPaymentId ?? null, reason, method: event.method ?? null });
 }
 
 /**

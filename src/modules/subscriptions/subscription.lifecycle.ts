@@ -87,6 +87,11 @@ export class SubscriptionChange {
     this.commandIds.push(row.id);
   }
 
+  /** A command written in the change's transaction by another module (a refund): run with the change's own. */
+  runAfterCommit(commandId: string): void {
+    this.commandIds.push(commandId);
+  }
+
   /**
    * A call after the commit that is not a command: the scheduler's dunning retry and checkout expiry, whose scheduled
    * action is leased and runs again when the call gets no answer (subscription.scheduler.ts).
@@ -174,7 +179,7 @@ export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number):
 export async function billPeriod(
   change: SubscriptionChange,
   service: SubscriptionService,
-  p: { start: Date; end: Date; paid: boolean; at: Date },
+  p: { start: Date; end: Date; paid: boolean; at: Date; paymentId?: string | null },
 ): Promise<Invoice> {
   const { sub, em } = change;
   const invoices = service.invoices;
@@ -211,6 +216,8 @@ export async function billPeriod(
     periodEnd: p.end,
     issuedAt: p.at,
     paidAt: p.paid ? p.at : null,
+    // The payment that collected it, recorded by the caller in the same transaction (payment.collections.ts).
+    paymentId: p.paymentId ?? null,
     // The balance is gross (credit note totals): it is taken off the total, GST included (capped at the total).
     creditApplied: sub.creditBalance,
     tax: taxOf(sub),

@@ -1,0 +1,114 @@
+import { TestMerchant, useHarness } from '../harness';
+import { connect, gatewayCharge, PROVIDERS, ProviderName } from './helpers';
+import { after, authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
+
+/**
+ * Every collection is a payment (docs/durable-work.md, README "Payments"): a subscription's first charge, renewals and
+ * dunning retries are payments (`billing_reason`, `subscription_id`) their invoices name, listed with the customer's
+ * payments and refundable through POST /payments/{id}/refund, each refund with a credit note against that invoice.
+ */
+const h = useHarness();
+const DAY = 86_400;
+
+describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
+  async function subscribed(card = '4242424242424242') {
+    const m: TestMerchant = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(m.test, provider);
+    const { plan } = await recurringPlan(m.test);
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }), { outcome: 'success', card_number: card });
+    return { m, subscription };
+  }
+
+  it('the first charge and each renewal are payments the invoices name, listed under the customer', async () => {
+    const { m, subscription } = await subscribed();
+    await h.clock.advance(m, 31 * DAY);
+    const invoices = await invoicesOf(m.test, subscription.id);
+    expect(invoices.map((i) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
+    const listed = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data;
+    expect(listed).toHaveLength(2);
+    for (const [i, reason] of [[0, 'subscription_create'], [1, 'subscription_cycle']] as const) {
+      const invoice = invoices[i];
+      const payment = listed.find((p: any) => p.id === invoice.payment_id);
+      expect(payment).toMatchObject({
+        object: 'payment',
+        status: 'succeeded',
+        billing_reason: reason,
+        subscription_id: subscription.id,
+        customer_id: subscription.customer_id,
+        amount_total: invoice.total,
+        tax_amount: invoice.tax_amount,
+        amount: invoice.total - invoice.tax_amount,
+        currency: 'INR',
+        provider,
+        checkout_url: null,
+        amount_refunded: 0,
+      });
+      expect(payment.provider_payment_id).toBeTruthy();
+    }
+  });
+
+  it('a renewal refunded in two parts: credit notes against its invoice sum to it, the gateway returned exactly that', async () => {
+    const { m, subscription } = await subscribed();
+    await h.clock.advance(m, 31 * DAY);
+    const renewal = (await invoicesOf(m.test, subscription.id))[1];
+    const payment = await ok(m.test.get(`/payments/${renewal.payment_id}`));
+    expect(payment.amount_total).toBe(58_882);
+
+    const first = await ok(m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 }), 201);
+    expect(first).toMatchObject({ amount: 10_000, status: 'succeeded' });
+    expect(await ok(m.test.get(`/payments/${payment.id}`))).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
+    const rest = await ok(m.test.post(`/payments/${payment.id}/refund`, {}), 201);
+    expect(rest.amount).toBe(48_882);
+    expect(await ok(m.test.get(`/payments/${payment.id}`))).toMatchObject({ status: 'refunded', amount_refunded: 58_882 });
+    await h.app.app.sandbox!.sandbox.settle();
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 58_882, refunded: 58_882 });
+
+    const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data;
+    expect(notes.map((n: any) => [n.billing_reason, n.related_invoice_id, n.total]).sort((a: any, b: any) => a[2] - b[2])).toEqual([
+      ['refund', renewal.id, 10_000],
+      ['refund', renewal.id, 48_882],
+    ]);
+    // GST reversed per head: the notes' heads sum to the invoice's.
+    for (const head of ['cgst_amount', 'sgst_amount', 'subtotal'] as const) {
+      expect(notes.reduce((s: number, n: any) => s + n[head], 0)).toBe(renewal[head]);
+    }
+    expect(await ok(m.test.get(`/invoices/${renewal.id}`))).toMatchObject({ status: 'paid', amount_credited: 58_882 });
+    // The first period's payment is untouched; the customer's lifetime revenue counts the first charge only.
+    const customer = await ok(m.test.get(`/customers/${subscription.customer_id}`));
+    expect(customer.lifetime_revenue).toEqual([{ currency: 'INR', amount: 58_882 }]);
+  });
+
+  it('a dunning retry that pays the open invoice is a payment (subscription_retry)', async () => {
+    // 4000000000000119: the renewal fails, the first retry succeeds.
+    const { m, subscription } = await subscribed('4000000000000119');
+    await h.clock.advance(m, after(subscription.current_period_end));
+    expect((await ok(m.test.get(`/subscriptions/${subscription.id}`))).status).toBe('past_due');
+    await h.clock.advance(m, 2 * DAY);
+    expect((await ok(m.test.get(`/subscriptions/${subscription.id}`))).status).toBe('active');
+    const renewal = (await invoicesOf(m.test, subscription.id))[1];
+    expect(renewal.status).toBe('paid');
+    expect(await ok(m.test.get(`/payments/${renewal.payment_id}`))).toMatchObject({ billing_reason: 'subscription_retry', amount_total: renewal.total, status: 'succeeded' });
+  });
+
+  it('a plan change collected from the mandate is a payment (subscription_update): at once on Stripe, with the next charge on Razorpay', async () => {
+    const { m, subscription } = await subscribed();
+    await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 10 * DAY));
+    const up = await recurringPlan(m.test, { name: 'Monthly Plus' }, { amount: 99_900 });
+    const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id }));
+    const adjustment = await ok(m.test.get(`/invoices/${r.invoice.id}`));
+    if (provider === 'stripe') {
+      expect(adjustment.status).toBe('paid');
+      expect(await ok(m.test.get(`/payments/${adjustment.payment_id}`))).toMatchObject({
+        billing_reason: 'subscription_update',
+        amount_total: adjustment.total,
+        subscription_id: subscription.id,
+        status: 'succeeded',
+      });
+      const [command] = (await ok(m.test.get(`/gateway-commands?subscription_id=${subscription.id}`))).data;
+      expect(command).toMatchObject({ action: 'collect_invoice', status: 'succeeded', invoice_id: adjustment.id, idempotency_key: `adjust-${adjustment.id}` });
+    } else {
+      // An add-on the next charge carries: the adjustment invoice is paid with the renewal, whose payment records it.
+      expect(adjustment).toMatchObject({ status: 'open', payment_id: null });
+    }
+  });
+});
