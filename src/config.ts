@@ -51,6 +51,8 @@ export interface Config {
   reconcileIntervalMs: number;
   /** A renewal or trial end is overdue when its gateway event is this late (RECONCILE_GRACE_MS). */
   reconcileGraceMs: number;
+  /** A pause, resume or cancel whose gateway call went unanswered is read back from the gateway this long after (PENDING_OUTCOME_GRACE_MS; 30 s). */
+  pendingOutcomeGraceMs: number;
   /** Deliveries one worker process sends at once (WORKER_CONCURRENCY). */
   workerConcurrency: number;
   /** How often an idle worker looks for due retries (WORKER_POLL_MS); new events wake it at once. */
@@ -141,6 +143,7 @@ export function loadConfig(env = process.env): Config {
     schedulerPollMs: Math.max(10, int(env, 'SCHEDULER_POLL_MS', 1_000)),
     reconcileIntervalMs: Math.max(1_000, int(env, 'RECONCILE_INTERVAL_MS', 60_000)),
     reconcileGraceMs: Math.max(0, int(env, 'RECONCILE_GRACE_MS', 15 * 60_000)),
+    pendingOutcomeGraceMs: Math.max(0, int(env, 'PENDING_OUTCOME_GRACE_MS', 30_000)),
     workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 64)),
     workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
     wsMaxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100),

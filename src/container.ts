@@ -101,6 +101,7 @@ export function createServices(
       pollMs: config.schedulerPollMs,
       reconcileMs: config.reconcileIntervalMs,
       reconcileGraceMs: config.reconcileGraceMs,
+      pendingOutcomeGraceMs: config.pendingOutcomeGraceMs,
     }),
     serializer,
     entitlements: new EntitlementService(new EntitlementEvaluator(pool, new EntitlementCache(config.entitlementCacheBytes))),

@@ -28,6 +28,7 @@ import { Migration20261129100000_refund_credit_notes } from './Migration20261129
 import { Migration20261130100000_invoice_parties } from './Migration20261130100000_invoice_parties';
 import { Migration20261201100000_gateway_commands } from './Migration20261201100000_gateway_commands';
 import { Migration20261201110000_collection_payments } from './Migration20261201110000_collection_payments';
+import { Migration20261201120000_pending_outcomes } from './Migration20261201120000_pending_outcomes';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -59,4 +60,5 @@ export const migrationsList = [
   { name: 'Migration20261130100000_invoice_parties', class: Migration20261130100000_invoice_parties },
   { name: 'Migration20261201100000_gateway_commands', class: Migration20261201100000_gateway_commands },
   { name: 'Migration20261201110000_collection_payments', class: Migration20261201110000_collection_payments },
+  { name: 'Migration20261201120000_pending_outcomes', class: Migration20261201120000_pending_outcomes },
 ];

@@ -10,7 +10,7 @@ import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurring
  * and REST. And the Razorpay sequence that once charged a halted subscription three more times.
  */
 // Retries 200 ms apart at first, given up after 6 s (a gateway call is bounded by the harness's 3 s timeout).
-const h = useHarness({ gatewayCommandFirstRetryMs: 200, gatewayCommandRetrySeconds: 6 });
+const h = useHarness({ gatewayCommandFirstRetryMs: 200, gatewayCommandRetrySeconds: 6, pendingOutcomeGraceMs: 500 });
 const DAY = 86_400;
 
 /** The sandbox route that ends a gateway subscription now, per provider. */
@@ -20,6 +20,11 @@ const CANCEL_ROUTE: Record<ProviderName, { method: string; path: string }> = {
 };
 /** The sandbox event a gateway sends when a subscription ends. */
 const CANCELLED_EVENT: Record<ProviderName, string> = { stripe: 'customer.subscription.deleted', razorpay: 'subscription.cancelled' };
+/** The sandbox route that pauses a subscription, per provider. */
+const PAUSE_ROUTE: Record<ProviderName, { method: string; path: string }> = {
+  stripe: { method: 'POST', path: '/v1/subscriptions/' },
+  razorpay: { method: 'POST', path: '/razorpay/v1/subscriptions/*/pause' },
+};
 /** The sandbox route that makes a refund, per provider. */
 const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
   stripe: { method: 'POST', path: '/v1/refunds' },
@@ -158,6 +163,49 @@ describe.each(PROVIDERS)('%s', (provider) => {
     const failedEvents = await sql<{ payload: any }>(`select payload from outbox_events where merchant_id = ? and type = 'gateway_command.failed'`, [m.id]);
     expect(failedEvents.map((e) => e.payload.data.object)).toMatchObject([{ id: failed.id, object: 'gateway_command', status: 'failed', subscription_id: sub.id }]);
     expect((await outboxTypesOf(h.app, m.id, sub.id)).slice(-2)).toEqual(['subscription.halted', 'gateway_command.failed']);
+  });
+
+  describe('a pause or cancel without an answer', () => {
+    async function active() {
+      const m = await h.merchant();
+      await connect(m.test, provider);
+      const { plan } = await recurringPlan(m.test);
+      const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }));
+      expect(subscription.status).toBe('active');
+      return { m, subscription };
+    }
+    const pendingOf = async (m: TestMerchant, id: string) => (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status pendingGatewayCommand } }`, { id })).data.subscription;
+
+    it('a pause the gateway never got answers 502, stays pending (other commands 409), then reconciliation drops it', async () => {
+      const { m, subscription } = await active();
+      await fault({ ...PAUSE_ROUTE[provider], kind: 'timeout', times: 1 });
+      const r = await m.test.post(`/subscriptions/${subscription.id}/pause`);
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe('gateway_unavailable');
+      expect(await pendingOf(m, subscription.id)).toEqual({ status: 'ACTIVE', pendingGatewayCommand: 'pause' });
+      const other = await m.test.post(`/subscriptions/${subscription.id}/cancel`);
+      expect(other.status).toBe(409);
+      expect(other.body.error.message).toMatch(/pause/);
+      // The gateway shows it active: the pause did not happen, and the subscription is free again.
+      await eventually(async () => (await pendingOf(m, subscription.id)).pendingGatewayCommand === null, 10_000, 'the pause settled');
+      expect(await pendingOf(m, subscription.id)).toEqual({ status: 'ACTIVE', pendingGatewayCommand: null });
+      expect((await ok(m.test.get(`/subscriptions/${subscription.id}/events`))).map((e: any) => e.event_type)).toEqual(['subscription.created', 'subscription.activated']);
+      expect((await ok(m.test.post(`/subscriptions/${subscription.id}/pause`))).status).toBe('paused');
+    });
+
+    it.each(['pause', 'cancel'] as const)('a %s the gateway did but whose answer was lost is applied once its outcome is known', async (command) => {
+      const { m, subscription } = await active();
+      const route = command === 'pause' ? PAUSE_ROUTE[provider] : CANCEL_ROUTE[provider];
+      await fault({ ...route, kind: 'lost', times: LOST_TIMES[provider] });
+      const r = await m.test.post(`/subscriptions/${subscription.id}/${command}`);
+      expect(r.status).toBe(502);
+      const want = command === 'pause' ? 'PAUSED' : 'CANCELLED';
+      await eventually(async () => (await pendingOf(m, subscription.id)).status === want, 10_000, `the ${command} applied`);
+      expect(await pendingOf(m, subscription.id)).toEqual({ status: want, pendingGatewayCommand: null });
+      const events = await ok(m.test.get(`/subscriptions/${subscription.id}/events`));
+      expect(events.at(-1)).toMatchObject({ from_state: 'active', to_state: command === 'pause' ? 'paused' : 'cancelled', triggered_by: 'api' });
+      expect(events).toHaveLength(3);
+    });
   });
 
   describe('refunds', () => {

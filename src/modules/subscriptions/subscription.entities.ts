@@ -53,6 +53,8 @@ export enum ScheduledAction {
 @Index({ properties: ['merchantId', 'mode', 'status', 'id'] })
 @Index({ properties: ['merchantId', 'mode', 'planId', 'id'] })
 @Index({ properties: ['providerSubscriptionId'] })
+// Reconciliation finds the commands whose outcome is not known (subscription.pending.ts) without a scan.
+@Index({ name: 'subscriptions_pending_outcome_index', expression: 'create index "subscriptions_pending_outcome_index" on "subscriptions" ("id") where "pending_outcome" is not null' })
 @Index({ properties: ['checkoutSessionId'] })
 @Index({ properties: ['updatedAt'] })
 @Index({ name: 'subscriptions_next_action_index', expression: 'create index "subscriptions_next_action_index" on "subscriptions" ("next_action_at") where "next_action_at" is not null' })
@@ -156,6 +158,19 @@ export class BillingSubscription extends TenantEntity {
   /** A command calling the gateway right now: another command meanwhile is refused (409). */
   @Property({ nullable: true }) pendingCommand?: string | null;
   @Property({ type: 'timestamptz', nullable: true }) pendingCommandAt?: Date | null;
+  /**
+   * A pause, resume or cancel whose gateway call got no answer (it timed out): what was asked, kept until the gateway's
+   * own event or the reconciliation pass says whether it happened (subscription.pending.ts).
+   */
+  @Property({ type: 'jsonb', nullable: true }) pendingOutcome?: PendingOutcome | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'pause, resume or cancel: a command sent to the gateway whose outcome is not known yet (its call timed out); settled by the gateway\'s event or reconciliation.',
+  })
+  get pendingGatewayCommand(): string | null {
+    return this.pendingOutcome?.command ?? null;
+  }
 
   /** When the reconciliation job last read this subscription from the gateway. */
   @Property({ type: 'timestamptz', nullable: true }) reconciledAt?: Date | null;
@@ -209,4 +224,13 @@ export class GatewayPrice {
   @Enum({ items: () => Mode }) mode!: Mode;
   @Property({ length: 255 }) providerPriceId!: string;
   @Property({ type: 'timestamptz', defaultRaw: 'now()' }) createdAt: Date = new Date();
+}
+
+/** What an unanswered pause, resume or cancel asked for (BillingSubscription.pendingOutcome). */
+export interface PendingOutcome {
+  command: 'pause' | 'resume' | 'cancel';
+  /** cancel: at the period's end rather than now. */
+  atPeriodEnd?: boolean;
+  /** When the call went unanswered (wall time, ISO 8601). */
+  since: string;
 }

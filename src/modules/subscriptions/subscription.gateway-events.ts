@@ -19,6 +19,7 @@ import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.mach
 import type { SubscriptionService } from './subscription.service';
 import { recordMandateAttempt } from '../analytics/autopay.service';
 import { SubscriptionCommand } from './subscription.commands';
+import { ObservedState, settlePending } from './subscription.pending';
 import { GatewayCommand } from '../gateway-commands';
 import { billFinalUsage } from '../usage/usage.billing';
 
@@ -100,6 +101,12 @@ export async function applySubscriptionEvent(
     // A checkout completed after the subscription was cancelled here (its hosted page was still open): the gateway
     // must not go on charging a subscription that has ended.
     change.gatewayCommand(SubscriptionCommand.CANCEL, 'End a mandate authorised after the subscription was cancelled', { at_period_end: false }, `cancel-late-mandate-${sub.id}`);
+  }
+  // The gateway's own report of a command that went unanswered: it happened (subscription.pending.ts).
+  const observed = OBSERVED[event.kind];
+  if (sub.pendingOutcome && observed && settlePending(change, observed, now, false)) {
+    await change.save();
+    return change.followUps;
   }
   switch (event.kind) {
     case 'subscription.authorized':
@@ -222,6 +229,13 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidAt: now });
   scheduleAfterBilling(change, service);
 }
+
+/** What a gateway event shows of a subscription, for settling a command that went unanswered. */
+const OBSERVED: Partial<Record<GatewayEvent['kind'], ObservedState>> = {
+  'subscription.paused': { status: 'paused', cancelAtPeriodEnd: false },
+  'subscription.resumed': { status: 'active', cancelAtPeriodEnd: false },
+  'subscription.cancelled': { status: 'cancelled', cancelAtPeriodEnd: false },
+};
 
 /** States in which a charge the gateway reports was never asked for: it is recorded and refunded at once. */
 const STRAY: ReadonlySet<SubscriptionStatus> = new Set([S.HALTED, S.CANCELLED, S.COMPLETED]);

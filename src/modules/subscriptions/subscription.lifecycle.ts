@@ -156,6 +156,8 @@ export const COMMAND_CLAIM_MS = 60_000;
 
 /** The command at the gateway for this subscription right now (its claim is live), or null. */
 export function commandInFlight(sub: BillingSubscription): string | null {
+  // A command without an answer holds the subscription until its outcome is known (subscription.pending.ts).
+  if (sub.pendingOutcome) return sub.pendingCommand ?? sub.pendingOutcome.command;
   return sub.pendingCommand && sub.pendingCommandAt && Date.now() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS ? sub.pendingCommand : null;
 }
 

@@ -24,7 +24,9 @@ import {
   nextGatewayEventAt,
   overdueAtGateway,
   setGatewaySyncedTo,
+  unansweredCommands,
 } from './subscription.store';
+import { settlePending } from './subscription.pending';
 
 const S = SubscriptionStatus;
 
@@ -236,6 +238,38 @@ export class SubscriptionScheduler {
     return ran;
   }
 
+  /**
+   * Settles commands whose gateway call went unanswered `graceMs` ago and whose event has not come: each subscription
+   * is read back from its gateway (outside any transaction), then, under its row lock, the command is applied if the
+   * gateway shows it happened and dropped if not (subscription.pending.ts). A gateway that does not answer leaves it
+   * for the next pass. Answers how many were settled.
+   */
+  async settleUnanswered(graceMs: number, limit = 50): Promise<number> {
+    const service = this.service;
+    let settled = 0;
+    for (const row of await unansweredCommands(this.pool, graceMs, limit)) {
+      const tenant = { merchantId: row.merchant_id, mode: row.mode };
+      const em = tenantEntityManager(service.root, tenant);
+      try {
+        const sub = await em.findOne(BillingSubscription, { id: row.id });
+        if (!sub?.pendingOutcome || !sub.providerSubscriptionId) continue;
+        const state = await service.providers.gatewayFor(await service.connectionOf(em, sub)).getSubscription(sub.providerSubscriptionId);
+        const now = await service.now(tenant);
+        await em.fork().transactional(async (tx) => {
+          const locked = await tx.findOne(BillingSubscription, { id: row.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          if (!locked?.pendingOutcome) return;
+          const change = service.change(tx, locked);
+          settlePending(change, state, now, true);
+          await change.save();
+          settled++;
+        });
+      } catch (err) {
+        logger.warn({ err, subscription_id: row.id }, 'an unanswered command could not be settled; tried again later');
+      }
+    }
+    return settled;
+  }
+
   /** One reconciliation pass: subscriptions whose gateway event is overdue are read back from the gateway. */
   async reconcileOverdue(graceMs: number, limit = 50): Promise<number> {
     const rows = await overdueAtGateway(this.pool, graceMs, limit);
@@ -263,7 +297,7 @@ export class SchedulerLoop {
 
   constructor(
     private readonly scheduler: SubscriptionScheduler,
-    private readonly opts: { pollMs: number; reconcileMs: number; reconcileGraceMs: number },
+    private readonly opts: { pollMs: number; reconcileMs: number; reconcileGraceMs: number; pendingOutcomeGraceMs: number },
   ) {}
 
   start(): void {
@@ -284,6 +318,7 @@ export class SchedulerLoop {
     try {
       let ran = await this.scheduler.sweep();
       while (ran >= 100 && !this.stopped) ran = await this.scheduler.sweep();
+      await this.scheduler.settleUnanswered(this.opts.pendingOutcomeGraceMs);
       if (Date.now() - this.lastReconcile >= this.opts.reconcileMs) {
         this.lastReconcile = Date.now();
         await this.scheduler.reconcileOverdue(this.opts.reconcileGraceMs);

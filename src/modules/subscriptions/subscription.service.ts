@@ -27,7 +27,8 @@ import { fromGatewayError, ProviderService } from '../providers/provider.service
 import type { Clock } from '../test-clock/test-clock.service';
 import { gatewayAmounts, TaxSnapshot, taxTreatment } from './billing';
 import type { Merchant } from '../merchants/merchant.entities';
-import { BillingSubscription, ScheduledAction, SubscriptionEvent, SubscriptionTaxTreatment } from './subscription.entities';
+import { BillingSubscription, PendingOutcome, SubscriptionEvent, SubscriptionTaxTreatment } from './subscription.entities';
+import { applyCancel, applyPause, applyResume, cancelDeferred } from './subscription.pending';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
 import { commandInFlight, SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
@@ -376,28 +377,20 @@ export class SubscriptionService {
   // --- commands ---------------------------------------------------------------------------------------------------
 
   pause(ctx: Ctx, id: string): Promise<BillingSubscription> {
-    return this.command(ctx, id, 'pause', (gw, sub) => gw.pauseSubscription(sub.providerSubscriptionId!), (change, now) => {
-      change.move('pause', 'api');
-      change.sub.pausedAt = now;
-    });
+    return this.command(ctx, id, 'pause', (gw, sub) => gw.pauseSubscription(sub.providerSubscriptionId!), (change, now) => applyPause(change, now), undefined, { command: 'pause' });
   }
 
   resume(ctx: Ctx, id: string): Promise<BillingSubscription> {
-    return this.command(ctx, id, 'resume', (gw, sub) => gw.resumeSubscription(sub.providerSubscriptionId!), (change) => {
-      change.move('resume', 'api');
-      change.sub.pausedAt = null;
-    });
+    return this.command(ctx, id, 'resume', (gw, sub) => gw.resumeSubscription(sub.providerSubscriptionId!), (change) => applyResume(change), undefined, { command: 'resume' });
   }
 
   /**
    * Cancels now, or at the end of the period (trial) with `atPeriodEnd`: then the status stays and the scheduler
    * cancels when the period ends (the gateway is told to stop charging then). A subscription not yet authorised has
-   * no period: it is cancelled now either way.
+   * no period: it is cancelled now either way. Paused, past_due and halted ones are cancelled now: deferring would stop
+   * their dunning (one scheduled action) and leave the end to whenever the gateway says so.
    */
   cancel(ctx: Ctx, id: string, atPeriodEnd: boolean): Promise<BillingSubscription> {
-    // Only a running period (active) or a trial has an end to wait for. Paused, past_due and halted ones are cancelled
-    // now: deferring would stop their dunning (one scheduled action) and leave the end to whenever the gateway says so.
-    const deferred = (sub: BillingSubscription) => atPeriodEnd && (sub.status === S.ACTIVE || sub.status === S.TRIALING);
     return this.command(
       ctx,
       id,
@@ -410,23 +403,11 @@ export class SubscriptionService {
             ? gw.cancelSubscription(sub.providerSubscriptionId, { atPeriodEnd: false })
             : Promise.resolve()
           : // A halted subscription's gateway subscription was ended when it halted (stop_collection): done is done.
-            endAtGateway(gw, sub.providerSubscriptionId!, deferred(sub)),
-      (change, now) => {
-        const sub = change.sub;
-        if (deferred(sub)) {
-          transition(sub.status, 'cancel', 'api'); // the later cancellation must be one the table allows now
-          sub.cancelAtPeriodEnd = true;
-          const trial = sub.status === S.TRIALING;
-          change.schedule(trial ? ScheduledAction.TRIAL_END_CANCEL : ScheduledAction.PERIOD_END_CANCEL, (trial ? sub.trialEnd : sub.currentPeriodEnd) ?? now);
-          return;
-        }
-        change.move('cancel', 'api', atPeriodEnd ? {} : { cancel_at_period_end: false });
-        sub.cancelledAt = now;
-        sub.endedAt = now;
-        change.schedule(null);
-      },
+            endAtGateway(gw, sub.providerSubscriptionId!, cancelDeferred(sub, atPeriodEnd)),
+      (change, now) => applyCancel(change, now, atPeriodEnd),
       // Already set to end: asking again changes nothing and needs no gateway call.
-      (sub) => deferred(sub) && sub.cancelAtPeriodEnd,
+      (sub) => cancelDeferred(sub, atPeriodEnd) && sub.cancelAtPeriodEnd,
+      { command: 'cancel', atPeriodEnd },
     );
   }
 
@@ -447,6 +428,8 @@ export class SubscriptionService {
     atGateway: (gw: GatewayPort, sub: BillingSubscription) => Promise<void>,
     apply: (change: SubscriptionChange, now: Date) => void | Promise<void>,
     noop: (sub: BillingSubscription) => boolean = () => false,
+    /** pause, resume, cancel: a gateway call without an answer leaves this pending on the subscription. */
+    unanswered?: Omit<PendingOutcome, 'since'>,
   ): Promise<BillingSubscription> {
     const tenant = tenantOf(ctx);
     const claimed = await ctx.em.transactional(async (em) => {
@@ -473,6 +456,13 @@ export class SubscriptionService {
         await atGateway(this.providers.gatewayFor(connection), sub);
       }
     } catch (err) {
+      if (unanswered && !(err instanceof GatewayError && err.code === 'gateway_rejected') && !(err instanceof DomainError)) {
+        // No answer: the gateway may have done it. The command stays pending on the subscription (its claim held, so
+        // no other command starts) until the gateway's event or reconciliation settles it (subscription.pending.ts).
+        await this.leavePending(ctx.em, id, { ...unanswered, since: new Date().toISOString() });
+        ctx.log.warn({ err, subscription_id: id, command: trigger }, 'gateway did not answer a subscription command: pending until its outcome is known');
+        throw fromGatewayError(err);
+      }
       await this.release(ctx.em, id);
       ctx.log.warn({ err, subscription_id: id, command: trigger }, 'gateway refused a subscription command');
       throw fromGatewayError(err);
@@ -496,6 +486,16 @@ export class SubscriptionService {
     // Gateway calls the change leads to (e.g. collecting a plan change's adjustment), once it has committed.
     for (const f of applied.followUps) await f();
     return applied.locked;
+  }
+
+  private async leavePending(em: EntityManager, id: string, outcome: PendingOutcome): Promise<void> {
+    await em.fork().transactional(async (tx) => {
+      const sub = await tx.findOne(BillingSubscription, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!sub) return;
+      sub.pendingOutcome = outcome;
+      const change = this.change(tx, sub);
+      await change.save(); // the live-update notice: the subscription shows the pending command
+    });
   }
 
   private async release(em: EntityManager, id: string): Promise<void> {

@@ -272,6 +272,17 @@ export function overdueAtGateway(db: Db, graceMs: number, limit: number): Promis
   );
 }
 
+/** Subscriptions with a command whose gateway call went unanswered at least `olderThanMs` ago (across tenants). */
+export function unansweredCommands(db: Db, olderThanMs: number, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(
+    db,
+    `select s.id, s.merchant_id, s.mode from subscriptions s
+     where s.pending_outcome is not null and (s.pending_outcome->>'since')::timestamptz < now() - ? * interval '1 millisecond'
+     order by s.id limit ?`,
+    [olderThanMs, limit],
+  );
+}
+
 export async function markReconciled(db: Db, tenant: TenantParams, id: string): Promise<void> {
   await tenantQueryAs(db, tenant, 'update subscriptions set reconciled_at = now() where {tenant} and id = ?', [id]);
 }
