@@ -77,6 +77,7 @@ export function createServices(
     concurrency: config.workerConcurrency,
     pollMs: config.workerPollMs,
   });
+  const payments = new PaymentService(providers, () => serializer, invoices, commands, orm.em, pool);
   const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer, coupons, commands);
   // Registered after the webhook dispatcher: at equal times the service's own actions (a period-end cancellation) run
   // before the gateway sandbox's clock moves (which would renew).
@@ -90,7 +91,7 @@ export function createServices(
     catalog: new CatalogService(),
     customers,
     providers,
-    payments: new PaymentService(providers, () => serializer, invoices, commands),
+    payments,
     idempotency: new IdempotencyStore(orm.em),
     catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
     invoices,
@@ -102,7 +103,7 @@ export function createServices(
       reconcileMs: config.reconcileIntervalMs,
       reconcileGraceMs: config.reconcileGraceMs,
       pendingOutcomeGraceMs: config.pendingOutcomeGraceMs,
-    }),
+    }, [(graceMs) => payments.reconcilePending(graceMs)]),
     serializer,
     entitlements: new EntitlementService(new EntitlementEvaluator(pool, new EntitlementCache(config.entitlementCacheBytes))),
     experiments: new ExperimentService(webhooks.clock),

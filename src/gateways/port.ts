@@ -174,6 +174,15 @@ export interface GatewayEvent {
   raw: unknown;
 }
 
+/** A one-off payment's hosted checkout as the gateway holds it now (reconciliation: what its webhook should have said). */
+export interface GatewayCheckout {
+  /** open: not paid yet (or still processing); expired: it can no longer be paid (expired or cancelled). */
+  status: 'open' | 'paid' | 'expired';
+  providerPaymentId: string | null;
+  method: string | null;
+  bank: string | null;
+}
+
 /** A subscription as the gateway holds it now (reconciliation: what webhooks may have failed to say). */
 export interface GatewaySubscription {
   status: 'pending_authorization' | 'trialing' | 'active' | 'past_due' | 'paused' | 'cancelled' | 'completed' | 'halted';
@@ -252,6 +261,8 @@ export interface GatewayPort {
    * when the customer authorised the mandate first (its event moves the subscription).
    */
   expireSubscriptionCheckout(checkout: { checkoutSessionId: string | null; providerSubscriptionId: string | null }): Promise<'expired' | 'completed'>;
+  /** A one-off payment's checkout as the gateway holds it (Stripe: the Checkout Session; Razorpay: the payment link). */
+  getPaymentCheckout(checkoutSessionId: string): Promise<GatewayCheckout>;
   /** The subscription as the gateway holds it, with its latest charge. */
   getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription>;
   /**

@@ -7,6 +7,7 @@ import {
   GatewayError,
   GatewayEvent,
   GatewayPort,
+  GatewayCheckout,
   GatewaySubscription,
   OneOffChargeInput,
   OneOffChargeResult,
@@ -253,6 +254,14 @@ export class RazorpayAdapter implements GatewayPort {
       } as any),
     );
     return { outcome: 'pending', providerPaymentId: null, failureReason: null };
+  }
+
+  /** A payment link: paid (its first captured payment), cancelled or expired, else still open. */
+  async getPaymentCheckout(checkoutSessionId: string): Promise<GatewayCheckout> {
+    const link = (await this.call(() => this.shared.paymentLink.fetch(checkoutSessionId))) as Obj;
+    const payment = ((link.payments as Obj[] | null) ?? []).find((p) => p?.status === 'captured') ?? null;
+    const status = link.status === 'paid' ? 'paid' : link.status === 'cancelled' || link.status === 'expired' ? 'expired' : 'open';
+    return { status, providerPaymentId: payment?.payment_id ?? null, method: payment?.method ?? null, bank: null };
   }
 
   async getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription> {

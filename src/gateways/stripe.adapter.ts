@@ -7,6 +7,7 @@ import {
   GatewayError,
   GatewayEvent,
   GatewayPort,
+  GatewayCheckout,
   GatewaySubscription,
   OneOffChargeInput,
   OneOffChargeResult,
@@ -299,6 +300,13 @@ export class StripeAdapter implements GatewayPort {
       }
       throw stripeError(err);
     }
+  }
+
+  async getPaymentCheckout(checkoutSessionId: string): Promise<GatewayCheckout> {
+    const s = (await this.call(() => this.stripe.checkout.sessions.retrieve(checkoutSessionId, { expand: ['payment_intent.latest_charge'] }))) as unknown as Record<string, any>;
+    const d = paymentDetails(s.payment_intent);
+    const paid = s.status === 'complete' && (s.payment_status === 'paid' || s.payment_status === 'no_payment_required');
+    return { status: paid ? 'paid' : s.status === 'expired' ? 'expired' : 'open', providerPaymentId: d.providerPaymentId, method: d.method, bank: d.bank };
   }
 
   async getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription> {

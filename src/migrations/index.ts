@@ -29,6 +29,7 @@ import { Migration20261130100000_invoice_parties } from './Migration202611301000
 import { Migration20261201100000_gateway_commands } from './Migration20261201100000_gateway_commands';
 import { Migration20261201110000_collection_payments } from './Migration20261201110000_collection_payments';
 import { Migration20261201120000_pending_outcomes } from './Migration20261201120000_pending_outcomes';
+import { Migration20261201130000_payment_reconciliation } from './Migration20261201130000_payment_reconciliation';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -61,4 +62,5 @@ export const migrationsList = [
   { name: 'Migration20261201100000_gateway_commands', class: Migration20261201100000_gateway_commands },
   { name: 'Migration20261201110000_collection_payments', class: Migration20261201110000_collection_payments },
   { name: 'Migration20261201120000_pending_outcomes', class: Migration20261201120000_pending_outcomes },
+  { name: 'Migration20261201130000_payment_reconciliation', class: Migration20261201130000_payment_reconciliation },
 ];

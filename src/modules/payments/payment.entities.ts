@@ -46,6 +46,8 @@ registerEnumType(PaymentBillingReason, { name: 'PaymentBillingReason' });
 @Index({ properties: ['merchantId', 'mode', 'customerId', 'id'] })
 // Catch-up after a lost LISTEN connection reads the payments updated since then (payment.catchup.ts).
 @Index({ properties: ['updatedAt'] })
+// Reconciliation reads pending checkouts oldest first (payment.service.ts reconcilePending).
+@Index({ name: 'payments_pending_checkout_index', expression: 'create index "payments_pending_checkout_index" on "payments" ("created_at") where "status" = \'pending\' and "checkout_session_id" is not null' })
 @ObjectType()
 export class Payment extends TenantEntity {
   @Field()
@@ -101,6 +103,9 @@ export class Payment extends TenantEntity {
   /** How the customer paid (card, upi, emandate) and through which bank, as the gateway reported. */
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) method?: string | null;
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) bank?: string | null;
+
+  /** When reconciliation last read this payment's checkout back from the gateway. */
+  @Property({ type: 'timestamptz', nullable: true }) reconciledAt?: Date | null;
 
   @Field(() => DateTime)
   @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })

@@ -2,7 +2,9 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { Ctx } from '../../core/context';
-import { defineLoader, groupBy, tenantOf } from '../../core/context';
+import { defineLoader, groupBy, tenantEntityManager, tenantOf } from '../../core/context';
+import { logger } from '../../core/logger';
+import type { ServicePool } from '../../core/orm-pool';
 import { normaliseCurrency } from '../../core/currency';
 import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
@@ -19,7 +21,7 @@ import { ProviderConnection } from '../providers/provider-connection.entities';
 import { fromGatewayError, ProviderService } from '../providers/provider.service';
 import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
-import { insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
+import { claimPendingCheckouts, insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
 import { paymentTax, paymentTaxParties } from './payment.tax';
 import { gstApplies } from '../subscriptions/billing';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
@@ -86,8 +88,46 @@ export class PaymentService {
     private readonly serializer: () => Serializer,
     private readonly invoices: InvoiceService,
     private readonly commands: GatewayCommands,
+    /** The ORM's root EntityManager and the service pool: reconciliation works outside any request. */
+    private readonly root: EntityManager,
+    private readonly pool: ServicePool,
   ) {
     commands.register(REFUND_COMMAND, (job, gateway, em) => this.runRefund(job, gateway, em));
+  }
+
+  /**
+   * One reconciliation pass over one-off payments (as subscriptions have theirs): a payment still pending `graceMs`
+   * after its checkout opened has its checkout read back from the gateway, and what the gateway shows (paid, or expired)
+   * is applied as its webhook would have been, under an event id derived from the outcome, so the late webhook and a
+   * second pass change nothing more. An open checkout is read again a grace later. Answers how many were read.
+   */
+  async reconcilePending(graceMs: number, limit = 50): Promise<number> {
+    const rows = await claimPendingCheckouts(this.pool, graceMs, limit);
+    for (const row of rows) {
+      const em = tenantEntityManager(this.root, { merchantId: row.merchant_id, mode: row.mode });
+      try {
+        const payment = await em.findOne(Payment, { id: row.id });
+        if (!payment?.checkoutSessionId || payment.status !== PaymentStatus.PENDING) continue;
+        const connection = await this.connectionOf(em, payment);
+        const checkout = await this.providers.gatewayFor(connection).getPaymentCheckout(payment.checkoutSessionId);
+        if (checkout.status === 'open') continue;
+        await this.applyGatewayEvent(em, connection, {
+          provider: connection.provider,
+          eventId: `reconcile:${payment.id}:${checkout.status}`,
+          rawType: 'reconciliation',
+          kind: checkout.status === 'paid' ? 'payment.succeeded' : 'payment.expired',
+          paymentId: payment.id,
+          checkoutSessionId: payment.checkoutSessionId,
+          providerPaymentId: checkout.providerPaymentId,
+          method: checkout.method,
+          bank: checkout.bank,
+          raw: checkout,
+        } as GatewayEvent);
+      } catch (err) {
+        logger.warn({ err, payment_id: row.id }, 'payment reconciliation failed; tried again later');
+      }
+    }
+    return rows.length;
   }
 
   /**

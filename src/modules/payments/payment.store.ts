@@ -112,3 +112,22 @@ export async function refundsAwaitingGatewayId(em: EntityManager, tenant: Tenant
 export function paymentsChangedSince(db: Db, since: Date, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
   return systemQuery(db, 'select id, merchant_id, mode from payments where updated_at >= ? order by updated_at desc limit ?', [since, limit]);
 }
+
+/**
+ * Pending one-off payments of every tenant whose checkout opened more than `graceMs` ago and that reconciliation has
+ * not read back within `graceMs`, oldest first; each is marked read now (so a pass takes it at most once a grace).
+ */
+export function claimPendingCheckouts(db: Db, graceMs: number, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(
+    db,
+    `with due as (
+       select p.id from payments p
+       where p.status = 'pending' and p.checkout_session_id is not null and p.created_at < now() - ? * interval '1 millisecond'
+         and (p.reconciled_at is null or p.reconciled_at < now() - ? * interval '1 millisecond')
+       order by p.created_at limit ? for update skip locked
+     )
+     update payments p set reconciled_at = now() from due where p.id = due.id
+     returning p.id, p.merchant_id, p.mode`,
+    [graceMs, graceMs, limit],
+  );
+}

@@ -298,6 +298,8 @@ export class SchedulerLoop {
   constructor(
     private readonly scheduler: SubscriptionScheduler,
     private readonly opts: { pollMs: number; reconcileMs: number; reconcileGraceMs: number; pendingOutcomeGraceMs: number },
+    /** Other modules' reconciliation passes run with the subscriptions' (one-off payments'), each given the grace. */
+    private readonly reconcilers: ((graceMs: number) => Promise<unknown>)[] = [],
   ) {}
 
   start(): void {
@@ -322,6 +324,7 @@ export class SchedulerLoop {
       if (Date.now() - this.lastReconcile >= this.opts.reconcileMs) {
         this.lastReconcile = Date.now();
         await this.scheduler.reconcileOverdue(this.opts.reconcileGraceMs);
+        for (const pass of this.reconcilers) await pass(this.opts.reconcileGraceMs);
       }
       this.failures = 0;
       this.next(this.opts.pollMs);
