@@ -27,7 +27,10 @@ describe.each(PROVIDERS)('%s: a lost renewal webhook', (provider: ProviderName) 
     // The gateway renews while the service cannot hear it (its webhook points at a closed port).
     const restore = await redirectGatewayWebhook(h.app, conn.connection, await closedPortUrl());
     try {
-      await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 60_000));
+      // The advance does not answer as if all were well while the merchant has not heard of a renewal it caused.
+      const r = await m.test.post('/test-clock/advance', { to: new Date(new Date(subscription.current_period_end).getTime() + 60_000).toISOString() });
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe('gateway_unavailable');
     } finally {
       await restore();
     }

@@ -6,6 +6,7 @@ import { deliverStored, DeliveryOptions, DeliveryOutcome, postEvent, recordDeliv
 import { retryRazorpayCharge } from './razorpay.billing';
 import { ChargedBatch, ChargedRenewal, chargeDueBatch } from './renewals';
 import { SandboxEvent, SandboxObject, SandboxProvider, SandboxWebhook } from './sandbox.entities';
+import { NO_WEBHOOK } from './events';
 import { isSealed, SecretBox } from './sealed';
 import { retryStripeInvoice } from './stripe.billing';
 
@@ -254,10 +255,27 @@ export class Sandbox {
    */
   async advanceClock(accountKey: string, to: Date): Promise<AdvanceResult> {
     return this.serial(accountKey, async () => {
+      // What an earlier advance could not deliver goes first; an advance answers only once the merchant has been told
+      // of every charge it made (else it fails, and the next one delivers them before anything else).
+      await this.deliverUndelivered(accountKey);
       const renewals = await this.chargeAccount(accountKey, to, { moveClock: true });
+      await this.deliverUndelivered(accountKey);
       const offset = await this.raiseClock(accountKey, to);
       return { now: this.clock ? await this.clock(accountKey) : new Date(Date.now() + offset), renewals };
     });
+  }
+
+  /**
+   * Delivers the account's events that were not delivered (the merchant's endpoint failed), and throws when some still
+   * were not: a test-clock advance must not answer while the merchant has not heard of what it charged. Events of an
+   * account without a webhook endpoint have nowhere to go and do not count.
+   */
+  private async deliverUndelivered(accountKey: string): Promise<void> {
+    const waiting = { accountKey, delivered: false, $or: [{ lastError: null }, { lastError: { $ne: NO_WEBHOOK } }] };
+    if (!(await this.orm.em.fork().count(SandboxEvent, waiting))) return;
+    await this.redeliverPending({ accountKey });
+    const left = await this.orm.em.fork().count(SandboxEvent, waiting);
+    if (left) throw new Error(`${left} webhook(s) of this account could not be delivered: the clock advance stops until they are`);
   }
 
   /** Sets the account's clock to at least `at`; answers the offset in force. */
