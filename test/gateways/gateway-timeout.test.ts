@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { freshDatabase, useHarness } from '../harness';
+import { Client } from 'pg';
+import { eventually, freshDatabase, useHarness } from '../harness';
 import type { Client_, TestMerchant } from '../harness';
 import { spawnTs } from '../harness/process';
 import { ADVANCE_TIMEOUT_FACTOR } from '../../src/gateways/transport';
@@ -16,17 +17,20 @@ const TIMEOUT_MS = 2000;
 
 let child: ChildProcess;
 let dropSandboxDb: (() => Promise<void>) | null = null;
+let sandboxDbUrl = '';
 // The sandbox process first (its own database, a port it picks itself: no race for a port), then the service on it.
 const h = useHarness(async () => {
   const db = await freshDatabase('cadence_test_gw');
   dropSandboxDb = db.drop;
+  sandboxDbUrl = db.url;
   const started = await spawnTs(
     'src/sandbox-main.ts',
     { DATABASE_URL: db.url, SANDBOX_PORT: '0', HOST: '127.0.0.1', PORT: '', LOG_LEVEL: 'warn' },
     /sandbox running at (http:\/\/\S+)/,
   );
   child = started.child;
-  return { sandboxUrl: started.match[1], gatewayTimeoutMs: TIMEOUT_MS };
+  // A command left without an answer is read back from the gateway half a second later (PENDING_OUTCOME_GRACE_MS).
+  return { sandboxUrl: started.match[1], gatewayTimeoutMs: TIMEOUT_MS, pendingOutcomeGraceMs: 500 };
 });
 
 h.cleanup(async () => {
@@ -108,6 +112,34 @@ describe.each(PROVIDERS)('%s: a frozen gateway', (provider) => {
     const r = await frozen(() => timedPost(other.test, '/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') }));
     expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 502, code: 'gateway_unavailable' });
     expect(r.ms).toBeLessThan(TIMEOUT_MS + 3000);
+  }, 90_000);
+
+  // The gateway frozen mid-call: whether it carries the command out once it thaws is the gateway's business; either way
+  // the service answers within the timeout, keeps the command pending, and ends up where the gateway is.
+  it.each(['pause', 'cancel'] as const)('%s: 502 gateway_unavailable within the timeout, pending, then what the gateway did', async (command) => {
+    const sub = await authorise(m.test, await createSubscription(m.test, planId, { provider })).then((x) => x.subscription);
+    const r = await frozen(() => timedPost(m.test, `/subscriptions/${sub.id}/${command}`, {}));
+    expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 502, code: 'gateway_unavailable' });
+    expect(r.ms).toBeLessThan(TIMEOUT_MS + 3000);
+    const view = async () => (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status pendingGatewayCommand } }`, { id: sub.id })).data.subscription;
+    const settled = await eventually(async () => {
+      const v = await view();
+      return v.pendingGatewayCommand === null ? v : null;
+    }, 20_000, `the ${command} settled`);
+    // Where the gateway is now (its own database): the service followed it, by the gateway's event or its read-back.
+    const c = new Client({ connectionString: sandboxDbUrl });
+    await c.connect();
+    const { rows } = await c.query<{ status: string; paused: boolean }>(
+      `select data->>'status' as status, (data->'pause_collection' is not null and data->>'pause_collection' <> 'null') as paused from sandbox_objects where id = $1`,
+      [sub.provider_subscription_id],
+    );
+    await c.end();
+    const atGateway = rows[0];
+    const expected =
+      command === 'pause'
+        ? atGateway.status === 'paused' || atGateway.paused ? 'PAUSED' : 'ACTIVE'
+        : atGateway.status === 'cancelled' || atGateway.status === 'canceled' ? 'CANCELLED' : 'ACTIVE';
+    expect(settled.status).toBe(expected);
   }, 90_000);
 
   it('a test-clock advance over a renewal answers 502 gateway_unavailable within the advance bound', async () => {
