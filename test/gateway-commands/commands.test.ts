@@ -78,6 +78,12 @@ async function cancellations(provider: ProviderName, providerSubscriptionId: str
 
 const COMMANDS = `query($id: ID!) { subscription(id: $id) { status gatewayCommands { id action status attempts lastError idempotencyKey nextAttemptAt completedAt } } }`;
 const commandsOf = async (m: TestMerchant, id: string) => (await m.test.gql(COMMANDS, { id })).data.subscription;
+/** The subscription's latest gateway command, once it is in `status` (waits up to `ms`). */
+const latestCommandOnce = (m: TestMerchant, id: string, status: 'SUCCEEDED' | 'FAILED', ms: number) =>
+  eventually(async () => {
+    const [c] = (await commandsOf(m, id)).gatewayCommands;
+    return c.status === status ? c : null;
+  }, ms, `the command ${status.toLowerCase()}`);
 
 describe.each(PROVIDERS)('%s', (provider) => {
   async function merchant(): Promise<TestMerchant> {
@@ -123,10 +129,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
     const sub = await halted(m);
     expect(sub.status).toBe('halted');
     // Seen failing at once (the first attempt ran right after the halt committed), then done by the worker's retries.
-    const done = await eventually(async () => {
-      const [c] = (await commandsOf(m, sub.id)).gatewayCommands;
-      return c.status === 'SUCCEEDED' ? c : null;
-    }, 10_000);
+    const done = await latestCommandOnce(m, sub.id, 'SUCCEEDED', 10_000);
     // The last error stays on record (what was wrong before it went through).
     expect(done).toMatchObject({ action: 'stop_collection', attempts: 3, lastError: expect.stringMatching(/Injected fault|HTTP 500/), idempotencyKey: `stop-collection-${sub.id}` });
     expect(await cancellations(provider, sub.provider_subscription_id)).toBe(1);
@@ -139,10 +142,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
     const m = await merchant();
     await fault({ ...CANCEL_ROUTE[provider], kind: 'lost', times: LOST_TIMES[provider] });
     const sub = await halted(m);
-    const done = await eventually(async () => {
-      const [c] = (await commandsOf(m, sub.id)).gatewayCommands;
-      return c.status === 'SUCCEEDED' ? c : null;
-    }, 10_000);
+    const done = await latestCommandOnce(m, sub.id, 'SUCCEEDED', 10_000);
     // The first attempt's answer was lost; the second found the subscription ended, and the gateway ended it once.
     expect(done.attempts).toBe(2);
     expect(await cancellations(provider, sub.provider_subscription_id)).toBe(1);
@@ -153,10 +153,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
     const m = await merchant();
     await fault({ ...CANCEL_ROUTE[provider], kind: 'error', times: 1000 });
     const sub = await halted(m);
-    const failed = await eventually(async () => {
-      const [c] = (await commandsOf(m, sub.id)).gatewayCommands;
-      return c.status === 'FAILED' ? c : null;
-    }, 15_000);
+    const failed = await latestCommandOnce(m, sub.id, 'FAILED', 15_000);
     expect(failed.attempts).toBeGreaterThanOrEqual(3);
     expect(failed.lastError).toBeTruthy();
     expect(failed.completedAt).toBeTruthy();

@@ -1,11 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { Client_, freshDatabase, useHarness } from '../harness';
-import { ProcessServer, spawnTs, startProcessServer } from '../harness/process';
+import { Client_, useHarness } from '../harness';
+import { ProcessServer, SandboxProcess, startProcessServer, startSandboxProcess } from '../harness/process';
 import { eventually, sleep } from '../harness/wait';
-import { Client } from 'pg';
-import { connect, createPayment, pay, PROVIDERS } from '../payments/helpers';
+import { chargeOf, connect, createPayment, pay, PROVIDERS } from '../payments/helpers';
 
 /**
  * A process killed between the commit of a change and its gateway call's answer loses nothing, and the gateway does
@@ -16,51 +14,19 @@ import { connect, createPayment, pay, PROVIDERS } from '../payments/helpers';
  */
 const TIMEOUT_MS = 1500;
 
-let sandbox: ChildProcess;
-let dropSandboxDb: (() => Promise<void>) | null = null;
-let sandboxUrl = '';
-let sandboxDbUrl = '';
+let sandbox: SandboxProcess;
 const h = useHarness(async () => {
-  const db = await freshDatabase('cadence_test_kill');
-  dropSandboxDb = db.drop;
-  sandboxDbUrl = db.url;
-  const started = await spawnTs(
-    'src/sandbox-main.ts',
-    { DATABASE_URL: db.url, SANDBOX_PORT: '0', HOST: '127.0.0.1', PORT: '', LOG_LEVEL: 'warn' },
-    /sandbox running at (http:\/\/\S+)/,
-  );
-  sandbox = started.child;
-  sandboxUrl = started.match[1];
-  return { sandboxUrl, gatewayTimeoutMs: TIMEOUT_MS, gatewayCommandFirstRetryMs: 200 };
+  sandbox = await startSandboxProcess('cadence_test_kill');
+  return { sandboxUrl: sandbox.url, gatewayTimeoutMs: TIMEOUT_MS, gatewayCommandFirstRetryMs: 200 };
 });
 
 let a: ProcessServer | null = null;
 h.cleanup(async () => {
   if (a && a.child.exitCode === null) a.child.kill('SIGKILL');
-  if (sandbox && sandbox.exitCode === null) {
-    sandbox.kill('SIGCONT');
-    sandbox.kill('SIGKILL');
-    await new Promise((r) => sandbox.once('exit', r));
-  }
-  await dropSandboxDb?.();
+  await sandbox?.stop();
 });
 
 const sql = <T>(text: string, params: unknown[]) => h.app.orm.em.getConnection().execute<T[]>(text, params);
-
-/** What the sandbox (its own database) charged and refunded on a gateway payment, in subunits. */
-async function gatewayCharge(provider: string, providerPaymentId: string): Promise<{ charged: number; refunded: number }> {
-  const c = new Client({ connectionString: sandboxDbUrl });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ data: any }>('select data from sandbox_objects where id = $1', [providerPaymentId]);
-    const d = rows[0].data;
-    return provider === 'stripe'
-      ? { charged: Number(d.amount_received), refunded: Number(d.latest_charge?.amount_refunded ?? 0) }
-      : { charged: Number(d.amount), refunded: Number(d.amount_refunded) };
-  } finally {
-    await c.end();
-  }
-}
 
 describe.each(PROVIDERS)('%s', (provider) => {
   it('a refund whose process is killed mid-call is run again by another process and done once at the gateway', async () => {
@@ -71,13 +37,13 @@ describe.each(PROVIDERS)('%s', (provider) => {
 
     // Process A on the same database and gateway (the same key for sealed credentials), no worker of its own.
     a = await startProcessServer(h.app.databaseUrl, {
-      SANDBOX_URL: sandboxUrl,
+      SANDBOX_URL: sandbox.url,
       GATEWAY_TIMEOUT_MS: String(TIMEOUT_MS),
       DATA_DIR: path.join(os.tmpdir(), 'cadence-test-data'),
       WORKER: 'off',
     });
     const viaA = new Client_(a.url, m.keys.test);
-    process.kill(sandbox.pid!, 'SIGSTOP');
+    sandbox.freeze();
     try {
       const answer = viaA.post(`/payments/${payment.id}/refund`, { amount: 10_000 }).catch(() => null);
       // A committed the refund and its command, and claimed it: it is at the gateway now.
@@ -89,7 +55,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
       await new Promise((r) => a!.child.once('exit', r));
       void answer;
     } finally {
-      process.kill(sandbox.pid!, 'SIGCONT');
+      sandbox.thaw();
     }
     const [pending] = await sql<{ status: string }>(`select status from refunds where payment_id = ?`, [payment.id]);
     expect(pending.status).toBe('pending'); // not lost with A
@@ -102,7 +68,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
     await sleep(500);
     const [command] = await sql<{ status: string; attempts: number }>(`select status, attempts from gateway_commands where payment_id = ?`, [payment.id]);
     expect(command).toMatchObject({ status: 'succeeded', attempts: 2 });
-    expect(await gatewayCharge(provider, payment.provider_payment_id)).toEqual({ charged: payment.amount_total, refunded: 10_000 });
+    expect(chargeOf(provider, await sandbox.object(payment.provider_payment_id))).toEqual({ charged: payment.amount_total, refunded: 10_000 });
     expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
   }, 90_000);
 });

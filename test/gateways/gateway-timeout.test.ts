@@ -1,8 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
-import { Client } from 'pg';
-import { eventually, freshDatabase, useHarness } from '../harness';
+import { eventually, useHarness } from '../harness';
 import type { Client_, TestMerchant } from '../harness';
-import { spawnTs } from '../harness/process';
+import { SandboxProcess, startSandboxProcess } from '../harness/process';
 import { ADVANCE_TIMEOUT_FACTOR } from '../../src/gateways/transport';
 import { connect, paymentBody, PROVIDERS, sandboxCredentials } from '../payments/helpers';
 import { authorise, createSubscription, recurringPlan, subscriptionBody } from '../subscriptions/helpers';
@@ -15,42 +13,17 @@ import { authorise, createSubscription, recurringPlan, subscriptionBody } from '
  */
 const TIMEOUT_MS = 2000;
 
-let child: ChildProcess;
-let dropSandboxDb: (() => Promise<void>) | null = null;
-let sandboxDbUrl = '';
-// The sandbox process first (its own database, a port it picks itself: no race for a port), then the service on it.
+let sandbox: SandboxProcess;
+// The sandbox process first, then the service on it.
 const h = useHarness(async () => {
-  const db = await freshDatabase('cadence_test_gw');
-  dropSandboxDb = db.drop;
-  sandboxDbUrl = db.url;
-  const started = await spawnTs(
-    'src/sandbox-main.ts',
-    { DATABASE_URL: db.url, SANDBOX_PORT: '0', HOST: '127.0.0.1', PORT: '', LOG_LEVEL: 'warn' },
-    /sandbox running at (http:\/\/\S+)/,
-  );
-  child = started.child;
+  sandbox = await startSandboxProcess('cadence_test_gw');
   // A command left without an answer is read back from the gateway half a second later (PENDING_OUTCOME_GRACE_MS).
-  return { sandboxUrl: started.match[1], gatewayTimeoutMs: TIMEOUT_MS, pendingOutcomeGraceMs: 500 };
+  return { sandboxUrl: sandbox.url, gatewayTimeoutMs: TIMEOUT_MS, pendingOutcomeGraceMs: 500 };
 });
 
-h.cleanup(async () => {
-  if (child && child.exitCode === null) {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-  }
-  await dropSandboxDb?.();
-});
+h.cleanup(() => sandbox?.stop());
 
-/** Runs `fn` with the sandbox process stopped (SIGSTOP), resuming it (SIGCONT) whatever happens. */
-async function frozen<T>(fn: () => Promise<T>): Promise<T> {
-  process.kill(child.pid!, 'SIGSTOP');
-  try {
-    return await fn();
-  } finally {
-    process.kill(child.pid!, 'SIGCONT');
-  }
-}
+const frozen = <T>(fn: () => Promise<T>) => sandbox.frozen(fn);
 
 /** A POST with its time; the client gives up after 60 s (so a hang fails the assertion rather than the test's timeout). */
 async function timedPost(c: Client_, path: string, body: unknown): Promise<{ status: number; body: any; ms: number }> {
@@ -127,17 +100,10 @@ describe.each(PROVIDERS)('%s: a frozen gateway', (provider) => {
       return v.pendingGatewayCommand === null ? v : null;
     }, 20_000, `the ${command} settled`);
     // Where the gateway is now (its own database): the service followed it, by the gateway's event or its read-back.
-    const c = new Client({ connectionString: sandboxDbUrl });
-    await c.connect();
-    const { rows } = await c.query<{ status: string; paused: boolean }>(
-      `select data->>'status' as status, (data->'pause_collection' is not null and data->>'pause_collection' <> 'null') as paused from sandbox_objects where id = $1`,
-      [sub.provider_subscription_id],
-    );
-    await c.end();
-    const atGateway = rows[0];
+    const atGateway = await sandbox.object(sub.provider_subscription_id);
     const expected =
       command === 'pause'
-        ? atGateway.status === 'paused' || atGateway.paused ? 'PAUSED' : 'ACTIVE'
+        ? atGateway.status === 'paused' || atGateway.pause_collection ? 'PAUSED' : 'ACTIVE'
         : atGateway.status === 'cancelled' || atGateway.status === 'canceled' ? 'CANCELLED' : 'ACTIVE';
     expect(settled.status).toBe(expected);
   }, 90_000);

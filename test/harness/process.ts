@@ -1,5 +1,7 @@
 import { spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { Client } from 'pg';
+import { freshDatabase } from './database';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -61,5 +63,63 @@ export async function startProcessServer(databaseUrl: string, env: Record<string
         });
         child.kill('SIGTERM');
       }),
+  };
+}
+
+/** The gateway sandbox in a process of its own (its own database), so a test can freeze it mid-call. */
+export interface SandboxProcess {
+  url: string;
+  child: ChildProcess;
+  /** Runs `fn` with the sandbox stopped (SIGSTOP): the kernel still accepts its connections, nothing answers. */
+  frozen<T>(fn: () => Promise<T>): Promise<T>;
+  freeze(): void;
+  thaw(): void;
+  /** A sandbox object's `data` (a gateway payment, subscription, ...) read from its database; null when absent. */
+  object(id: string): Promise<any>;
+  /** Kills it (resumed first) and drops its database. */
+  stop(): Promise<void>;
+}
+
+/** Starts the sandbox on a fresh database of its own and a port it picks itself (no race for a port). */
+export async function startSandboxProcess(prefix: string): Promise<SandboxProcess> {
+  const db = await freshDatabase(prefix);
+  const { child, match } = await spawnTs(
+    'src/sandbox-main.ts',
+    { DATABASE_URL: db.url, SANDBOX_PORT: '0', HOST: '127.0.0.1', PORT: '', LOG_LEVEL: 'warn' },
+    /sandbox running at (http:\/\/\S+)/,
+  );
+  const freeze = () => void process.kill(child.pid!, 'SIGSTOP');
+  const thaw = () => void process.kill(child.pid!, 'SIGCONT');
+  return {
+    url: match[1],
+    child,
+    freeze,
+    thaw,
+    async frozen(fn) {
+      freeze();
+      try {
+        return await fn();
+      } finally {
+        thaw();
+      }
+    },
+    async object(id) {
+      const c = new Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        const { rows } = await c.query<{ data: unknown }>('select data from sandbox_objects where id = $1', [id]);
+        return rows[0]?.data ?? null;
+      } finally {
+        await c.end();
+      }
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGCONT');
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+      }
+      await db.drop();
+    },
   };
 }

@@ -121,7 +121,11 @@ export async function countRows(t: TestApp, table: string, where: string, params
 export async function gatewayCharge(t: TestApp, provider: ProviderName, providerPaymentId: string): Promise<{ charged: number; refunded: number }> {
   const [row] = await t.orm.em.getConnection().execute<{ data: any }[]>('select data from sandbox_objects where id = ?', [providerPaymentId]);
   if (!row) throw new Error(`no sandbox object ${providerPaymentId}`);
-  const d = typeof row.data === 'string' ? JSON.parse(row.data) : row.data;
+  return chargeOf(provider, typeof row.data === 'string' ? JSON.parse(row.data) : row.data);
+}
+
+/** What a sandbox payment object (`data`) says was charged and refunded, in ISO subunits. */
+export function chargeOf(provider: ProviderName, d: any): { charged: number; refunded: number } {
   return provider === 'stripe'
     ? { charged: Number(d.amount_received), refunded: Number(d.latest_charge?.amount_refunded ?? 0) }
     : { charged: Number(d.amount), refunded: Number(d.amount_refunded) };

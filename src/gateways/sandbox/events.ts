@@ -135,14 +135,14 @@ export interface DeliveryOptions {
   timeoutMs?: number;
 }
 
+/** The delivery error of an event whose account has no webhook endpoint. */
+export const NO_WEBHOOK = 'no webhook registered';
+
 /**
  * Posts one event to its account's webhook (`hook`; null: none registered) and waits for the answer, retrying quickly
  * a few times. Touches no table: the caller records the outcome (recordDeliveries), so a batch of deliveries costs
  * one statement. An event the webhook is not subscribed to counts as delivered, as a real gateway would not send it.
  */
-/** The delivery error of an event whose account has no webhook endpoint. */
-export const NO_WEBHOOK = 'no webhook registered';
-
 export async function postEvent(event: OutgoingEvent, hook: WebhookTarget | null, secrets: SecretBox, opts: DeliveryOptions = {}): Promise<DeliveryOutcome> {
   if (!hook) return { id: event.id, delivered: false, attempts: 0, lastError: NO_WEBHOOK };
   if (!hook.events.includes('*') && !hook.events.includes(event.type)) return { id: event.id, delivered: true, attempts: 0, lastError: 'not subscribed' };

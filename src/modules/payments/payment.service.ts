@@ -47,7 +47,7 @@ export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment
 );
 
 /**
- * Reserves a refund of `payment` (locked by the caller) in `em`'s transaction: the refund row, pending, its amount
+ * Reserves a refund of `payment` (locked by the caller, its connection known to exist) in `em`'s transaction: the refund row, pending, its amount
  * counted in `amount_refunded`, and the durable `refund` command that asks the gateway for it (docs/durable-work.md),
  * whose run records the outcome (the refund's credit note on success). Answers both; run the command after the commit.
  */
@@ -55,7 +55,6 @@ export function reserveRefund(
   em: EntityManager,
   commands: GatewayCommands,
   payment: Payment,
-  connectionId: string,
   r: { id?: string; amount: number; reason: string | null },
 ): { refund: Refund; command: GatewayCommand } {
   // The gateway returns exactly the refund's amount; gateway_amount_refunded stays equal to amount_refunded.
@@ -73,7 +72,7 @@ export function reserveRefund(
   const command = commands.queue(em, {
     action: REFUND_COMMAND,
     description: `Refund ${r.amount} ${payment.currency} of payment ${payment.id}`,
-    connectionId,
+    connectionId: payment.connectionId!,
     paymentId: payment.id,
     subscriptionId: payment.subscriptionId ?? null,
     args: { refund_id: refund.id },
@@ -230,9 +229,10 @@ export class PaymentService {
    * Refunds all or part of a payment. Refund amounts are money returned to the customer (contract 15): they count
    * against `amount_total` (amount + GST, what the gateway collected), and no amount means all of `amount_total` not
    * yet refunded. The payment row is locked while the amount is reserved, so concurrent refunds can never exceed it;
-   * the gateway is called after that commit, and a gateway failure releases the reservation. The gateway refunds
-   * exactly the refund's amount (`gateway_amount` = `amount`). The refund's credit note is issued when its success is
-   * recorded (settleRefund).
+   * the gateway is asked by a durable command after that commit (reserveRefund): a refusal releases the reservation,
+   * no answer leaves the refund pending until a retry or the gateway's event settles it (docs/durable-work.md). The
+   * gateway refunds exactly the refund's amount (`gateway_amount` = `amount`). The refund's credit note is issued when
+   * its success is recorded (settleRefund).
    */
   async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput, attempt: IdempotentAttempt | null = null): Promise<Refund> {
     tenantOf(ctx);
@@ -258,8 +258,8 @@ export class PaymentService {
         );
       }
       // Checked before anything is reserved: a refund refused for a removed connection leaves no failed refund behind.
-      const connection = await this.connectionOf(em, payment);
-      return reserveRefund(em, this.commands, payment, connection.id, { id: refundId, amount, reason: input.reason ?? null });
+      await this.connectionOf(em, payment);
+      return reserveRefund(em, this.commands, payment, { id: refundId, amount, reason: input.reason ?? null });
     });
 
     await this.commands.runNow([command.id]);

@@ -285,7 +285,7 @@ async function strayCharge(service: SubscriptionService, change: SubscriptionCha
     logger.warn({ subscription_id: sub.id, charged: event.amount, invoiced: invoice.total }, 'a charge after the subscription ended differs from its invoice; the whole invoice is refunded');
   }
   const payment = recordCollection(em, { id: paymentId, invoice, sub, providerPaymentId: event.providerPaymentId, reason: PaymentBillingReason.SUBSCRIPTION_CYCLE, method: event.method ?? null });
-  const { command } = reserveRefund(em, service.commands, payment, sub.connectionId, {
+  const { command } = reserveRefund(em, service.commands, payment, {
     amount: payment.amountTotal,
     reason: `charged after the subscription was ${sub.status}`,
   });
