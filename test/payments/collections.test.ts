@@ -1,10 +1,11 @@
 import { TestMerchant, useHarness } from '../harness';
-import { connect, gatewayCharge, PROVIDERS, ProviderName } from './helpers';
+import { connect, gatewayCharge, outbox, PROVIDERS, ProviderName } from './helpers';
 import { after, authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 
 /**
  * Every collection is a payment (docs/durable-work.md, README "Payments"): a subscription's first charge, renewals and
- * dunning retries are payments (`billing_reason`, `subscription_id`) their invoices name, listed with the customer's
+ * dunning retries and plan-change collections (a Razorpay add-on: its share of the charge that carried it) are
+ * payments (`billing_reason`, `subscription_id`) their invoices name, listed with the customer's
  * payments and refundable through POST /payments/{id}/refund, each refund with a credit note against that invoice.
  */
 const h = useHarness();
@@ -88,6 +89,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const renewal = (await invoicesOf(m.test, subscription.id))[1];
     expect(renewal.status).toBe('paid');
     expect(await ok(m.test.get(`/payments/${renewal.payment_id}`))).toMatchObject({ billing_reason: 'subscription_retry', amount_total: renewal.total, status: 'succeeded' });
+    // The invoice.paid event names the payment too.
+    const paidEvents = (await outbox(h.app, m.id, 'invoice.paid')).filter((e) => e.payload.data.object.id === renewal.id);
+    expect(paidEvents.map((e) => e.payload.data.object.payment_id)).toEqual([renewal.payment_id]);
   });
 
   it('a plan change collected from the mandate is a payment (subscription_update): at once on Stripe, with the next charge on Razorpay', async () => {
@@ -107,8 +111,27 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       const [command] = (await ok(m.test.get(`/gateway-commands?subscription_id=${subscription.id}`))).data;
       expect(command).toMatchObject({ action: 'collect_invoice', status: 'succeeded', invoice_id: adjustment.id, idempotency_key: `adjust-${adjustment.id}` });
     } else {
-      // An add-on the next charge carries: the adjustment invoice is paid with the renewal, whose payment records it.
+      // An add-on the next charge carries: the adjustment invoice is paid with the renewal. The gateway payment is
+      // recorded as one payment per invoice it paid, each refundable on its own against that invoice.
       expect(adjustment).toMatchObject({ status: 'open', payment_id: null });
+      await h.clock.advance(m, after(subscription.current_period_end));
+      const paid = await ok(m.test.get(`/invoices/${adjustment.id}`));
+      expect(paid).toMatchObject({ status: 'paid', amount_paid: adjustment.total });
+      const renewal = (await invoicesOf(m.test, subscription.id)).find((i: any) => i.billing_reason === 'subscription_cycle');
+      const share = await ok(m.test.get(`/payments/${paid.payment_id}`));
+      const main = await ok(m.test.get(`/payments/${renewal.payment_id}`));
+      expect(share).toMatchObject({ billing_reason: 'subscription_update', amount_total: adjustment.total, tax_amount: adjustment.tax_amount, status: 'succeeded' });
+      expect(main).toMatchObject({ billing_reason: 'subscription_cycle', amount_total: renewal.total });
+      expect(share.provider_payment_id).toBe(main.provider_payment_id);
+      expect(await gatewayCharge(h.app, provider, share.provider_payment_id)).toEqual({ charged: renewal.total + adjustment.total, refunded: 0 });
+
+      const refund = await ok(m.test.post(`/payments/${share.id}/refund`, {}), 201);
+      expect(refund).toMatchObject({ amount: adjustment.total, status: 'succeeded' });
+      await h.app.app.sandbox!.sandbox.settle();
+      expect(await gatewayCharge(h.app, provider, share.provider_payment_id)).toEqual({ charged: renewal.total + adjustment.total, refunded: adjustment.total });
+      const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data.filter((n: any) => n.billing_reason === 'refund');
+      expect(notes.map((n: any) => [n.related_invoice_id, n.total])).toEqual([[adjustment.id, adjustment.total]]);
+      expect(await ok(m.test.get(`/payments/${main.id}`))).toMatchObject({ status: 'succeeded', amount_refunded: 0 });
     }
   });
 });

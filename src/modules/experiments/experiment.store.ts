@@ -112,7 +112,7 @@ export interface VariantCounts {
  * - paid: a one-off payment of theirs created after enrolment was collected;
  * - revenue: what their payments created after enrolment collected (`amount_total`, tax included: one-off payments
  *   and subscriptions' collections alike) less what was returned, plus what subscription invoices issued after
- *   enrolment that no payment names collected (`amount_paid`: a Razorpay add-on paid with a renewal), in `currency`
+ *   enrolment that no payment names collected (`amount_paid`: invoices paid before collections were payments), in `currency`
  *   only (no conversion; other currencies are not added);
  * - mrr: their current MRR in `currency` as the MRR movements ledger has it (analytics.store.ts customerMrrSql):
  *   subscriptions `active` or `past_due`, each monthly-normalised and rounded once by the ledger's one rule

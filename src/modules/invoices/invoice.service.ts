@@ -284,12 +284,17 @@ export class InvoiceService {
     original.amountCredited = Math.min(original.total, original.amountCredited + amount);
   }
 
-  /** open (or uncollectible) -> paid, with outbox `invoice.paid`; nothing when already paid. */
-  markPaid(em: EntityManager, invoiceId: string, paidAt: Date): Promise<Invoice> {
+  /**
+   * open (or uncollectible) -> paid, with outbox `invoice.paid`; nothing when already paid. `paymentId` is the payment
+   * the caller records for the collection (payment.collections.ts): the invoice names it before `invoice.paid` is
+   * serialised, when the customer paid something on it and no payment is named yet.
+   */
+  markPaid(em: EntityManager, invoiceId: string, paidAt: Date, paymentId?: string): Promise<Invoice> {
     return this.settle(em, invoiceId, 'paid', (invoice) => {
       invoice.amountPaid = invoice.total - invoice.creditApplied;
       invoice.amountDue = 0;
       invoice.paidAt = paidAt;
+      if (paymentId && invoice.amountPaid > 0 && !invoice.paymentId) invoice.paymentId = paymentId;
       return 'invoice.paid';
     });
   }

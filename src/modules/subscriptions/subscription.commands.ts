@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { logger } from '../../core/logger';
+import { v7 as uuidv7 } from 'uuid';
 import { GatewayError, GatewayPort } from '../../gateways/port';
 import type { CommandJob, GatewayCommands } from '../gateway-commands';
 import { Invoice, InvoiceStatus } from '../invoices/invoice.entities';
@@ -101,10 +102,11 @@ async function collectInvoice(service: SubscriptionService, job: CommandJob, gat
   }
   const now = await service.now(sub);
   await em.fork().transactional(async (tx) => {
-    const paid = await service.invoices.markPaid(tx, invoice.id, now);
-    // The collection is a payment the invoice names (once: a repeated run finds it named).
-    if (paid.amountPaid > 0 && !paid.paymentId) {
-      recordCollection(tx, { invoice: paid, sub, providerPaymentId: charge.providerPaymentId, reason: PaymentBillingReason.SUBSCRIPTION_UPDATE });
+    // The collection is a payment the invoice names (once: a repeated run finds the invoice paid).
+    const paymentId = uuidv7();
+    const paid = await service.invoices.markPaid(tx, invoice.id, now, paymentId);
+    if (paid.paymentId === paymentId) {
+      recordCollection(tx, { id: paymentId, invoice: paid, sub, providerPaymentId: charge.providerPaymentId, reason: PaymentBillingReason.SUBSCRIPTION_UPDATE });
     }
   });
 }

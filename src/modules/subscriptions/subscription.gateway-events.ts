@@ -194,16 +194,14 @@ function alreadyBilled(sub: BillingSubscription, p: { start: Date }): boolean {
 /** A charge succeeded: a renewal, the first charge, the trial's end, or a dunning retry. */
 async function charged(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
   const sub = change.sub;
-  const em = change.em;
   if (sub.status === S.PAST_DUE) {
     // A retry paid the open invoice: no new period, no new invoice.
     change.move('charge_succeeded', 'webhook', { retry_attempt: sub.retryAttempt });
     if (sub.openInvoiceId) {
-      const paid = await service.invoices.markPaid(em, sub.openInvoiceId, now);
-      collected(change, paid, event, PaymentBillingReason.SUBSCRIPTION_RETRY);
+      const paid = await paidByCharge(service, change, sub.openInvoiceId, event, now, PaymentBillingReason.SUBSCRIPTION_RETRY);
       returnCredit(change, service, paid, event);
       // Add-ons the failed charge carried were charged again with it.
-      await settleAddons(service, change, carriedBy(sub, sub.openInvoiceId), { paidAt: now });
+      await settleAddons(service, change, carriedBy(sub, sub.openInvoiceId), { paidBy: event, at: now });
     }
     sub.openInvoiceId = null;
     sub.retryAttempt = 0;
@@ -226,7 +224,7 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   collected(change, invoice, event, invoice.billingReason === BillingReason.SUBSCRIPTION_CREATE ? PaymentBillingReason.SUBSCRIPTION_CREATE : PaymentBillingReason.SUBSCRIPTION_CYCLE, paymentId);
   endGatewayDiscountIfOver(change);
   returnCredit(change, service, invoice, event);
-  await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidAt: now });
+  await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidBy: event, at: now });
   scheduleAfterBilling(change, service);
 }
 
@@ -325,15 +323,16 @@ function carriedBy(sub: BillingSubscription, invoiceId: string): GatewayAddon[] 
 
 /**
  * Settles the adjustment invoices of add-ons a charge carried, in the transaction that applies the charge, and drops
- * them from the subscription (so each is settled once): paid at `paidAt` (amount_paid = the amount due the add-on
- * charged), `uncollectible` (dunning gave up), or carried by a failed charge whose open period invoice is `carriedBy`
- * (they stay open and follow its dunning).
+ * them from the subscription (so each is settled once): paid by the charge `paidBy` (amount_paid = the amount due the
+ * add-on charged; each invoice names its own payment, its share of that gateway payment, refundable on its own),
+ * `uncollectible` (dunning gave up), or carried by a failed charge whose open period invoice is `carriedBy` (they stay
+ * open and follow its dunning).
  */
 async function settleAddons(
   service: SubscriptionService,
   change: SubscriptionChange,
   addons: GatewayAddon[],
-  outcome: { paidAt: Date } | { carriedBy: string } | 'uncollectible',
+  outcome: { paidBy: GatewayEvent; at: Date } | { carriedBy: string } | 'uncollectible',
 ): Promise<void> {
   if (!addons.length) return;
   const sub = change.sub;
@@ -345,7 +344,7 @@ async function settleAddons(
   for (const a of addons) {
     try {
       if (outcome === 'uncollectible') await service.invoices.markUncollectible(change.em, a.invoiceId);
-      else await service.invoices.markPaid(change.em, a.invoiceId, outcome.paidAt);
+      else await paidByCharge(service, change, a.invoiceId, outcome.paidBy, outcome.at, PaymentBillingReason.SUBSCRIPTION_UPDATE);
     } catch (err) {
       // Settled otherwise meanwhile (voided, say): the charge is still applied; the refusal changed nothing.
       if (!(err instanceof DomainError)) throw err;
@@ -353,6 +352,24 @@ async function settleAddons(
     }
   }
   sub.gatewayAddons = sub.gatewayAddons.filter((a) => !ids.has(a.invoiceId));
+}
+
+/**
+ * An open invoice paid by a gateway charge: marked paid, naming the payment that records what the customer paid on it
+ * (none when credit paid all of it, or it was already paid).
+ */
+async function paidByCharge(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  invoiceId: string,
+  event: GatewayEvent,
+  at: Date,
+  reason: PaymentBillingReason,
+): Promise<Invoice> {
+  const paymentId = uuidv7();
+  const paid = await service.invoices.markPaid(change.em, invoiceId, at, paymentId);
+  if (paid.paymentId === paymentId) collected(change, paid, event, reason, paymentId);
+  return paid;
 }
 
 /**
