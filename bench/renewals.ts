@@ -10,7 +10,7 @@ import { benchClients } from './lib/database';
 import { envNumber } from './lib/env';
 
 /**
- * The renewal run (issue 10, item 11): N active monthly subscriptions of one merchant (default 10,000), created and
+ * The renewal run (bench/README.md): N active monthly subscriptions of one merchant (default 10,000), created and
  * authorised through the API, then ONE `POST /v1/test-clock/advance` by 31 days with the merchant's test key, timed.
  * Every subscription's period ends inside that month, so the advance must renew all of them: the sandbox charges
  * each and delivers its webhook, the service bills the period (a paid invoice) and writes the outbox events. Then the

@@ -2,11 +2,11 @@ import { resolveBody, ResolveBench } from './lib/offerings';
 import type { BenchContext, Check, Scenario } from './scenarios';
 
 /**
- * Offering resolution (issue 11): `POST /v1/offerings/resolve` over the 10,000 customers of the merchant that has
- * 20,000 subscriptions stored, each in turn, with attributes of which two in three match a running 50/50 experiment.
- * A customer's first matching resolve enrols it (one insert), later ones read its sticky enrolment; the offering tree
- * comes from the service's version-checked cache. Closed loop for throughput (as a ratio to bare express), then paced
- * at the target rate for latency: p99 < 25 ms at 500/s.
+ * Offering resolution (bench/README.md): `POST /v1/offerings/resolve` over the 10,000 customers of the merchant that
+ * has 20,000 subscriptions stored, each in turn, with attributes of which two in three match a running 50/50
+ * experiment. A customer's first matching resolve enrols it (one insert), later ones read its sticky enrolment; the
+ * offering tree comes from the service's version-checked cache. Closed loop for throughput (as a ratio to bare
+ * express), then paced at the target rate for latency: p99 < 25 ms at 500/s.
  */
 export const RESOLVE = 'REST POST /v1/offerings/resolve';
 export const RESOLVE_RATE = Number(process.env.BENCH_RESOLVE_RATE) || 500;

@@ -148,8 +148,8 @@ export const GET_SUBSCRIPTION_AT_RATE = `REST GET /v1/subscriptions/{id} at ${SU
 export const GET_SUBSCRIPTION_EVENTS_AT_RATE = `REST GET /v1/subscriptions/{id}/events at ${SUBSCRIPTION_READ_RATE}/s`;
 
 /**
- * Entitlement evaluation, `GET /v1/subscriptions/customer/{id}/entitlements` (issue 11): >= 3,000 req/s, and p99 < 10 ms
- * measured at that load. Named without "subscription", which selects the subscription scenarios (BENCH_ONLY).
+ * Entitlement evaluation, `GET /v1/subscriptions/customer/{id}/entitlements` (bench/README.md): >= 3,000 req/s, and p99
+ * < 10 ms measured at that load. Named without "subscription", which selects the subscription scenarios (BENCH_ONLY).
  */
 export const ENTITLEMENTS = 'REST GET customer/{id}/entitlements';
 export const ENTITLEMENT_RATE = Number(process.env.BENCH_ENTITLEMENT_RATE) || 3000;

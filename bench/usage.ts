@@ -13,7 +13,7 @@ import { benchClients } from './lib/database';
 import { envNumber } from './lib/env';
 
 /**
- * Metered usage and analytics at volume (issue 12, item 7). One merchant (created through the API, test mode, the
+ * Metered usage and analytics at volume (bench/README.md). One merchant (created through the API, test mode, the
  * gateway sandbox connected) gets the analytics data set of lib/analytics-seed.ts written by SQL (100,000 customers,
  * 100,000 subscriptions, 1,000,000 MRR movements, a mandate attempt per subscription, 1,000,000 usage events over
  * 1,000 subscriptions with their aggregates), the time printed. Then, in this order:
@@ -160,7 +160,7 @@ export interface UsageCheck {
   pass: boolean;
 }
 
-/** The targets of issue 12 item 7 as PASS/MISS lines. */
+/** The targets of the rules in bench/README.md as PASS/MISS lines. */
 export function usageChecks(f: UsageFigures): UsageCheck[] {
   const out: UsageCheck[] = [
     ...(f.single
@@ -461,7 +461,7 @@ async function verifyAnswers(
         [m, from, asOf, currency],
       )
     ).rows;
-    // Independent of the ledger: MRR from the subscriptions' own prices (contract 11 normalisation).
+    // Independent of the ledger: MRR from the subscriptions' own prices (docs/analytics.md normalisation).
     const [subs] = (
       await db.query(
         `select coalesce(sum(case billing_frequency when 'monthly' then amount::numeric when 'yearly' then round(amount::numeric / 12)

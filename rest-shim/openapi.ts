@@ -250,7 +250,7 @@ const errorAnswer = (description: string, extra: Schema = {}): Schema => ({
 
 const codes = (list: readonly ErrorCode[]) => list.map((c) => `\`${c}\``).join(', ');
 
-/** The 4xx and 502 answers an operation can give (contract section 3), each with the codes behind it. */
+/** The 4xx and 502 answers an operation can give (docs/api.md), each with the codes behind it. */
 function errorAnswers(route: CompiledRoute, hasBody: boolean): Record<string, Schema> {
   const out: Record<string, Schema> = {};
   // Every route refuses unknown query parameters, so every operation can answer 400.

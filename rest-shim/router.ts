@@ -228,7 +228,7 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
     /**
      * Runs the route's operation; answers [status, JSON text, error, replayed]. Idempotency is the operation's own
      * (src/modules/idempotency/with-idempotency.ts): the header is passed as `$idempotencyKey`, and the operation
-     * reports a replay, whose error body keeps the first request's id (byte for byte, contract section 5).
+     * reports a replay, whose error body keeps the first request's id (byte for byte, docs/api.md).
      */
     const run = async (req: Request, parsed?: Record<string, unknown>): Promise<[number, string, DomainError?, boolean?, FileAnswer?]> => {
       const status = route.status ?? 200;

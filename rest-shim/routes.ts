@@ -29,7 +29,7 @@ export interface Route {
   status?: number;
   /** `admin`: the operator token (ADMIN_TOKEN); default: a merchant secret key. */
   auth?: 'merchant' | 'admin';
-  /** Accepts `Idempotency-Key` (contract section 5): the header becomes the document's `$idempotencyKey`. */
+  /** Accepts `Idempotency-Key` (docs/api.md): the header becomes the document's `$idempotencyKey`. */
   idempotent?: boolean;
   /** A catalog read: its answer is reused while the merchant's catalog version is unchanged (src/core/read-cache.ts). */
   cache?: 'catalog';

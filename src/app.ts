@@ -43,7 +43,7 @@ export interface RunningApp {
 export async function startApp(config: Config, orm: MikroORM, listenPort = config.port): Promise<RunningApp> {
   const pubsub = newPubSub();
   const schema = await createSchema(pubsub);
-  // The sandbox stands in for both gateways on its own port (contract section 9); with SANDBOX_URL it runs as its
+  // The sandbox stands in for both gateways on its own port (docs/sandbox.md); with SANDBOX_URL it runs as its
   // own process (`npm run sandbox`), which keeps its CPU off the API's.
   const external = config.sandbox && config.sandboxUrl ? config.sandboxUrl : null;
   const sandbox = config.sandbox && !external ? await startConfiguredSandbox(config, orm.config.get('clientUrl')!) : null;

@@ -36,13 +36,13 @@ export interface Config {
   gatewayCommandRetrySeconds: number;
   /** The wait after a gateway command's first failed attempt, doubling up to an hour (GATEWAY_COMMAND_FIRST_RETRY_MS; 30 s). */
   gatewayCommandFirstRetryMs: number;
-  /** Outbound webhooks: seconds between attempts (WEBHOOK_RETRY_SCHEDULE, comma-separated; contract section 10). */
+  /** Outbound webhooks: seconds between attempts (WEBHOOK_RETRY_SCHEDULE, comma-separated; docs/webhooks.md). */
   webhookRetrySchedule: number[];
   /** An attempt that has not answered by then fails (WEBHOOK_TIMEOUT_MS, default 10 s). */
   webhookTimeoutMs: number;
   /**
    * WEBHOOK_ALLOW_PRIVATE_NETWORKS (on/off): webhook endpoints, of either mode, may be on loopback, private, link-local
-   * and internal addresses (README, "Webhooks"). Default: on only on the embedded database (DATABASE_URL unset).
+   * and internal addresses (docs/webhooks.md). Default: on only on the embedded database (DATABASE_URL unset).
    */
   webhookAllowPrivateNetworks: boolean;
   /** How often a worker looks for due subscription work: trial ends, period ends, dunning (SCHEDULER_POLL_MS). */
@@ -91,7 +91,7 @@ function apiProcesses(raw: string | undefined): number {
   return n;
 }
 
-/** Contract section 10: retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then failed. */
+/** The outbound event rules (docs/webhooks.md): retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then failed. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 function retrySchedule(raw: string | undefined): number[] {

@@ -37,7 +37,7 @@ export interface Services {
   idempotency: IdempotencyStore;
   catalogCache: CatalogReadCache;
   serializer: Serializer;
-  /** Merchant time: the wall clock, or the merchant's test clock in test mode (contract 8, 14). */
+  /** Merchant time: the wall clock, or the merchant's test clock in test mode (docs/sandbox.md). */
   clock: Clock;
   webhooks: WebhookService;
   invoices: InvoiceService;

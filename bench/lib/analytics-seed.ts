@@ -3,19 +3,19 @@ import { monthOf } from '../../src/modules/usage/usage.partitions';
 import { createPartition } from '../../src/modules/usage/usage.store';
 
 /**
- * The analytics and usage data set (issue 12, item 7), written by set-based SQL (generate_series) straight into a
+ * The analytics and usage data set (bench/README.md), written by set-based SQL (generate_series) straight into a
  * database the service migrated, for one merchant in test mode: a catalog (3 products x monthly / yearly / weekly plans
  * x INR and USD default prices), customers, subscriptions, the MRR movements ledger (mrr_movements; its daily rollup
  * is kept by the table's own trigger), mandate attempts, and usage events with their aggregates.
  *
- * The ledger follows /work/notes/ledger.md exactly, so every analytics answer over it is a true answer:
+ * The ledger follows docs/analytics.md exactly, so every analytics answer over it is a true answer:
  * - each subscription that was ever paid for has a time-ordered sequence of movements over up to two years, starting
  *   when it became counted: it became counted (+1 subscription; `new` for the customer's first in its currency,
  *   `expansion` when another of the customer's subscriptions is counted, `reactivation` when it or the customer was
  *   counted before), changed MRR while counted (`expansion` / `contraction`: plan and quantity changes), stopped being
  *   counted (`churn`: a pause, later resumed, or its final cancel / pause / halt / completion);
- * - a subscription's amounts add up to its mrr_after at every step, and to its MRR now (contract 11 normalisation of
- *   its price) when it is active or past_due, to 0 otherwise; customer_delta is +1 / -1 exactly when the customer's
+ * - a subscription's amounts add up to its mrr_after at every step, and to its MRR now (docs/analytics.md normalisation
+ *   of its price) when it is active or past_due, to 0 otherwise; customer_delta is +1 / -1 exactly when the customer's
  *   counted subscriptions in the currency go 0 -> 1 / 1 -> 0 (customers of one currency, a tenth with two subscriptions);
  * - subscriptions that never paid: trials running now, and failed mandate checkouts (cancelled, a failed attempt).
  * Older subscriptions get more movements (one roughly every month); the total is exactly `movements`.
@@ -293,7 +293,7 @@ export async function seedAnalytics(
     // 2 <= j <= m - 2 (8%), and is resumed at j + 1; a subscription that ends not counted stops at j = m; every other
     // step changes its MRR. Levels: the MRR at step j is mrr + g(k) x unit, k = steps to its last counted step,
     // g(0) = 0 and g(k) = (7k mod 11) - 5: neighbouring steps never share a level, about 2 in 3 changes are expansions,
-    // and the last counted level is the subscription's MRR now (its price normalised, contract 11).
+    // and the last counted level is the subscription's MRR now (its price normalised, docs/analytics.md).
     const pauseOk = (j: string) => `(${j} >= 2 and ${j} <= s.m - 2 and (s.m - ${j}) % 2 = 0 and pg_temp.u(s.i, 100 + ${j}) < 0.08)`;
     const level = (j: string) =>
       `(s.mrr + case when (case when s.counted then s.m else s.m - 1 end) - ${j} <= 0 then 0

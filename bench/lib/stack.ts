@@ -107,7 +107,8 @@ export async function startStack(opts: {
       SANDBOX_URL: sandboxUrl,
       API_PROCESSES: String(apiProcesses),
       // One test-clock advance of the renewals bench has the sandbox charge 10,000 renewals in a single call, bounded
-      // at 5 x GATEWAY_TIMEOUT_MS (README, Configuration): 60 s here gives it 300 s rather than the default's 50 s.
+      // at 5 x GATEWAY_TIMEOUT_MS (docs/operations.md, "Configuration"): 60 s here gives it 300 s rather than the
+      // default's 50 s.
       GATEWAY_TIMEOUT_MS: env.GATEWAY_TIMEOUT_MS ?? '60000',
     },
     path.join(tmp, 'service.log'),

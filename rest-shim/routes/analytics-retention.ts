@@ -3,9 +3,8 @@ import type { Route } from '../routes';
 const TAG = 'Analytics';
 
 /**
- * Autopay (mandate attempts) and retention cohorts (src/modules/analytics autopay.* and cohorts.*; contract 14
- * "Analytics answers"). Query parameters: currency, from / to (ISO 8601; windows are (from, to]), cohorts also
- * granularity (month | week).
+ * Autopay (mandate attempts) and retention cohorts (src/modules/analytics autopay.* and cohorts.*; docs/analytics.md).
+ * Query parameters: currency, from / to (ISO 8601; windows are (from, to]), cohorts also granularity (month | week).
  */
 export const ANALYTICS_RETENTION_ROUTES: Route[] = [
   {

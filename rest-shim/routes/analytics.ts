@@ -5,7 +5,7 @@ const WINDOW = '$currency: String, $from: String, $to: String, $interval: Analyt
 const WINDOW_ARGS = 'currency: $currency, from: $from, to: $to, interval: $interval';
 
 /**
- * MRR, churn, LTV and quick ratio (src/modules/analytics; contract 14 "Analytics answers"). Query parameters:
+ * MRR, churn, LTV and quick ratio (src/modules/analytics; docs/analytics.md). Query parameters:
  * currency (default the merchant's reporting currency), from / to (ISO 8601; default the 30 days ending at the
  * merchant's now, 90 for LTV), interval (month | week; not LTV).
  */

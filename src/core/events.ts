@@ -8,7 +8,7 @@ import type { PubSub } from './pubsub';
 
 /**
  * The outbox: every event a change causes is written in the same transaction as the change, in the envelope of
- * contract section 10, and delivered to webhook endpoints later by the worker.
+ * the outbound event rules (docs/webhooks.md), and delivered to webhook endpoints later by the worker.
  */
 @Entity({ tableName: 'outbox_events' })
 @Index({ properties: ['dispatchedAt', 'id'] })

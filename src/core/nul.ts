@@ -98,7 +98,7 @@ function faultPath(value: unknown, root: string | number, mask: number): TextFau
  * any resolver, gateway call or statement sees it:
  * - U+0000, which PostgreSQL cannot store. `ID` arguments are left alone: a malformed id answers 404 like any
  *   unknown id;
- * - a lone UTF-16 surrogate (not Unicode text: contract section 15, "Bounds"), in any argument, ids included, in a
+ * - a lone UTF-16 surrogate (not Unicode text: docs/operations.md), in any argument, ids included, in a
  *   string or a key. `param` names the input field that holds it: a free-form JSON field (`metadata`, `config`) as a
  *   whole, as the services' own checks of those fields do.
  */

@@ -3,11 +3,11 @@ import { GraphQLError } from 'graphql';
 import { ComplexityEstimator, fieldExtensionsEstimator, getComplexity } from 'graphql-query-complexity';
 
 /**
- * What one client-written GraphQL operation may cost (README, "Fair sharing"). Every field costs 1 plus what it
- * selects; a connection's selection counts once per item it may answer (`first`, default 20). Expensive fields declare
- * their own cost on the resolver (type-graphql's `complexity`): a PDF, analytics by the buckets their window spans,
- * usage by the events reported. Over MAX_COST the operation is refused before it runs (400 `query_too_complex`). The
- * REST shim's own operations are fixed and not counted.
+ * What one client-written GraphQL operation may cost (docs/operations.md, "Fair sharing"). Every field costs 1 plus
+ * what it selects; a connection's selection counts once per item it may answer (`first`, default 20). Expensive fields
+ * declare their own cost on the resolver (type-graphql's `complexity`): a PDF, analytics by the buckets their window
+ * spans, usage by the events reported. Over MAX_COST the operation is refused before it runs (400 `query_too_complex`).
+ * The REST shim's own operations are fixed and not counted.
  */
 export const MAX_COST = 20_000;
 

@@ -3,7 +3,7 @@ import { getNamedType, GraphQLObjectType, GraphQLSchema, isEnumType, isLeafType 
 import { toSnake as snake } from './case';
 
 /**
- * The REST shape of a record (contract section 6) outside a request: every plain field its GraphQL type exposes,
+ * The REST shape of a record (docs/api.md) outside a request: every plain field its GraphQL type exposes,
  * snake_cased, as `GET /<resource>/{id}` shows it. Outbound events carry this, so webhook payloads and REST agree.
  */
 export class Serializer {

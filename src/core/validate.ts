@@ -10,7 +10,9 @@ import {
 } from 'graphql';
 import { DomainError, invalid, paramFromPath } from './errors';
 
-/** Contract section 1: at most 50 keys, keys up to 40 characters, string values up to 500 characters. */
+/**
+ * The REST conventions (docs/api.md): at most 50 keys, keys up to 40 characters, string values up to 500 characters.
+ */
 export function validateMetadata(metadata: unknown, param = 'metadata'): Record<string, string> {
   if (metadata == null) return {};
   if (typeof metadata !== 'object' || Array.isArray(metadata)) throw invalid(param, 'metadata must be an object.');

@@ -5,7 +5,7 @@ import { DomainError } from './errors';
 
 /**
  * CPU-heavy work (PDF rendering) runs here, on worker threads, never on the event loop that answers every merchant's
- * requests. The pool is bounded three ways (README, "Fair sharing"):
+ * requests. The pool is bounded three ways (docs/operations.md, "Fair sharing"):
  * - `threads` workers at most (started on demand, ended after a minute idle);
  * - `maxQueue` tasks waiting for a worker, over all tenants;
  * - `perTenant` tasks waiting or running for one tenant (merchant and mode), so one merchant cannot fill the queue.

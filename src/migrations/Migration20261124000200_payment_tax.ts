@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * One-time payments collect GST (issue 10): the tax fixed at creation, the amount the checkout charges, the tax
- * parties the invoice is computed from, and each refund's amount at the gateway. Existing payments were charged
+ * One-time payments collect GST (docs/invoices-and-gst.md): the tax fixed at creation, the amount the checkout charges,
+ * the tax parties the invoice is computed from, and each refund's amount at the gateway. Existing payments were charged
  * their amount untaxed: tax_amount 0, amount_total = amount, and their refunds went to the gateway as they were.
  */
 export class Migration20261124000200_payment_tax extends Migration {

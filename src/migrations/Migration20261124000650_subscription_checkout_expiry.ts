@@ -1,9 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 11: a subscription's hosted checkout that nobody completes is ended by the scheduler (`checkout_expiry`,
- * SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS after creation). Subscriptions already waiting at checkout get the action 24 h
- * (the default) after they were created.
+ * The rules in docs/subscriptions.md: a subscription's hosted checkout that nobody completes is ended by the scheduler
+ * (`checkout_expiry`, SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS after creation). Subscriptions already waiting at checkout
+ * get the action 24 h (the default) after they were created.
  */
 export class Migration20261124000650_subscription_checkout_expiry extends Migration {
 

@@ -1,11 +1,11 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 12 part 3: the MRR movements ledger (src/modules/analytics/mrr-ledger.ts; schema agreed in the ledger notes).
- * One row per change of a subscription's MRR, written in the change's transaction; every analytics answer is a SQL
- * aggregation over it and its daily rollup (below). The first index serves the window's edge days (index-only scans
- * over one merchant, mode and currency in time order); the second the per-customer facts the writer reads under its
- * lock.
+ * The rules in docs/analytics.md: the MRR movements ledger (src/modules/analytics/mrr-ledger.ts; schema agreed in the
+ * ledger notes). One row per change of a subscription's MRR, written in the change's transaction; every analytics
+ * answer is a SQL aggregation over it and its daily rollup (below). The first index serves the window's edge days
+ * (index-only scans over one merchant, mode and currency in time order); the second the per-customer facts the writer
+ * reads under its lock.
  *
  * Backfill: every subscription counted now (active or past_due) gets one movement at the moment it became counted
  * (its latest audit row into active/past_due from another status; merchant time: in test mode the test clock's
@@ -93,7 +93,7 @@ export class Migration20261124200100_mrr_movements extends Migration {
     this.addSql(`create trigger "mrr_movements_days_delete" after delete on "mrr_movements" referencing old table as old_rows for each statement execute function "mrr_movement_days_apply"();`);
     this.addSql(`create trigger "mrr_movements_days_truncate" after truncate on "mrr_movements" for each statement execute function "mrr_movement_days_apply"();`);
 
-    // The MRR rule as of this migration (contract 11; the live definition is mrr-ledger.ts mrrStateOf).
+    // The MRR rule as of this migration (docs/analytics.md; the live definition is mrr-ledger.ts mrrStateOf).
     const amount = `(s.amount - case when s.coupon_id is not null and s.discount_cycles is null then
         case when s.discount_amount_off is not null then least(s.discount_amount_off, s.amount)
              else coalesce(round(s.amount::numeric * s.discount_percent_bps / 10000), 0) end

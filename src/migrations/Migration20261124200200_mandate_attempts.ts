@@ -1,8 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 12, autopay analytics (src/modules/analytics/autopay.*): `mandate_attempts`, one row per subscription mandate
- * checkout that completed or failed at the gateway, written with the subscription's change that gateway event caused.
+ * The rules in docs/analytics.md, autopay analytics (src/modules/analytics/autopay.*): `mandate_attempts`, one row per
+ * subscription mandate checkout that completed or failed at the gateway, written with the subscription's change that
+ * gateway event caused.
  * - `method` how the mandate was set up, `bank` the issuing / UPI PSP / e-mandate bank (null when the gateway named
  *   none), `failure_reason` the gateway's decline reason (failed attempts only), from the gateway event.
  * - One attempt per subscription (its checkout's outcome; the several events one authorisation sends, and a repeated

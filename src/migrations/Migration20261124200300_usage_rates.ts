@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Usage rates (issue 12): a plan's price per unit of one usage event type in one currency, billed in arrears when a
- * billing period closes (src/modules/usage/usage.billing.ts). `unit_amount_decimal` is subunits per unit as an exact
+ * Usage rates (docs/usage.md): a plan's price per unit of one usage event type in one currency, billed in arrears when
+ * a billing period closes (src/modules/usage/usage.billing.ts). `unit_amount_decimal` is subunits per unit as an exact
  * numeric (at most 9 integer and 12 fractional digits, >= 0: the checks hold the API's rule in the database too).
  * One rate per plan, event type and currency; that unique index also serves the close's look-up by plan.
  */

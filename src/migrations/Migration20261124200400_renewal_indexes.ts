@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Renewals at speed (issue 10, the renewal benchmark).
+ * Renewals at speed (bench/README.md, the renewal benchmark).
  *
  * Invoice numbers are given as the issuing transaction commits (src/modules/invoices/invoice.service.ts
  * numberInvoicesAtCommit): the invoice is inserted with a null number and numbered by the transaction's last

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Bounded test-clock advances (issue 24 item 3; src/modules/test-clock): the record of an advance not finished.
+ * Bounded test-clock advances (docs/sandbox.md; src/modules/test-clock): the record of an advance not finished.
  * - `advance_target`: set when an advance begins (under the merchant's advance lock) to where it is going; cleared
  *   when it gets there. Still set after the advance stopped early (its client left, the service stopped, or it
  *   failed, or its process died): the next advance resumes towards it.

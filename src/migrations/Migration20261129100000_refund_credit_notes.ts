@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Refunds are money returned; refunds issue credit notes (issue 25 item 2, contract 15 "Credit notes" and "Payments of
+ * Refunds are money returned; refunds issue credit notes (docs/invoices-and-gst.md "Credit notes" and "Payments of
  * a merchant with a GSTIN"):
  * - invoices: `billing_reason` `refund` (a refund's credit note); `amount_credited`, the sum of the totals of the credit
  *   notes against an invoice (backfilled 0: no credit note named its invoice before), never negative nor above the

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issued documents are final (issue 25 item 1, contract 15): every invoice and credit note carries its parties as
+ * Issued documents are final (docs/invoices-and-gst.md): every invoice and credit note carries its parties as
  * they were at issue, `supplier {name, gstin, stateCode, address}` and `recipient {name, email, gstin, stateCode,
  * address}` (jsonb, camelCase keys as the ORM writes them), and every line its `hsnSac`; the PDF is rendered from the
  * invoice's row alone.

@@ -5,10 +5,10 @@ import { connect, Connected, postEvent, ProviderName, signedHeaders } from '../p
 import { createSubscription, ok, recurringPlan, sandboxEventsAbout } from '../subscriptions/helpers';
 
 /**
- * UPI autopay analytics (contract 14 `GET /analytics/autopay`, GraphQL `autopay`): mandate checkouts at both sandbox
- * gateways with UPI (banks from the VPA handle), cards (issuer from the BIN or the form), e-mandates (the bank picked)
- * and declines; the answer computed by hand; a replayed or re-sent webhook counted once; a checkout cancelled without
- * an attempt not counted; the window in merchant time; tenancy.
+ * UPI autopay analytics (docs/analytics.md `GET /analytics/autopay`, GraphQL `autopay`): mandate checkouts at both
+ * sandbox gateways with UPI (banks from the VPA handle), cards (issuer from the BIN or the form), e-mandates (the bank
+ * picked) and declines; the answer computed by hand; a replayed or re-sent webhook counted once; a checkout cancelled
+ * without an attempt not counted; the window in merchant time; tenancy.
  */
 
 const h = useHarness();

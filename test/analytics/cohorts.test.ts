@@ -4,10 +4,10 @@ import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
 
 /**
- * Retention cohorts (contract 14 `GET /analytics/cohorts`, GraphQL `cohorts`) from the MRR movements ledger, built
- * through the API on the test clock. Customers activate in different months; one churns in its second month and comes
- * back later (a reactivation: it stays in its first cohort); one churns in its cohort's next month; one pays in another
- * currency. The tables are computed by hand below.
+ * Retention cohorts (docs/analytics.md `GET /analytics/cohorts`, GraphQL `cohorts`) from the MRR movements ledger,
+ * built through the API on the test clock. Customers activate in different months; one churns in its second month and
+ * comes back later (a reactivation: it stays in its first cohort); one churns in its cohort's next month; one pays in
+ * another currency. The tables are computed by hand below.
  */
 
 const h = useHarness();

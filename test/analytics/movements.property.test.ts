@@ -6,10 +6,10 @@ import { monthlyAmount } from '../../src/modules/analytics/mrr-ledger';
 import { analytics, planAt, subscribed } from './helpers';
 
 /**
- * The ledger's invariant (issue 12 part 6), as a property over random histories made through the API on the test
+ * The ledger's invariant (docs/analytics.md), as a property over random histories made through the API on the test
  * clock: for any window, the movements in (from, to] sum to MRR(to) - MRR(from), as the endpoints answer them; and
  * at every instant after a command, the MRR the endpoint answers is what the subscriptions' own state says
- * (contract 11: each counted subscription's normalised amount). Kept small: every command is a real request.
+ * (docs/analytics.md: each counted subscription's normalised amount). Kept small: every command is a real request.
  */
 
 const h = useHarness();

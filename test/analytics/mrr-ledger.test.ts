@@ -5,7 +5,7 @@ import { decideMovement, LedgerFacts, monthlyAmount, mrrAmountOf, mrrStateOf } f
 import { SubscriptionStatus } from '../../src/modules/subscriptions/subscription.machine';
 
 /**
- * The MRR movements ledger's rules (contract 11; src/modules/analytics/mrr-ledger.ts): a subscription's MRR in
+ * The MRR movements ledger's rules (docs/analytics.md; src/modules/analytics/mrr-ledger.ts): a subscription's MRR in
  * integer arithmetic, the movement a change writes, and the ledger rows a real subscription's life writes (one per MRR change, in its transaction, none for renewals).
  */
 

@@ -5,7 +5,7 @@ import { createCoupon } from '../coupons/helpers';
 import { analytics, at, planAt, subscribed } from './helpers';
 
 /**
- * Hand-worked analytics (contract 11 and 14): histories built through the API on the test clock, and the MRR,
+ * Hand-worked analytics (docs/analytics.md): histories built through the API on the test clock, and the MRR,
  * movements, series, churn, quick ratio and LTV they must give, each expected number worked out by hand below.
  * Each scenario has its own merchant (its own clock and numbers), in a year two years ahead so dates are fixed.
  */
@@ -63,7 +63,7 @@ it('monthly, quarterly, yearly, weekly and daily plans are normalised to months'
   });
   // as_of is the test clock's now (read just before the request), not the wall clock.
   expect(Math.abs(new Date(a.as_of).getTime() - now.getTime())).toBeLessThan(5_000);
-  // Nothing was lost: no quick ratio, and no ratio is not healthy (contract 11: `healthy` when > 4).
+  // Nothing was lost: no quick ratio, and no ratio is not healthy (docs/analytics.md: `healthy` when > 4).
   expect(await analytics(m.test, 'quick-ratio', { from: iso('01-01') })).toMatchObject({
     new_mrr: MRR, expansion_mrr: 0, contraction_mrr: 0, churn_mrr: 0, quick_ratio: null, healthy: false,
   });

@@ -1,10 +1,10 @@
 import { TestMerchant, useHarness } from '../harness';
 
 /**
- * Usage rates (issue 12): a plan's price per unit of a usage event type, as an exact decimal. Created and listed over
- * REST and GraphQL, shown wherever plans are read, validated (contract 3 shapes; nothing stored on a refusal), unique
- * per plan, event type and currency (409 usage_rate_exists), tenant-scoped, and never served stale by the catalog
- * read cache.
+ * Usage rates (docs/usage.md): a plan's price per unit of a usage event type, as an exact decimal. Created and listed
+ * over REST and GraphQL, shown wherever plans are read, validated (docs/api.md shapes; nothing stored on a refusal),
+ * unique per plan, event type and currency (409 usage_rate_exists), tenant-scoped, and never served stale by the
+ * catalog read cache.
  */
 
 const h = useHarness();

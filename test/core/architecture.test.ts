@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The dependency rules of the layout (issue 9): src/core knows no module, and the gateway sandbox could be split out
- * as its own package. Read from the import statements of the sources, so a new file is checked as soon as it exists.
+ * The dependency rules of the layout (docs/architecture.md): src/core knows no module, and the gateway sandbox could be
+ * split out as its own package. Read from the import statements of the sources, so a new file is checked as soon as it
+ * exists.
  */
 
 const root = path.resolve(__dirname, '../..');

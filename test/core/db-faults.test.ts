@@ -8,8 +8,8 @@ import { request, TestMerchant, eventually, Receiver, sleep, useHarness } from '
 import { connect, createPayment, pay } from '../payments/helpers';
 
 /**
- * Database connection loss (issue 8.1): the service's backends are terminated again and again and the database then
- * refuses connections for seconds. Afterwards the process is alive, it holds one LISTEN connection and no more
+ * Database connection loss (docs/operations.md): the service's backends are terminated again and again and the database
+ * then refuses connections for seconds. Afterwards the process is alive, it holds one LISTEN connection and no more
  * connections than its pools allow, subscribers get each change exactly once (and, by catch-up, the changes made
  * while it was cut off), and webhooks are delivered at once: the worker polls only every 60 s here, so only NOTIFY
  * or the sweep after the reconnection can wake it.

@@ -1,5 +1,5 @@
 /**
- * Keyset pagination (contract section 4 and 12): limit bounds, walking every page, the last page, empty lists,
+ * Keyset pagination (docs/api.md): limit bounds, walking every page, the last page, empty lists,
  * foreign and malformed cursors, and the GraphQL connections the REST lists are made from.
  */
 import { Client_, TestMerchant, useHarness } from '../harness';

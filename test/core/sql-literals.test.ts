@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * One way into the database (issue 9): SQL is written in a module's `*.store.ts` through src/core/sql.ts, in
- * migrations, or in the gateway sandbox (an outside gateway's stand-in, with tables of its own). A SQL literal
+ * One way into the database (docs/architecture.md): SQL is written in a module's `*.store.ts` through src/core/sql.ts,
+ * in migrations, or in the gateway sandbox (an outside gateway's stand-in, with tables of its own). A SQL literal
  * anywhere else in src/ fails here, naming file and line.
  */
 

@@ -5,7 +5,7 @@ import { createSubscription, ok, recurringPlan } from '../subscriptions/helpers'
 import { COUPON_FIELDS, couponAsRest, createCoupon, rnd, validate } from './helpers';
 
 /**
- * Coupons as resources (contract 6): create with every rule of its body checked (and nothing written on a refusal),
+ * Coupons as resources (docs/growth.md): create with every rule of its body checked (and nothing written on a refusal),
  * codes unique regardless of case (also under concurrent creates), list and retrieve, validate with each of its
  * reasons and the discount arithmetic (BigInt, half away from zero), tenancy, and REST and GraphQL answering the same.
  */

@@ -5,7 +5,7 @@ import { after, authorise, collectedAt, createSubscription, gatewayPriceAmountsO
 import { createCoupon } from './helpers';
 
 /**
- * A coupon on the invoices and at the gateway (issue 11 item 5), through both gateways' sandboxes and the test clock:
+ * A coupon on the invoices and at the gateway (docs/growth.md), through both gateways' sandboxes and the test clock:
  * `once`, `repeating` and `forever` over several renewals, each discounted period's invoice carrying a negative
  * discount line naming the code and `discount_amount`, GST computed on the discounted subtotal, the setup fee never
  * discounted; and what the customer paid at the gateway (read from the sandbox's own records) equal to what the
@@ -93,7 +93,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await gatewayPriceAmountsOf(h.app, price.id)).toEqual(
       discounted === Infinity ? [gross(amount - discount)] : [gross(amount - discount), gross(amount)],
     );
-    // The full price is the price's own registration (contract 6).
+    // The full price is the price's own registration (docs/growth.md).
     if (discounted !== Infinity) expect(Object.keys((await ok(m.test.get(`/prices/${price.id}`))).provider_price_ids)).toEqual([provider]);
     expect((await ok(m.test.get(`/coupons/${coupon.id}`))).times_redeemed).toBe(1);
   });

@@ -5,8 +5,9 @@ import { customers, offering, resolve, running, twoArms } from '../experiments/h
 import { createCoupon } from './helpers';
 
 /**
- * Contract 11: a subscription's MRR is its recurring amount less a `forever` coupon's discount; `once` and `repeating`
- * coupons do not change it. Read where MRR is computed today, the experiment results (experiment.store.ts).
+ * The formulas (docs/analytics.md): a subscription's MRR is its recurring amount less a `forever` coupon's discount;
+ * `once` and `repeating` coupons do not change it. Read where MRR is computed today, the experiment results
+ * (experiment.store.ts).
  */
 
 const h = useHarness();

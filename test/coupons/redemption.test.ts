@@ -4,7 +4,7 @@ import { authorise, createSubscription, invoicesOf, ok, recurringPlan, subscript
 import { createCoupon, validate } from './helpers';
 
 /**
- * A coupon applied by `coupon_code` at subscription creation (issue 11 item 5): a coupon that cannot be applied is a
+ * A coupon applied by `coupon_code` at subscription creation (docs/growth.md): a coupon that cannot be applied is a
  * 400 on `coupon_code` naming the reason, and nothing is created; the redemption is taken in the create's transaction,
  * so concurrent creates never pass `max_redemptions`; a checkout that never completes (cancelled at the hosted page,
  * a declined card, a cancel command before authorisation) gives its redemption back once; `redeem_by` follows the test

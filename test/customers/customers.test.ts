@@ -4,7 +4,7 @@ import { authorise, createSubscription, ok, recurringPlan } from '../subscriptio
 
 /**
  * Customers are found or created by e-mail from payments; lifetime revenue = what the customer paid (paid invoices,
- * subscriptions included, and payments no invoice records) less refunds (contract 6 and 15).
+ * subscriptions included, and payments no invoice records) less refunds (docs/payments.md).
  */
 
 const h = useHarness();
@@ -122,7 +122,7 @@ describe('customers', () => {
     await h.clock.advance(g, new Date((await h.clock.now(g)).getTime() + 32 * DAY));
     expect((await ok(g.test.get(`/subscriptions/${sub.id}`))).status).toBe('active');
     // A one-off payment of 10000 (+ 1800 GST = 11800 charged), which also has its invoice; 2950 of it refunded
-    // (refund amounts are money returned, GST included: contract 15).
+    // (refund amounts are money returned, GST included: docs/payments.md).
     const p = await createPayment(g.test, { customer_email: email, amount: 10000 });
     expect(p.customer_id).toBe(id);
     await pay(g.test, p);

@@ -5,7 +5,7 @@ import { ok } from '../subscriptions/helpers';
 import { createEntitlement, link, rnd } from './helpers';
 
 /**
- * Entitlements as resources (contract 6): create (lookup_key unique per merchant and mode, also under concurrent
+ * Entitlements as resources (docs/growth.md): create (lookup_key unique per merchant and mode, also under concurrent
  * creates), list, retrieve, link products (idempotent, also concurrently; bounded), validation that changes nothing,
  * tenancy on every read and write, and REST and GraphQL answering the same.
  */

@@ -8,8 +8,8 @@ import { createEntitlement, entitlementsOf, keysOf, link } from './helpers';
 
 /**
  * The evaluation cache (src/modules/entitlements/entitlement.cache.ts) with two service processes on one database
- * (contract 13): an answer cached in one is never served after a change committed through the other, also when the
- * NOTIFY has not arrived (or never does); NOTIFYs evict; a lost LISTEN connection clears; the cache is bounded.
+ * (docs/operations.md): an answer cached in one is never served after a change committed through the other, also when
+ * the NOTIFY has not arrived (or never does); NOTIFYs evict; a lost LISTEN connection clears; the cache is bounded.
  */
 
 const h = useHarness();

@@ -5,8 +5,8 @@ import { after, authorise, createSubscription, ok, recurringPlan } from '../subs
 import { createEntitlement, CUSTOMER_ENTITLEMENTS, entitlementsOf, gqlAsRest, keysOf, link } from './helpers';
 
 /**
- * `GET /subscriptions/customer/{customer_id}/entitlements` and GraphQL `customerEntitlements` (contract 6): a gate is
- * held through `active` and `trialing` subscriptions only (not created, paused, past_due, halted or ended), with
+ * `GET /subscriptions/customer/{customer_id}/entitlements` and GraphQL `customerEntitlements` (docs/growth.md): a gate
+ * is held through `active` and `trialing` subscriptions only (not created, paused, past_due, halted or ended), with
  * `expires_at` the current period end (the trial end while trialing), followed through the lifecycle on the test
  * clock with the gateway sandbox; every answer is read through both transports and must agree.
  */

@@ -1,6 +1,6 @@
 /**
- * Experiments through REST and GraphQL: create and its validation (contract 6), list, retrieve, edit, start and stop
- * with 409 experiment_not_draft / experiment_not_running on the wrong state (raced too), tenancy.
+ * Experiments through REST and GraphQL: create and its validation (docs/growth.md), list, retrieve, edit, start and
+ * stop with 409 experiment_not_draft / experiment_not_running on the wrong state (raced too), tenancy.
  */
 import { TestMerchant, useHarness } from '../harness';
 import { errorFingerprint, unknownId } from '../harness/http';

@@ -1,5 +1,5 @@
 /**
- * The assignment engine behind POST /offerings/resolve (contract 11 Bucketing, 14 Targeting): bucketing against
+ * The assignment engine behind POST /offerings/resolve (docs/growth.md): bucketing against
  * values computed here independently, stickiness across edits and stops, targeting, the order of running
  * experiments, and one enrolment per customer under concurrent resolves. Through the real resolve endpoint; the
  * service directly where resolve's own checks would hide the engine's.

@@ -1,5 +1,5 @@
 /**
- * Bucketing (contract 11) and targeting (contract 14) as pure rules, against values computed here independently:
+ * Bucketing (docs/growth.md) and targeting (docs/growth.md) as pure rules, against values computed here independently:
  * the bucket as the whole SHA-256 digest turned into one BigInt, then mod 100.
  */
 import crypto from 'node:crypto';

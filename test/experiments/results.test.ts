@@ -1,5 +1,5 @@
 /**
- * Experiment results from real billing data (contract 6, 14 Experiment counting): visitors enrolled through resolve,
+ * Experiment results from real billing data (docs/growth.md): visitors enrolled through resolve,
  * then real subscriptions, trials, payments and renewals through the gateway sandbox and the test clock; and the
  * sample-ratio check on a skewed split.
  */

@@ -1,6 +1,6 @@
 /**
  * The statistics of experiment results, checked against values computed here independently: chance to win against a
- * numerical integration of the two Beta posteriors (contract 11: exact to 0.001; we ask 1e-4), the chi-square
+ * numerical integration of the two Beta posteriors (docs/growth.md: exact to 0.001; we ask 1e-4), the chi-square
  * survival function against closed forms, and the winner and sample-ratio rules on results built from counts.
  */
 import { Experiment, ExperimentStatus, ExperimentVariant } from '../../src/modules/experiments/experiment.entities';

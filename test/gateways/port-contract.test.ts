@@ -245,7 +245,7 @@ describe.each(ADAPTERS)('$provider adapter: the gateway port', (profile) => {
       ]);
     });
 
-    /** The sandbox's instruments for later charges (contract 9 and 14), with each payment method. */
+    /** The sandbox's instruments for later charges (docs/sandbox.md), with each payment method. */
     const LATER_CHARGES: { instrument: string; form: Record<string, string>; renewal: string | null; retry: string | null }[] = [
       { instrument: 'card 4000000000000341', form: { method: 'card', card_number: '4000000000000341' }, renewal: 'insufficient_funds', retry: 'insufficient_funds' },
       { instrument: 'UPI failure@sandbox', form: { method: 'upi', vpa: 'failure@sandbox' }, renewal: 'insufficient_funds', retry: 'insufficient_funds' },

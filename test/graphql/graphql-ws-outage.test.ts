@@ -1,5 +1,5 @@
 /**
- * The GraphQL WebSocket channel during a database outage (issue 24.5): nothing a socket receives ever carries
+ * The GraphQL WebSocket channel during a database outage (docs/api.md): nothing a socket receives ever carries
  * `internal_error` (nor closes with 4500, which graphql-ws clients never retry). While the database is away:
  * - an event whose payload cannot be read reaches each subscription as a `next` with a retryable error
  *   (`service_unavailable`, `retryable: true`, `http.status` 503) and the subscription stays open;

@@ -1,5 +1,5 @@
 /**
- * The GraphQL gateway (contract section 12): parity with REST, query limits, validation codes, the merchant query,
+ * The GraphQL gateway (docs/api.md): parity with REST, query limits, validation codes, the merchant query,
  * key rolling, and the offline IDE.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Nested fields resolve through per-request loaders (contract section 12): 100 products x 3 plans x 2 prices take a
+ * Nested fields resolve through per-request loaders (docs/api.md): 100 products x 3 plans x 2 prices take a
  * handful of SQL statements on both transports, and the answer is complete.
  */
 import { make, Mode } from '../../src/core/entity';
@@ -129,7 +129,7 @@ describe('100 products x 3 plans x 2 prices', () => {
   });
 });
 
-// The payment hot paths have a statement budget (README, Benchmarks): a regression here costs throughput.
+// The payment hot paths have a statement budget (bench/README.md): a regression here costs throughput.
 describe('payment statements', () => {
   it('POST /v1/payments: 4 statements with an Idempotency-Key, 2 without; GET /v1/payments/{id}: 1', async () => {
     await connect(m.test, 'stripe');

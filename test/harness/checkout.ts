@@ -25,7 +25,10 @@ export async function submitCheckout(
 /** Status and redirect of a checkout answer: what a browser acts on. */
 export const redirectOf = (r: CheckoutAnswer) => ({ status: r.status, location: r.location });
 
-/** How a buyer pays at the sandbox's hosted checkout (contract 9): UPI with a VPA, a card, or an e-mandate with a bank. */
+/**
+ * How a buyer pays at the sandbox's hosted checkout (docs/sandbox.md): UPI with a VPA, a card, or an e-mandate with a
+ * bank.
+ */
 export type CheckoutInstrument =
   | { method: 'upi'; vpa: string; bank?: string }
   | { method: 'card'; card_number?: string; bank?: string }

@@ -90,7 +90,7 @@ export function useHarness(overrides: HarnessOverrides = {}): Harness {
     clock: {
       now: clockNow,
       async advance(m, by) {
-        // One call moves the clock at most 366 days (contract 15, "Bounds"): a longer move is made of several calls.
+        // One call moves the clock at most 366 days (docs/sandbox.md): a longer move is made of several calls.
         const step = async (body: { seconds: number } | { to: string }) => {
           const r = await m.test.post('/test-clock/advance', body);
           if (r.status !== 200) throw new Error(`POST /test-clock/advance answered ${r.status}: ${r.text}`);

@@ -1,5 +1,5 @@
 /**
- * The error envelope on both transports (contract sections 2, 3, 13, 14): authentication, Request-Id, body parsing,
+ * The error envelope on both transports (docs/api.md, docs/operations.md): authentication, Request-Id, body parsing,
  * unknown routes, the operator token, rate limits, and that no error ever shows internals.
  */
 import { ADMIN_TOKEN, request, startTestApp, HttpResult, TestMerchant, useHarness, sleep } from '../harness';

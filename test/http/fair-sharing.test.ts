@@ -1,9 +1,9 @@
 /**
- * One merchant cannot slow the others (README, "Fair sharing"): expensive GraphQL fields carry a cost the operation's
- * cost limit counts (one PDF per request at most; analytics by their window; usage by its events), issued documents'
- * PDFs are rendered once on worker threads and kept, and a merchant has a bounded share of the rendering pool.
- * The last test puts it together: merchant A asks for PDFs and analytics at its full rate limit while merchant B's
- * catalog reads keep a p99 under 250 ms.
+ * One merchant cannot slow the others (docs/operations.md, "Fair sharing"): expensive GraphQL fields carry a cost the
+ * operation's cost limit counts (one PDF per request at most; analytics by their window; usage by its events), issued
+ * documents' PDFs are rendered once on worker threads and kept, and a merchant has a bounded share of the rendering
+ * pool. The last test puts it together: merchant A asks for PDFs and analytics at its full rate limit while merchant
+ * B's catalog reads keep a p99 under 250 ms.
  */
 import http from 'node:http';
 import { Mode } from '../../src/core/entity';

@@ -1,12 +1,13 @@
 /**
- * No 500 on bad input, anywhere (issue 8 item 4). A deterministic fuzz run (fast-check, fixed seed, bounded runs)
+ * No 500 on bad input, anywhere (docs/operations.md). A deterministic fuzz run (fast-check, fixed seed, bounded runs)
  * over every route, method, path parameter, query parameter and body field of schema/openapi.json, every root query
  * and mutation of schema/schema.graphql at POST and GET /graphql, the gateway webhook route, and the gateway
  * sandbox: wrong types, huge and negative numbers, NUL and odd unicode, oversize strings and arrays, deep nesting,
  * bad content types and encodings, odd query strings. Every request must answer below 500, in the contract's error
- * shape when it fails, and change no row of the database when it fails. Then the strict-input classes (issue 24 item
- * 4) on every route and root field, each with the exact refusal it must get: bodies that are not JSON objects, strings
- * for numbers and booleans, scalars for lists, empty and malformed ids, lone surrogates (strictInputRequests).
+ * shape when it fails, and change no row of the database when it fails. Then the strict-input classes
+ * (docs/operations.md) on every route and root field, each with the exact refusal it must get: bodies that are not JSON
+ * objects, strings for numbers and booleans, scalars for lists, empty and malformed ids, lone surrogates
+ * (strictInputRequests).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -572,7 +573,7 @@ function graphqlSpecials(): FuzzRequest[] {
   return list;
 }
 
-// Strict input (issue 24 item 4; contract section 15, "Bounds"): each class on every route and root field, each
+// Strict input (docs/operations.md): each class on every route and root field, each
 // request with the one refusal it must get. Deterministic, drawn when its turn comes (the ids of that moment).
 
 const HIGH = '\ud800';

@@ -1,5 +1,5 @@
 /**
- * Operations (contract sections 13, 14): health and readiness, the OpenAPI document, the offline REST reference.
+ * Operations (docs/operations.md): health and readiness, the OpenAPI document, the offline REST reference.
  */
 import { routes } from '../../rest-shim/routes';
 import { ERROR_CODES } from '../../src/core/errors';
@@ -87,7 +87,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes lists, bodies and errors in REST terms', () => {
-    const inlined = inlineRefs(doc); // bodies and answers are named components since issue 9
+    const inlined = inlineRefs(doc); // bodies and answers are named components since the rules in docs/architecture.md
     const list = inlined.paths['/products'].get;
     expect(list.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'status', 'type']));
     const listSchema = list.responses['200'].content['application/json'].schema;

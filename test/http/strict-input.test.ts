@@ -1,5 +1,5 @@
 /**
- * Strict input on every route and both transports (issue 24 item 4; contract section 15, "Bounds"). Each case an
+ * Strict input on every route and both transports (docs/operations.md). Each case an
  * attacker reported, and its class: a body that is not a JSON object, a string where a number, boolean or list goes,
  * a scalar where a list goes, an empty id, text that is not Unicode (a lone surrogate, bytes that are not UTF-8).
  * Every one is answered 400 in the contract's error shape, naming the field, and changes no row.

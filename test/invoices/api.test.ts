@@ -43,7 +43,8 @@ describe('one-time payments', () => {
       },
     ]);
     expect(oneTime.paid_at).toBe(oneTime.issued_at);
-    // The checkout charged the tax too (issue 10): what the invoice says was paid is what the payment collected.
+    // The checkout charged the tax too (docs/invoices-and-gst.md): what the invoice says was paid is what the payment
+    // collected.
     expect(payment).toMatchObject({ amount: 49900, tax_amount: 8982, amount_total: 58882 });
     expect(Math.abs(Date.parse(oneTime.issued_at) - Date.now())).toBeLessThan(60_000);
     const created = (await outbox(h.app, m.id, 'invoice.created')).map((e) => e.payload.data.object);

@@ -1,5 +1,5 @@
 /**
- * Issued documents are final (contract 15; issue 25 item 1): an invoice or credit note stores its supplier, recipient
+ * Issued documents are final (docs/invoices-and-gst.md): an invoice or credit note stores its supplier, recipient
  * and every line's `hsn_sac` at issue, and its PDF is rendered from that record alone. A later change of every merchant
  * setting and of the customer's details changes neither the JSON nor the PDF of an earlier document (the stored PDFs
  * are deleted, so they are rendered again), while a document issued afterwards carries the new ones. Also the

@@ -5,7 +5,10 @@ import { formatInvoiceNumber } from '../../src/modules/invoices/invoice.numberin
 import { outbox } from '../payments/helpers';
 import { customer, draft, invoiceService, issue, rows, tenantEm } from './helpers';
 
-/** Numbers are gap-free and sequential per merchant, mode, type and financial year (contract 6, GST rule 46). */
+/**
+ * Numbers are gap-free and sequential per merchant, mode, type and financial year (docs/invoices-and-gst.md, GST rule
+ * 46).
+ */
 
 const h = useHarness();
 

@@ -1,5 +1,5 @@
 /**
- * The operator API (contract section 2): POST /v1/admin/merchants validation, the answer, keys stored only as
+ * The operator API (docs/api.md): POST /v1/admin/merchants validation, the answer, keys stored only as
  * hashes, and a new merchant's empty catalog.
  */
 import crypto from 'node:crypto';

@@ -3,7 +3,7 @@ import { connect, gatewayCharge, outbox, PROVIDERS, ProviderName } from './helpe
 import { after, authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 
 /**
- * Every collection is a payment (docs/durable-work.md, README "Payments"): a subscription's first charge, renewals and
+ * Every collection is a payment (docs/durable-work.md, docs/payments.md): a subscription's first charge, renewals and
  * dunning retries and plan-change collections (a Razorpay add-on: its share of the charge that carried it) are
  * payments (`billing_reason`, `subscription_id`) their invoices name, listed with the customer's
  * payments and refundable through POST /payments/{id}/refund, each refund with a credit note against that invoice.

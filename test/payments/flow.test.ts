@@ -146,7 +146,7 @@ describe('payments across both connections', () => {
     const rzp = await createPayment(m.test, { provider: 'razorpay' });
     expect(rzp.provider).toBe('razorpay');
 
-    // Contract 11: JPY 500 stays 500 (no subunits); the checkout shows JPY 500.
+    // The formulas (docs/catalog.md): JPY 500 stays 500 (no subunits); the checkout shows JPY 500.
     const jpy = await createPayment(m.test, { currency: 'jpy', amount: 500 });
     expect(jpy.currency).toBe('JPY');
     const html = await (await fetch(jpy.checkout_url)).text();

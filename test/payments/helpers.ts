@@ -17,7 +17,7 @@ export interface Connected {
   credentials: Record<string, string>;
 }
 
-/** Sandbox credentials (contract 14) for a client's mode. */
+/** Sandbox credentials (docs/sandbox.md) for a client's mode. */
 export function sandboxCredentials(provider: ProviderName, mode: 'test' | 'live'): Record<string, string> {
   return provider === 'stripe'
     ? { secret_key: `sk_${mode}_${rnd()}`, webhook_secret: `whsec_${rnd()}` }

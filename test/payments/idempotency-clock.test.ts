@@ -13,7 +13,8 @@ beforeAll(async () => {
   await connect(m.live, 'stripe');
 });
 
-// Contract sections 5 and 14: keys are kept 24 hours, and in test mode those hours are the merchant's test clock.
+// The idempotency rules (docs/api.md, docs/payments.md): keys are kept 24 hours, and in test mode those hours are the
+// merchant's test clock.
 describe('Idempotency-Key expiry follows the test clock', () => {
   it('a key used 25 test-clock hours ago is free again; before that it is still bound to its request', async () => {
     const key = { 'Idempotency-Key': 'clock-key-1' };

@@ -2,8 +2,9 @@ import { request, startTestApp, TestApp, TestMerchant } from '../harness/app';
 import { connect, countRows, pay, paymentBody } from './helpers';
 
 /**
- * Contract section 5 over GraphQL: createPayment and refundPayment take `idempotencyKey` (or the Idempotency-Key
- * header of POST /graphql) with REST's semantics, and share REST's keys (one key space per merchant and mode).
+ * The idempotency rules (docs/api.md) over GraphQL: createPayment and refundPayment take `idempotencyKey` (or the
+ * Idempotency-Key header of POST /graphql) with REST's semantics, and share REST's keys (one key space per merchant and
+ * mode).
  */
 
 let t: TestApp;

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { HttpResult, TestMerchant, useHarness, sleep } from '../harness';
 import { connect, countRows, createPayment, pay, paymentBody, PROVIDERS } from './helpers';
 
-/** Contract section 5 on POST /payments and POST /payments/{id}/refund. */
+/** The idempotency rules (docs/api.md) on POST /payments and POST /payments/{id}/refund. */
 
 const h = useHarness();
 

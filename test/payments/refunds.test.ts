@@ -1,7 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, countRows, createPayment, outbox, pay, PROVIDERS } from './helpers';
 
-/** Refunds never exceed the payment, also under concurrent requests (contract 6, refund). */
+/** Refunds never exceed the payment, also under concurrent requests (docs/payments.md, refund). */
 
 const h = useHarness();
 

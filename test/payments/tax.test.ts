@@ -3,10 +3,10 @@ import { eventually } from '../harness/wait';
 import { connect, createPayment, gatewayCharge, pay, PROVIDERS } from './helpers';
 
 /**
- * One-time payments collect the GST their invoice shows (issue 10): `amount` stays tax-exclusive, `tax_amount` is
- * fixed at creation, the gateway charges `amount_total`, the invoice's total is that, and refunds are money returned
- * (contract 15): they count against `amount_total`, and the gateway refunds exactly each refund's amount. (Their credit
- * notes: test/invoices/credit-notes.test.ts.)
+ * One-time payments collect the GST their invoice shows (docs/payments.md): `amount` stays tax-exclusive, `tax_amount`
+ * is fixed at creation, the gateway charges `amount_total`, the invoice's total is that, and refunds are money returned
+ * (docs/payments.md): they count against `amount_total`, and the gateway refunds exactly each refund's amount. (Their
+ * credit notes: test/invoices/credit-notes.test.ts.)
  */
 
 // A refund the gateway could not take is tried again soon (see "a refund the gateway could not take").

@@ -1,7 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, countRows, createPayment, modeOf, pay, paymentBody, postEvent, PROVIDERS, sandboxCredentials, stripeEvent } from '../payments/helpers';
 
-/** Gateway connections (contract 6, provider_connection; 14, sandbox credentials). */
+/** Gateway connections (docs/sandbox.md, provider_connection; 14, sandbox credentials). */
 
 const h = useHarness();
 
@@ -26,7 +26,8 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     const secrets = Object.values(credentials);
     const list = await m.test.get('/providers/connections');
     expect(list.status).toBe(200);
-    // Contract 4: the list envelope, like every other list; contract 12: a Relay connection.
+    // The list rules (docs/api.md): the list envelope, like every other list; the GraphQL rules (docs/api.md): a Relay
+    // connection.
     expect(list.body).toEqual({ object: 'list', data: [expect.objectContaining({ id: c.id })], has_more: false, next_cursor: null });
     const g = await m.test.gql('{ providerConnections { edges { node { id provider mode isDefault credentialsHint webhookUrl } } totalCount } }');
     expect(g.data.providerConnections.totalCount).toBe(1);
@@ -37,7 +38,7 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     // Stored sealed: no secret in the row.
     const [row] = await h.app.orm.em.getConnection().execute('select * from provider_connections where id = ?', [c.id]);
     for (const s of secrets) expect(JSON.stringify(row)).not.toContain(s);
-    // The sandbox, which the connect call registered a webhook with, seals what it keeps too (issue 8.6) ...
+    // The sandbox, which the connect call registered a webhook with, seals what it keeps too (docs/sandbox.md) ...
     const sandboxRows = await h.app.orm.em.getConnection().execute(
       'select (select json_agg(w) from sandbox_webhooks w) as hooks, (select json_agg(k) from sandbox_idempotency_keys k) as keys');
     expect(JSON.stringify(sandboxRows[0].hooks)).toContain(provider); // the rows are there

@@ -1,5 +1,5 @@
 /**
- * REST errors name REST things (issue 9): the REST field (`amount`, `limit`, not GraphQL's `$first`), the expected
+ * REST errors name REST things (docs/api.md): the REST field (`amount`, `limit`, not GraphQL's `$first`), the expected
  * type in plain words, and enum values in REST's lower case. GraphQL shares the plain type words and keeps its own
  * upper-case enum values. Every message is checked in full, so a regression to graphql-js's text fails here.
  */

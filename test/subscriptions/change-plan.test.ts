@@ -5,9 +5,9 @@ import { prorate } from '../../src/modules/subscriptions/billing';
 import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurringPlan, trail } from './helpers';
 
 /**
- * Change plan (contract 6, 11) through both gateways: proration over the seconds left, computed here from the test-clock
- * instant the test sets; adjustment invoice or credit note (applied to the next renewal); another cadence; trials;
- * proration_behavior none; the refusals; and a gateway that refuses the change (nothing changes locally).
+ * Change plan (docs/subscriptions.md) through both gateways: proration over the seconds left, computed here from the
+ * test-clock instant the test sets; adjustment invoice or credit note (applied to the next renewal); another cadence;
+ * trials; proration_behavior none; the refusals; and a gateway that refuses the change (nothing changes locally).
  */
 
 const h = useHarness();

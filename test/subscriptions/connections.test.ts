@@ -2,7 +2,10 @@ import { useHarness } from '../harness';
 import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan } from './helpers';
 
-/** Contract 6: a connection used by a subscription that has not ended cannot be deleted (409 provider_in_use). */
+/**
+ * The resource shapes (docs/subscriptions.md): a connection used by a subscription that has not ended cannot be deleted
+ * (409 provider_in_use).
+ */
 
 const h = useHarness();
 

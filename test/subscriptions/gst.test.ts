@@ -4,12 +4,13 @@ import { gst } from '../../src/modules/subscriptions/billing';
 import { after, authorise, collectedAt, createSubscription, gatewayPriceAmountsOf, invoicesOf, ok, outboxTypesOf, recurringPlan } from './helpers';
 
 /**
- * Issue 10: the gateways collect what subscription invoices say, GST included, for a merchant with a GSTIN (contract
- * 11, 14), through both gateways' sandboxes and the test clock. What the customer paid at the gateway (captured charges
- * less refunds, read from the sandbox's own records) must equal the sum of the subscription's invoices' `amount_paid`:
- * first charge with the setup fee, renewals, a plan change's adjustment (Stripe at once; Razorpay as an add-on on the
- * next charge), a credit note taken off a renewal and refunded; for an intra-state and an inter-state customer; and a
- * subscription keeps its tax when the merchant's settings change.
+ * The rules in docs/subscriptions.md: the gateways collect what subscription invoices say, GST included, for a merchant
+ * with a GSTIN (docs/invoices-and-gst.md, docs/sandbox.md), through both gateways' sandboxes and the test clock. What
+ * the customer paid at the gateway (captured charges less refunds, read from the sandbox's own records) must equal the
+ * sum of the subscription's invoices' `amount_paid`: first charge with the setup fee, renewals, a plan change's
+ * adjustment (Stripe at once; Razorpay as an add-on on the next charge), a credit note taken off a renewal and
+ * refunded; for an intra-state and an inter-state customer; and a subscription keeps its tax when the merchant's
+ * settings change.
  */
 
 const h = useHarness();
@@ -17,7 +18,10 @@ jest.setTimeout(120_000);
 const DAY = 86_400_000;
 const GSTIN = '29ABCDE1234F1ZW';
 
-/** The total of an invoice of `amount` (tax-exclusive) for a customer in `state` (contract 11), at `rateBps`. */
+/**
+ * The total of an invoice of `amount` (tax-exclusive) for a customer in `state` (docs/invoices-and-gst.md), at
+ * `rateBps`.
+ */
 const gross = (amount: number, state: string, rateBps = 1800) =>
   gst({ subtotal: amount, currency: 'INR', rateBps, merchantGstin: GSTIN, merchantState: '29', customerState: state }).total;
 
@@ -124,7 +128,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const later = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' }))).subscription;
     expect(later).toMatchObject({ tax_treatment: 'inter', tax_rate_bps: 1200 });
     expect(await gatewayPriceAmounts(price.id)).toEqual([gross(49900, '27', 1200), gross(49900, '27', 1800)].sort((a, b) => a - b));
-    // The first registration made for the provider is the price's provider_price_ids entry (contract 6), kept.
+    // The first registration made for the provider is the price's provider_price_ids entry (docs/subscriptions.md),
+    // kept.
     const ids = (await ok(m.test.get(`/prices/${price.id}`))).provider_price_ids;
     expect(Object.keys(ids)).toEqual([provider]);
 

@@ -85,7 +85,7 @@ export async function expectIllegal(c: Client_, id: string, command: string, bod
   expect(await events(c, id)).toEqual(trailBefore);
 }
 
-/** Types of the outbox events (contract 10) about one subscription (its own and its invoices'), oldest first. */
+/** Types of the outbox events (docs/webhooks.md) about one subscription (its own and its invoices'), oldest first. */
 export async function outboxTypesOf(app: TestApp, merchantId: string, subscriptionId: string): Promise<string[]> {
   const rows = await app.orm.em.getConnection().execute<{ type: string; payload: any }[]>(
     'select type, payload from outbox_events where merchant_id = ? order by id',
@@ -198,8 +198,8 @@ export async function captureGatewayEvents(
 }
 
 /**
- * Another service process on the same database and gateway sandbox (contract 13: several API and worker processes
- * work together), with its own pool; `close` stops it and its pool.
+ * Another service process on the same database and gateway sandbox (docs/operations.md: several API and worker
+ * processes work together), with its own pool; `close` stops it and its pool.
  */
 export async function startSecondApp(first: TestApp, overrides: Partial<Config> = {}): Promise<RunningApp & { close(): Promise<void> }> {
   const orm = await openDatabase(first.databaseUrl, entities, servicePoolSize(overrides.dbPoolMax ?? 5));

@@ -10,8 +10,9 @@ import {
 } from '../../src/modules/subscriptions/subscription.machine';
 
 /**
- * The API document's state table and contract 7 and 14, written out independently of the module: every (state,
- * trigger, source) triple is checked against it, so a row added, dropped or changed in the module fails here.
+ * The API document's state table and the state rules (docs/subscriptions.md), written out independently of the module:
+ * every (state, trigger, source) triple is checked against it, so a row added, dropped or changed in the module fails
+ * here.
  */
 const ALLOWED: [S, SubscriptionTrigger, TriggeredBy, S, string][] = [
   [S.CREATED, 'mandate_authorized', 'webhook', S.ACTIVE, 'subscription.activated'],
@@ -72,7 +73,7 @@ describe('subscription state machine', () => {
     }
     expect(err).toBeInstanceOf(DomainError);
     expect(err).toMatchObject({ code: 'invalid_state_transition', status: 409 });
-    // The message names the current status and the command (contract 3).
+    // The message names the current status and the command (docs/api.md).
     expect((err as Error).message).toContain(from.replace(/_/g, ' '));
     expect((err as Error).message).toContain(trigger.replace(/_/g, ' '));
   });

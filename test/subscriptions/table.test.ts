@@ -16,10 +16,10 @@ import {
 } from './helpers';
 
 /**
- * Every row of the API document's "States and transitions" table and contract 7, driven for real: the REST API, the
- * gateway sandbox's hosted checkout and the test clock, for both gateways. Each test checks the audit trail (who
- * triggered what, contract 6 and 14), the outbox events (contract 10), and that commands the table does not list
- * answer 409 and change nothing.
+ * Every row of the API document's "States and transitions" table and the state rules (docs/subscriptions.md), driven
+ * for real: the REST API, the gateway sandbox's hosted checkout and the test clock, for both gateways. Each test checks
+ * the audit trail (who triggered what, docs/subscriptions.md, docs/sandbox.md), the outbox events (docs/webhooks.md),
+ * and that commands the table does not list answer 409 and change nothing.
  */
 
 const h = useHarness();

@@ -4,8 +4,8 @@ import { after, authorise, createSubscription, invoicesOf, ok, recurringPlan, su
 
 /**
  * Subscription terms through both gateways' sandboxes and the test clock: periods that keep the anchor day
- * (contract 11), trial lengths, the setup fee, one invoice per billed period with its GST heads and sequential
- * numbers, customers' active_subscription_count, the list API's filters and envelope, create validation, and
+ * (docs/subscriptions.md), trial lengths, the setup fee, one invoice per billed period with its GST heads and
+ * sequential numbers, customers' active_subscription_count, the list API's filters and envelope, create validation, and
  * tenancy of lists.
  */
 
@@ -21,7 +21,7 @@ function nextJan31(): Date {
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const ymd = (iso: string) => iso.slice(0, 10);
 const timeOfDay = (iso: string) => iso.slice(10);
-/** One calendar month later in UTC, the day clamped to the month's last (contract 11). */
+/** One calendar month later in UTC, the day clamped to the month's last (docs/subscriptions.md). */
 function addMonth(iso: string): string {
   const d = new Date(iso);
   const y = d.getUTCFullYear();
@@ -106,7 +106,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(second).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', subtotal: 49900, amount_due: 0, amount_paid: second.total });
       expect(second.line_items.map((l: any) => l.amount)).toEqual([49900]);
       expect([second.period_start, second.period_end]).toEqual([got.current_period_start, got.current_period_end]);
-      // contract 11: same state -> CGST = SGST = round(subtotal x 9%); another state -> IGST = round(subtotal x 18%)
+      // The formulas (docs/invoices-and-gst.md): same state -> CGST = SGST = round(subtotal x 9%); another state ->
+      // IGST = round(subtotal x 18%)
       expect(first).toMatchObject({
         cgst_amount: heads.cgst ? 5391 : 0,
         sgst_amount: heads.cgst ? 5391 : 0,

@@ -6,7 +6,7 @@ import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan, startSecondApp } from '../subscriptions/helpers';
 
 /**
- * Bounded test-clock advances (contract 15, "Bounds"; issue 24 item 3): at most 366 days a call, and an advance
+ * Bounded test-clock advances (docs/sandbox.md): at most 366 days a call, and an advance
  * that stops when its client leaves or the service stops, at a consistent point, reported and resumed by the next call.
  */
 
@@ -93,7 +93,7 @@ describe('366 days a call', () => {
     const now = (await h.clock.now(m)).getTime();
     const cases: [unknown, string][] = [
       [{ seconds: MAX_ADVANCE_SECONDS + 1 }, 'seconds'],
-      [{ seconds: 2_147_483_647 }, 'seconds'], // issue 24: 24,800 renewals of a daily plan
+      [{ seconds: 2_147_483_647 }, 'seconds'], // The rules in docs/sandbox.md: 24,800 renewals of a daily plan
       [{ seconds: 1e10 }, 'seconds'], // not an Int
       [{ to: new Date(now + BOUND_MS + 60_000).toISOString() }, 'to'],
       [{ to: '9999-12-31T23:59:59Z' }, 'to'],

@@ -8,10 +8,10 @@ import { after, authorise, collectedAt, createSubscription, invoicesOf, ok, recu
 import { meteredPlan, razorpayAddonAmounts, unbilled, usageInvoices } from './helpers';
 
 /**
- * Usage billed in arrears (issue 12): a plan's usage rates price the usage of a closed billing period on an invoice of
- * its own, issued with the renewal that bills the next period (and at a period-end cancellation), GST from the
- * subscription's tax snapshot, collected from the mandate: Stripe charges it at once (the invoice is paid); Razorpay
- * adds it to the next charge (open until that charge pays it). Every amount below is worked out by hand.
+ * Usage billed in arrears (docs/usage.md): a plan's usage rates price the usage of a closed billing period on an
+ * invoice of its own, issued with the renewal that bills the next period (and at a period-end cancellation), GST from
+ * the subscription's tax snapshot, collected from the mandate: Stripe charges it at once (the invoice is paid);
+ * Razorpay adds it to the next charge (open until that charge pays it). Every amount below is worked out by hand.
  *
  * Merchant GSTIN state 29, customer state 29: intra-state, CGST = SGST = round(subtotal x 9%), each head split over the
  * lines by the largest remainder (invoice.tax.ts).

@@ -3,7 +3,7 @@ import { connect } from '../payments/helpers';
 import { createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
 import { billableSubscription, errorOf, interceptPool, keysOf, report, rnd, stored, summary, totals, usageBody } from './helpers';
 
-/** Usage ingestion (contract 6, issue 12 item 1): validation, billability, exact sums, de-duplication, batches. */
+/** Usage ingestion (docs/usage.md): validation, billability, exact sums, de-duplication, batches. */
 
 const h = useHarness();
 let m: TestMerchant;

@@ -5,7 +5,7 @@ import { ok } from '../subscriptions/helpers';
 import { UsagePartitions } from '../../src/modules/usage/usage.partitions';
 import { billableSubscription, errorOf, partitionOf, partitions, report, stored, summary, totals, usageBody } from './helpers';
 
-/** The usage summary (issue 12 item 2): sums per billing period and event type, periods by the test clock, partitions. */
+/** The usage summary (docs/usage.md): sums per billing period and event type, periods by the test clock, partitions. */
 
 const h = useHarness();
 const DAY = 86_400_000;

@@ -8,7 +8,7 @@ import { REQUEST_ID } from '../harness/http';
 import { emitEvent } from './helpers';
 
 /**
- * No SSRF (README, "Webhooks"): unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is on (by default only on the embedded
+ * No SSRF (docs/webhooks.md): unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is on (by default only on the embedded
  * database), endpoints of either mode may neither name nor resolve to loopback, private, link-local, unique-local,
  * unspecified or cloud metadata addresses: refused when created, and again on every connection when delivering.
  */

@@ -13,7 +13,7 @@ import { accountOf as stripeAccountOf, createPaymentIntent, paymentMethodDetails
 import { bodyChecks } from './http';
 
 /**
- * The hosted checkout page (contract 9): GET shows a plain HTML form, POST (form or JSON) completes it. Before the
+ * The hosted checkout page (docs/sandbox.md): GET shows a plain HTML form, POST (form or JSON) completes it. Before the
  * 303 answer the gateway's signed webhooks have been delivered and answered, so the merchant already knows.
  */
 
@@ -201,8 +201,8 @@ function completeStripePayment(em: EntityManager, s: SandboxObject, outcome: Out
  * setup_intent.setup_failed when nothing is due now (a trial), else payment_intent.payment_failed. Like Stripe's
  * (Checkout refuses payment_intent_data and setup_intent_data in this mode, and since API 2025-03-31.basil creates the
  * subscription only once a payment succeeds) the intent carries nothing of the merchant's. Then the sandbox ends the
- * visit (checkout.session.expired with the declined setup intent, contract 14), or with keep_open leaves the session
- * open for another try, as Stripe does.
+ * visit (checkout.session.expired with the declined setup intent, docs/sandbox.md), or with keep_open leaves the
+ * session open for another try, as Stripe does.
  */
 async function completeStripeSubscription(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument, now: Date, keepOpen: boolean): Promise<Completion> {
   const account = stripeAccountOf(s);
@@ -310,7 +310,7 @@ function completeRazorpayLink(em: EntityManager, link: SandboxObject, outcome: O
 /**
  * Razorpay Subscription (its short_url). Redirects to notes.success_url / notes.cancel_url. A declined authorisation
  * payment is reported as Razorpay does, by payment.failed (the payment names its subscription); then the sandbox ends
- * the visit (subscription.cancelled, contract 14), or with keep_open leaves the subscription `created` for another
+ * the visit (subscription.cancelled, docs/sandbox.md), or with keep_open leaves the subscription `created` for another
  * try, as Razorpay does.
  */
 function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, outcome: Outcome, i: Instrument, now: Date, keepOpen: boolean): Completion {

@@ -16,7 +16,7 @@ export { sandboxEntities } from './sandbox.entities';
 export { openSandboxDatabase } from './database';
 
 /**
- * The gateway sandbox (contract 9): a Stripe-compatible API at /v1, a Razorpay-compatible API at
+ * The gateway sandbox (docs/sandbox.md): a Stripe-compatible API at /v1, a Razorpay-compatible API at
  * /razorpay/v1, and the hosted checkout pages at /checkout/{id}. State lives in the service's database.
  * Extensions (test mode): a clock per account (POST /v1/test_helpers/sandbox/advance,
  * /razorpay/v1/test_helpers/advance) and a dunning retry for Razorpay

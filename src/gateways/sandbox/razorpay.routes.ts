@@ -21,7 +21,10 @@ type Obj = Record<string, any>;
 const bad = (description: string, field: string | null = null, status = 400) => new ApiError(status, description, 'BAD_REQUEST_ERROR', field);
 const unknownId = () => bad('The id provided does not exist');
 
-/** Contract 14: rzp_test_ / rzp_live_ key ids with any non-empty secret; anything else fails authentication. */
+/**
+ * The detailed rules (docs/sandbox.md): rzp_test_ / rzp_live_ key ids with any non-empty secret; anything else fails
+ * authentication.
+ */
 function authenticate(req: Request): Account {
   const m = /^Basic\s+(\S+)$/i.exec(req.header('authorization') ?? '');
   const decoded = m ? Buffer.from(m[1], 'base64').toString('utf8') : '';

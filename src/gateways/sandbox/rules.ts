@@ -1,5 +1,5 @@
 /**
- * The sandbox's test instruments (contract 9 and 14): which cards and VPAs decline at checkout and which
+ * The sandbox's test instruments (docs/sandbox.md): which cards and VPAs decline at checkout and which
  * authorise but fail later charges. "Later charges" count every charge after the mandate was authorised:
  * renewals (including the charge at trial end) and retries, the first being attempt 1.
  */

@@ -14,7 +14,7 @@ import {
 import { AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs } from './analytics.window';
 
 /**
- * MRR, churn, LTV and quick ratio (contract 11 and 14; issue 12 part 4), each one SQL aggregation over the MRR
+ * MRR, churn, LTV and quick ratio (docs/analytics.md), each one SQL aggregation over the MRR
  * movements ledger (analytics.store.ts) and arithmetic on its few rows here. Amounts are subunits of the asked
  * currency; rates are fractions.
  *
@@ -23,8 +23,8 @@ import { AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs } from './analyti
  *   movements at that instant. Series buckets are clipped to the window, so their sums are the window's totals and
  *   the last bucket's MRR is the MRR at `to`.
  * - A rate whose denominator is 0 is 0 when its numerator is 0 too (nothing there, nothing lost) and null otherwise
- *   (something was lost from nothing: undefined). The quick ratio is null when nothing was lost (contract 11); it is
- *   `healthy` when it is above 4 (gains > 4 x losses); a null ratio is never healthy (no losses: nothing to judge).
+ *   (something was lost from nothing: undefined). The quick ratio is null when nothing was lost (docs/analytics.md); it
+ *   is `healthy` when it is above 4 (gains > 4 x losses); a null ratio is never healthy (no losses: nothing to judge).
  * - ARPU = MRR / paying customers rounded half away from zero (0 with no paying customer); LTV is computed exactly
  *   from MRR, paying customers and the churn counts, rounded once (half away from zero).
  * - LTV takes the same `currency`, `from` and `to` as every analytics answer: `to` (default the merchant's now) ends
@@ -35,7 +35,7 @@ import { AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs } from './analyti
 
 const LTV_WINDOW_DAYS = 90;
 const DAY_MS = 86_400_000;
-/** The month churn is scaled to (contract 14: 30 days). */
+/** The month churn is scaled to (docs/analytics.md: 30 days). */
 const MONTH_MS = 30 * DAY_MS;
 
 /** a / b as a fraction: 0 for 0/0, null for x/0. */
@@ -76,7 +76,10 @@ function totalsOf(rows: BucketRow[]): Totals {
 /** A ledger sum of losses (negative) as the positive amount lost (never -0). */
 const lost = (signed: number) => 0 - signed;
 
-/** The quick ratio, null when nothing was lost (contract 11); healthy only when there is a ratio and it is above 4. */
+/**
+ * The quick ratio, null when nothing was lost (docs/analytics.md); healthy only when there is a ratio and it is above
+ * 4.
+ */
 function quick(gains: number, losses: number): { quickRatio: number | null; healthy: boolean } {
   if (losses === 0) return { quickRatio: null, healthy: false };
   return { quickRatio: gains / losses, healthy: gains > 4 * losses };
@@ -159,7 +162,7 @@ export class AnalyticsService {
     });
   }
 
-  /** LTV over the churn window (from, to], default the 90 days ending at the merchant's now (contract 14). */
+  /** LTV over the churn window (from, to], default the 90 days ending at the merchant's now (docs/analytics.md). */
   async ltv(ctx: Ctx, args: Omit<AnalyticsWindowArgs, 'interval'>): Promise<LtvAnalytics> {
     const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to }, { defaultDays: LTV_WINDOW_DAYS });
     const [r] = await windowBuckets(ctx.em, { currency: w.currency, from: w.from, to: w.to, unit: 'window' });

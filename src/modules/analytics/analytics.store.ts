@@ -194,7 +194,7 @@ export async function windowBuckets(em: EntityManager, q: { currency: string; fr
  * For a statement of another module that needs a customer's current MRR (experiment results: a visitor's MRR): a
  * scalar subquery answering the MRR of the customer `customerIdSql` (an SQL expression) in the currency of its one
  * `?` parameter, as the ledger has it now: the sum of the customer's movements in that currency, each subscription's
- * MRR decided once by mrr-ledger.ts `monthlyAmount` (contract 11, rounded once per subscription). So every answer
+ * MRR decided once by mrr-ledger.ts `monthlyAmount` (docs/analytics.md, rounded once per subscription). So every answer
  * that shows MRR shows the ledger's number: one rule, one rounding. It reads the index (merchant_id, mode,
  * customer_id, currency, occurred_at); its tenant is the enclosing tenant statement's.
  */

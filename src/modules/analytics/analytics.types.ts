@@ -8,9 +8,9 @@ registerEnumType(AnalyticsInterval, {
 });
 
 /**
- * The answers of the MRR, churn, LTV and quick ratio analytics (contract 14 "Analytics answers"), shaped for charts:
- * every series point carries its own bounds. Amounts are integer subunits of `currency` (never converted, contract
- * 11); rates are fractions (0.05 for 5%). REST serves the same objects in snake_case.
+ * The answers of the MRR, churn, LTV and quick ratio analytics (docs/analytics.md), shaped for charts:
+ * every series point carries its own bounds. Amounts are integer subunits of `currency` (never converted,
+ * docs/analytics.md); rates are fractions (0.05 for 5%). REST serves the same objects in snake_case.
  */
 
 @ObjectType({ description: 'MRR moved in a window by kind (subunits; contraction and churn as positive amounts lost).' })

@@ -7,15 +7,15 @@ import { currentMerchant } from '../merchants/current-merchant';
 import { services } from '../../services';
 
 /**
- * The arguments every analytics answer shares (contract 11 and 14), parsed and validated in one place for every
+ * The arguments every analytics answer shares (docs/analytics.md), parsed and validated in one place for every
  * analytics endpoint (MRR, churn, LTV, quick ratio, cohorts, autopay): `currency`, `from`, `to` and the bucket size.
  *
  * Decisions:
  * - `currency`: a known ISO 4217 code in any case (answered upper case); default the merchant's reporting currency.
- *   Amounts are never converted (contract 11): an answer covers the subscriptions billed in that currency.
+ *   Amounts are never converted (docs/analytics.md): an answer covers the subscriptions billed in that currency.
  * - `from` / `to`: ISO 8601, either a date (`2026-01-31`, midnight UTC) or a date-time with `Z` or an offset
  *   (`2026-01-31T12:00:00Z`); a date-time without a zone is refused as ambiguous. `to` defaults to the merchant's now
- *   (the test clock in test mode, contract 14 "Test clock scope"), `from` to `to` less 30 days. `from` must be before
+ *   (the test clock in test mode, docs/sandbox.md), `from` to `to` less 30 days. `from` must be before
  *   `to`, and the window at most MAX_WINDOW_DAYS long. A window is half-open, (from, to]: what happened at `from`
  *   is part of the state at its start.
  * - Buckets (`interval`, or `granularity` for cohorts): `month` (calendar months, from the 1st 00:00 UTC) or `week`
@@ -90,7 +90,7 @@ export async function analyticsCurrency(ctx: Ctx, raw: string | null | undefined
   return (await currentMerchant(ctx)).reportingCurrency;
 }
 
-/** The merchant's now: the test clock in test mode (contract 14). */
+/** The merchant's now: the test clock in test mode (docs/sandbox.md). */
 export function merchantNow(ctx: Ctx): Promise<Date> {
   const { merchantId, mode } = tenantOf(ctx);
   return services(ctx).clock.now(merchantId, mode);

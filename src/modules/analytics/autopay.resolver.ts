@@ -4,7 +4,10 @@ import { analyticsCost } from '../../core/operation-cost';
 import { autopay } from './autopay.service';
 import { AutopayReport } from './autopay.types';
 
-/** Contract 12 root field `autopay`; REST GET /v1/analytics/autopay runs it (rest-shim/routes/analytics-retention.ts). */
+/**
+ * The GraphQL rules (docs/api.md) root field `autopay`; REST GET /v1/analytics/autopay runs it
+ * (rest-shim/routes/analytics-retention.ts).
+ */
 @Resolver()
 export class AutopayResolver {
   @Query(() => AutopayReport, {

@@ -9,7 +9,7 @@ import { attemptGroups, insertMandateAttempt } from './autopay.store';
 import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayReport, MandateMethod } from './autopay.types';
 
 /**
- * UPI autopay / mandate analytics (contract 14 `GET /analytics/autopay`): an attempt is one subscription mandate
+ * UPI autopay / mandate analytics (docs/analytics.md `GET /analytics/autopay`): an attempt is one subscription mandate
  * checkout completed or failed at the gateway, recorded with the method, bank and failure reason the gateway event
  * carries, in the transaction that applies that event to the subscription. A checkout stays one attempt however many
  * tries it takes: declined tries on a checkout that stays open (the real gateways' way) make it failed until a try
@@ -122,7 +122,8 @@ export async function autopayReport(em: EntityManager, from: Date, to: Date, cur
  * validated as for every analytics answer (analytics.window.ts). An attempt is in the currency of the subscription
  * whose mandate it tried to authorise (a mandate is set up for one subscription, so for its currency). The answer
  * counts attempts, never amounts, so nothing needs converting: without `currency` every attempt of the merchant and
- * mode counts, rather than only the reporting currency's. The answer keeps contract 14's shape (no `currency` field).
+ * mode counts, rather than only the reporting currency's. The answer keeps docs/analytics.md's shape (no `currency`
+ * field).
  */
 export async function autopay(ctx: Ctx, args: { currency?: string | null; from?: string | null; to?: string | null }): Promise<AutopayReport> {
   const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to });

@@ -5,7 +5,10 @@ import { AnalyticsInterval } from './analytics.window';
 import { cohorts } from './cohorts.service';
 import { CohortAnalytics } from './cohorts.types';
 
-/** Contract 12 root field `cohorts`; REST GET /v1/analytics/cohorts runs it (rest-shim/routes/analytics-retention.ts). */
+/**
+ * The GraphQL rules (docs/api.md) root field `cohorts`; REST GET /v1/analytics/cohorts runs it
+ * (rest-shim/routes/analytics-retention.ts).
+ */
 @Resolver()
 export class CohortsResolver {
   @Query(() => CohortAnalytics, {

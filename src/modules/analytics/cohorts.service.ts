@@ -4,7 +4,7 @@ import { cohortSteps } from './cohorts.store';
 import { Cohort, CohortAnalytics, CohortPeriod } from './cohorts.types';
 
 /**
- * Retention cohorts (contract 14): the arguments, the cohorts' range, and the answer from one SQL aggregation
+ * Retention cohorts (docs/analytics.md): the arguments, the cohorts' range, and the answer from one SQL aggregation
  * (cohorts.store.ts).
  *
  * Decisions:

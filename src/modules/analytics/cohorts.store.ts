@@ -3,7 +3,7 @@ import { tenantQuery } from '../../core/sql';
 import { AnalyticsInterval } from './analytics.window';
 
 /**
- * The retention cohorts statement (contract 14 `GET /analytics/cohorts`), over the MRR movements ledger alone.
+ * The retention cohorts statement (docs/analytics.md `GET /analytics/cohorts`), over the MRR movements ledger alone.
  *
  * A customer's paying state in a currency is the running sum of its `customer_delta` (+1 it became paying, -1 it
  * stopped; 0 or 1 at any instant). Its activation is its first +1, and every movement of the customer in the

@@ -70,10 +70,10 @@ export async function customerLedgerFacts(em: EntityManager, s: LedgerSubject): 
 
 /**
  * Inserts one movement: the reporting currency is the merchant's (fx_rate 1 when it is the movement's currency,
- * else null: analytics never convert, contract 11), and it occurs at merchant time (the wall clock at the statement,
- * plus the test clock's offset in test mode), after the locks were taken, so a subscription's movements are in order.
- * It carries the customer's cohort instant (`customerFirstAt`), or its own instant when the customer was never paying
- * in the currency before (then this is its first +1 movement).
+ * else null: analytics never convert, docs/analytics.md), and it occurs at merchant time (the wall clock at the
+ * statement, plus the test clock's offset in test mode), after the locks were taken, so a subscription's movements are
+ * in order. It carries the customer's cohort instant (`customerFirstAt`), or its own instant when the customer was
+ * never paying in the currency before (then this is its first +1 movement).
  */
 export async function insertMovement(
   em: EntityManager,

@@ -6,8 +6,8 @@ import { SubscriptionStatus } from '../subscriptions/subscription.machine';
 import { customerLedgerFacts, insertMovement, lockCustomerLedger } from './mrr-ledger.store';
 
 /**
- * The MRR movements ledger (issue 12 part 3; /work/notes/ledger.md): what one subscription contributes to MRR
- * (contract 11), and the movement a change of it writes. Every change of a subscription goes through
+ * The MRR movements ledger (docs/analytics.md): what one subscription contributes to MRR
+ * (docs/analytics.md), and the movement a change of it writes. Every change of a subscription goes through
  * SubscriptionChange (subscription.lifecycle.ts), whose `save` calls `recordMrrMovement` in the change's transaction.
  *
  * Decisions:
@@ -23,7 +23,7 @@ export type MovementKind = 'new' | 'expansion' | 'contraction' | 'churn' | 'reac
 
 export const MOVEMENT_KINDS: readonly MovementKind[] = ['new', 'expansion', 'contraction', 'churn', 'reactivation'];
 
-/** Statuses counted in MRR (contract 11). */
+/** Statuses counted in MRR (docs/analytics.md). */
 export const MRR_COUNTED: ReadonlySet<SubscriptionStatus> = new Set([SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE]);
 
 export type MrrFields = Pick<
@@ -44,7 +44,7 @@ export function mrrAmountOf(sub: Pick<MrrFields, 'amount' | 'couponId' | 'discou
 }
 
 /**
- * `amount` per billing period normalised to a month (contract 11), rounded half away from zero to the subunit:
+ * `amount` per billing period normalised to a month (docs/analytics.md), rounded half away from zero to the subunit:
  * monthly amount / interval; yearly amount / (12 x interval); weekly amount x 52 / (12 x interval); daily
  * amount x 365 / (12 x interval). Exact (BigInt), so 120000 yearly is 10000 and 1000 weekly is 4333.
  */

@@ -156,9 +156,9 @@ export class Price extends TenantEntity {
 }
 
 /**
- * A plan's price for one usage event type in one currency (issue 12): `unitAmountDecimal` subunits per unit, an exact
- * decimal. Usage is billed in arrears when a billing period closes (src/modules/usage/usage.billing.ts). Immutable, one
- * per plan, event type and currency.
+ * A plan's price for one usage event type in one currency (docs/catalog.md): `unitAmountDecimal` subunits per unit, an
+ * exact decimal. Usage is billed in arrears when a billing period closes (src/modules/usage/usage.billing.ts).
+ * Immutable, one per plan, event type and currency.
  */
 @Entity({ tableName: 'usage_rates' })
 @Unique({ name: 'usage_rates_plan_event_type_currency_unique', properties: ['planId', 'eventType', 'currency'] })

@@ -12,7 +12,7 @@ import type { CreateUsageRateInput } from './catalog.inputs';
 import { EVENT_TYPE, MAX_EVENT_TYPE } from '../usage/usage.inputs';
 
 /**
- * Usage rates (issue 12): a plan's price per unit of one usage event type in one currency. The money is an exact
+ * Usage rates (docs/usage.md): a plan's price per unit of one usage event type in one currency. The money is an exact
  * decimal end to end: validated and canonicalised here as text, stored as PostgreSQL numeric, multiplied by usage
  * quantities in SQL when a period closes (src/modules/usage/usage.billing.ts). No float ever holds it.
  */

@@ -13,7 +13,7 @@ export enum CouponDuration {
 }
 registerEnumType(CouponDuration, { name: 'CouponDuration', description: 'How many billed periods a coupon discounts.' });
 
-/** Why a coupon cannot be applied (contract 6, validate); null when it can. */
+/** Why a coupon cannot be applied (docs/growth.md, validate); null when it can. */
 export enum CouponInvalidReason {
   NOT_FOUND = 'not_found',
   EXPIRED = 'expired',
@@ -31,9 +31,9 @@ export enum CouponRedemptionStatus {
 }
 
 /**
- * A discount code (contract 6, coupon): a percentage (kept exactly, in basis points) or a fixed amount in one currency,
- * for one, several or every billed period of the subscriptions created with it. Codes are unique per merchant and mode
- * regardless of case (a unique index on lower(code), Migration20261124000600_coupons). Immutable once created.
+ * A discount code (docs/growth.md, coupon): a percentage (kept exactly, in basis points) or a fixed amount in one
+ * currency, for one, several or every billed period of the subscriptions created with it. Codes are unique per merchant
+ * and mode regardless of case (a unique index on lower(code), Migration20261124000600_coupons). Immutable once created.
  */
 @Entity({ tableName: 'coupons' })
 @Index({ name: 'coupons_code_unique', expression: 'create unique index "coupons_code_unique" on "coupons" ("merchant_id", "mode", lower("code"))' })

@@ -56,7 +56,9 @@ export function discountCycles(coupon: Pick<Coupon, 'duration' | 'durationInCycl
   return coupon.duration === CouponDuration.ONCE ? 1 : coupon.durationInCycles!;
 }
 
-/** Coupons (contract 6): create, read, validate; subscriptions redeem them (coupon.store.ts) when they are created. */
+/**
+ * Coupons (docs/growth.md): create, read, validate; subscriptions redeem them (coupon.store.ts) when they are created.
+ */
 export class CouponService {
   constructor(private readonly clock: Clock) {}
 
@@ -156,9 +158,9 @@ export class CouponService {
   }
 
   /**
-   * Whether a code can be applied now (contract 6): always an answer, with the reason when it cannot, and the discount
-   * on `amount`, else on the price's amount, else on the plan's default price (in `currency` when given). Ids that are
-   * not the tenant's answer 404, as everywhere.
+   * Whether a code can be applied now (docs/growth.md): always an answer, with the reason when it cannot, and the
+   * discount on `amount`, else on the price's amount, else on the plan's default price (in `currency` when given). Ids
+   * that are not the tenant's answer 404, as everywhere.
    */
   async validate(ctx: Ctx, input: ValidateCouponInput): Promise<CouponValidation> {
     tenantOf(ctx);

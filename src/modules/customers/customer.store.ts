@@ -39,7 +39,7 @@ export function customerUpsertCte(d: CustomerDetails): { sql: string; params: un
 }
 
 /**
- * Lifetime revenue per customer and currency (contract 6 and 15 "Customer lifetime revenue": what the customer paid,
+ * Lifetime revenue per customer and currency (docs/payments.md: what the customer paid,
  * one-off payments and every paid invoice, subscriptions included, less what was refunded), for a page of customers in
  * one statement. A read of the payments' and invoices' tables on purpose (like the experiment results' revenue): the
  * rule spans both, and a page must not cost a statement per customer. Money as it moved, GST included:

@@ -5,7 +5,7 @@ import { DateTime } from '../../core/scalars';
 import { Product } from '../catalog/catalog.entities';
 
 /**
- * A feature gate (contract 6, entitlement): what a customer may use while one of their `active` or `trialing`
+ * A feature gate (docs/growth.md, entitlement): what a customer may use while one of their `active` or `trialing`
  * subscriptions is to a product linked to it. `lookup_key` is how the merchant's app asks for it.
  */
 @Entity({ tableName: 'entitlements' })
@@ -57,7 +57,7 @@ export class EntitlementVersion {
   @Property({ type: 'bigint' }) version!: string;
 }
 
-/** One gate a customer holds now (contract 6: the evaluation's entries). */
+/** One gate a customer holds now (docs/growth.md: the evaluation's entries). */
 @ObjectType({ description: 'An entitlement the customer holds through one or more active or trialing subscriptions.' })
 export class CustomerEntitlement {
   @Field(() => ID) entitlementId!: string;

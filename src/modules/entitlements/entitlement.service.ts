@@ -101,7 +101,7 @@ export class EntitlementService {
   }
 
   /**
-   * Every gate the customer holds now (contract 6): one statement (shared with the tenant's other requests of the
+   * Every gate the customer holds now (docs/growth.md): one statement (shared with the tenant's other requests of the
    * moment), which also tells whether the answer cached for this customer is still current (entitlement.cache.ts).
    * Another merchant's or mode's customer: 404, as an unknown one.
    */

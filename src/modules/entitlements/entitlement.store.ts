@@ -119,7 +119,7 @@ export interface Evaluation {
 const stampArray = (stamps: readonly (string | null)[]) => `{${stamps.map((s) => (s === null ? 'NULL' : `"${s}"`)).join(',')}}`;
 
 /**
- * The evaluation (contract 6) of several customers of one tenant in ONE statement: each customer's `active` and
+ * The evaluation (docs/growth.md) of several customers of one tenant in ONE statement: each customer's `active` and
  * `trialing` subscriptions joined to the entitlements linked to their products. Indexes: customers by (merchant_id,
  * mode, id); subscriptions by (merchant_id, mode, customer_id, status) (the subscriptions module's);
  * entitlement_products by (merchant_id, mode, product_id); entitlements by id. A subscription's `product_id` is its

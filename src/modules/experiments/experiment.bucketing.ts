@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 
 /**
- * Bucketing exactly as the API document's steps (contract 11): the SHA-256 digest of "<experiment_id>:<customer_id>"
+ * Bucketing exactly as the API document's steps (docs/growth.md): the SHA-256 digest of "<experiment_id>:<customer_id>"
  * read as one unsigned big-endian integer, modulo 100. Reduced byte by byte (Horner's rule: r = (r * 256 + byte) mod
  * 100), which is that integer's remainder exactly, without building a 256-bit BigInt on every resolve.
  */

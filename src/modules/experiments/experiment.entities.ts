@@ -11,12 +11,12 @@ export enum ExperimentStatus {
 }
 registerEnumType(ExperimentStatus, { name: 'ExperimentStatus', description: 'draft -> running -> stopped; nothing else.' });
 
-/** A condition's value: a scalar (equality) or a list of scalars (membership), contract 14 Targeting. */
+/** A condition's value: a scalar (equality) or a list of scalars (membership), the detailed rules (docs/growth.md). */
 export type TargetingScalar = string | number | boolean;
 export type Targeting = Record<string, TargetingScalar | TargetingScalar[]>;
 
 /**
- * A server-side A/B test of offerings (contract 6): customers who match `targeting` while it runs are bucketed into
+ * A server-side A/B test of offerings (docs/growth.md): customers who match `targeting` while it runs are bucketed into
  * its variants (experiment.bucketing.ts) and enrolled once, for good (ExperimentEnrolment).
  */
 @Entity({ tableName: 'experiments' })

@@ -16,7 +16,9 @@ import { existingOfferingIds } from '../offerings/offering.store';
 import { Candidate, enrol, runningCandidates, variantCounts, variantsOf } from './experiment.store';
 import { matchesTargeting, validateAttributes, validateTargeting } from './experiment.targeting';
 
-/** What resolve serves a customer from an experiment (contract 6 resolve `experiment`, plus the offering to show). */
+/**
+ * What resolve serves a customer from an experiment (docs/growth.md resolve `experiment`, plus the offering to show).
+ */
 export interface Assignment {
   experimentId: string;
   variantId: string;
@@ -32,7 +34,7 @@ export const variantsByExperiment = defineLoader<string, ExperimentVariant[]>('v
 );
 
 /**
- * Experiments (contract 6, 11, 14): create, edit, start, stop, results, and the assignment engine resolve serves
+ * Experiments (docs/growth.md): create, edit, start, stop, results, and the assignment engine resolve serves
  * offerings through.
  *
  * Edits: name and targeting while draft or running; variants' names and traffic split while draft or running (the
@@ -119,12 +121,12 @@ export class ExperimentService {
     return experiment;
   }
 
-  /** draft -> running (409 experiment_not_draft from any other state, contract 3). */
+  /** draft -> running (409 experiment_not_draft from any other state, docs/api.md). */
   start(ctx: Ctx, id: string): Promise<Experiment> {
     return this.move(ctx, id, 'start', ExperimentStatus.DRAFT, ExperimentStatus.RUNNING, 'experiment_not_draft');
   }
 
-  /** running -> stopped (409 experiment_not_running from any other state, contract 3). */
+  /** running -> stopped (409 experiment_not_running from any other state, docs/api.md). */
   stop(ctx: Ctx, id: string): Promise<Experiment> {
     return this.move(ctx, id, 'stop', ExperimentStatus.RUNNING, ExperimentStatus.STOPPED, 'experiment_not_running');
   }
@@ -154,10 +156,11 @@ export class ExperimentService {
   /**
    * The experiment a customer is served, for resolve: the customer's enrolment in a running experiment if any
    * (the oldest), else the first running experiment (by started_at, then id) whose targeting the attributes match,
-   * bucketed by contract 11 and enrolled once (concurrent resolves of one customer meet on the enrolment's unique
-   * key: one row, one variant for all). Null when no running experiment applies. Enrolments in stopped experiments
-   * are not served (they stay, for results). One statement when enrolled or unmatched (it also checks the customer);
-   * two or three on enrolment. A customer not of the tenant (or unknown) is 404, param `customer_id`.
+   * bucketed by the formulas (docs/growth.md) and enrolled once (concurrent resolves of one customer meet on the
+   * enrolment's unique key: one row, one variant for all). Null when no running experiment applies. Enrolments in
+   * stopped experiments are not served (they stay, for results). One statement when enrolled or unmatched (it also
+   * checks the customer); two or three on enrolment. A customer not of the tenant (or unknown) is 404, param
+   * `customer_id`.
    */
   async assignment(ctx: Ctx, customerId: string, attributes: Record<string, unknown> | null | undefined): Promise<Assignment | null> {
     tenantOf(ctx);
@@ -179,7 +182,9 @@ export class ExperimentService {
     return null;
   }
 
-  /** Results per contract 6 and 14, counted from billing data in the merchant's reporting currency. */
+  /**
+   * Results per the resource shapes (docs/growth.md), counted from billing data in the merchant's reporting currency.
+   */
   async results(ctx: Ctx, id: string): Promise<ExperimentResults> {
     const e = await this.experiment(ctx, id);
     const currency = (await currentMerchant(ctx)).reportingCurrency;

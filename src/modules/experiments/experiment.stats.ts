@@ -1,5 +1,5 @@
 /**
- * The statistics of experiment results, exact where the contract asks for it (contract 11 Chance to win): no normal
+ * The statistics of experiment results, exact where the contract asks for it (docs/growth.md): no normal
  * approximation anywhere but the MRR lift's interval, which is a normal interval by design (see `mrrLift`).
  * Pure functions of counts; the counting itself is SQL (experiment.store.ts).
  */
@@ -169,6 +169,6 @@ export function mrrLift(control: MrrSample, treatment: MrrSample): MrrLift | nul
   return { expected: diff, ciLow: diff - Z_975 * se, ciHigh: diff + Z_975 * se };
 }
 
-/** Chance to win at which a treatment wins (contract 11), given this many visitors in every arm. */
+/** Chance to win at which a treatment wins (docs/invoices-and-gst.md), given this many visitors in every arm. */
 export const WIN_PROBABILITY = 0.95;
 export const WIN_MIN_VISITORS = 100;

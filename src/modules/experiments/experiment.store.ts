@@ -105,7 +105,7 @@ export interface VariantCounts {
 }
 
 /**
- * Results of an experiment per variant, counted in one statement (contract 14 Experiment counting). For each visitor
+ * Results of an experiment per variant, counted in one statement (docs/growth.md). For each visitor
  * (enrolment), against billing rows written at or after the enrolment:
  * - subscribed: a subscription of theirs left `created` for `trialing` or `active` (its start);
  * - trial: that start was into `trialing`;
@@ -116,7 +116,7 @@ export interface VariantCounts {
  *   only (no conversion; other currencies are not added);
  * - mrr: their current MRR in `currency` as the MRR movements ledger has it (analytics.store.ts customerMrrSql):
  *   subscriptions `active` or `past_due`, each monthly-normalised and rounded once by the ledger's one rule
- *   (mrr-ledger.ts monthlyAmount, contract 11), so a variant's MRR is whole subunits and adds up to what
+ *   (mrr-ledger.ts monthlyAmount, docs/analytics.md), so a variant's MRR is whole subunits and adds up to what
  *   GET /analytics/mrr shows for the same customers.
  * Then per variant: visitors, conversions (subscribed or paid), trial starts, sums, and the mean and sample variance
  * of MRR per visitor (numeric arithmetic: exact sums, no float drift).

@@ -21,7 +21,7 @@ function checkName(name: string, param: string): void {
 }
 
 /**
- * An experiment's targeting (contract 14): an object of at most 50 conditions, each naming an attribute and giving a
+ * An experiment's targeting (docs/growth.md): an object of at most 50 conditions, each naming an attribute and giving a
  * scalar (equality) or a non-empty list of scalars (membership). `{}` targets everyone.
  */
 export function validateTargeting(value: unknown, param = 'targeting'): Targeting {
@@ -69,7 +69,7 @@ export function validateAttributes(value: unknown, param = 'attributes'): Record
 }
 
 /**
- * Whether attributes satisfy every condition (contract 14 Targeting): a scalar condition needs an equal attribute, a
+ * Whether attributes satisfy every condition (docs/growth.md): a scalar condition needs an equal attribute, a
  * list condition an attribute equal to one of its values; an attribute given as a list matches a scalar condition
  * when it contains it, and a list condition when the two share a value. A condition on an attribute that is not
  * given does not match. Values compare as JSON values: "1" is not 1, "IN" is not "in".

@@ -1,7 +1,7 @@
 import { Entity, Enum, Index, Property, Unique } from '@mikro-orm/core';
 import { BaseEntity, Mode } from '../../core/entity';
 
-/** A claimed `Idempotency-Key`: in flight while the first request runs, then its stored answer (contract section 5). */
+/** A claimed `Idempotency-Key`: in flight while the first request runs, then its stored answer (docs/api.md). */
 @Entity({ tableName: 'idempotency_keys' })
 @Unique({ properties: ['merchantId', 'mode', 'key'] })
 @Index({ properties: ['expiresAt'] })

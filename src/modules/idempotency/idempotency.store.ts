@@ -21,7 +21,7 @@ export class IdempotencyStore {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * Expiry follows the merchant's clock for the mode (the test clock in test mode: contract section 14), read in the
+   * Expiry follows the merchant's clock for the mode (the test clock in test mode: docs/sandbox.md), read in the
    * same statement; the in-flight lease stays on real time, since it guards against crashed processes.
    */
   async claim(merchantId: string, mode: Mode, key: string, print: string): Promise<Claim> {

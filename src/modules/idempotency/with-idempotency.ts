@@ -6,9 +6,9 @@ import { fingerprint, validateIdempotencyKey } from './fingerprint';
 import { services } from '../../services';
 
 /**
- * Contract section 5 as a use-case wrapper, the same for every transport: the REST shim passes the `Idempotency-Key`
- * header as the mutation's `idempotencyKey` argument, GraphQL clients pass the argument (or the header on
- * `POST /graphql`, which the one idempotent mutation of the operation takes).
+ * The idempotency rules (docs/api.md) as a use-case wrapper, the same for every transport: the REST shim passes the
+ * `Idempotency-Key` header as the mutation's `idempotencyKey` argument, GraphQL clients pass the argument (or the
+ * header on `POST /graphql`, which the one idempotent mutation of the operation takes).
  *
  * - The "request" is the operation (its GraphQL root field) and its canonical input, so the same request made over
  *   REST and over GraphQL is the same request: one key space per merchant and mode.

@@ -5,9 +5,9 @@ import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from './invoice.en
 import type { InvoiceDraft, SnapshotTaxParties } from './invoice.service';
 
 /**
- * Credit notes against an invoice (contract 15, "Credit notes"): a refund's share of the invoice it credits, and the
- * sums of the credit notes already issued against an invoice. Pure integer arithmetic (BigInt where a product can pass
- * 2^53).
+ * Credit notes against an invoice (docs/invoices-and-gst.md "Credit notes"): a refund's share of the invoice it
+ * credits, and the sums of the credit notes already issued against an invoice. Pure integer arithmetic (BigInt where a
+ * product can pass 2^53).
  */
 
 /** The taxable value and tax heads of an invoice or credit note. */

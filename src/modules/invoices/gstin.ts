@@ -2,7 +2,7 @@ import { invalid } from '../../core/errors';
 import { GST_STATES } from './gst-states';
 
 /**
- * GSTINs and GST state codes as the GST portal issues them (README, "Invoices and GST"): a state code is one of the
+ * GSTINs and GST state codes as the GST portal issues them (docs/invoices-and-gst.md): a state code is one of the
  * portal's codes (01 to 38, 97 other territory, 99 centre jurisdiction); a GSTIN is 15 characters, its first two a
  * state code and its last the check character of the other fourteen. Accepted in any case, kept upper case.
  */

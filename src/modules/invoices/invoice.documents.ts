@@ -60,9 +60,10 @@ function printedState(invoice: Invoice): string {
 }
 
 /**
- * The renderer's input as plain data (it is copied to a worker thread), read from issued records alone (contract 15):
- * the document with the parties and SAC codes it stores, and a credit note's original invoice (its number and date).
- * Nothing from the merchant's or customer's current settings, so a later change of them changes no document.
+ * The renderer's input as plain data (it is copied to a worker thread), read from issued records alone
+ * (docs/invoices-and-gst.md): the document with the parties and SAC codes it stores, and a credit note's original
+ * invoice (its number and date). Nothing from the merchant's or customer's current settings, so a later change of them
+ * changes no document.
  */
 async function pdfInput(ctx: Ctx, invoice: Invoice): Promise<InvoicePdfInput> {
   const related = invoice.relatedInvoiceId ? await ctx.em.findOne(Invoice, { id: invoice.relatedInvoiceId }) : null;

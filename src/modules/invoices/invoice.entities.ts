@@ -46,9 +46,9 @@ export class InvoiceLineItem {
 }
 
 /**
- * The supplier as an issued document states it (contract 15 "Issued documents are final"): the merchant's name and
- * address at issue, and the GSTIN and state the document was taxed under. Kept in the invoice's row (jsonb), never
- * read again from the merchant.
+ * The supplier as an issued document states it (docs/invoices-and-gst.md "Issued documents are final"): the merchant's
+ * name and address at issue, and the GSTIN and state the document was taxed under. Kept in the invoice's row (jsonb),
+ * never read again from the merchant.
  */
 @ObjectType({ description: 'The supplier as the document was issued: the merchant\'s name, GSTIN, state and address at issue.' })
 export class InvoiceSupplier {
@@ -71,7 +71,10 @@ export class InvoiceRecipient {
   @Field(() => String, { nullable: true }) address!: string | null;
 }
 
-/** A GST tax invoice or credit note (contract 6 and 11); numbers are gap-free per merchant, mode, type and financial year. */
+/**
+ * A GST tax invoice or credit note (docs/invoices-and-gst.md); numbers are gap-free per merchant, mode, type and
+ * financial year.
+ */
 @Entity({ tableName: 'invoices' })
 @Unique({ properties: ['merchantId', 'mode', 'type', 'number'] })
 @Index({ properties: ['merchantId', 'mode', 'customerId', 'id'] })
@@ -118,7 +121,10 @@ export class Invoice extends TenantEntity {
   @Field(() => String, { nullable: true }) @Property({ length: 2, nullable: true }) placeOfSupply?: string | null;
   @Field(() => String, { nullable: true }) @Property({ length: 15, nullable: true }) supplierGstin?: string | null;
   @Field(() => String, { nullable: true }) @Property({ length: 15, nullable: true }) customerGstin?: string | null;
-  /** The parties as they were at issue (contract 15): the PDF prints these, never the merchant's or customer's records. */
+  /**
+   * The parties as they were at issue (docs/invoices-and-gst.md): the PDF prints these, never the merchant's or
+   * customer's records.
+   */
   @Field(() => InvoiceSupplier, { description: 'The supplier as it was at issue (final: later settings change no issued document).' })
   @Property({ type: 'jsonb' })
   supplier!: InvoiceSupplier;

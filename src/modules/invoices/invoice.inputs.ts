@@ -2,7 +2,7 @@ import { ArgsType, Field, ID } from 'type-graphql';
 import { PageArgs } from '../../core/pagination';
 import { InvoiceType } from './invoice.entities';
 
-/** `invoices(...)` filters (contract 4: customer_id, subscription_id, type). */
+/** `invoices(...)` filters (docs/api.md: customer_id, subscription_id, type). */
 @ArgsType()
 export class InvoicesArgs extends PageArgs {
   @Field(() => ID, { nullable: true }) customerId?: string | null;

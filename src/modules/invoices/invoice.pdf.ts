@@ -13,8 +13,9 @@ import { formatAmount, formatMoney, rupeesInWords } from './money-format';
  *
  * This file is the renderer alone: it runs on the document worker threads (invoice.pdf.worker.ts), so it imports no
  * entity, ORM or GraphQL code at run time. Its input is plain data (structured-cloned to the worker), and it is the
- * issued record alone (contract 15 "Issued documents are final"): the parties and SAC codes as the document stores
- * them, never the merchant's or customer's current settings, so a document prints the same whenever it is rendered.
+ * issued record alone (docs/invoices-and-gst.md "Issued documents are final"): the parties and SAC codes as the
+ * document stores them, never the merchant's or customer's current settings, so a document prints the same whenever it
+ * is rendered.
  */
 
 export interface InvoicePdfInput {

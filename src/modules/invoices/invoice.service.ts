@@ -24,7 +24,7 @@ import { creditedAgainst } from './credit-note.store';
 export interface InvoiceLineDraft {
   description: string;
   quantity: number;
-  /** Tax-exclusive price of one unit (contract 14). */
+  /** Tax-exclusive price of one unit (docs/invoices-and-gst.md). */
   unitAmount: number;
   /** Tax-exclusive amount of the line; may be negative (a credit line) as long as the subtotal is not. */
   amount: number;
@@ -78,15 +78,17 @@ export interface InvoiceDraft {
    */
   heads?: LineTax | null;
   /**
-   * The parties the document states (contract 15), when fixed before it (a credit note may repeat its original's).
-   * Default: the merchant's name and address and the customer's name and e-mail now, with the GSTINs and states the
-   * document is taxed under.
+   * The parties the document states (docs/invoices-and-gst.md), when fixed before it (a credit note may repeat its
+   * original's). Default: the merchant's name and address and the customer's name and e-mail now, with the GSTINs and
+   * states the document is taxed under.
    */
   supplier?: InvoiceSupplier | null;
   recipient?: InvoiceRecipient | null;
 }
 
-/** What decides an invoice's GST (contract 11) besides its currency and lines, as a payment snapshots it. */
+/**
+ * What decides an invoice's GST (docs/invoices-and-gst.md) besides its currency and lines, as a payment snapshots it.
+ */
 export interface SnapshotTaxParties {
   rateBps: number;
   merchantGstin: string | null;
@@ -125,7 +127,7 @@ const SETTLE: Record<'paid' | 'uncollectible' | 'void', { from: InvoiceStatus[];
   void: { from: [InvoiceStatus.OPEN, InvoiceStatus.UNCOLLECTIBLE], to: InvoiceStatus.VOID, command: 'void' },
 };
 
-/** Invoices and credit notes: GST, gap-free numbers, issue and settle (contract 6 and 11). */
+/** Invoices and credit notes: GST, gap-free numbers, issue and settle (docs/invoices-and-gst.md). */
 export class InvoiceService {
   constructor(private readonly serializer: () => Serializer) {}
 
@@ -141,11 +143,11 @@ export class InvoiceService {
   }
 
   /**
-   * Issues an invoice or credit note in the caller's transaction (`em` bound to the tenant): GST per contract 11 on
-   * the tax-exclusive lines, the next gap-free number of its type and financial year, and the outbox events
-   * (`invoice.created` or `credit_note.created`, and `invoice.paid` when issued paid). Called without a transaction,
-   * it opens one. The number is given when the transaction commits (`numberInvoicesAtCommit`): until then
-   * `invoice.number` is null, and the invoice's outbox events wait to be written with it.
+   * Issues an invoice or credit note in the caller's transaction (`em` bound to the tenant): GST per the formulas
+   * (docs/invoices-and-gst.md) on the tax-exclusive lines, the next gap-free number of its type and financial year, and
+   * the outbox events (`invoice.created` or `credit_note.created`, and `invoice.paid` when issued paid). Called without
+   * a transaction, it opens one. The number is given when the transaction commits (`numberInvoicesAtCommit`): until
+   * then `invoice.number` is null, and the invoice's outbox events wait to be written with it.
    */
   async issue(em: EntityManager, draft: InvoiceDraft): Promise<Invoice> {
     if (!em.getTransactionContext()) return em.transactional((tx) => this.issue(tx, draft));
@@ -202,7 +204,7 @@ export class InvoiceService {
       placeOfSupply: customerState ?? (currency === 'INR' ? merchantState : null),
       supplierGstin: merchantGstin,
       customerGstin,
-      // Final at issue (contract 15): the PDF is rendered from these alone, whatever the settings become.
+      // Final at issue (docs/invoices-and-gst.md): the PDF is rendered from these alone, whatever the settings become.
       supplier: draft.supplier ?? supplierAtIssue(merchant, merchantGstin, merchantState),
       recipient: draft.recipient ?? recipientAtIssue(customer, customerGstin, customerState),
       lineItems: draft.lines.map((l, i) => lineItem(l, tax.lines[i], merchant.sacCode ?? null)),
@@ -232,10 +234,10 @@ export class InvoiceService {
   }
 
   /**
-   * The paid invoice of a one-time payment that just succeeded (contract 14: its amount is the tax-exclusive price),
-   * in the transaction that records the success, issued at merchant time. Its GST comes from the tax parties the
-   * payment snapshotted at creation, so its total is the payment's `amount_total`, what the checkout charged
-   * (a payment created before the snapshot existed has none: the current parties, as then).
+   * The paid invoice of a one-time payment that just succeeded (docs/invoices-and-gst.md: its amount is the
+   * tax-exclusive price), in the transaction that records the success, issued at merchant time. Its GST comes from the
+   * tax parties the payment snapshotted at creation, so its total is the payment's `amount_total`, what the checkout
+   * charged (a payment created before the snapshot existed has none: the current parties, as then).
    */
   async issueForPayment(em: EntityManager, payment: Payment): Promise<Invoice> {
     const at = await merchantNow(em, boundTenant(em));
@@ -334,7 +336,9 @@ export class InvoiceService {
     return invoice;
   }
 
-  /** The invoice as REST shows it (contract 6, with its line items): the payload of its outbound events. */
+  /**
+   * The invoice as REST shows it (docs/invoices-and-gst.md, with its line items): the payload of its outbound events.
+   */
   toRest(invoice: Invoice): Record<string, unknown> {
     const serializer = this.serializer();
     return {

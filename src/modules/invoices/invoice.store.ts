@@ -56,7 +56,7 @@ export function numberInvoicesStatement(
 }
 
 /**
- * Merchant time (contract 8, 14): the wall clock, plus the merchant's test-clock offset in test mode. Read in the
+ * Merchant time (docs/sandbox.md): the wall clock, plus the merchant's test-clock offset in test mode. Read in the
  * caller's transaction, so an invoice issued while a test clock advances carries the time the work was due at.
  * A system statement: it reads no tenant rows, only the clock's offset by merchant id.
  */

@@ -1,7 +1,7 @@
 import { Gst, gstOn, TaxTreatment, taxTreatment } from '../subscriptions/billing';
 
 /**
- * GST of one invoice, per head and per line (contract 11), as pure integer arithmetic.
+ * GST of one invoice, per head and per line (docs/invoices-and-gst.md), as pure integer arithmetic.
  *
  * The heads are computed once, on the invoice's subtotal, with billing.ts `gst()` (the contract's formula, rounding
  * half away from zero). Each head is then allocated to the lines in proportion to their amounts by the largest-remainder

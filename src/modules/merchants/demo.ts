@@ -39,7 +39,7 @@ export async function ensureDemoMerchant(orm: MikroORM, dataDir: string): Promis
 
 /**
  * Connects the demo merchant to both gateways in the sandbox, in both modes, once. The credentials are sandbox
- * ones (contract section 14): they work only against the local gateway sandbox.
+ * ones (docs/sandbox.md): they work only against the local gateway sandbox.
  */
 export async function connectDemoGateways(orm: MikroORM, services: Services, merchantId: string): Promise<void> {
   for (const mode of [Mode.TEST, Mode.LIVE]) {

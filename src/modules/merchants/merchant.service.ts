@@ -37,7 +37,10 @@ function validateMaxRetries(n: number | null | undefined): void {
   }
 }
 
-/** GST settings invoices are issued with (contract 11). In an update, an omitted field is kept and null clears it. */
+/**
+ * GST settings invoices are issued with (docs/invoices-and-gst.md). In an update, an omitted field is kept and null
+ * clears it.
+ */
 export interface TaxSettingsData {
   gstin?: string | null;
   stateCode?: string | null;
@@ -194,7 +197,9 @@ export class MerchantService {
     return merchant;
   }
 
-  /** Changes the merchant's billing settings (both modes): `max_retries` of the dunning policy (contract 7). */
+  /**
+   * Changes the merchant's billing settings (both modes): `max_retries` of the dunning policy (docs/subscriptions.md).
+   */
   async updateBillingSettings(merchantId: string, input: { maxRetries?: number | null }): Promise<Merchant> {
     validateMaxRetries(input.maxRetries);
     const merchant = await this.root.fork().transactional(async (em) => {

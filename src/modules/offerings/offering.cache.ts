@@ -73,7 +73,7 @@ export class OfferingTreeCache {
   /** Reads in flight, per key and version: requests arriving meanwhile share one. */
   private readonly loading = new Map<string, Promise<OfferingTree | null>>();
 
-  /** Entries held (tests and the README's bound). */
+  /** Entries held (tests and the bound in docs/operations.md). */
   get size(): number {
     return this.entries.size;
   }

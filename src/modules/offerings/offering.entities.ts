@@ -5,7 +5,7 @@ import { DateTime, JSONObject } from '../../core/scalars';
 import { BillingFrequency, Price, Product, ProductStatus, ProductType, TrialEndAction, UsageRate } from '../catalog/catalog.entities';
 
 /**
- * The presentation layer (contract 6): an offering is an ordered set of packages, a package bundles products
+ * The presentation layer (docs/growth.md): an offering is an ordered set of packages, a package bundles products
  * (monthly, annual, lifetime...), a paywall is the layout one offering is shown with. Exactly one offering per merchant
  * and mode may be current: it is what resolve serves when no experiment decides otherwise.
  */
@@ -172,7 +172,7 @@ export class OfferingProduct {
   @Field(() => [OfferingPlan], { description: 'The plans, oldest first.' }) plans!: OfferingPlan[];
 }
 
-/** The experiment that decided a resolve's offering (contract 6: resolve). */
+/** The experiment that decided a resolve's offering (docs/growth.md: resolve). */
 @ObjectType({ description: "The experiment arm a resolve's offering came from." })
 export class ResolvedExperiment {
   @Field(() => ID) experimentId!: string;

@@ -216,7 +216,7 @@ export class OfferingService {
   // --- resolve -----------------------------------------------------------------------------------------------------
 
   /**
-   * What to show one customer now (contract 6, resolve): the offering of the experiment arm the customer is in (its
+   * What to show one customer now (docs/growth.md, resolve): the offering of the experiment arm the customer is in (its
    * sticky enrolment, else the first running experiment whose targeting matches, bucketed and enrolled by the
    * experiments module), else the current offering, else none; with its paywall. The offering's tree comes from the
    * version-checked cache (offering.cache.ts), so a resolve runs the catalog version and the assignment's statements

@@ -64,7 +64,7 @@ export class Payment extends TenantEntity {
   @Field(() => Money, { description: 'amount + tax_amount: what the gateway checkout charges, and the total of the invoice.' })
   @Property({ type: new BigIntType('number') })
   amountTotal!: number;
-  /** Money returned by refunds succeeded or in progress (contract 15); never above `amountTotal`. */
+  /** Money returned by refunds succeeded or in progress (docs/payments.md); never above `amountTotal`. */
   @Field(() => Money, { description: 'Money returned by refunds succeeded or in progress, counted against amount_total; at most amount_total.' })
   @Property({ type: new BigIntType('number') })
   amountRefunded: number = 0;

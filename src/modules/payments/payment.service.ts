@@ -161,8 +161,8 @@ export class PaymentService {
     const existing = attempt && !attempt.fresh ? await ctx.em.findOne(Payment, { id }) : null;
     if (existing) return existing;
 
-    // GST on the amount (contract 11), fixed now: the checkout charges amount + tax, and the invoice shows that tax.
-    // The customer record (found by e-mail) is read only when it can decide the tax or the invoice's GSTIN.
+    // GST on the amount (docs/invoices-and-gst.md), fixed now: the checkout charges amount + tax, and the invoice shows
+    // that tax. The customer record (found by e-mail) is read only when it can decide the tax or the invoice's GSTIN.
     const stored = gstApplies(currency, merchant.gstin) && customer.gstin == null ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true }) : null;
     const taxParties = paymentTaxParties(currency, merchant, customer, stored);
     const taxAmount = paymentTax(input.amount, currency, taxParties);
@@ -226,7 +226,7 @@ export class PaymentService {
   }
 
   /**
-   * Refunds all or part of a payment. Refund amounts are money returned to the customer (contract 15): they count
+   * Refunds all or part of a payment. Refund amounts are money returned to the customer (docs/payments.md): they count
    * against `amount_total` (amount + GST, what the gateway collected), and no amount means all of `amount_total` not
    * yet refunded. The payment row is locked while the amount is reserved, so concurrent refunds can never exceed it;
    * the gateway is asked by a durable command after that commit (reserveRefund): a refusal releases the reservation,

@@ -8,7 +8,7 @@ import { Payment, PaymentStatus, Refund } from './payment.entities';
 
 /**
  * Every statement on payments, refunds and gateway_events beyond the ORM's. Other modules read payments through
- * these functions, never the tables (one exception, customers' lifetime revenue: README, "Architecture").
+ * these functions, never the tables (one exception, customers' lifetime revenue: docs/architecture.md).
  */
 
 /** Statuses whose amount was collected: revenue is their amount less refunds. */

@@ -2,12 +2,12 @@ import { gst, gstApplies } from '../subscriptions/billing';
 import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
 
 /**
- * The GST a one-time payment collects (issue 10). `amount` stays the tax-exclusive price (contract 14); the tax on it
- * (contract 11) is fixed when the payment is created, and the checkout charges `amount_total` = amount + tax, which
- * is also the total of the invoice issued when it succeeds. Refunds are money returned (contract 15): they count
- * against `amount_total` and the gateway refunds exactly each refund's amount, so no share of the tax is worked out
- * for the gateway (a refund's credit note carries its share of the invoice's tax heads: invoices/credit-note.ts).
- * Pure integer arithmetic.
+ * The GST a one-time payment collects (docs/payments.md). `amount` stays the tax-exclusive price
+ * (docs/invoices-and-gst.md); the tax on it (docs/invoices-and-gst.md) is fixed when the payment is created, and the
+ * checkout charges `amount_total` = amount + tax, which is also the total of the invoice issued when it succeeds.
+ * Refunds are money returned (docs/payments.md): they count against `amount_total` and the gateway refunds exactly each
+ * refund's amount, so no share of the tax is worked out for the gateway (a refund's credit note carries its share of
+ * the invoice's tax heads: invoices/credit-note.ts). Pure integer arithmetic.
  */
 
 export interface CustomerTaxDetails {
@@ -36,7 +36,7 @@ export function paymentTaxParties(
   return taxPartiesOf(merchant, customer);
 }
 
-/** The GST on `amount` (contract 11: CGST + SGST or IGST, each head rounded half away from zero). */
+/** The GST on `amount` (docs/invoices-and-gst.md: CGST + SGST or IGST, each head rounded half away from zero). */
 export function paymentTax(amount: number, currency: string, parties: SnapshotTaxParties): number {
   return gst({
     subtotal: amount,

@@ -3,8 +3,8 @@ import { addDays, addMonths, addWeeks, addYears } from 'date-fns';
 import { invalid } from '../../core/errors';
 
 /**
- * The money and time arithmetic of subscriptions (contract 11), as pure functions: billing periods, proration and
- * GST. Integer subunits only; products of amounts and seconds are taken in BigInt, so no float touches money.
+ * The money and time arithmetic of subscriptions (docs/subscriptions.md), as pure functions: billing periods, proration
+ * and GST. Integer subunits only; products of amounts and seconds are taken in BigInt, so no float touches money.
  */
 
 export type Frequency = 'daily' | 'weekly' | 'monthly' | 'yearly';
@@ -51,9 +51,10 @@ export interface Proration {
 }
 
 /**
- * Contract 11, change-plan with `create_prorations`: T = the period's length, r = the time left, in whole seconds.
- * Same frequency and interval: credit = round(old x r / T), debit = round(new x r / T), the period is kept. Different
- * cadence: credit = round(old x r / T), debit = the new amount in full, and a new period starts now.
+ * The formulas (docs/subscriptions.md), change-plan with `create_prorations`: T = the period's length, r = the time
+ * left, in whole seconds. Same frequency and interval: credit = round(old x r / T), debit = round(new x r / T), the
+ * period is kept. Different cadence: credit = round(old x r / T), debit = the new amount in full, and a new period
+ * starts now.
  */
 export function prorate(args: {
   oldAmount: number;
@@ -83,17 +84,17 @@ export interface Gst {
 }
 
 /**
- * How GST applies to a supply (contract 11): `none` (non-INR: a zero-rated export; or a merchant without a GSTIN),
- * `intra` (CGST + SGST: the customer is in the merchant's state, or its state is unknown) or `inter` (IGST).
+ * How GST applies to a supply (docs/invoices-and-gst.md): `none` (non-INR: a zero-rated export; or a merchant without a
+ * GSTIN), `intra` (CGST + SGST: the customer is in the merchant's state, or its state is unknown) or `inter` (IGST).
  */
 export type TaxTreatment = 'none' | 'intra' | 'inter';
 
-/** Whether GST can apply at all: INR, and a merchant with a GSTIN (contract 11). */
+/** Whether GST can apply at all: INR, and a merchant with a GSTIN (docs/invoices-and-gst.md). */
 export function gstApplies(currency: string, merchantGstin: string | null | undefined): boolean {
   return currency.toUpperCase() === 'INR' && !!merchantGstin;
 }
 
-/** The treatment of an invoice in `currency` between these parties (contract 11). */
+/** The treatment of an invoice in `currency` between these parties (docs/invoices-and-gst.md). */
 export function taxTreatment(args: {
   currency: string;
   merchantGstin: string | null;
@@ -123,9 +124,10 @@ export function gstOn(subtotal: number, treatment: TaxTreatment, rateBps: number
 }
 
 /**
- * Contract 11, GST on a tax-exclusive subtotal: only INR invoices of a merchant with a GSTIN are taxed (anything else
- * is a zero-rated export or untaxed). Customer in the merchant's state, or state unknown: CGST = SGST =
- * round(subtotal x rate / 2); another state: IGST = round(subtotal x rate). Rates in basis points (1800 = 18%).
+ * The formulas (docs/invoices-and-gst.md), GST on a tax-exclusive subtotal: only INR invoices of a merchant with a
+ * GSTIN are taxed (anything else is a zero-rated export or untaxed). Customer in the merchant's state, or state
+ * unknown: CGST = SGST = round(subtotal x rate / 2); another state: IGST = round(subtotal x rate). Rates in basis
+ * points (1800 = 18%).
  */
 export function gst(args: {
   subtotal: number;
@@ -149,8 +151,8 @@ export interface TaxSnapshot {
 }
 
 /**
- * What the gateway charges for a subscription (contract 11 and 14: prices are tax-exclusive, the invoice's total is
- * subtotal + GST): each period, the period invoice's total; on the first charge, also the setup fee, taken as the
+ * What the gateway charges for a subscription (docs/invoices-and-gst.md: prices are tax-exclusive, the invoice's total
+ * is subtotal + GST): each period, the period invoice's total; on the first charge, also the setup fee, taken as the
  * difference so that the first charge equals the first invoice's total (GST is rounded once, on the whole subtotal).
  */
 export function gatewayAmounts(amount: number, setupFee: number, tax: TaxSnapshot): { recurring: number; setupFee: number } {

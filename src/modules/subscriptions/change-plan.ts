@@ -35,7 +35,7 @@ export class ChangePlanResult {
 }
 
 /**
- * Change plan (contract 6 and 11), allowed from active and trialing. The new price is registered at the gateway at
+ * Change plan (docs/subscriptions.md), allowed from active and trialing. The new price is registered at the gateway at
  * the amount the subscription's invoices will total (its tax treatment's GST included) and the gateway's subscription
  * moved to it first (a refusal: 502, nothing changes); then, in one transaction, the proration over the seconds left
  * (on the tax-exclusive amounts): the same cadence keeps the period, another cadence starts a new one now and bills the
@@ -156,7 +156,7 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         // The answer shows the invoice as the change issued it; its collection follows the commit.
         collectFromMandate(change, invoice, line.description);
       } else {
-        // It names the invoice of the period it credits (contract 15), whose amount_credited grows by it.
+        // It names the invoice of the period it credits (docs/subscriptions.md), whose amount_credited grows by it.
         const credited = await periodInvoice(change.em, sub.id, periodStart, periodEnd);
         result.creditNote = await service.invoices.issue(change.em, {
           ...common,

@@ -14,8 +14,8 @@ import { TERMINAL } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
 /**
- * A subscription's coupon discount (issue 11 item 5), as fixed at its creation: the rules of which billed periods are
- * discounted, the invoice's discount line, and the gateway side.
+ * A subscription's coupon discount (docs/subscriptions.md), as fixed at its creation: the rules of which billed periods
+ * are discounted, the invoice's discount line, and the gateway side.
  *
  * Decisions: the discount is taken off the plan's recurring amount only (never the setup fee), on the first billed
  * period (`once`), the first `duration_in_cycles` billed periods (`repeating`) or every one (`forever`); a trial is not

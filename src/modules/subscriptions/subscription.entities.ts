@@ -44,9 +44,9 @@ export enum ScheduledAction {
 }
 
 /**
- * A customer's subscription to a plan at one price (contract 6). GraphQL calls it BillingSubscription: the root
- * `Subscription` type of GraphQL has the name. Periods and cycles are the service's own, aligned with the gateway's
- * by the periods its charge events report.
+ * A customer's subscription to a plan at one price (docs/subscriptions.md). GraphQL calls it BillingSubscription: the
+ * root `Subscription` type of GraphQL has the name. Periods and cycles are the service's own, aligned with the
+ * gateway's by the periods its charge events report.
  */
 @Entity({ tableName: 'subscriptions' })
 @Index({ properties: ['merchantId', 'mode', 'customerId', 'status'] })
@@ -97,7 +97,7 @@ export class BillingSubscription extends TenantEntity {
   @Property() anchorCycle: number = 0;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) trialStart?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) trialEnd?: Date | null;
-  /** Billed periods, the first included (contract 14, max_cycles). */
+  /** Billed periods, the first included (docs/subscriptions.md, max_cycles). */
   @Field(() => Int) @Property() cyclesCompleted: number = 0;
   @Field(() => Int, { nullable: true }) @Property({ type: 'integer', nullable: true }) maxCycles?: number | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) pausedAt?: Date | null;
@@ -137,8 +137,8 @@ export class BillingSubscription extends TenantEntity {
   @Field(() => Int) @Property() retryAttempt: number = 0;
   /**
    * GST of the subscription's invoices, fixed at creation from the merchant's settings and the customer's state then
-   * (contract 11): the gateway charges each invoice's total under it, so later settings changes cannot make the two
-   * disagree. New subscriptions take the settings as they are.
+   * (docs/subscriptions.md): the gateway charges each invoice's total under it, so later settings changes cannot make
+   * the two disagree. New subscriptions take the settings as they are.
    */
   @Field(() => SubscriptionTaxTreatment) @Enum({ items: () => SubscriptionTaxTreatment }) taxTreatment: SubscriptionTaxTreatment = SubscriptionTaxTreatment.NONE;
   /** The GST rate of `taxTreatment` in basis points (1800 = 18%); 0 for `none`. */
@@ -147,7 +147,7 @@ export class BillingSubscription extends TenantEntity {
   @Property({ type: 'jsonb' }) gatewayAddons: GatewayAddon[] = [];
   /** Credit from credit notes not yet applied to an invoice (gross: credit note totals, subunits of `currency`). */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) creditBalance: number = 0;
-  /** When the charge that started dunning failed: retries are due 1, 3 and 5 days after it (contract 14). */
+  /** When the charge that started dunning failed: retries are due 1, 3 and 5 days after it (docs/subscriptions.md). */
   @Property({ type: 'timestamptz', nullable: true }) pastDueSince?: Date | null;
   /** The invoice of the charge that failed, while dunning runs. */
   @Property({ type: 'uuid', nullable: true }) openInvoiceId?: string | null;
@@ -212,7 +212,7 @@ export class GatewayClockSync {
  * A price as registered at one gateway for one amount (Stripe Price, Razorpay Plan). Prices are tax-exclusive, but the
  * gateway charges the invoice's total, which depends on the subscription's tax treatment: one registration per
  * (price, provider, gateway amount), made once (catalog.store.ts lockPriceRegistration). The first made for a provider
- * is also `prices.provider_price_ids[provider]` (contract 6).
+ * is also `prices.provider_price_ids[provider]` (docs/subscriptions.md).
  */
 @Entity({ tableName: 'gateway_prices' })
 export class GatewayPrice {

@@ -28,10 +28,10 @@ const S = SubscriptionStatus;
 /** The `pending_command` the scheduler holds while it ends an abandoned checkout at the gateway. */
 export const CHECKOUT_EXPIRY_CLAIM = 'checkout_expiry';
 
-/** Declines that end dunning at once (contract 7). */
+/** Declines that end dunning at once (docs/subscriptions.md). */
 export const HARD_DECLINES = new Set(['stolen_card', 'lost_card', 'mandate_revoked', 'account_closed']);
 
-/** Days after the failed charge at which the dunning retries run (contract 14: 1, 3 and 5 days). */
+/** Days after the failed charge at which the dunning retries run (docs/subscriptions.md: 1, 3 and 5 days). */
 export const RETRY_DAYS = [1, 3, 5];
 
 /** The day of retry `n` (1-based) after the failure; beyond the schedule, two days apart. */

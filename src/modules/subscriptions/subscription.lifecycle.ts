@@ -142,7 +142,7 @@ export class SubscriptionChange {
 }
 
 /**
- * When an audit row happened: the merchant's time at the transition (README, "Subscriptions"). Live mode is the wall
+ * When an audit row happened: the merchant's time at the transition (docs/subscriptions.md). Live mode is the wall
  * clock; in test mode the insert itself reads the test clock (the test clock's offset at that instant), so a history
  * driven by test-clock advances reads as one timeline with its invoices and webhooks, at no extra statement.
  */
@@ -172,7 +172,7 @@ export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number):
 }
 
 /**
- * Bills the period `[start, end)`: the subscription's period moves there, one more cycle counts (contract 14:
+ * Bills the period `[start, end)`: the subscription's period moves there, one more cycle counts (docs/subscriptions.md:
  * every billed period), and an invoice is issued (paid, or open while dunning runs) under the subscription's tax, with
  * the setup fee on the first and any credit from earlier credit notes taken off. Its total is what the gateway charged
  * for the period (gatewayAmounts). The period before closes with it: its usage, and any reported late for earlier

@@ -1,7 +1,7 @@
 import { DomainError } from '../../core/errors';
 
 /**
- * The subscription state machine as one table (the API document's "States and transitions" plus contract 7 and 14):
+ * The subscription state machine as one table (the API document's "States and transitions" plus docs/subscriptions.md):
  * every transition of the engine (commands, gateway webhooks, the scheduler) is looked up here, and anything the table
  * does not list is 409 `invalid_state_transition`, changing nothing.
  */
@@ -41,7 +41,7 @@ export type TriggeredBy = 'api' | 'webhook' | 'scheduler' | 'system';
 
 export interface Transition {
   to: SubscriptionStatus;
-  /** The subscription event's `event_type` and the outbox event's type (contract 6 and 10). */
+  /** The subscription event's `event_type` and the outbox event's type (docs/subscriptions.md, docs/webhooks.md). */
   eventType: string;
   /** Who may cause it; the first is the usual one. */
   by: readonly TriggeredBy[];
@@ -100,7 +100,7 @@ export function transitionFor(from: SubscriptionStatus, trigger: SubscriptionTri
 
 /**
  * The transition `trigger` makes from `from`, caused by `by`; otherwise 409 `invalid_state_transition` naming the
- * current status and the command (contract 3). Gateway events that do not apply are the caller's to ignore
+ * current status and the command (docs/api.md). Gateway events that do not apply are the caller's to ignore
  * (`transitionFor` first), since a gateway may repeat or reorder them.
  */
 export function transition(from: SubscriptionStatus, trigger: SubscriptionTrigger, by: TriggeredBy): Transition {

@@ -34,8 +34,8 @@ const S = SubscriptionStatus;
 const RETRY_LEASE_HOURS = 1;
 
 /**
- * The service's own clock work on subscriptions (contract 14 "Who triggers": scheduler): checkouts never completed
- * (issue 11: cancelled SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS after creation), trial ends with
+ * The service's own clock work on subscriptions (docs/subscriptions.md: scheduler): checkouts never completed
+ * (docs/subscriptions.md: cancelled SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS after creation), trial ends with
  * trial_end_action=cancel_subscription, cancellations at period end, completion after max_cycles and dunning retries
  * (halting by the dunning policy happens when the last retry's failure is applied). Due work is a column (`next_action_at`, merchant time), so it survives restarts; each action runs in a
  * transaction holding the row lock and re-checks that it is still due, so several workers never run one twice.
@@ -126,10 +126,10 @@ export class SubscriptionScheduler {
   }
 
   /**
-   * The end of a hosted checkout nobody completed (issue 11): ended at the gateway outside any transaction, then,
-   * under the row lock, cancelled (`checkout_failed` by `scheduler`) if it is still `created`, which gives a coupon
-   * redemption back in the same transaction. A checkout the customer completed first is left to its event. A gateway
-   * that does not answer leaves the lease: the action runs again later.
+   * The end of a hosted checkout nobody completed (docs/subscriptions.md): ended at the gateway outside any
+   * transaction, then, under the row lock, cancelled (`checkout_failed` by `scheduler`) if it is still `created`, which
+   * gives a coupon redemption back in the same transaction. A checkout the customer completed first is left to its
+   * event. A gateway that does not answer leaves the lease: the action runs again later.
    */
   private async expireCheckout(tenant: TenantParams, claimed: BillingSubscription, at: Date): Promise<void> {
     const service = this.service;
@@ -169,7 +169,7 @@ export class SubscriptionScheduler {
     });
   }
 
-  /** Test-clock work (contract 8): the scheduler's actions of a merchant's test mode, in time order. */
+  /** Test-clock work (docs/sandbox.md): the scheduler's actions of a merchant's test mode, in time order. */
   readonly dueWork: DueWork = {
     name: 'subscription schedule',
     nextDue: (merchantId, until) => nextActionAt(this.pool, merchantId, until),

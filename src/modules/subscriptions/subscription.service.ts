@@ -48,7 +48,7 @@ import { endAtGateway, registerSubscriptionCommands } from './subscription.comma
 const S = SubscriptionStatus;
 
 /**
- * Subscriptions' use cases (contract 6, 7, 14): create, read, and the commands pause, resume, cancel and
+ * Subscriptions' use cases (docs/subscriptions.md): create, read, and the commands pause, resume, cancel and
  * change-plan. Gateway events and the scheduler's actions are in subscription.gateway-events.ts and
  * subscription.scheduler.ts; every state move of all three goes through SubscriptionChange (the table and the audit row).
  */
@@ -282,10 +282,10 @@ export class SubscriptionService {
   }
 
   /**
-   * The subscription's tax (contract 11), fixed at creation: the merchant's GSTIN, state and rate now, and the
-   * customer's state as its record will have it (an existing customer's details are kept, as the create's upsert keeps
-   * them; a GSTIN's first two digits stand for its state). Read only when it can matter (an INR price of a merchant
-   * with a GSTIN), so an untaxed create costs no statement.
+   * The subscription's tax (docs/invoices-and-gst.md), fixed at creation: the merchant's GSTIN, state and rate now, and
+   * the customer's state as its record will have it (an existing customer's details are kept, as the create's upsert
+   * keeps them; a GSTIN's first two digits stand for its state). Read only when it can matter (an INR price of a
+   * merchant with a GSTIN), so an untaxed create costs no statement.
    */
   private async taxAtCreate(
     ctx: Ctx,

@@ -22,7 +22,7 @@ export interface DueWork {
 /** A runaway due-work loop stops here instead of spinning forever. */
 const MAX_STEPS = 100_000;
 
-/** The most one advance moves the test clock (contract 15, "Bounds"): 366 days. Further: advance again. */
+/** The most one advance moves the test clock (docs/sandbox.md): 366 days. Further: advance again. */
 export const MAX_ADVANCE_SECONDS = 366 * 86_400;
 const MAX_ADVANCE_MS = MAX_ADVANCE_SECONDS * 1000;
 
@@ -39,7 +39,7 @@ export interface ClockState {
 }
 
 /**
- * The service's notion of "now" (contract 8 and 14): live mode is the wall clock; test mode is the wall clock
+ * The service's notion of "now" (docs/sandbox.md): live mode is the wall clock; test mode is the wall clock
  * plus the merchant's test-clock offset (table test_clocks). Every time-based rule asks `now(merchantId, mode)`.
  * Modules with time-based work register it as DueWork, so that advancing a test clock runs it.
  */

@@ -9,8 +9,8 @@ import type { SubscriptionService } from '../subscriptions/subscription.service'
 import { ClosedUsage, closeUnbilledUsage } from './usage.billing.store';
 
 /**
- * Usage is billed in arrears (issue 12). When a subscription's billing period closes — the renewal that bills the next
- * period (subscription.lifecycle.ts billPeriod), or the end of the subscription at a period's end (period-end
+ * Usage is billed in arrears (docs/usage.md). When a subscription's billing period closes — the renewal that bills the
+ * next period (subscription.lifecycle.ts billPeriod), or the end of the subscription at a period's end (period-end
  * cancellation, completion: subscription.scheduler.ts) — every part of its usage not billed yet that was counted in a
  * period starting before the closing instant is closed in one statement (usage.billing.store.ts), so an event reported
  * late for an earlier period is billed by the next close, never lost and never billed twice. Each (period, event type)

@@ -9,7 +9,7 @@ import { EVENT_TYPE, MAX_EVENT_TYPE, MAX_FRACTION_DIGITS, MAX_KEY, MAX_QUANTITY,
  * period of a subscription holds an instant.
  */
 
-/** Statuses a subscription takes usage in (contract 6); any other answers 409 subscription_not_billable. */
+/** Statuses a subscription takes usage in (docs/usage.md); any other answers 409 subscription_not_billable. */
 export const BILLABLE = ['active', 'trialing', 'past_due', 'paused'] as const;
 export const isBillable = (status: string) => (BILLABLE as readonly string[]).includes(status);
 
@@ -113,9 +113,10 @@ const APPROX_MS: Record<Frequency, number> = {
  * - the current period (`current_period_start/end`) when it holds `t`: during a trial that is the trial itself
  *   (`trial_start` .. `trial_end`: the subscriptions engine sets the current period to it);
  * - the trial, when `t` falls in it;
- * - otherwise the period of the billing anchor's calendar arithmetic (billing.ts `period`, contract 11) holding `t`:
- *   earlier periods, and later ones not yet entered (a paused subscription's, or a renewal not yet charged). A trialing
- *   subscription's periods after the trial count from the trial's end, where its first charge starts them.
+ * - otherwise the period of the billing anchor's calendar arithmetic (billing.ts `period`, docs/subscriptions.md)
+ *   holding `t`: earlier periods, and later ones not yet entered (a paused subscription's, or a renewal not yet
+ *   charged). A trialing subscription's periods after the trial count from the trial's end, where its first charge
+ *   starts them.
  * Null for an instant before the subscription's first period, or before the anchor when a change of billing cadence
  * restarted it (the periods before such a change are not kept, so usage cannot be attributed to them).
  */

@@ -53,7 +53,7 @@ const randomSlot = () => Math.floor(Math.random() * SLOTS);
 const retryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
 
 /**
- * Metered usage (contract 6, issue 12): report events one by one or in batches, read the sums per billing period.
+ * Metered usage (docs/usage.md): report events one by one or in batches, read the sums per billing period.
  * A single event that fits is written with the other single events of its tenant that arrive meanwhile, by one
  * statement (usage.store.ts reportGroup); one that does not runs on its own (reportOne), which says why. A batch is
  * one INSERT of all its events (one JSON array) with its sums. Quantities stay decimal text end to end.

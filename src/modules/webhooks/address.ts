@@ -2,10 +2,10 @@ import dns from 'node:dns';
 import net from 'node:net';
 
 /**
- * Where webhook endpoints may not point (SSRF), in either mode, unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is on (README,
- * "Webhooks"): loopback, private, carrier-grade NAT, link-local (cloud metadata at 169.254.169.254), unspecified,
- * documentation, benchmarking, multicast and reserved ranges, and the IPv6 equivalents, including IPv4 addresses
- * tunnelled in IPv6 (mapped, compatible, translated, NAT64, 6to4, Teredo).
+ * Where webhook endpoints may not point (SSRF), in either mode, unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is on
+ * (docs/webhooks.md): loopback, private, carrier-grade NAT, link-local (cloud metadata at 169.254.169.254),
+ * unspecified, documentation, benchmarking, multicast and reserved ranges, and the IPv6 equivalents, including IPv4
+ * addresses tunnelled in IPv6 (mapped, compatible, translated, NAT64, 6to4, Teredo).
  */
 const blocked4 = new net.BlockList();
 const blocked6 = new net.BlockList(); // separate: a v6 rule such as ::ffff:0:0/96 would also match every IPv4 address

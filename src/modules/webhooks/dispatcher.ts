@@ -189,7 +189,7 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Webhook retries as test-clock due work (contract 14: retry times follow the merchant's test clock). */
+  /** Webhook retries as test-clock due work (docs/sandbox.md: retry times follow the merchant's test clock). */
   readonly dueWork: DueWork = {
     name: 'webhook deliveries',
     nextDue: async (merchantId, until) => {
