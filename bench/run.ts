@@ -41,7 +41,7 @@ import { envNumber } from './lib/env';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CATALOG = { products: 20, plansPerProduct: 3, currencies: ['INR', 'USD'] };
-/** The rules in bench/README.md: entitlement evaluation with 10,000 customers and 20,000 subscriptions stored. */
+/** Entitlement evaluation (bench/README.md) with 10,000 customers and 20,000 subscriptions stored. */
 const ENTITLEMENT_DATA = { customers: 10_000, subscriptions: 20_000 };
 
 /** Bench settings from the environment (default minimum 0). */

@@ -160,7 +160,7 @@ export interface UsageCheck {
   pass: boolean;
 }
 
-/** The targets of the rules in bench/README.md as PASS/MISS lines. */
+/** The usage and analytics targets (bench/README.md) as PASS/MISS lines. */
 export function usageChecks(f: UsageFigures): UsageCheck[] {
   const out: UsageCheck[] = [
     ...(f.single

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The rules in docs/invoices-and-gst.md: the gateways collect what subscription invoices say, GST included.
+ * Subscriptions collect GST through the gateway (docs/invoices-and-gst.md): the gateways collect what subscription invoices say, GST included.
  * - `gateway_prices`: a price registered at a gateway per gateway amount (a price's amount plus the GST of a tax
  *   treatment), once each. Prices registered before (at their tax-exclusive amount) are carried over, so a subscription
  *   whose gateway amount is that amount (no GST) reuses them.

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Coupons (src/modules/coupons), the rules in docs/growth.md.
+ * Coupons (src/modules/coupons; docs/growth.md).
  * - `coupons`: codes unique per merchant and mode regardless of case (a unique index on lower(code), which also serves
  *   the look-up by code). The checks keep the invariants in the database too: percent XOR amount, repeating iff
  *   duration_in_cycles, and times_redeemed never above max_redemptions.

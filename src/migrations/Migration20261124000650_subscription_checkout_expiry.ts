@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The rules in docs/subscriptions.md: a subscription's hosted checkout that nobody completes is ended by the scheduler
+ * Abandoned checkouts (docs/subscriptions.md): a subscription's hosted checkout that nobody completes is ended by the scheduler
  * (`checkout_expiry`, SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS after creation). Subscriptions already waiting at checkout
  * get the action 24 h (the default) after they were created.
  */

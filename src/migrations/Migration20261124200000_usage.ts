@@ -14,7 +14,7 @@ function month(now: Date, offset: number): { name: string; from: string; to: str
 }
 
 /**
- * Metered usage (src/modules/usage), the rules in docs/usage.md.
+ * Metered usage (src/modules/usage; docs/usage.md).
  * - `usage_events`: every reported event, RANGE-partitioned by month on its timestamp (the partition key is in the
  *   primary key). No default partition: a row for a month without its partition fails, and the service then creates
  *   that month (usage.partitions.ts) and retries; a default partition would have to stay empty for that to work.

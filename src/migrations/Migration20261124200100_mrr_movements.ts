@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The rules in docs/analytics.md: the MRR movements ledger (src/modules/analytics/mrr-ledger.ts; schema agreed in the
+ * The MRR movements ledger (docs/analytics.md) (src/modules/analytics/mrr-ledger.ts; schema agreed in the
  * ledger notes). One row per change of a subscription's MRR, written in the change's transaction; every analytics
  * answer is a SQL aggregation over it and its daily rollup (below). The first index serves the window's edge days
  * (index-only scans over one merchant, mode and currency in time order); the second the per-customer facts the writer

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The rules in docs/analytics.md, autopay analytics (src/modules/analytics/autopay.*): `mandate_attempts`, one row per
+ * Autopay analytics (docs/analytics.md) (src/modules/analytics/autopay.*): `mandate_attempts`, one row per
  * subscription mandate checkout that completed or failed at the gateway, written with the subscription's change that
  * gateway event caused.
  * - `method` how the mandate was set up, `bank` the issuing / UPI PSP / e-mandate bank (null when the gateway named

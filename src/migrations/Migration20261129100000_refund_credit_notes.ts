@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Refunds are money returned; refunds issue credit notes (docs/invoices-and-gst.md "Credit notes" and "Payments of
- * a merchant with a GSTIN"):
+ * Refunds are money returned; refunds issue credit notes (docs/invoices-and-gst.md "Credit notes", docs/payments.md
+ * "Tax and refund amounts"):
  * - invoices: `billing_reason` `refund` (a refund's credit note); `amount_credited`, the sum of the totals of the credit
  *   notes against an invoice (backfilled 0: no credit note named its invoice before), never negative nor above the
  *   total; `refund_id`, the refund a credit note documents (at most one credit note per refund).

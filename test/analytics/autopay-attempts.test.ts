@@ -6,7 +6,7 @@ import { connect, Connected, countRows, postEvent, razorpayEvent, signedHeaders 
 import { createSubscription, events, ok, recurringPlan, sandboxEventsAbout } from '../subscriptions/helpers';
 
 /**
- * The detailed rules (docs/analytics.md): an autopay attempt is one mandate checkout completed or failed at the
+ * Autopay (docs/analytics.md): an autopay attempt is one mandate checkout completed or failed at the
  * gateway. A declined try whose checkout stays open (the sandbox's keep_open, as the real gateways do) is reported by
  * the gateway's own event through the verified webhook path and leaves the subscription `created`: the checkout counts
  * as failed until a later try on it succeeds, and then as authorised, one attempt either way.

@@ -87,7 +87,7 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('describes lists, bodies and errors in REST terms', () => {
-    const inlined = inlineRefs(doc); // bodies and answers are named components since the rules in docs/architecture.md
+    const inlined = inlineRefs(doc); // bodies and answers are named components (docs/api.md)
     const list = inlined.paths['/products'].get;
     expect(list.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'status', 'type']));
     const listSchema = list.responses['200'].content['application/json'].schema;

@@ -1,5 +1,5 @@
 /**
- * Credit notes (docs/invoices-and-gst.md "Credit notes"; docs/invoices-and-gst.md): a refund of a
+ * Credit notes (docs/invoices-and-gst.md "Credit notes"; docs/payments.md): a refund of a
  * payment its invoice records issues a credit note (billing_reason refund, related_invoice_id, credit_note.created)
  * whose taxable value and heads are the refund's share of the invoice's, the last one taking what is left; refunds are
  * money returned, counted against amount_total; the invoice's amount_credited sums its credit notes. A plan change's

@@ -13,7 +13,7 @@ beforeAll(async () => {
   await connect(m.live, 'stripe');
 });
 
-// The idempotency rules (docs/api.md, docs/payments.md): keys are kept 24 hours, and in test mode those hours are the
+// The idempotency rules (docs/api.md, docs/sandbox.md): keys are kept 24 hours, and in test mode those hours are the
 // merchant's test clock.
 describe('Idempotency-Key expiry follows the test clock', () => {
   it('a key used 25 test-clock hours ago is free again; before that it is still bound to its request', async () => {

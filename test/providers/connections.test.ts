@@ -1,7 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, countRows, createPayment, modeOf, pay, paymentBody, postEvent, PROVIDERS, sandboxCredentials, stripeEvent } from '../payments/helpers';
 
-/** Gateway connections (docs/sandbox.md, provider_connection; 14, sandbox credentials). */
+/** Gateway connections and their sandbox credentials (docs/sandbox.md). */
 
 const h = useHarness();
 
@@ -26,7 +26,7 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     const secrets = Object.values(credentials);
     const list = await m.test.get('/providers/connections');
     expect(list.status).toBe(200);
-    // The list rules (docs/api.md): the list envelope, like every other list; the GraphQL rules (docs/api.md): a Relay
+    // The list envelope, like every other list; over GraphQL a Relay
     // connection.
     expect(list.body).toEqual({ object: 'list', data: [expect.objectContaining({ id: c.id })], has_more: false, next_cursor: null });
     const g = await m.test.gql('{ providerConnections { edges { node { id provider mode isDefault credentialsHint webhookUrl } } totalCount } }');

@@ -6,7 +6,7 @@ import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { after, authorise, createSubscription, events, ok, recurringPlan, subscriptionBody, trail } from './helpers';
 
 /**
- * The rules in docs/subscriptions.md: a hosted mandate checkout nobody completes is ended by the scheduler
+ * Abandoned checkouts (docs/subscriptions.md): a hosted mandate checkout nobody completes is ended by the scheduler
  * SUBSCRIPTION_CHECKOUT_EXPIRY_SECONDS (24 h) after creation, on the merchant's (test) clock: expired at the gateway,
  * the subscription `created -> cancelled` (checkout_failed by scheduler), its coupon redemption given back. A completed
  * checkout is untouched, and the expired checkout's URL no longer completes (the sandbox answers 409: the session is

@@ -3,7 +3,7 @@ import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan } from './helpers';
 
 /**
- * The resource shapes (docs/subscriptions.md): a connection used by a subscription that has not ended cannot be deleted
+ * Gateway connections (docs/sandbox.md): a connection used by a subscription that has not ended cannot be deleted
  * (409 provider_in_use).
  */
 

@@ -3,10 +3,9 @@ import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { after, authorise, createSubscription, events, invoicesOf, ok, outboxTypesOf, recurringPlan, trail } from './helpers';
 
 /**
- * docs/subscriptions.md's dunning timeline, day by day on the test clock, through both gateways' sandboxes: the failed
- * renewal (active -> past_due, webhook, retry_attempt 0), retries 1, 3 and 5 days later (past_due -> past_due,
- * retry_attempt
- * 1..3), halted after the last (open invoice uncollectible); a hard decline halts at once; a successful retry recovers.
+ * The dunning timeline (docs/subscriptions.md), day by day on the test clock, through both gateways' sandboxes: the
+ * failed renewal (active -> past_due, webhook, retry_attempt 0), retries 1, 3 and 5 days later (past_due -> past_due,
+ * retry_attempt 1..3), halted after the last (open invoice uncollectible); a hard decline halts at once; a successful retry recovers.
  */
 
 const h = useHarness();

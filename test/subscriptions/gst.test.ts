@@ -4,8 +4,8 @@ import { gst } from '../../src/modules/subscriptions/billing';
 import { after, authorise, collectedAt, createSubscription, gatewayPriceAmountsOf, invoicesOf, ok, outboxTypesOf, recurringPlan } from './helpers';
 
 /**
- * The rules in docs/subscriptions.md: the gateways collect what subscription invoices say, GST included, for a merchant
- * with a GSTIN (docs/invoices-and-gst.md, docs/sandbox.md), through both gateways' sandboxes and the test clock. What
+ * Subscriptions collect GST through the gateway (docs/invoices-and-gst.md): the gateways collect what subscription
+ * invoices say, GST included, for a merchant with a GSTIN, through both gateways' sandboxes and the test clock. What
  * the customer paid at the gateway (captured charges less refunds, read from the sandbox's own records) must equal the
  * sum of the subscription's invoices' `amount_paid`: first charge with the setup fee, renewals, a plan change's
  * adjustment (Stripe at once; Razorpay as an add-on on the next charge), a credit note taken off a renewal and

@@ -18,7 +18,7 @@ import {
 /**
  * Every row of the API document's "States and transitions" table and the state rules (docs/subscriptions.md), driven
  * for real: the REST API, the gateway sandbox's hosted checkout and the test clock, for both gateways. Each test checks
- * the audit trail (who triggered what, docs/subscriptions.md, docs/sandbox.md), the outbox events (docs/webhooks.md),
+ * the audit trail (who triggered what: docs/subscriptions.md), the outbox events (docs/webhooks.md),
  * and that commands the table does not list answer 409 and change nothing.
  */
 

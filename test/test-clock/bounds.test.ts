@@ -93,7 +93,7 @@ describe('366 days a call', () => {
     const now = (await h.clock.now(m)).getTime();
     const cases: [unknown, string][] = [
       [{ seconds: MAX_ADVANCE_SECONDS + 1 }, 'seconds'],
-      [{ seconds: 2_147_483_647 }, 'seconds'], // The rules in docs/sandbox.md: 24,800 renewals of a daily plan
+      [{ seconds: 2_147_483_647 }, 'seconds'], // past the bound (docs/sandbox.md): 24,800 renewals of a daily plan
       [{ seconds: 1e10 }, 'seconds'], // not an Int
       [{ to: new Date(now + BOUND_MS + 60_000).toISOString() }, 'to'],
       [{ to: '9999-12-31T23:59:59Z' }, 'to'],

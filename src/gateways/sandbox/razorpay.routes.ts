@@ -22,7 +22,7 @@ const bad = (description: string, field: string | null = null, status = 400) => 
 const unknownId = () => bad('The id provided does not exist');
 
 /**
- * The detailed rules (docs/sandbox.md): rzp_test_ / rzp_live_ key ids with any non-empty secret; anything else fails
+ * Sandbox credentials (docs/sandbox.md): rzp_test_ / rzp_live_ key ids with any non-empty secret; anything else fails
  * authentication.
  */
 function authenticate(req: Request): Account {

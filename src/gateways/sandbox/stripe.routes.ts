@@ -16,7 +16,7 @@ import { changeStripePrice, createStripeManualInvoice, declineError, payStripeIn
 
 type Obj = Record<string, any>;
 
-/** The detailed rules (docs/sandbox.md): sk_test_ / sk_live_ keys only; anything else is a bad key (401). */
+/** Sandbox credentials (docs/sandbox.md): sk_test_ / sk_live_ keys only; anything else is a bad key (401). */
 function authenticate(req: Request): Account {
   const auth = req.header('authorization') ?? '';
   const m = /^Bearer\s+(\S+)$/i.exec(auth);

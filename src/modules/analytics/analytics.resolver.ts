@@ -6,7 +6,7 @@ import { ChurnAnalytics, LtvAnalytics, MrrAnalytics, QuickRatioAnalytics } from 
 import { AnalyticsInterval } from './analytics.window';
 
 /**
- * MRR, churn, LTV and quick ratio (docs/api.md root fields `mrr`, `churn`, `ltv`, `quickRatio`); the REST routes
+ * MRR, churn, LTV and quick ratio (GraphQL root fields `mrr`, `churn`, `ltv`, `quickRatio`: docs/analytics.md); the REST routes
  * /v1/analytics/* run these. `from` / `to` are ISO 8601 dates or date-times (analytics.window.ts).
  */
 @Resolver()

@@ -5,7 +5,7 @@ import { autopay } from './autopay.service';
 import { AutopayReport } from './autopay.types';
 
 /**
- * The GraphQL rules (docs/api.md) root field `autopay`; REST GET /v1/analytics/autopay runs it
+ * GraphQL root field `autopay` (docs/analytics.md); REST GET /v1/analytics/autopay runs it
  * (rest-shim/routes/analytics-retention.ts).
  */
 @Resolver()

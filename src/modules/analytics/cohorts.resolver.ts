@@ -6,7 +6,7 @@ import { cohorts } from './cohorts.service';
 import { CohortAnalytics } from './cohorts.types';
 
 /**
- * The GraphQL rules (docs/api.md) root field `cohorts`; REST GET /v1/analytics/cohorts runs it
+ * GraphQL root field `cohorts` (docs/analytics.md); REST GET /v1/analytics/cohorts runs it
  * (rest-shim/routes/analytics-retention.ts).
  */
 @Resolver()

@@ -11,7 +11,7 @@ export enum ExperimentStatus {
 }
 registerEnumType(ExperimentStatus, { name: 'ExperimentStatus', description: 'draft -> running -> stopped; nothing else.' });
 
-/** A condition's value: a scalar (equality) or a list of scalars (membership), the detailed rules (docs/growth.md). */
+/** A condition's value: a scalar (equality) or a list of scalars (membership): docs/growth.md, Targeting. */
 export type TargetingScalar = string | number | boolean;
 export type Targeting = Record<string, TargetingScalar | TargetingScalar[]>;
 

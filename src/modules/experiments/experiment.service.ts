@@ -183,7 +183,7 @@ export class ExperimentService {
   }
 
   /**
-   * Results per the resource shapes (docs/growth.md), counted from billing data in the merchant's reporting currency.
+   * Results as docs/growth.md defines them, counted from billing data in the merchant's reporting currency.
    */
   async results(ctx: Ctx, id: string): Promise<ExperimentResults> {
     const e = await this.experiment(ctx, id);

@@ -1,5 +1,5 @@
 /**
- * The statistics of experiment results, exact where the contract asks for it (docs/growth.md): no normal
+ * The statistics of experiment results, exact where docs/growth.md asks for it: no normal
  * approximation anywhere but the MRR lift's interval, which is a normal interval by design (see `mrrLift`).
  * Pure functions of counts; the counting itself is SQL (experiment.store.ts).
  */
@@ -34,7 +34,7 @@ export interface Arm {
  *
  * Its terms are summed in log space (a running log-sum-exp) with each term got from the previous one by their exact
  * ratio, so only the first needs log-Beta values: min(αA, αB) cheap steps, using P(B > A) = 1 - P(A > B) (ties have
- * probability 0) to sum the shorter series. Accurate to far better than the 0.001 the contract asks.
+ * probability 0) to sum the shorter series. Accurate to far better than the 0.001 docs/growth.md asks.
  */
 export function chanceToWin(control: Arm, treatment: Arm): number {
   const aA = 1 + control.conversions;

@@ -2,9 +2,8 @@ import { gst, gstApplies } from '../subscriptions/billing';
 import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
 
 /**
- * The GST a one-time payment collects (docs/payments.md). `amount` stays the tax-exclusive price
- * (docs/invoices-and-gst.md); the tax on it (docs/invoices-and-gst.md) is fixed when the payment is created, and the
- * checkout charges `amount_total` = amount + tax, which is also the total of the invoice issued when it succeeds.
+ * The GST a one-time payment collects (docs/payments.md, "Tax and refund amounts"). `amount` stays the tax-exclusive
+ * price; the tax on it (docs/invoices-and-gst.md) is fixed when the payment is created, and the checkout charges `amount_total` = amount + tax, which is also the total of the invoice issued when it succeeds.
  * Refunds are money returned (docs/payments.md): they count against `amount_total` and the gateway refunds exactly each
  * refund's amount, so no share of the tax is worked out for the gateway (a refund's credit note carries its share of
  * the invoice's tax heads: invoices/credit-note.ts). Pure integer arithmetic.

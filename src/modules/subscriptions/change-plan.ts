@@ -156,7 +156,7 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         // The answer shows the invoice as the change issued it; its collection follows the commit.
         collectFromMandate(change, invoice, line.description);
       } else {
-        // It names the invoice of the period it credits (docs/subscriptions.md), whose amount_credited grows by it.
+        // It names the invoice of the period it credits (docs/invoices-and-gst.md), whose amount_credited grows by it.
         const credited = await periodInvoice(change.em, sub.id, periodStart, periodEnd);
         result.creditNote = await service.invoices.issue(change.em, {
           ...common,

@@ -14,7 +14,7 @@ import { TERMINAL } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
 /**
- * A subscription's coupon discount (docs/subscriptions.md), as fixed at its creation: the rules of which billed periods
+ * A subscription's coupon discount (docs/growth.md), as fixed at its creation: the rules of which billed periods
  * are discounted, the invoice's discount line, and the gateway side.
  *
  * Decisions: the discount is taken off the plan's recurring amount only (never the setup fee), on the first billed

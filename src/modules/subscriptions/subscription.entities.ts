@@ -137,7 +137,7 @@ export class BillingSubscription extends TenantEntity {
   @Field(() => Int) @Property() retryAttempt: number = 0;
   /**
    * GST of the subscription's invoices, fixed at creation from the merchant's settings and the customer's state then
-   * (docs/subscriptions.md): the gateway charges each invoice's total under it, so later settings changes cannot make
+   * (docs/invoices-and-gst.md): the gateway charges each invoice's total under it, so later settings changes cannot make
    * the two disagree. New subscriptions take the settings as they are.
    */
   @Field(() => SubscriptionTaxTreatment) @Enum({ items: () => SubscriptionTaxTreatment }) taxTreatment: SubscriptionTaxTreatment = SubscriptionTaxTreatment.NONE;
