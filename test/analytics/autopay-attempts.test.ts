@@ -153,7 +153,7 @@ describe('Razorpay: several declined tries on one checkout', () => {
     expect(await autopay(m)).toEqual(oneAttempt({ method: 'upi', bank: 'SBI', authorized: true }));
   });
 
-  it('without keep_open the decline still ends the checkout (contract 14), counted once though two events report it', async () => {
+  it('without keep_open the decline still ends the checkout, counted once though two events report it', async () => {
     const m = await h.merchant();
     await connect(m.test, 'razorpay');
     const { plan } = await recurringPlan(m.test);

@@ -12,7 +12,7 @@ import { SubscriptionStatus } from '../../src/modules/subscriptions/subscription
 const h = useHarness();
 jest.setTimeout(120_000);
 
-describe('a subscription\'s MRR (contract 11)', () => {
+describe('a subscription\'s MRR', () => {
   it.each([
     // [amount, frequency, interval, expected, arithmetic]
     [49900, 'monthly', 1, 49900, '49900 / 1'],

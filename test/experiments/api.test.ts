@@ -145,7 +145,7 @@ describe('start and stop', () => {
     expect(new Date(stopped.stopped_at).getTime()).toBeGreaterThanOrEqual(new Date(started.started_at).getTime());
   });
 
-  it('answers 409 experiment_not_draft / experiment_not_running on the wrong state (contract 3), naming it, and changes nothing', async () => {
+  it('answers 409 experiment_not_draft / experiment_not_running on the wrong state, naming it, and changes nothing', async () => {
     const e = await ok(m.test.post('/experiments', twoArms(o1, o2)), 201);
     const illegal = async (command: string, status: string) => {
       const before = await ok(m.test.get(`/experiments/${e.id}`));

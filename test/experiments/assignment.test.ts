@@ -78,7 +78,7 @@ it('keeps enrolled customers in their variant across edits of split, targeting a
   for (const r of rows) if (first.has(r.customer_id)) expect(r.variant_id).toBe(first.get(r.customer_id));
 });
 
-it('targets by contract 14: scalar, array, array attribute, missing attribute', async () => {
+it('targets by attribute: scalar, array, array attribute, missing attribute', async () => {
   const e = await running(m.test, twoArms(o1, o2, { targeting: { country: 'IN', platform: ['ios', 'android'] } }));
   const [scalarAndArray, arrayAttribute, missing, wrong, sharedList] = await customers(h, m, 5);
   expect((await resolve(m.test, scalarAndArray, { country: 'IN', platform: 'android' }))?.experiment_id).toBe(e.id);

@@ -53,7 +53,7 @@ describe('variantForBucket', () => {
   });
 });
 
-describe('targeting (contract 14)', () => {
+describe('targeting', () => {
   const t = { country: 'IN', platform: ['ios', 'android'] };
 
   it('a scalar condition needs an equal attribute', () => {

@@ -60,7 +60,7 @@ function integrate(a: { v: number; c: number }, b: { v: number; c: number }): nu
 
 const arm = (visitors: number, conversions: number) => ({ visitors, conversions });
 
-describe('chance to win (contract 11)', () => {
+describe('chance to win', () => {
   it('is about 0.98 for 130/1000 against a control of 100/1000, and the complement the other way round', () => {
     const p = chanceToWin(arm(1000, 100), arm(1000, 130));
     expect(p).toBeGreaterThan(0.98);

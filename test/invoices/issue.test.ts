@@ -16,7 +16,7 @@ beforeAll(async () => {
   plain = await h.merchant({ state_code: '29' });
 });
 
-describe('GST (contract 11)', () => {
+describe('GST', () => {
   it('intra-state: CGST = SGST, per line too, place of supply the customer state', async () => {
     const c = await customer(h, m.id, { stateCode: '29' });
     const inv = await issue(h, m.id, draft(c));
@@ -181,7 +181,7 @@ describe('settling', () => {
   });
 });
 
-describe("a subscription's tax snapshot (issue 10)", () => {
+describe("a subscription's tax snapshot", () => {
   it('GST follows the snapshot (treatment and rate fixed at creation), not the settings or the customer state now', async () => {
     const inter = await customer(h, m.id, { stateCode: '27' });
     // Live settings say IGST at 18%; the snapshot says CGST + SGST at 12%: the snapshot wins, per line too.

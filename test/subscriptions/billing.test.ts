@@ -4,7 +4,7 @@ import { addonsCharged } from '../../src/modules/subscriptions/subscription.gate
 
 const d = (iso: string) => new Date(iso);
 
-describe('billing periods (contract 11: calendar arithmetic in UTC keeping the anchor day)', () => {
+describe('billing periods (calendar arithmetic in UTC keeping the anchor day)', () => {
   it('Jan 31 monthly -> Feb 29 (leap) -> Mar 31 -> Apr 30, counted from the anchor', () => {
     const anchor = d('2024-01-31T10:30:00Z');
     expect([0, 1, 2, 3].map((n) => periodStart(anchor, 'monthly', 1, n).toISOString())).toEqual([
@@ -49,7 +49,7 @@ describe('rounding: half away from zero to the subunit', () => {
   ])('%s / %s = %s', (n, den, q) => expect(divRound(n, den)).toBe(q));
 });
 
-describe('proration (contract 11)', () => {
+describe('proration', () => {
   const start = d('2026-01-01T00:00:00Z');
   const end = d('2026-01-31T00:00:00Z'); // T = 30 days
 
@@ -115,7 +115,7 @@ describe('proration (contract 11)', () => {
   });
 });
 
-describe('GST (contract 11)', () => {
+describe('GST', () => {
   const base = { currency: 'INR', rateBps: 1800, merchantGstin: '29ABCDE1234F1ZW', merchantState: '29' };
 
   it('same state or unknown: CGST = SGST = round(subtotal x 9%)', () => {
@@ -140,7 +140,7 @@ describe('GST (contract 11)', () => {
   });
 });
 
-describe('tax treatments and gateway amounts (issue 10: the gateway charges the invoice total)', () => {
+describe('tax treatments and gateway amounts (the gateway charges the invoice total)', () => {
   const parties = { currency: 'INR', merchantGstin: '29ABCDE1234F1ZW', merchantState: '29' };
 
   it('treatment: intra for the same or an unknown state, inter for another, none for non-INR or no GSTIN', () => {

@@ -133,7 +133,7 @@ describe('POST /usage/events', () => {
     }
   });
 
-  it('takes usage while paused (contract 6)', async () => {
+  it('takes usage while paused', async () => {
     const s = await billableSubscription(m.test);
     expect((await ok(m.test.post(`/subscriptions/${s.id}/pause`))).status).toBe('paused');
     expect((await report(m.test, s.id)).billing_period_start).toBe(s.current_period_start);
@@ -370,7 +370,7 @@ describe('POST /usage/events', () => {
     });
   });
 
-  describe('Idempotency-Key header (contract 5)', () => {
+  describe('Idempotency-Key header', () => {
     it('replays the first answer byte for byte with Idempotent-Replayed; another body is idempotency_key_reused', async () => {
       const s = await billableSubscription(m.test);
       const key = `hdr-${rnd()}`;

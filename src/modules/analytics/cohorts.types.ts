@@ -24,7 +24,7 @@ export class Cohort {
 
 @ObjectType({
   description:
-    'Customer retention cohorts (contract 14): customers grouped by the period in which they first had a subscription counted in MRR ' +
+    'Customer retention cohorts: customers grouped by the period in which they first had a subscription counted in MRR ' +
     '(their activation, from the MRR movements ledger); a customer is retained in a period when it has a subscription counted in MRR at ' +
     "the period's end. Periods are (start, end]: what happens at a period's exact end counts for it.",
 })

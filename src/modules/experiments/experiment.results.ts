@@ -45,7 +45,7 @@ export class ExperimentVariantResult {
   @Field() isWinner!: boolean;
 }
 
-@ObjectType({ description: "An experiment's results, shaped for a dashboard (contract 6 experiment results)." })
+@ObjectType({ description: "An experiment's results, shaped for a dashboard." })
 export class ExperimentResults {
   @Field(() => ID) experimentId!: string;
   @Field() name!: string;

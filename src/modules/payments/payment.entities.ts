@@ -55,10 +55,10 @@ export class Payment extends TenantEntity {
     return 'payment';
   }
 
-  @Field(() => Money, { description: 'The tax-exclusive price the merchant asked for (contract 14).' })
+  @Field(() => Money, { description: 'The tax-exclusive price the merchant asked for.' })
   @Property({ type: new BigIntType('number') })
   amount!: number;
-  @Field(() => Money, { description: 'GST on amount (contract 11), fixed when the payment was created; 0 when untaxed.' })
+  @Field(() => Money, { description: 'GST on amount, fixed when the payment was created; 0 when untaxed.' })
   @Property({ type: new BigIntType('number'), default: 0 })
   taxAmount: number = 0;
   @Field(() => Money, { description: 'amount + tax_amount: what the gateway checkout charges, and the total of the invoice.' })

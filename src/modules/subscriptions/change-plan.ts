@@ -18,7 +18,7 @@ import { discountAtPlanChange, discountTermsOf } from './subscription.discount';
 import { SubscriptionStatus, transition } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
-@ObjectType({ description: 'The prorated amounts of a plan change (contract 11).' })
+@ObjectType({ description: 'The prorated amounts of a plan change.' })
 export class Proration {
   @Field(() => Money) creditAmount!: number;
   @Field(() => Money) debitAmount!: number;

@@ -81,7 +81,7 @@ export class SubscriptionResolver {
     return services(ctx).subscriptions.cancel(ctx, id, cancelAtPeriodEnd ?? false);
   }
 
-  @Mutation(() => ChangePlanResult, { description: 'Moves the subscription to another plan or price, with proration (contract 11).' })
+  @Mutation(() => ChangePlanResult, { description: 'Moves the subscription to another plan or price, with proration.' })
   changeSubscriptionPlan(@C() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('input') input: ChangePlanInput) {
     return services(ctx).subscriptions.changePlan(ctx, id, input);
   }

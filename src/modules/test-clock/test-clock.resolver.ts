@@ -4,7 +4,7 @@ import { DateTime } from '../../core/scalars';
 import { services } from '../../services';
 import type { ClockState } from './test-clock.service';
 
-@ObjectType({ description: "The merchant's test-mode time (contract 8)." })
+@ObjectType({ description: "The merchant's test-mode time." })
 export class TestClockState {
   @Field()
   get object(): string {

@@ -15,7 +15,7 @@ export const MAX_FRACTION_DIGITS = 12;
 export const MAX_BATCH = 1000;
 export const MAX_KEY = 255;
 
-@InputType({ description: 'One usage event (contract 6): quantity of event_type consumed by a subscription.' })
+@InputType({ description: 'One usage event: quantity of event_type consumed by a subscription.' })
 export class ReportUsageInput {
   @Field(() => ID, { description: 'The subscription to attribute usage to: active, trialing, past_due or paused.' })
   subscriptionId!: string;
