@@ -6,11 +6,14 @@ import { buildSchema, execute, GraphQLError, OperationDefinitionNode, parse } fr
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { EntitySchema, MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
+import Razorpay from 'razorpay';
 import { runWithCommit } from '../../src/core/adapters/commit-message';
 import { appHandleSetup, appRouter, expressClasses } from '../../src/core/adapters/express-dispatch';
 import { wrapFieldResolver } from '../../src/core/adapters/graphql-field-resolve';
 import { compiledVariableCoercion } from '../../src/core/adapters/graphql-jit-variables';
 import { knexConnections } from '../../src/core/adapters/knex-pool';
+import { withRequestDeadline } from '../../src/core/adapters/node-agent-deadline';
+import { razorpayPost, razorpayRequestDefaults } from '../../src/core/adapters/razorpay-http';
 import {
   currentTransaction,
   outermostTransaction,
@@ -252,6 +255,88 @@ describe('graphql-jit-variables', () => {
       expect(refused.coerced).toBeUndefined();
       expect(refused.errors!.length).toBeGreaterThan(0);
       expect(refused.errors![0]).toBeInstanceOf(GraphQLError);
+    }
+  });
+});
+
+/** A local HTTP server for the gateway adapters; `answer` answers each request once its body is in. */
+async function localServer(answer: (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void) {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => answer(req, body, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('node-agent-deadline', () => {
+  it('destroys a request left unanswered at its deadline, and leaves an answered one alone', async () => {
+    const server = await localServer((req, _body, res) => void (req.url === '/slow' ? undefined : res.end('ok')));
+    const agent = withRequestDeadline(new http.Agent({ keepAlive: true }), 300, () => new Error('probe deadline'));
+    const get = (path: string) =>
+      new Promise<string>((resolve, reject) => {
+        http
+          .get(`${server.url}${path}`, { agent }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve(body));
+          })
+          .on('error', reject);
+      });
+    try {
+      expect(await get('/ok')).toBe('ok');
+      const started = Date.now();
+      await expect(get('/slow')).rejects.toThrow('probe deadline');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect(Date.now() - started).toBeLessThan(5000);
+      await new Promise((resolve) => setTimeout(resolve, 400)); // past the first request's deadline
+      expect(await get('/ok')).toBe('ok');
+    } finally {
+      agent.destroy();
+      await server.close();
+    }
+  });
+});
+
+describe('razorpay-http', () => {
+  it("the SDK's request defaults steer its calls; its post reaches extension routes with its auth and error shape", async () => {
+    const seen: { method?: string; url?: string; auth?: string; probe?: string; body: string }[] = [];
+    const server = await localServer((req, body, res) => {
+      seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, probe: req.headers['x-probe'] as string, body });
+      res.setHeader('content-type', 'application/json');
+      if (req.url?.endsWith('/refuse')) res.writeHead(400).end(JSON.stringify({ error: { code: 'BAD_REQUEST_ERROR', description: 'no' } }));
+      else res.end(JSON.stringify(req.method === 'GET' ? { id: 'cust_1', entity: 'customer' } : { ok: true }));
+    });
+    try {
+      const rzp = new Razorpay({ key_id: 'rzp_test_probe', key_secret: 'secret' });
+      const defaults = razorpayRequestDefaults(rzp);
+      expect(typeof defaults.baseURL).toBe('string');
+      expect(typeof defaults.headers.common).toBe('object');
+      defaults.baseURL = `${server.url}/razorpay`;
+      defaults.proxy = false;
+      defaults.headers.common['X-Probe'] = 'yes';
+      expect(await rzp.customers.fetch('cust_1')).toMatchObject({ id: 'cust_1' });
+      expect(await razorpayPost(rzp, '/test_helpers/probe', { a: 1 })).toEqual({ ok: true });
+      await expect(razorpayPost(rzp, '/test_helpers/refuse', {})).rejects.toMatchObject({
+        statusCode: 400,
+        error: { code: 'BAD_REQUEST_ERROR' },
+      });
+      const basic = `Basic ${Buffer.from('rzp_test_probe:secret').toString('base64')}`;
+      expect(seen.map(({ method, url, auth, probe }) => ({ method, url, auth, probe }))).toEqual([
+        { method: 'GET', url: '/razorpay/v1/customers/cust_1', auth: basic, probe: 'yes' },
+        { method: 'POST', url: '/razorpay/v1/test_helpers/probe', auth: basic, probe: 'yes' },
+        { method: 'POST', url: '/razorpay/v1/test_helpers/refuse', auth: basic, probe: 'yes' },
+      ]);
+      expect(JSON.parse(seen[1].body)).toEqual({ a: 1 });
+    } finally {
+      await server.close();
     }
   });
 });
