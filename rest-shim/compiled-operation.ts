@@ -19,7 +19,7 @@ import {
   VariableDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
-import { compileVariableParsing } from 'graphql-jit/dist/variables';
+import { compiledVariableCoercion } from '../src/core/adapters/graphql-jit-variables';
 
 /**
  * A REST route's operation compiled to JavaScript (graphql-jit) instead of interpreted by graphql-js on every
@@ -93,13 +93,13 @@ export function variableCoercion(
   schema: GraphQLSchema,
   definitions: readonly VariableDefinitionNode[],
 ): (raw: Record<string, unknown>) => { errors: readonly GraphQLError[]; coerced?: never } | { errors?: never; coerced: Record<string, unknown> } {
-  const compiled = compileVariableParsing(schema, definitions);
+  const compiled = compiledVariableCoercion(schema, definitions);
   // The variables an input object can be given in (the only ones graphql-jit may accept an array for).
   const objectVariables = definitions
     .map((d) => [d.variable.name.value, typeFromAST(schema, d.type as never) as GraphQLInputType] as const)
     .filter(([, type]) => mayHoldObjects(type));
   return (raw) => {
-    const fast = (compiled(raw) as { coerced?: Record<string, unknown> }).coerced;
+    const fast = compiled(raw).coerced;
     // An absent variable stays absent, as with graphql-js (the compiled query's pass-through would make undefined null).
     if (fast && !objectVariables.some(([name, type]) => arrayForObject(raw[name], type))) return { coerced: fast };
     return getVariableValues(schema, definitions, raw, { maxErrors: 50 });

@@ -1,6 +1,5 @@
 import express, { Request, Response, Router } from 'express';
 import {
-  defaultFieldResolver,
   execute,
   ExecutionResult,
   getNamedType,
@@ -25,6 +24,7 @@ import { enumToGraphQL, fromGraphQL, toGraphQL } from './mapping';
 import { routes } from './routes';
 import { compileOperation } from './compiled-operation';
 import { logger } from '../src/core/logger';
+import { wrapFieldResolver } from '../src/core/adapters/graphql-field-resolve';
 import { restReadKey } from '../src/modules/catalog/catalog-cache';
 
 /** A query-string value is text; give GraphQL the scalar it expects (or the text, which it then rejects). */
@@ -83,8 +83,7 @@ function captureValues(f: SharedField): void {
   const field = f.parentType.getFields()[f.fieldName];
   if (capturing.has(field)) return;
   capturing.add(field);
-  const resolve = field.resolve ?? defaultFieldResolver;
-  field.resolve = (source, args, ctx: Ctx | undefined, info) => {
+  wrapFieldResolver(field, (resolve) => (source, args, ctx: Ctx | undefined, info) => {
     const value = resolve(source, args, ctx, info);
     const seen = ctx?.extras?.get(CAPTURED) as Map<string | number, unknown> | undefined;
     if (!seen || !info.path.prev || info.path.prev.prev) return value;
@@ -92,7 +91,7 @@ function captureValues(f: SharedField): void {
     if (value instanceof Promise) return value.then((v) => (seen.set(key, v), v));
     seen.set(key, value);
     return value;
-  };
+  });
 }
 
 /** REST text of shared values per shared field (a route's selection), kept as long as the value lives. */

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { defaultFieldResolver, GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { validateOrReject, ValidationError } from 'class-validator';
 import { ArgumentValidationError, buildSchema, NonEmptyArray } from 'type-graphql';
 import type { Ctx } from './core/context';
 import { DomainError } from './core/errors';
+import { wrapFieldResolver } from './core/adapters/graphql-field-resolve';
 import { DateTime } from './core/scalars';
 import { refuseInvalidText } from './core/nul';
 import { refuseOversizeArguments } from './core/argument-limits';
@@ -40,9 +41,8 @@ const OPERATOR_FIELDS = new Set(['createMerchant']);
 function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
   for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
     for (const field of Object.values(root?.getFields() ?? {})) {
-      const resolve = field.resolve ?? defaultFieldResolver;
       const operatorField = OPERATOR_FIELDS.has(field.name);
-      field.resolve = (source, args, context: Ctx, info) => {
+      wrapFieldResolver(field, (resolve) => (source, args, context: Ctx, info) => {
         if (!operatorField && context.principal?.kind !== 'merchant') {
           throw new DomainError('invalid_api_key', 'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...');
         }
@@ -50,7 +50,7 @@ function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
         refuseInvalidText(field, args);
         refuseEmptyIds(field, args);
         return resolve(source, args, context, info);
-      };
+      });
     }
   }
   return schema;

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { types as pgTypes } from 'pg';
 import type { Client, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { KnexConnections, knexConnections } from './adapters/knex-pool';
 
 /**
  * pg's own type parsers. MikroORM gives its connections parsers that keep dates and timestamps as strings (it
@@ -25,14 +26,8 @@ export interface ServicePool {
   connect(): Promise<PoolClient>;
 }
 
-/** What knex's client offers for its pool: raw pg clients, validated (and replaced when broken) on acquire. */
-interface KnexClient {
-  acquireConnection(): Promise<Client>;
-  releaseConnection(connection: Client): Promise<void>;
-}
-
-/** knex marks a connection that emitted 'error' or 'end' (its listeners are always attached: no crash when idle). */
-type KnexConnection = Client & { __knex__disposed?: unknown; release?: PoolClient['release'] };
+/** A connection of knex's pool, as a pg-pool client once checked out by `connect()`. */
+type KnexConnection = Client & { release?: PoolClient['release'] };
 
 /** An error after which the connection may still be reused: a statement's own error (not a lost or dying session). */
 function sessionSurvives(err: unknown): boolean {
@@ -43,12 +38,12 @@ function sessionSurvives(err: unknown): boolean {
 class OrmPool implements ServicePool {
   readonly options: { readonly max: number };
 
-  constructor(private readonly knex: KnexClient, max: number) {
+  constructor(private readonly knex: KnexConnections, max: number) {
     this.options = { max };
   }
 
   async query<R extends QueryResultRow = any>(config: QueryConfig | string, values?: unknown[]): Promise<QueryResult<R>> {
-    const conn = (await this.knex.acquireConnection()) as KnexConnection;
+    const conn = (await this.knex.acquire()) as KnexConnection;
     let result: QueryResult<R>;
     try {
       const q: QueryConfig = typeof config === 'string' ? { text: config, types: plainTypes } : config.types ? config : { ...config, types: plainTypes };
@@ -62,7 +57,7 @@ class OrmPool implements ServicePool {
   }
 
   async connect(): Promise<PoolClient> {
-    const conn = (await this.knex.acquireConnection()) as KnexConnection;
+    const conn = (await this.knex.acquire()) as KnexConnection;
     let released = false;
     // pg-pool's contract: `release()` gives it back, `release(err)` (or `true`) closes it.
     conn.release = (err?: Error | boolean) => {
@@ -74,21 +69,16 @@ class OrmPool implements ServicePool {
   }
 
   /**
-   * Back to the pool; with `broken`, closed now (its session's locks and transaction end with it) and marked as knex
-   * marks a lost connection, so the pool's validation on the next acquire destroys it and opens a new one.
+   * Back to the pool; with `broken`, closed now (its session's locks and transaction end with it) and destroyed by
+   * the pool instead of handed out again (src/core/adapters/knex-pool.ts).
    */
   private async giveBack(conn: KnexConnection, broken?: unknown): Promise<void> {
-    if (broken) {
-      conn.__knex__disposed ??= broken;
-      conn.end().catch(() => undefined);
-    }
-    await this.knex.releaseConnection(conn);
+    if (broken) await this.knex.discard(conn, broken);
+    else await this.knex.release(conn);
   }
 }
 
 /** The ORM's knex pool as the process's service pool. */
 export function ormPool(orm: MikroORM): ServicePool {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const knex = (orm.em.getConnection() as any).getKnex().client as KnexClient;
-  return new OrmPool(knex, (orm.config.get('pool') as { max: number }).max);
+  return new OrmPool(knexConnections(orm), (orm.config.get('pool') as { max: number }).max);
 }

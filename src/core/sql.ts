@@ -4,6 +4,14 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { ClassType } from 'type-graphql';
 import { TENANT_FILTER, TenantEntity, TenantParams } from './entity';
 import { ormPool, plainTypes, ServicePool } from './orm-pool';
+import { runWithCommit } from './adapters/commit-message';
+import {
+  currentTransaction,
+  outermostTransaction,
+  OrmTransaction,
+  transactionConnection,
+  transactionEnded,
+} from './adapters/knex-transaction';
 
 /**
  * The one way stores write SQL (every statement lives in a module's `*.store.ts`; test/core/sql-literals.test.ts keeps it
@@ -109,14 +117,6 @@ async function runPrepared<R>(db: Queryable, sql: string, params: unknown[], orm
   }
 }
 
-/** What MikroORM holds as a transaction: a knex transaction, whose client always hands out its one pg connection. */
-interface KnexTransaction {
-  client: { acquireConnection(): Promise<Queryable> };
-  isCompleted(): boolean;
-  /** Set on a nested transaction (a savepoint). */
-  parentTransaction?: KnexTransaction;
-}
-
 /**
  * Runs a finished statement where `db` says: a prepared statement on the EntityManager's transaction connection (with
  * the ORM's type parsers, so rows read as the ORM's own statements' do), else on the service pool. Inside transactions
@@ -125,7 +125,7 @@ interface KnexTransaction {
  */
 async function run<R>(db: Db, sql: string, params: unknown[]): Promise<R[]> {
   if (!isEm(db)) return runPrepared<R>(db, sql, params);
-  const trx = db.getTransactionContext<KnexTransaction>();
+  const trx = currentTransaction(db);
   const pool = pools.get(db.config);
   if (!pool) {
     if (params.some(Array.isArray)) throw new Error('array parameters need the service pool');
@@ -135,8 +135,8 @@ async function run<R>(db: Db, sql: string, params: unknown[]): Promise<R[]> {
   if (!trx) return runPrepared<R>(pool, sql, params);
   // The connection goes back to the pool when the transaction ends: a statement after that would run in another
   // request's session.
-  if (trx.isCompleted()) throw new Error('statement on a transaction that has ended');
-  return runPrepared<R>(await trx.client.acquireConnection(), sql, params, true);
+  if (transactionEnded(trx)) throw new Error('statement on a transaction that has ended');
+  return runPrepared<R>(await transactionConnection(trx), sql, params, true);
 }
 
 const TENANT = /\{tenant(?::(\w+))?\}|\{tenant_values\}/g;
@@ -255,10 +255,8 @@ export function tenantCommitStatement(
 const commitStatements = new WeakMap<object, (() => CommitStatement[])[]>();
 
 /** The outermost transaction of the EntityManager's (a nested one is a savepoint of it): the one that commits. */
-export function rootTransaction(em: EntityManager): object | undefined {
-  let trx = em.getTransactionContext<KnexTransaction>();
-  while (trx?.parentTransaction) trx = trx.parentTransaction;
-  return trx;
+export function rootTransaction(em: EntityManager): OrmTransaction | undefined {
+  return outermostTransaction(em);
 }
 
 /**
@@ -272,9 +270,9 @@ export function rootTransaction(em: EntityManager): object | undefined {
  * the savepoint rolls back: `build` decides what still applies.
  */
 export function sendWithCommit(em: EntityManager, build: () => CommitStatement[]): void {
-  const trx = rootTransaction(em) as KnexTransaction | undefined;
+  const trx = rootTransaction(em);
   if (!trx) throw new Error('sendWithCommit outside a transaction');
-  if (trx.isCompleted()) throw new Error('sendWithCommit on a transaction that has ended');
+  if (transactionEnded(trx)) throw new Error('sendWithCommit on a transaction that has ended');
   const builds = commitStatements.get(trx);
   if (builds) builds.push(build);
   else commitStatements.set(trx, [build]);
@@ -288,15 +286,8 @@ export const sendStatementsWithCommit: EventSubscriber = {
     commitStatements.delete(transaction as object);
     const statements = builds.flatMap((build) => build());
     if (!statements.length) return;
-    // One result per statement, then the commit's and the begin's.
-    const results = await (em as EntityManager)
-      .getConnection()
-      .execute<Record<string, unknown>[][]>(
-        `${statements.map((st) => st.sql).join(';\n')}; commit; begin`,
-        statements.flatMap((st) => st.params),
-        'all',
-        transaction,
-      );
+    // In the commit's own message (src/core/adapters/commit-message.ts).
+    const results = await runWithCommit(em as EntityManager, transaction as object, statements);
     statements.forEach((st, i) => st.rows?.(results[i]));
   },
 };

@@ -22,6 +22,7 @@ import {
 import { normaliseRazorpayEvent, RAZORPAY_EVENTS, refundStatus } from './razorpay.events';
 import type { AdapterOptions } from './stripe.adapter';
 import { advanceTimeoutMs, RAZORPAY_IDEMPOTENCY_HEADER, razorpayClient, RazorpayClient } from './transport';
+import { razorpayPost } from '../core/adapters/razorpay-http';
 
 /**
  * Razorpay needs a finite total_count; "until cancelled" becomes a count no subscription reaches in practice
@@ -230,8 +231,7 @@ export class RazorpayAdapter implements GatewayPort {
 
   /** A POST to a sandbox extension route through the SDK's own HTTP client (its auth, base URL and error shape). */
   private sandboxPost(rzp: RazorpayClient, url: string, data: Obj): Promise<Obj> {
-    const api = rzp.api as unknown as { post(params: { url: string; data: Obj }): Promise<Obj> };
-    return this.call(() => api.post({ url, data }));
+    return this.call(() => razorpayPost(rzp, url, data));
   }
 
   async retrySubscriptionCharge(providerSubscriptionId: string, idempotencyKey: string): Promise<RetryChargeResult> {

@@ -2,6 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import Razorpay from 'razorpay';
 import Stripe from 'stripe';
+import { withRequestDeadline } from '../core/adapters/node-agent-deadline';
+import { razorpayRequestDefaults } from '../core/adapters/razorpay-http';
 
 /**
  * The one place gateway SDK clients are built, so every gateway call has the same bound: GATEWAY_TIMEOUT_MS from the
@@ -49,17 +51,8 @@ export function gatewayAgent(protocol: 'http' | 'https', timeoutMs: number): htt
   const known = agents.get(key);
   if (known) return known;
   const options = { keepAlive: true, timeout: timeoutMs };
-  const agent = protocol === 'https' ? new https.Agent(options) : new http.Agent(options);
-  const addRequest = (agent as unknown as { addRequest(req: http.ClientRequest, options: unknown): void }).addRequest;
-  (agent as unknown as { addRequest(req: http.ClientRequest, options: unknown): void }).addRequest = function (req, opts) {
-    const timer = setTimeout(() => {
-      if (!req.destroyed) req.destroy(new GatewayTimeoutError(timeoutMs));
-    }, timeoutMs);
-    const clear = () => clearTimeout(timer);
-    req.once('close', clear);
-    req.once('response', (res: http.IncomingMessage) => res.once('end', clear));
-    return addRequest.call(this, req, opts);
-  };
+  const plain = protocol === 'https' ? new https.Agent(options) : new http.Agent(options);
+  const agent = withRequestDeadline(plain, timeoutMs, () => new GatewayTimeoutError(timeoutMs));
   agents.set(key, agent);
   return agent;
 }
@@ -89,7 +82,6 @@ export function stripeClient(secretKey: string, opts: ClientOptions): Stripe {
   return new Stripe(secretKey || 'sk_missing', config);
 }
 
-type Obj = Record<string, any>;
 export type RazorpayClient = InstanceType<typeof Razorpay>;
 
 /** Header carrying Cadence's idempotency key to Razorpay (the sandbox honours it; the real gateway ignores it). */
@@ -102,13 +94,13 @@ export const RAZORPAY_IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
 export function razorpayClient(credentials: { key_id: string; key_secret: string }, opts: ClientOptions, idempotencyKey?: string): RazorpayClient {
   const timeout = timeoutOf(opts);
   const rzp = new Razorpay({ key_id: credentials.key_id || 'rzp_missing', key_secret: credentials.key_secret });
-  const rq = (rzp.api as unknown as { rq: { defaults: Obj } }).rq;
-  if (opts.sandboxUrl) rq.defaults.baseURL = `${opts.sandboxUrl.replace(/\/$/, '')}/razorpay`;
-  rq.defaults.timeout = timeout;
-  rq.defaults.proxy = false;
-  rq.defaults.maxRedirects = 0;
-  rq.defaults.httpAgent = gatewayAgent('http', timeout);
-  rq.defaults.httpsAgent = gatewayAgent('https', timeout);
-  if (idempotencyKey) rq.defaults.headers.common[RAZORPAY_IDEMPOTENCY_HEADER] = idempotencyKey;
+  const defaults = razorpayRequestDefaults(rzp);
+  if (opts.sandboxUrl) defaults.baseURL = `${opts.sandboxUrl.replace(/\/$/, '')}/razorpay`;
+  defaults.timeout = timeout;
+  defaults.proxy = false;
+  defaults.maxRedirects = 0;
+  defaults.httpAgent = gatewayAgent('http', timeout);
+  defaults.httpsAgent = gatewayAgent('https', timeout);
+  if (idempotencyKey) defaults.headers.common[RAZORPAY_IDEMPOTENCY_HEADER] = idempotencyKey;
   return rzp;
 }

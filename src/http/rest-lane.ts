@@ -1,24 +1,13 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { RestShim } from '../../rest-shim/router';
+import { appHandleSetup, appRouter } from '../core/adapters/express-dispatch';
+
+// The server's request and response classes, born with the app's prototypes (half of an entitlement read's CPU went
+// to express setting them per request: bench/README.md, "The REST lane").
+export { expressClasses } from '../core/adapters/express-dispatch';
 
 type ErrorHandler = (err: unknown, req: Request, res: Response, next: NextFunction) => void;
-/** Express 5's base router (`app.router`, the `router` package), as app.handle calls it. */
-type ExpressRouter = { handle(req: Request, res: Response, done: (err?: unknown) => void): void };
-
-/**
- * The request and response classes for `http.createServer`: Node's own, whose instances are born with express's
- * app prototypes (app.request / app.response, which lead back to Node's). Express's `app.handle` would set them on
- * every request; an object whose prototype changes after it is built loses V8's fast paths, and with them went half
- * of an entitlement read's CPU (bench/README.md, "The REST lane").
- */
-export function expressClasses(app: Express): { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse } {
-  class Request extends http.IncomingMessage {}
-  class Response extends http.ServerResponse {}
-  Object.setPrototypeOf(Request.prototype, app.request);
-  Object.setPrototypeOf(Response.prototype, app.response);
-  return { IncomingMessage: Request, ServerResponse: Response as typeof http.ServerResponse };
-}
 
 /**
  * The server's request listener: a `/v1` request the REST route table answers runs `before` (request id, body
@@ -32,18 +21,18 @@ export function expressClasses(app: Express): { IncomingMessage: typeof http.Inc
 export function restLane(app: Express, rest: RestShim, before: RequestHandler[], onError: ErrorHandler): http.RequestListener {
   // Each route's whole chain (`before`, then its own handlers), built once.
   const chains = new WeakMap<RequestHandler[], RequestHandler[]>();
+  const setUp = appHandleSetup(app);
+  const router = appRouter(app);
   return (incoming, outgoing) => {
     const url = incoming.url ?? '';
     const req = incoming as Request;
     const res = outgoing as Response;
     const fail = (err: unknown) => onError(err, req, res, () => undefined);
     const hit = url.startsWith('/v1/') ? rest.match(incoming.method ?? '', url.slice(3)) : null;
-    req.res = res;
-    res.req = req;
-    res.locals = Object.create(null) as Record<string, unknown>;
+    setUp(req, res);
     // Everything else: express's router, as app.handle runs it, without its setPrototypeOf (the classes did it).
     // The app's own last handlers answer every request; `done` is reached only by an error thrown in them.
-    if (!hit) return (app.router as unknown as ExpressRouter).handle(req, res, (err) => fail(err ?? new Error('unanswered request')));
+    if (!hit) return router(req, res, (err) => fail(err ?? new Error('unanswered request')));
     req.originalUrl = url;
     req.baseUrl = '/v1';
     req.url = url.slice(3);

@@ -1,5 +1,4 @@
-import crypto from 'node:crypto';
-import { validate as isUuid, v7 as uuidv7 } from 'uuid';
+import { validate as isUuid, v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { Mode, TenantParams } from '../../core/entity';
@@ -7,7 +6,6 @@ import { DomainError, invalid, notFound } from '../../core/errors';
 import { KeyedBatches } from '../../core/keyed-batches';
 import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
-import { uuidV7s } from '../../core/uuid-v7';
 import type { Clock } from '../test-clock/test-clock.service';
 import { MAX_BATCH, ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
 import { isMissingPartition, UsagePartitions } from './usage.partitions';
@@ -223,7 +221,6 @@ export class UsageService {
       const keyAt = new Map<string, number>();
       // A subscription's events without a timestamp share one instant (the merchant's now) and one period.
       const nowPeriod = new Map<string, { start: Date; end: Date }>();
-      const ids = uuidV7s(drafts.length);
       for (let i = 0; i < drafts.length; i++) {
         const d = drafts[i];
         if (d.key !== null) {
@@ -257,7 +254,7 @@ export class UsageService {
         answers.push({ row: rows.length });
         rows.push({
           index: i,
-          id: ids[i],
+          id: uuidv7(),
           timestamp: at,
           subscriptionId: d.subscriptionId,
           periodStart: p.start,
@@ -389,18 +386,13 @@ const aggregationIds = new Map<string, string>();
 const MAX_KEPT_IDS = 20_000;
 
 /**
- * UUID v5 (RFC 9562: SHA-1 of the namespace's bytes and the name's UTF-8, version 5, variant 10) of
- * `subscription/periodStartISO/eventType`: the uuid package's v5, without its per-character encoding of the name and
- * parse of the namespace on every call (a fifth of a large summary's CPU). test/usage/rules.test.ts compares the two.
+ * UUID v5 of `subscription/periodStartISO/eventType`, kept for the next ask (a summary asks for the same ones again),
+ * with the namespace given as bytes (the package would parse its text on every call).
  */
 function aggregationIdOf(name: string): string {
   let id = aggregationIds.get(name);
   if (id !== undefined) return id;
-  const h = crypto.createHash('sha1').update(NAMESPACE_BYTES).update(name, 'utf8').digest();
-  h[6] = (h[6] & 0x0f) | 0x50;
-  h[8] = (h[8] & 0x3f) | 0x80;
-  const x = h.toString('hex', 0, 16);
-  id = `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+  id = uuidv5(name, NAMESPACE_BYTES);
   if (aggregationIds.size >= MAX_KEPT_IDS) aggregationIds.clear();
   aggregationIds.set(name, id);
   return id;

@@ -1,0 +1,34 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from 'pg';
+
+/**
+ * The raw pg connections of MikroORM's knex pool, so plain prepared statements run on the ORM's own connections
+ * (src/core/orm-pool.ts) instead of a second pool. knex documents none of it: `client.acquireConnection()` and
+ * `releaseConnection()` are what its runner calls, and `__knex__disposed` is the mark knex puts on a connection that
+ * emitted 'error' or 'end', which makes its pool destroy that connection on the next acquire.
+ * test/core/adapters.test.ts checks all three against the installed knex.
+ */
+export interface KnexConnections {
+  acquire(): Promise<Client>;
+  release(conn: Client): Promise<void>;
+  /** Closes `conn` now and gives it back marked as broken: the pool destroys it instead of handing it out again. */
+  discard(conn: Client, reason: unknown): Promise<void>;
+}
+
+interface KnexClient {
+  acquireConnection(): Promise<Client>;
+  releaseConnection(conn: Client): Promise<void>;
+}
+
+export function knexConnections(orm: MikroORM): KnexConnections {
+  const knex = orm.em.getConnection().getKnex().client as KnexClient;
+  return {
+    acquire: () => knex.acquireConnection(),
+    release: (conn) => knex.releaseConnection(conn),
+    discard(conn, reason) {
+      (conn as Client & { __knex__disposed?: unknown }).__knex__disposed ??= reason;
+      conn.end().catch(() => undefined);
+      return knex.releaseConnection(conn);
+    },
+  };
+}
