@@ -1,9 +1,11 @@
 import { DomainError } from '../../core/errors';
+import { defineMachine, Transition } from '../../core/state-machine';
 
 /**
- * The subscription state machine as one table (the API document's "States and transitions" plus contract 7 and 14):
- * every transition of the engine (commands, gateway webhooks, the scheduler) is looked up here, and anything the table
- * does not list is 409 `invalid_state_transition`, changing nothing.
+ * The subscription state machine as one table (the API document's "States and transitions"), declared with
+ * src/core/state-machine.ts: every move of the engine (its creation, commands, gateway webhooks, the scheduler) goes
+ * through it in SubscriptionChange, and anything the table does not list is 409 `invalid_state_transition`, changing
+ * nothing.
  */
 
 export enum SubscriptionStatus {
@@ -20,6 +22,7 @@ export enum SubscriptionStatus {
 /** What moves a subscription. Conditions of the API document's table are resolved by the caller into the trigger. */
 export type SubscriptionTrigger =
   // commands (triggered_by api)
+  | 'create' // the subscription is written, its checkout open
   | 'pause'
   | 'resume'
   | 'cancel'
@@ -39,63 +42,72 @@ export type SubscriptionTrigger =
 
 export type TriggeredBy = 'api' | 'webhook' | 'scheduler' | 'system';
 
-export interface Transition {
-  to: SubscriptionStatus;
-  /** The subscription event's `event_type` and the outbox event's type (contract 6 and 10). */
-  eventType: string;
+/** A row of the table: the move's outbound event, and who may cause it. */
+export interface SubscriptionTransition extends Transition<SubscriptionState, SubscriptionTrigger> {
+  /** The subscription event's `event_type` and the outbox event's type. */
+  readonly eventType: string;
   /** Who may cause it; the first is the usual one. */
-  by: readonly TriggeredBy[];
+  readonly by: readonly TriggeredBy[];
 }
 
+/** What the table's state and hooks reach of a change (subscription.lifecycle.ts SubscriptionChange). */
+export interface SubscriptionMoveContext {
+  readonly sub: { status: SubscriptionStatus; couponId?: string | null };
+  /** Gives the subscription's coupon redemption back with the change. */
+  releaseCoupon(): void;
+}
+
+/** The state before a subscription exists: its creation is the table's first move (its audit row's from_state null). */
+export const NONE = 'none';
+export type SubscriptionState = SubscriptionStatus | typeof NONE;
+
 const S = SubscriptionStatus;
-// A cancellation made at the gateway (its dashboard, a revoked mandate) arrives as a webhook.
-const cancelled: Transition = { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['api', 'webhook'] };
-
-export const TRANSITIONS: Readonly<Record<SubscriptionStatus, Partial<Record<SubscriptionTrigger, Transition>>>> = {
-  [S.CREATED]: {
-    mandate_authorized: { to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
-    mandate_authorized_with_trial: { to: S.TRIALING, eventType: 'subscription.trial_started', by: ['webhook'] },
-    checkout_failed: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['webhook', 'scheduler'] },
-    cancel: cancelled,
-  },
-  [S.TRIALING]: {
-    charge_succeeded: { to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
-    charge_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    trial_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler', 'webhook'] },
-    cancel: cancelled,
-    change_plan: { to: S.TRIALING, eventType: 'subscription.plan_changed', by: ['api'] },
-  },
-  [S.ACTIVE]: {
-    pause: { to: S.PAUSED, eventType: 'subscription.paused', by: ['api'] },
-    charge_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    cancel: cancelled,
-    period_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler', 'webhook'] },
-    complete: { to: S.COMPLETED, eventType: 'subscription.completed', by: ['scheduler'] },
-    change_plan: { to: S.ACTIVE, eventType: 'subscription.plan_changed', by: ['api'] },
-  },
-  [S.PAUSED]: {
-    resume: { to: S.ACTIVE, eventType: 'subscription.resumed', by: ['api'] },
-    cancel: cancelled,
-  },
-  [S.PAST_DUE]: {
-    charge_succeeded: { to: S.ACTIVE, eventType: 'subscription.payment_succeeded', by: ['webhook'] },
-    retry_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    halt: { to: S.HALTED, eventType: 'subscription.halted', by: ['webhook', 'scheduler'] },
-    cancel: cancelled,
-  },
-  [S.HALTED]: {
-    cancel: cancelled,
-  },
-  // Terminal: a cancelled subscription cannot be resumed, a completed one has ended.
-  [S.CANCELLED]: {},
-  [S.COMPLETED]: {},
+/** A checkout that never completed (created -> cancelled) gives its coupon redemption back. */
+const releaseCoupon = (c: SubscriptionMoveContext) => {
+  if (c.sub.couponId) c.releaseCoupon();
 };
+// A cancellation made at the gateway (its dashboard, a revoked mandate) arrives as a webhook.
+const CANCEL_BY: TriggeredBy[] = ['api', 'webhook'];
+const CANCELLED = 'subscription.cancelled';
 
-export const TERMINAL: ReadonlySet<SubscriptionStatus> = new Set([S.CANCELLED, S.COMPLETED]);
+export const SUBSCRIPTIONS = defineMachine<SubscriptionState, SubscriptionTrigger, SubscriptionTransition, SubscriptionMoveContext>({
+  states: [NONE, ...Object.values(S)],
+  transitions: [
+    { on: 'create', from: [NONE], to: S.CREATED, eventType: 'subscription.created', by: ['api'] },
+    { on: 'mandate_authorized', from: [S.CREATED], to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
+    { on: 'mandate_authorized_with_trial', from: [S.CREATED], to: S.TRIALING, eventType: 'subscription.trial_started', by: ['webhook'] },
+    { on: 'checkout_failed', from: [S.CREATED], to: S.CANCELLED, eventType: CANCELLED, by: ['webhook', 'scheduler'], hooks: [releaseCoupon] },
+    { on: 'cancel', from: [S.CREATED], to: S.CANCELLED, eventType: CANCELLED, by: CANCEL_BY, hooks: [releaseCoupon] },
+    { on: 'charge_succeeded', from: [S.TRIALING], to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
+    { on: 'charge_succeeded', from: [S.PAST_DUE], to: S.ACTIVE, eventType: 'subscription.payment_succeeded', by: ['webhook'] },
+    { on: 'charge_failed', from: [S.TRIALING, S.ACTIVE], to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
+    { on: 'retry_failed', from: [S.PAST_DUE], to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
+    { on: 'halt', from: [S.PAST_DUE], to: S.HALTED, eventType: 'subscription.halted', by: ['webhook', 'scheduler'] },
+    { on: 'trial_end_cancel', from: [S.TRIALING], to: S.CANCELLED, eventType: CANCELLED, by: ['scheduler', 'webhook'] },
+    { on: 'period_end_cancel', from: [S.ACTIVE], to: S.CANCELLED, eventType: CANCELLED, by: ['scheduler', 'webhook'] },
+    { on: 'cancel', from: [S.TRIALING, S.ACTIVE, S.PAUSED, S.PAST_DUE, S.HALTED], to: S.CANCELLED, eventType: CANCELLED, by: CANCEL_BY },
+    { on: 'pause', from: [S.ACTIVE], to: S.PAUSED, eventType: 'subscription.paused', by: ['api'] },
+    { on: 'resume', from: [S.PAUSED], to: S.ACTIVE, eventType: 'subscription.resumed', by: ['api'] },
+    { on: 'complete', from: [S.ACTIVE], to: S.COMPLETED, eventType: 'subscription.completed', by: ['scheduler'] },
+    { on: 'change_plan', from: [S.TRIALING], to: S.TRIALING, eventType: 'subscription.plan_changed', by: ['api'] },
+    { on: 'change_plan', from: [S.ACTIVE], to: S.ACTIVE, eventType: 'subscription.plan_changed', by: ['api'] },
+    // Terminal: a cancelled subscription cannot be resumed, a completed one has ended.
+  ],
+  refused: (from, on) =>
+    new DomainError('invalid_state_transition', `Cannot ${on.replace(/_/g, ' ')} a subscription that is ${from.replace(/_/g, ' ')}.`),
+  state: {
+    get: (c) => c.sub.status,
+    set: (c, to) => {
+      c.sub.status = to as SubscriptionStatus; // no row moves to NONE
+    },
+  },
+});
+
+export const TERMINAL: ReadonlySet<SubscriptionStatus> = new Set(Object.values(S).filter((s) => SUBSCRIPTIONS.isTerminal(s)));
 
 /** The transition `trigger` makes from `from`, or null when the table has none. */
-export function transitionFor(from: SubscriptionStatus, trigger: SubscriptionTrigger): Transition | null {
-  return TRANSITIONS[from][trigger] ?? null;
+export function transitionFor(from: SubscriptionState, trigger: SubscriptionTrigger): SubscriptionTransition | null {
+  return SUBSCRIPTIONS.find(from, trigger);
 }
 
 /**
@@ -103,13 +115,6 @@ export function transitionFor(from: SubscriptionStatus, trigger: SubscriptionTri
  * current status and the command (contract 3). Gateway events that do not apply are the caller's to ignore
  * (`transitionFor` first), since a gateway may repeat or reorder them.
  */
-export function transition(from: SubscriptionStatus, trigger: SubscriptionTrigger, by: TriggeredBy): Transition {
-  const t = transitionFor(from, trigger);
-  if (!t || !t.by.includes(by)) {
-    throw new DomainError(
-      'invalid_state_transition',
-      `Cannot ${trigger.replace(/_/g, ' ')} a subscription that is ${from.replace(/_/g, ' ')}.`,
-    );
-  }
-  return t;
+export function transition(from: SubscriptionState, trigger: SubscriptionTrigger, by: TriggeredBy): SubscriptionTransition {
+  return SUBSCRIPTIONS.check(from, trigger, (t) => t.by.includes(by));
 }
