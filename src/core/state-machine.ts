@@ -48,7 +48,13 @@ export interface MachineSpec<S extends string, E extends string, T extends Trans
 /** What `apply` answers: the move, or a promise of it for a machine whose hooks are asynchronous. */
 export type Applied<M, R extends HookResult> = R extends Promise<void> ? Promise<M> : M;
 
-export class StateMachine<S extends string, E extends string, T extends Transition<S, E>, C = void, R extends HookResult = void> {
+export class StateMachine<
+  S extends string,
+  E extends string,
+  T extends Transition<S, E>,
+  C = void,
+  R extends HookResult = void,
+> {
   readonly states: readonly S[];
   private readonly rows = new Map<string, Row<S, E, T, C, R>>();
 
@@ -126,9 +132,13 @@ export class StateMachine<S extends string, E extends string, T extends Transiti
   }
 }
 
-export function defineMachine<S extends string, E extends string, T extends Transition<S, E>, C = void, R extends HookResult = void>(
-  spec: MachineSpec<S, E, T, C, R>,
-): StateMachine<S, E, T, C, R> {
+export function defineMachine<
+  S extends string,
+  E extends string,
+  T extends Transition<S, E>,
+  C = void,
+  R extends HookResult = void,
+>(spec: MachineSpec<S, E, T, C, R>): StateMachine<S, E, T, C, R> {
   return new StateMachine(spec);
 }
 

@@ -11,7 +11,10 @@ interface DoorRow extends Transition<State, Event> {
 }
 
 class Refused extends Error {
-  constructor(readonly from: string, readonly on: string) {
+  constructor(
+    readonly from: string,
+    readonly on: string,
+  ) {
     super(`Cannot ${on} a door that is ${from}.`);
   }
 }
@@ -88,7 +91,15 @@ describe('state machine', () => {
     const seen: State[] = [];
     const m = defineMachine<State, Event, DoorRow, Door>({
       states: ['closed', 'open', 'locked', 'gone'],
-      transitions: [{ on: 'open', from: ['closed'], to: 'open', by: [], hooks: [(x) => void seen.push(x.status), note('creak'), note('draught')] }],
+      transitions: [
+        {
+          on: 'open',
+          from: ['closed'],
+          to: 'open',
+          by: [],
+          hooks: [(x) => void seen.push(x.status), note('creak'), note('draught')],
+        },
+      ],
       refused: (from, on) => new Refused(from, on),
       state: { get: (x) => x.status, set: (x, to) => void (x.status = to) },
       onTransition: [note('moved')],
@@ -119,14 +130,26 @@ describe('state machine', () => {
 
   it('refuses, when defined, a table naming an undeclared state', () => {
     const define = (transitions: DoorRow[]) => () =>
-      defineMachine<State, Event, DoorRow, Door>({ states: ['closed', 'open'], transitions, refused: (f, o) => new Refused(f, o) });
-    expect(define([{ on: 'lock', from: ['closed'], to: 'locked', by: [] }])).toThrow("'lock' names the undeclared state 'locked'");
-    expect(define([{ on: 'unlock', from: ['locked'], to: 'closed', by: [] }])).toThrow("'unlock' names the undeclared state 'locked'");
+      defineMachine<State, Event, DoorRow, Door>({
+        states: ['closed', 'open'],
+        transitions,
+        refused: (f, o) => new Refused(f, o),
+      });
+    expect(define([{ on: 'lock', from: ['closed'], to: 'locked', by: [] }])).toThrow(
+      "'lock' names the undeclared state 'locked'",
+    );
+    expect(define([{ on: 'unlock', from: ['locked'], to: 'closed', by: [] }])).toThrow(
+      "'unlock' names the undeclared state 'locked'",
+    );
   });
 
   it('refuses, when defined, a table with two moves for one state and event, or a move from no state', () => {
     const define = (transitions: DoorRow[]) => () =>
-      defineMachine<State, Event, DoorRow, Door>({ states: ['closed', 'open', 'gone'], transitions, refused: (f, o) => new Refused(f, o) });
+      defineMachine<State, Event, DoorRow, Door>({
+        states: ['closed', 'open', 'gone'],
+        transitions,
+        refused: (f, o) => new Refused(f, o),
+      });
     expect(
       define([
         { on: 'remove', from: ['closed', 'open'], to: 'gone', by: [] },

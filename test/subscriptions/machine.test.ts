@@ -88,7 +88,9 @@ describe('subscription state machine', () => {
   it('creation is the first move: from none to created, by the API only, and nothing else leaves none', () => {
     expect(transition(NONE, 'create', 'api')).toMatchObject({ to: S.CREATED, eventType: 'subscription.created' });
     expect(SUBSCRIPTIONS.events(NONE)).toEqual(['create']);
-    for (const by of SOURCES.filter((b) => b !== 'api')) expect(() => transition(NONE, 'create', by)).toThrow(DomainError);
+    for (const by of SOURCES.filter((b) => b !== 'api')) {
+      expect(() => transition(NONE, 'create', by)).toThrow(DomainError);
+    }
     for (const from of STATES) expect(transitionFor(from, 'create')).toBeNull();
   });
 

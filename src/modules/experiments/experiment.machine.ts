@@ -17,16 +17,34 @@ export interface ExperimentMoveContext {
 
 const E = ExperimentStatus;
 
-const REFUSAL: Record<ExperimentEvent, { code: 'experiment_not_draft' | 'experiment_not_running'; needs: ExperimentStatus }> = {
+const REFUSAL: Record<
+  ExperimentEvent,
+  { code: 'experiment_not_draft' | 'experiment_not_running'; needs: ExperimentStatus }
+> = {
   start: { code: 'experiment_not_draft', needs: E.DRAFT },
   stop: { code: 'experiment_not_running', needs: E.RUNNING },
 };
 
-export const EXPERIMENTS = defineMachine<ExperimentStatus, ExperimentEvent, Transition<ExperimentStatus, ExperimentEvent>, ExperimentMoveContext>({
+export const EXPERIMENTS = defineMachine<
+  ExperimentStatus,
+  ExperimentEvent,
+  Transition<ExperimentStatus, ExperimentEvent>,
+  ExperimentMoveContext
+>({
   states: Object.values(E),
   transitions: [
-    { on: 'start', from: [E.DRAFT], to: E.RUNNING, hooks: [({ experiment, now }) => void (experiment.startedAt = now)] },
-    { on: 'stop', from: [E.RUNNING], to: E.STOPPED, hooks: [({ experiment, now }) => void (experiment.stoppedAt = now)] },
+    {
+      on: 'start',
+      from: [E.DRAFT],
+      to: E.RUNNING,
+      hooks: [({ experiment, now }) => void (experiment.startedAt = now)],
+    },
+    {
+      on: 'stop',
+      from: [E.RUNNING],
+      to: E.STOPPED,
+      hooks: [({ experiment, now }) => void (experiment.stoppedAt = now)],
+    },
   ],
   refused: (from, on) => {
     const { code, needs } = REFUSAL[on];

@@ -21,7 +21,11 @@ export interface InvoiceMoveContext {
   recorded(type: string): Promise<void>;
 }
 
-type InvoiceHook = Hook<InvoiceMoveContext, Move<InvoiceStatus, InvoiceEvent, Transition<InvoiceStatus, InvoiceEvent>>, Promise<void>>;
+type InvoiceHook = Hook<
+  InvoiceMoveContext,
+  Move<InvoiceStatus, InvoiceEvent, Transition<InvoiceStatus, InvoiceEvent>>,
+  Promise<void>
+>;
 
 const I = InvoiceStatus;
 
@@ -45,14 +49,26 @@ const outbound =
   (c) =>
     c.recorded(type);
 
-export const INVOICES = defineMachine<InvoiceStatus, InvoiceEvent, Transition<InvoiceStatus, InvoiceEvent>, InvoiceMoveContext, Promise<void>>({
+export const INVOICES = defineMachine<
+  InvoiceStatus,
+  InvoiceEvent,
+  Transition<InvoiceStatus, InvoiceEvent>,
+  InvoiceMoveContext,
+  Promise<void>
+>({
   states: Object.values(I),
   transitions: [
     { on: 'mark_paid', from: [I.OPEN, I.UNCOLLECTIBLE], to: I.PAID, hooks: [settlePaid, outbound('invoice.paid')] },
-    { on: 'mark_uncollectible', from: [I.OPEN], to: I.UNCOLLECTIBLE, hooks: [outbound('invoice.marked_uncollectible')] },
+    {
+      on: 'mark_uncollectible',
+      from: [I.OPEN],
+      to: I.UNCOLLECTIBLE,
+      hooks: [outbound('invoice.marked_uncollectible')],
+    },
     { on: 'void', from: [I.OPEN, I.UNCOLLECTIBLE], to: I.VOID, hooks: [nothingDue, outbound('invoice.voided')] },
   ],
-  refused: (from, on) => new DomainError('invalid_state_transition', `Cannot ${on.replace(/_/g, ' ')} an invoice that is ${from}.`),
+  refused: (from, on) =>
+    new DomainError('invalid_state_transition', `Cannot ${on.replace(/_/g, ' ')} an invoice that is ${from}.`),
   state: {
     get: (c) => c.invoice.status,
     set: (c, to) => {

@@ -296,7 +296,7 @@ export class InvoiceService {
     return this.settle(em, invoiceId, 'void');
   }
 
-  /** Moves an invoice by the table (invoice.machine.ts), under its row lock; asked again once there, changes nothing. */
+  /** Moves an invoice by its table (invoice.machine.ts) under its row lock; nothing when it is there already. */
   private async settle(
     em: EntityManager,
     invoiceId: string,

@@ -11,7 +11,8 @@ import { Payment, PaymentStatus, Refund } from './payment.entities';
  */
 
 /** A checkout's outcome (the gateway event's kind), or a confirmed refund returning part or all of `amount_total`. */
-export type PaymentEvent = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund_partial' | 'refund_full';
+export type PaymentEvent =
+  'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund_partial' | 'refund_full';
 
 /** What a move's hooks reach. */
 export interface PaymentMoveContext {
@@ -26,7 +27,11 @@ export interface PaymentMoveContext {
   changed(type: string | null): Promise<void>;
 }
 
-type PaymentHook = Hook<PaymentMoveContext, Move<PaymentStatus, PaymentEvent, Transition<PaymentStatus, PaymentEvent>>, Promise<void>>;
+type PaymentHook = Hook<
+  PaymentMoveContext,
+  Move<PaymentStatus, PaymentEvent, Transition<PaymentStatus, PaymentEvent>>,
+  Promise<void>
+>;
 
 const P = PaymentStatus;
 
@@ -58,17 +63,38 @@ const refundCreditNote: PaymentHook = async ({ em, payment, refund, invoices }, 
   await invoices.issueForRefund(em, payment, refund!, move.to === P.REFUNDED);
 };
 
-export const PAYMENTS = defineMachine<PaymentStatus, PaymentEvent, Transition<PaymentStatus, PaymentEvent>, PaymentMoveContext, Promise<void>>({
+export const PAYMENTS = defineMachine<
+  PaymentStatus,
+  PaymentEvent,
+  Transition<PaymentStatus, PaymentEvent>,
+  PaymentMoveContext,
+  Promise<void>
+>({
   states: Object.values(P),
   transitions: [
     // A verified gateway event: a late one (a `failed` after `succeeded`) or a repeat is not in the table, and the
     // caller leaves it. A checkout paid after it failed or expired still succeeds.
-    { on: 'payment.succeeded', from: [P.PENDING, P.FAILED, P.EXPIRED], to: P.SUCCEEDED, hooks: [reported(null), changed('payment.succeeded'), paidInvoice] },
-    { on: 'payment.failed', from: [P.PENDING], to: P.FAILED, hooks: [reported('payment_failed'), changed('payment.failed')] },
+    {
+      on: 'payment.succeeded',
+      from: [P.PENDING, P.FAILED, P.EXPIRED],
+      to: P.SUCCEEDED,
+      hooks: [reported(null), changed('payment.succeeded'), paidInvoice],
+    },
+    {
+      on: 'payment.failed',
+      from: [P.PENDING],
+      to: P.FAILED,
+      hooks: [reported('payment_failed'), changed('payment.failed')],
+    },
     // An abandoned checkout is no outbound event (live subscribers still hear of it).
     { on: 'payment.expired', from: [P.PENDING], to: P.EXPIRED, hooks: [reported('checkout_expired'), changed(null)] },
     // A refund the gateway confirmed: refunded once the succeeded refunds return all of amount_total.
-    { on: 'refund_partial', from: REFUNDABLE, to: P.PARTIALLY_REFUNDED, hooks: [changed('payment.refunded'), refundCreditNote] },
+    {
+      on: 'refund_partial',
+      from: REFUNDABLE,
+      to: P.PARTIALLY_REFUNDED,
+      hooks: [changed('payment.refunded'), refundCreditNote],
+    },
     { on: 'refund_full', from: REFUNDABLE, to: P.REFUNDED, hooks: [changed('payment.refunded'), refundCreditNote] },
   ],
   // Only a bug reaches this: gateway events are checked first, and refunds are reserved from REFUNDABLE only.

@@ -318,7 +318,8 @@ export class PaymentService {
     const succeeded = await em.find(Refund, { paymentId: payment.id, status: RefundStatus.SUCCEEDED });
     const refunded = succeeded.reduce((sum, r) => sum + r.amount, 0);
     // The payment row stays locked to the commit: the credit notes of its invoice are issued one at a time.
-    await PAYMENTS.apply({ ...this.moveContext(em, payment, mode), refund }, refunded >= payment.amountTotal ? 'refund_full' : 'refund_partial');
+    const on = refunded >= payment.amountTotal ? 'refund_full' : 'refund_partial';
+    await PAYMENTS.apply({ ...this.moveContext(em, payment, mode), refund }, on);
   }
 
   private async failRefund(em: EntityManager, refundId: string, reason: string): Promise<void> {

@@ -11,7 +11,8 @@ import { period, TaxSnapshot, TaxTreatment } from './billing';
 import { releaseRedemption } from '../coupons/coupon.store';
 import { discountApplies, discountLine, nextPeriodDiscount } from './subscription.discount';
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
-import { NONE, SubscriptionMoveContext, SUBSCRIPTIONS, SubscriptionStatus, SubscriptionTrigger, TriggeredBy } from './subscription.machine';
+import { NONE, SUBSCRIPTIONS, SubscriptionMoveContext, SubscriptionStatus } from './subscription.machine';
+import type { SubscriptionTrigger, TriggeredBy } from './subscription.machine';
 import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics/mrr-ledger';
 import { testClockSql } from '../test-clock/test-clock.store';
 import type { GatewayCommands } from '../gateway-commands';
@@ -65,7 +66,11 @@ export class SubscriptionChange implements SubscriptionMoveContext {
     insert: (first: FirstMove) => Promise<BillingSubscription>,
   ): Promise<SubscriptionChange> {
     const first = SUBSCRIPTIONS.check(NONE, 'create', (t) => t.by.includes('api'));
-    const sub = await insert({ status: first.to as SubscriptionStatus, eventType: first.eventType, triggeredBy: 'api' });
+    const sub = await insert({
+      status: first.to as SubscriptionStatus,
+      eventType: first.eventType,
+      triggeredBy: 'api',
+    });
     const change = new SubscriptionChange(em, sub, serializer, commands);
     change.moves.push({ eventType: first.eventType, audit: null });
     return change;

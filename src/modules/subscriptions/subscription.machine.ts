@@ -66,35 +66,58 @@ const S = SubscriptionStatus;
 const releaseCoupon = (c: SubscriptionMoveContext) => {
   if (c.sub.couponId) c.releaseCoupon();
 };
+
+/** One row: `on` moves from `from` to `to`, recorded as `eventType`, caused by one of `by`, with its hooks. */
+function row(
+  on: SubscriptionTrigger,
+  from: SubscriptionState[],
+  to: SubscriptionStatus,
+  eventType: string,
+  by: TriggeredBy[],
+  hooks?: ((c: SubscriptionMoveContext) => void)[],
+): SubscriptionTransition & { hooks?: ((c: SubscriptionMoveContext) => void)[] } {
+  return { on, from, to, eventType, by, hooks };
+}
+
 // A cancellation made at the gateway (its dashboard, a revoked mandate) arrives as a webhook.
 const CANCEL_BY: TriggeredBy[] = ['api', 'webhook'];
-const CANCELLED = 'subscription.cancelled';
+// The gateway reports a checkout that failed; the scheduler ends one nobody completed.
+const CHECKOUT_END_BY: TriggeredBy[] = ['webhook', 'scheduler'];
+const LIVE = [S.TRIALING, S.ACTIVE, S.PAUSED, S.PAST_DUE, S.HALTED];
 
-export const SUBSCRIPTIONS = defineMachine<SubscriptionState, SubscriptionTrigger, SubscriptionTransition, SubscriptionMoveContext>({
+export const SUBSCRIPTIONS = defineMachine<
+  SubscriptionState,
+  SubscriptionTrigger,
+  SubscriptionTransition,
+  SubscriptionMoveContext
+>({
   states: [NONE, ...Object.values(S)],
   transitions: [
-    { on: 'create', from: [NONE], to: S.CREATED, eventType: 'subscription.created', by: ['api'] },
-    { on: 'mandate_authorized', from: [S.CREATED], to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
-    { on: 'mandate_authorized_with_trial', from: [S.CREATED], to: S.TRIALING, eventType: 'subscription.trial_started', by: ['webhook'] },
-    { on: 'checkout_failed', from: [S.CREATED], to: S.CANCELLED, eventType: CANCELLED, by: ['webhook', 'scheduler'], hooks: [releaseCoupon] },
-    { on: 'cancel', from: [S.CREATED], to: S.CANCELLED, eventType: CANCELLED, by: CANCEL_BY, hooks: [releaseCoupon] },
-    { on: 'charge_succeeded', from: [S.TRIALING], to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
-    { on: 'charge_succeeded', from: [S.PAST_DUE], to: S.ACTIVE, eventType: 'subscription.payment_succeeded', by: ['webhook'] },
-    { on: 'charge_failed', from: [S.TRIALING, S.ACTIVE], to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    { on: 'retry_failed', from: [S.PAST_DUE], to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    { on: 'halt', from: [S.PAST_DUE], to: S.HALTED, eventType: 'subscription.halted', by: ['webhook', 'scheduler'] },
-    { on: 'trial_end_cancel', from: [S.TRIALING], to: S.CANCELLED, eventType: CANCELLED, by: ['scheduler', 'webhook'] },
-    { on: 'period_end_cancel', from: [S.ACTIVE], to: S.CANCELLED, eventType: CANCELLED, by: ['scheduler', 'webhook'] },
-    { on: 'cancel', from: [S.TRIALING, S.ACTIVE, S.PAUSED, S.PAST_DUE, S.HALTED], to: S.CANCELLED, eventType: CANCELLED, by: CANCEL_BY },
-    { on: 'pause', from: [S.ACTIVE], to: S.PAUSED, eventType: 'subscription.paused', by: ['api'] },
-    { on: 'resume', from: [S.PAUSED], to: S.ACTIVE, eventType: 'subscription.resumed', by: ['api'] },
-    { on: 'complete', from: [S.ACTIVE], to: S.COMPLETED, eventType: 'subscription.completed', by: ['scheduler'] },
-    { on: 'change_plan', from: [S.TRIALING], to: S.TRIALING, eventType: 'subscription.plan_changed', by: ['api'] },
-    { on: 'change_plan', from: [S.ACTIVE], to: S.ACTIVE, eventType: 'subscription.plan_changed', by: ['api'] },
-    // Terminal: a cancelled subscription cannot be resumed, a completed one has ended.
+    row('create', [NONE], S.CREATED, 'subscription.created', ['api']),
+    row('mandate_authorized', [S.CREATED], S.ACTIVE, 'subscription.activated', ['webhook']),
+    row('mandate_authorized_with_trial', [S.CREATED], S.TRIALING, 'subscription.trial_started', ['webhook']),
+    row('checkout_failed', [S.CREATED], S.CANCELLED, 'subscription.cancelled', CHECKOUT_END_BY, [releaseCoupon]),
+    row('cancel', [S.CREATED], S.CANCELLED, 'subscription.cancelled', CANCEL_BY, [releaseCoupon]),
+    row('cancel', LIVE, S.CANCELLED, 'subscription.cancelled', CANCEL_BY),
+    row('charge_succeeded', [S.TRIALING], S.ACTIVE, 'subscription.activated', ['webhook']),
+    row('charge_succeeded', [S.PAST_DUE], S.ACTIVE, 'subscription.payment_succeeded', ['webhook']),
+    row('charge_failed', [S.TRIALING, S.ACTIVE], S.PAST_DUE, 'subscription.payment_failed', ['webhook']),
+    row('retry_failed', [S.PAST_DUE], S.PAST_DUE, 'subscription.payment_failed', ['webhook']),
+    row('halt', [S.PAST_DUE], S.HALTED, 'subscription.halted', ['webhook', 'scheduler']),
+    row('trial_end_cancel', [S.TRIALING], S.CANCELLED, 'subscription.cancelled', ['scheduler', 'webhook']),
+    row('period_end_cancel', [S.ACTIVE], S.CANCELLED, 'subscription.cancelled', ['scheduler', 'webhook']),
+    row('complete', [S.ACTIVE], S.COMPLETED, 'subscription.completed', ['scheduler']),
+    row('pause', [S.ACTIVE], S.PAUSED, 'subscription.paused', ['api']),
+    row('resume', [S.PAUSED], S.ACTIVE, 'subscription.resumed', ['api']),
+    row('change_plan', [S.TRIALING], S.TRIALING, 'subscription.plan_changed', ['api']),
+    row('change_plan', [S.ACTIVE], S.ACTIVE, 'subscription.plan_changed', ['api']),
+    // None leaves cancelled or completed: a cancelled subscription cannot be resumed, a completed one has ended.
   ],
   refused: (from, on) =>
-    new DomainError('invalid_state_transition', `Cannot ${on.replace(/_/g, ' ')} a subscription that is ${from.replace(/_/g, ' ')}.`),
+    new DomainError(
+      'invalid_state_transition',
+      `Cannot ${on.replace(/_/g, ' ')} a subscription that is ${from.replace(/_/g, ' ')}.`,
+    ),
   state: {
     get: (c) => c.sub.status,
     set: (c, to) => {
@@ -103,7 +126,9 @@ export const SUBSCRIPTIONS = defineMachine<SubscriptionState, SubscriptionTrigge
   },
 });
 
-export const TERMINAL: ReadonlySet<SubscriptionStatus> = new Set(Object.values(S).filter((s) => SUBSCRIPTIONS.isTerminal(s)));
+export const TERMINAL: ReadonlySet<SubscriptionStatus> = new Set(
+  Object.values(S).filter((s) => SUBSCRIPTIONS.isTerminal(s)),
+);
 
 /** The transition `trigger` makes from `from`, or null when the table has none. */
 export function transitionFor(from: SubscriptionState, trigger: SubscriptionTrigger): SubscriptionTransition | null {
@@ -115,6 +140,10 @@ export function transitionFor(from: SubscriptionState, trigger: SubscriptionTrig
  * current status and the command (contract 3). Gateway events that do not apply are the caller's to ignore
  * (`transitionFor` first), since a gateway may repeat or reorder them.
  */
-export function transition(from: SubscriptionState, trigger: SubscriptionTrigger, by: TriggeredBy): SubscriptionTransition {
+export function transition(
+  from: SubscriptionState,
+  trigger: SubscriptionTrigger,
+  by: TriggeredBy,
+): SubscriptionTransition {
   return SUBSCRIPTIONS.check(from, trigger, (t) => t.by.includes(by));
 }

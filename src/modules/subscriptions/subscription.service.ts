@@ -29,7 +29,7 @@ import type { Merchant } from '../merchants/merchant.entities';
 import { BillingSubscription, PendingOutcome, SubscriptionEvent, SubscriptionTaxTreatment } from './subscription.entities';
 import { applyCancel, applyPause, applyResume, cancelDeferred } from './subscription.pending';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
-import { commandInFlight, SubscriptionChange } from './subscription.lifecycle';
+import { commandInFlight, FirstMove, SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
 import { changePlan, ChangePlanResult } from './change-plan';
 import type { CouponService } from '../coupons/coupon.service';
@@ -184,7 +184,8 @@ export class SubscriptionService {
       return await ctx.em.transactional(async (em) => {
         // The table's first move, written with its audit row; the outbox event and the live notice go with the commit.
         const owner = 'id' in customer && customer.id ? { id: customer.id } : customer;
-        const change = await SubscriptionChange.create(em, this.serializer, this.commands, (first) => insertSubscription(em, fields, owner, uuidv7(), first));
+        const insert = (first: FirstMove) => insertSubscription(em, fields, owner, uuidv7(), first);
+        const change = await SubscriptionChange.create(em, this.serializer, this.commands, insert);
         if (coupon) await this.redeem(em, change.sub, coupon, terms.clockOffsetMs);
         await change.save();
         return change.sub;

@@ -70,7 +70,8 @@ export async function insertSubscription(
      select * from s`,
     [
       ...cte.params,
-      s.id, s.productId, s.planId, s.priceId, first.status, s.currency, s.amount, s.setupFee, s.billingFrequency, s.billingInterval,
+      s.id, s.productId, s.planId, s.priceId, first.status,
+      s.currency, s.amount, s.setupFee, s.billingFrequency, s.billingInterval,
       s.trialPeriodDays, s.trialEndAction, s.provider, s.connectionId, s.providerSubscriptionId ?? null,
       s.providerCustomerId ?? null, s.checkoutSessionId ?? null, s.checkoutUrl ?? null, s.successUrl, s.cancelUrl,
       s.maxCycles ?? null, s.couponCode ?? null, JSON.stringify(s.metadata ?? {}), s.taxTreatment, s.taxRateBps,
