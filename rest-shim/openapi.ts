@@ -194,7 +194,7 @@ class Components {
     const name = `${itemName}List`;
     this.schemas[name] = {
       type: 'object',
-      description: `A page of ${itemName} objects, newest first (contract section 4).`,
+      description: `A page of ${itemName} objects, newest first.`,
       required: ['object', 'data', 'has_more', 'next_cursor'],
       properties: {
         object: { type: 'string', const: 'list' },

@@ -1,11 +1,12 @@
 import { DomainError } from '../../src/core/errors';
 import {
+  NONE,
   SubscriptionStatus as S,
   SubscriptionTrigger,
+  SUBSCRIPTIONS,
   TERMINAL,
   transition,
   transitionFor,
-  TRANSITIONS,
   TriggeredBy,
 } from '../../src/modules/subscriptions/subscription.machine';
 
@@ -79,10 +80,19 @@ describe('subscription state machine', () => {
   });
 
   it('lists every trigger the module knows, and no row beyond the expected ones', () => {
-    const inModule = STATES.flatMap((from) => Object.keys(TRANSITIONS[from]).map((t) => `${from}:${t}`)).sort();
+    const inModule = STATES.flatMap((from) => SUBSCRIPTIONS.events(from).map((t) => `${from}:${t}`)).sort();
     const expected = [...new Set(ALLOWED.map(([f, t]) => `${f}:${t}`))].sort();
     expect(inModule).toEqual(expected);
-    for (const from of STATES) for (const t of Object.keys(TRANSITIONS[from])) expect(TRIGGERS).toContain(t);
+    for (const from of STATES) for (const t of SUBSCRIPTIONS.events(from)) expect(TRIGGERS).toContain(t);
+  });
+
+  it('creation is the first move: from none to created, by the API only, and nothing else leaves none', () => {
+    expect(transition(NONE, 'create', 'api')).toMatchObject({ to: S.CREATED, eventType: 'subscription.created' });
+    expect(SUBSCRIPTIONS.events(NONE)).toEqual(['create']);
+    for (const by of SOURCES.filter((b) => b !== 'api')) {
+      expect(() => transition(NONE, 'create', by)).toThrow(DomainError);
+    }
+    for (const from of STATES) expect(transitionFor(from, 'create')).toBeNull();
   });
 
   it('terminal states have no way out: a cancelled subscription cannot be resumed', () => {

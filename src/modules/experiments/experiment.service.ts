@@ -10,6 +10,7 @@ import { currentMerchant } from '../merchants/current-merchant';
 import type { Clock } from '../test-clock/test-clock.service';
 import { bucketOf, variantForBucket } from './experiment.bucketing';
 import { Experiment, ExperimentStatus, ExperimentVariant } from './experiment.entities';
+import { ExperimentEvent, EXPERIMENTS } from './experiment.machine';
 import { CreateExperimentInput, ExperimentVariantInput, MAX_VARIANTS, UpdateExperimentInput, UpdateExperimentVariantInput } from './experiment.inputs';
 import { buildResults, ExperimentResults } from './experiment.results';
 import { existingOfferingIds } from '../offerings/offering.store';
@@ -123,33 +124,22 @@ export class ExperimentService {
 
   /** draft -> running (409 experiment_not_draft from any other state, docs/api.md). */
   start(ctx: Ctx, id: string): Promise<Experiment> {
-    return this.move(ctx, id, 'start', ExperimentStatus.DRAFT, ExperimentStatus.RUNNING, 'experiment_not_draft');
+    return this.move(ctx, id, 'start');
   }
 
   /** running -> stopped (409 experiment_not_running from any other state, docs/api.md). */
   stop(ctx: Ctx, id: string): Promise<Experiment> {
-    return this.move(ctx, id, 'stop', ExperimentStatus.RUNNING, ExperimentStatus.STOPPED, 'experiment_not_running');
+    return this.move(ctx, id, 'stop');
   }
 
-  private async move(
-    ctx: Ctx,
-    id: string,
-    command: string,
-    from: ExperimentStatus,
-    to: ExperimentStatus,
-    code: 'experiment_not_draft' | 'experiment_not_running',
-  ): Promise<Experiment> {
+  /** Moves an experiment by its table (experiment.machine.ts), under its row lock. */
+  private async move(ctx: Ctx, id: string, on: ExperimentEvent): Promise<Experiment> {
     const { merchantId, mode } = tenantOf(ctx);
     const now = await this.clock.now(merchantId, mode);
     return ctx.em.transactional(async (em) => {
-      const e = await findOr404(em, Experiment, id, 'experiment', { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (e.status !== from) {
-        throw new DomainError(code, `Cannot ${command} an experiment that is ${e.status}: only a ${from} experiment can ${command}.`);
-      }
-      e.status = to;
-      if (to === ExperimentStatus.RUNNING) e.startedAt = now;
-      else e.stoppedAt = now;
-      return e;
+      const experiment = await findOr404(em, Experiment, id, 'experiment', { lockMode: LockMode.PESSIMISTIC_WRITE });
+      EXPERIMENTS.apply({ experiment, now }, on);
+      return experiment;
     });
   }
 

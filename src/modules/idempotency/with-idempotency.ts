@@ -21,7 +21,7 @@ import { services } from '../../services';
 
 /** The description of every idempotent mutation's `idempotencyKey` argument. */
 export const IDEMPOTENCY_KEY =
-  'Contract section 5: the same key and input again answers the first result; another input: idempotency_key_reused. ' +
+  'The same key and input again answers the first result; another input: idempotency_key_reused. ' +
   'Also taken from the Idempotency-Key header. Keys are shared with REST (per merchant and mode) and kept 24 hours.';
 
 /** What the wrapped use case gets: the id its new record must take, and whether an earlier attempt may have made it. */

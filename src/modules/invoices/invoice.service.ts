@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { make, Mode, TENANT_FILTER, TenantParams } from '../../core/entity';
-import { DomainError } from '../../core/errors';
 import { outboxEvent, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
 import { CommitStatement, rootTransaction, sendWithCommit } from '../../core/sql';
@@ -19,6 +18,7 @@ import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.
 import type { TaxSnapshot } from '../subscriptions/billing';
 import { invoiceTax, invoiceTaxFor, invoiceTaxWithHeads, LineTax } from './invoice.tax';
 import { invoiceOfPayment, refundCreditNoteDraft, refundCreditParts } from './credit-note';
+import { InvoiceEvent, InvoiceMoveContext, INVOICES } from './invoice.machine';
 import { creditedAgainst } from './credit-note.store';
 
 export interface InvoiceLineDraft {
@@ -119,13 +119,6 @@ export interface InvoiceListArgs extends PageArgs {
   subscriptionId?: string | null;
   type?: InvoiceType | null;
 }
-
-/** Commands on an issued invoice: from which statuses each may run, and the status it leaves. */
-const SETTLE: Record<'paid' | 'uncollectible' | 'void', { from: InvoiceStatus[]; to: InvoiceStatus; command: string }> = {
-  paid: { from: [InvoiceStatus.OPEN, InvoiceStatus.UNCOLLECTIBLE], to: InvoiceStatus.PAID, command: 'mark paid' },
-  uncollectible: { from: [InvoiceStatus.OPEN], to: InvoiceStatus.UNCOLLECTIBLE, command: 'mark uncollectible' },
-  void: { from: [InvoiceStatus.OPEN, InvoiceStatus.UNCOLLECTIBLE], to: InvoiceStatus.VOID, command: 'void' },
-};
 
 /** Invoices and credit notes: GST, gap-free numbers, issue and settle (docs/invoices-and-gst.md). */
 export class InvoiceService {
@@ -292,47 +285,37 @@ export class InvoiceService {
    * serialised, when the customer paid something on it and no payment is named yet.
    */
   markPaid(em: EntityManager, invoiceId: string, paidAt: Date, paymentId?: string): Promise<Invoice> {
-    return this.settle(em, invoiceId, 'paid', (invoice) => {
-      invoice.amountPaid = invoice.total - invoice.creditApplied;
-      invoice.amountDue = 0;
-      invoice.paidAt = paidAt;
-      if (paymentId && invoice.amountPaid > 0 && !invoice.paymentId) invoice.paymentId = paymentId;
-      return 'invoice.paid';
-    });
+    return this.settle(em, invoiceId, 'mark_paid', { paidAt, paymentId });
   }
 
   /** open -> uncollectible; nothing when already uncollectible. */
   markUncollectible(em: EntityManager, invoiceId: string): Promise<Invoice> {
-    return this.settle(em, invoiceId, 'uncollectible', () => 'invoice.marked_uncollectible');
+    return this.settle(em, invoiceId, 'mark_uncollectible');
   }
 
   /** open or uncollectible -> void (nothing is due any more); nothing when already void. */
   voidInvoice(em: EntityManager, invoiceId: string): Promise<Invoice> {
-    return this.settle(em, invoiceId, 'void', (invoice) => {
-      invoice.amountDue = 0;
-      return 'invoice.voided';
-    });
+    return this.settle(em, invoiceId, 'void');
   }
 
+  /** Moves an invoice by its table (invoice.machine.ts) under its row lock; nothing when it is there already. */
   private async settle(
     em: EntityManager,
     invoiceId: string,
-    to: keyof typeof SETTLE,
-    apply: (invoice: Invoice) => string,
+    on: InvoiceEvent,
+    payment: Pick<InvoiceMoveContext, 'paidAt' | 'paymentId'> = {},
   ): Promise<Invoice> {
-    if (!em.getTransactionContext()) return em.transactional((tx) => this.settle(tx, invoiceId, to, apply));
+    if (!em.getTransactionContext()) return em.transactional((tx) => this.settle(tx, invoiceId, on, payment));
     const { mode } = boundTenant(em);
-    const rule = SETTLE[to];
     const invoice = await findOr404(em, Invoice, invoiceId, 'invoice', { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (invoice.status === rule.to) return invoice;
-    if (invoice.type !== InvoiceType.INVOICE || !rule.from.includes(invoice.status)) {
-      throw new DomainError('invalid_state_transition', `Cannot ${rule.command} an invoice that is ${invoice.status}.`);
-    }
-    invoice.status = rule.to;
-    const event = apply(invoice);
-    await em.flush();
-    this.record(em, invoice, event, mode);
-    await em.flush();
+    if (INVOICES.targets(on).includes(invoice.status)) return invoice;
+    const recorded = async (type: string) => {
+      await em.flush();
+      this.record(em, invoice, type, mode);
+      await em.flush();
+    };
+    // A credit note is refused as the table refuses a move.
+    await INVOICES.apply({ invoice, ...payment, recorded }, on, () => invoice.type === InvoiceType.INVOICE);
     return invoice;
   }
 

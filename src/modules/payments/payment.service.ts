@@ -23,6 +23,7 @@ import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
 import { claimPendingCheckouts, insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
 import { paymentTax, paymentTaxParties } from './payment.tax';
+import { PaymentEvent, PaymentMoveContext, PAYMENTS, REFUNDABLE } from './payment.machine';
 import { gstApplies } from '../subscriptions/billing';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
 import type { InvoiceService } from '../invoices/invoice.service';
@@ -32,15 +33,6 @@ export const MIN_PAYMENT_AMOUNT = 100;
 
 /** The gateway command that returns a refund's money (docs/durable-work.md). */
 const REFUND_COMMAND = 'refund';
-
-/** Statuses a verified gateway event may move a payment from; anything else is a late or repeated event. */
-const PAYMENT_MOVES: Record<'succeeded' | 'failed' | 'expired', PaymentStatus[]> = {
-  succeeded: [PaymentStatus.PENDING, PaymentStatus.FAILED, PaymentStatus.EXPIRED],
-  failed: [PaymentStatus.PENDING],
-  expired: [PaymentStatus.PENDING],
-};
-
-const REFUNDABLE = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED];
 
 export const refundsByPayment = defineLoader<string, Refund[]>('refundsByPayment', async (ctx, ids) =>
   groupBy(ids, await refundsOfPayments(ctx.em, ids), (r) => r.paymentId),
@@ -325,11 +317,9 @@ export class PaymentService {
     const payment = await em.findOneOrFail(Payment, { id: refund.paymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const succeeded = await em.find(Refund, { paymentId: payment.id, status: RefundStatus.SUCCEEDED });
     const refunded = succeeded.reduce((sum, r) => sum + r.amount, 0);
-    const complete = refunded >= payment.amountTotal;
-    payment.status = complete ? PaymentStatus.REFUNDED : PaymentStatus.PARTIALLY_REFUNDED;
-    await this.changed(em, payment, 'payment.refunded', mode);
     // The payment row stays locked to the commit: the credit notes of its invoice are issued one at a time.
-    await this.invoices.issueForRefund(em, payment, refund, complete);
+    const on = refunded >= payment.amountTotal ? 'refund_full' : 'refund_partial';
+    await PAYMENTS.apply({ ...this.moveContext(em, payment, mode), refund }, on);
   }
 
   private async failRefund(em: EntityManager, refundId: string, reason: string): Promise<void> {
@@ -344,11 +334,19 @@ export class PaymentService {
     });
   }
 
-  /** Outbox event and live-update notice, in the transaction of the change. */
-  private async changed(em: EntityManager, payment: Payment, type: string | null, mode: Mode): Promise<void> {
-    await em.flush();
-    if (type) recordEvent(em, type, this.serializer().toRest(payment), mode);
-    await announce(em, { topic: 'payment', merchantId: payment.merchantId, mode: payment.mode, id: payment.id });
+  /** What the payment table's hooks reach (payment.machine.ts), in the transaction `em` of the move. */
+  private moveContext(em: EntityManager, payment: Payment, mode: Mode): PaymentMoveContext {
+    return {
+      em,
+      payment,
+      invoices: this.invoices,
+      // Outbox event and live-update notice, in the transaction of the change.
+      changed: async (type) => {
+        await em.flush();
+        if (type) recordEvent(em, type, this.serializer().toRest(payment), mode);
+        await announce(em, { topic: 'payment', merchantId: payment.merchantId, mode: payment.mode, id: payment.id });
+      },
+    };
   }
 
   /**
@@ -406,15 +404,10 @@ export class PaymentService {
         : null;
     const payment = where ? await em.findOne(Payment, where, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!payment) return;
-    const to = event.kind.slice('payment.'.length) as 'succeeded' | 'failed' | 'expired';
-    if (!PAYMENT_MOVES[to].includes(payment.status)) return;
-    payment.status = to as PaymentStatus;
-    if (event.providerPaymentId) payment.providerPaymentId = event.providerPaymentId;
-    if (event.method) payment.method = event.method;
-    if (event.bank) payment.bank = event.bank;
-    payment.failureReason = to === 'succeeded' ? null : (event.failureReason ?? (to === 'expired' ? 'checkout_expired' : 'payment_failed'));
-    await this.changed(em, payment, to === 'expired' ? null : `payment.${to}`, mode);
-    // A payment succeeds once (PAYMENT_MOVES): its paid invoice is issued with the success, in the same transaction.
-    if (to === 'succeeded') await this.invoices.issueForPayment(em, payment);
+    const on = event.kind as PaymentEvent;
+    // A move the table does not list is a late or repeated event: it changes nothing.
+    if (!PAYMENTS.can(payment.status, on)) return;
+    // The reported fields, the outbound event and (a success) the paid invoice: the row's hooks (payment.machine.ts).
+    await PAYMENTS.apply({ ...this.moveContext(em, payment, mode), event }, on);
   }
 }

@@ -11,20 +11,28 @@ import { period, TaxSnapshot, TaxTreatment } from './billing';
 import { releaseRedemption } from '../coupons/coupon.store';
 import { discountApplies, discountLine, nextPeriodDiscount } from './subscription.discount';
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
-import { SubscriptionStatus, SubscriptionTrigger, transition, TriggeredBy } from './subscription.machine';
+import { NONE, SUBSCRIPTIONS, SubscriptionMoveContext, SubscriptionStatus } from './subscription.machine';
+import type { SubscriptionTrigger, TriggeredBy } from './subscription.machine';
 import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics/mrr-ledger';
 import { testClockSql } from '../test-clock/test-clock.store';
 import type { GatewayCommands } from '../gateway-commands';
 
+/** The first move of a subscription, as its insert statement writes it with its first audit row. */
+export interface FirstMove {
+  status: SubscriptionStatus;
+  eventType: string;
+  triggeredBy: TriggeredBy;
+}
+
 /**
  * One change of one subscription inside one transaction: every state move goes through `move` (the state table,
- * the audit row), and `save` writes the outbox events and the live-update notice with the change. Commands, gateway
- * events and the scheduler all change subscriptions through this, so none can skip the table or the audit trail.
+ * subscription.machine.ts, and the audit row), and `save` writes the outbox events and the live-update notice with the
+ * change. Its creation (`create`), commands, gateway events and the scheduler all change subscriptions through this,
+ * so none can skip the table or the audit trail.
  */
-export class SubscriptionChange {
-  private readonly eventTypes: string[] = [];
-  /** The audit rows of this change's moves, in order (their outbox events carry the same instants). */
-  private readonly auditRows: SubscriptionEvent[] = [];
+export class SubscriptionChange implements SubscriptionMoveContext {
+  /** Each move's outbound event type, and its audit row when the change wrote one (the insert writes the first). */
+  private readonly moves: { eventType: string; audit: SubscriptionEvent | null }[] = [];
   /** Calls leased by the scheduler's own action (it runs again when they get no answer), made after the commit. */
   private readonly leased: (() => Promise<void>)[] = [];
   /** Durable gateway commands written with the change, run after its commit (docs/durable-work.md). */
@@ -46,28 +54,54 @@ export class SubscriptionChange {
     this.mrrAtStart = mrrStateOf(sub);
   }
 
+  /**
+   * A new subscription: the table's first move (`create`, from none, by the API). `insert` writes the subscription in
+   * the state the move reaches, with the move's audit row, in one statement (subscription.store.ts); its outbox event
+   * and the live-update notice are written by `save`, as every move's.
+   */
+  static async create(
+    em: EntityManager,
+    serializer: () => Serializer,
+    commands: GatewayCommands,
+    insert: (first: FirstMove) => Promise<BillingSubscription>,
+  ): Promise<SubscriptionChange> {
+    const first = SUBSCRIPTIONS.check(NONE, 'create', (t) => t.by.includes('api'));
+    const sub = await insert({
+      status: first.to as SubscriptionStatus,
+      eventType: first.eventType,
+      triggeredBy: 'api',
+    });
+    const change = new SubscriptionChange(em, sub, serializer, commands);
+    change.moves.push({ eventType: first.eventType, audit: null });
+    return change;
+  }
+
   get status(): SubscriptionStatus {
     return this.sub.status;
   }
 
-  /** Moves the subscription by the state table (409 invalid_state_transition when it has no such row). */
+  /**
+   * Moves the subscription by the state table (409 invalid_state_transition when it has no such row, or `by` may not
+   * cause it), running the row's hooks, and writes the move's audit row; its outbox event is written by `save`.
+   */
   move(trigger: SubscriptionTrigger, by: TriggeredBy, metadata: Record<string, unknown> = {}): void {
-    const t = transition(this.sub.status, trigger, by);
-    const from = this.sub.status;
-    this.sub.status = t.to;
-    if (from === SubscriptionStatus.CREATED && t.to === SubscriptionStatus.CANCELLED && this.sub.couponId) this.releasesCoupon = true;
+    const { from, to, transition: t } = SUBSCRIPTIONS.apply(this, trigger, (row) => row.by.includes(by));
     const row = make(SubscriptionEvent, {
       subscriptionId: this.sub.id,
-      fromState: from,
-      toState: t.to,
+      fromState: from === NONE ? null : from,
+      toState: to as SubscriptionStatus,
       eventType: t.eventType,
       triggeredBy: by,
       metadataJson: metadata,
       createdAt: merchantTimeAtInsert(this.sub),
     });
     this.em.persist(row);
-    this.auditRows.push(row);
-    this.eventTypes.push(t.eventType);
+    this.moves.push({ eventType: t.eventType, audit: row });
+  }
+
+  /** The table's hook of a checkout that never completed: the coupon redemption is given back by `save`. */
+  releaseCoupon(): void {
+    this.releasesCoupon = true;
   }
 
   /**
@@ -120,20 +154,21 @@ export class SubscriptionChange {
     }
     await this.em.flush();
     // The MRR movement, in the change's transaction (analytics/mrr-ledger.ts); no statement when MRR did not move.
-    await recordMrrMovement(this.em, this.sub, this.mrrAtStart, this.eventTypes.at(-1) ?? 'subscription.updated');
+    await recordMrrMovement(this.em, this.sub, this.mrrAtStart, this.moves.at(-1)?.eventType ?? 'subscription.updated');
     this.mrrAtStart = mrrStateOf(this.sub);
     // Live subscribers hear of real changes only (a gateway's echo of a command, or a repeated event, changes nothing):
     // any flush that wrote the row, here or earlier in the change (issuing an invoice flushes), moved `updated_at`.
-    if (!this.eventTypes.length && this.sub.updatedAt.getTime() === this.loadedUpdatedAt) return;
+    if (!this.moves.length && this.sub.updatedAt.getTime() === this.loadedUpdatedAt) return;
     const mode = this.sub.mode as Mode;
-    if (this.eventTypes.length) {
+    if (this.moves.length) {
       // After the flush above: the payload carries the `updated_at` it wrote. A change without moves (a renewal)
       // has nothing more to write.
       const object = this.serializer().toRest(this.sub);
-      // Each webhook is stamped with its audit row's instant, which the flush above read back (merchant time).
-      for (const [i, type] of this.eventTypes.entries()) {
-        const at = this.auditRows[i].createdAt;
-        recordEvent(this.em, type, object, mode, at instanceof Date ? at : undefined);
+      // Each webhook is stamped with its audit row's instant, which the flush above read back (merchant time); the
+      // creation's audit row is the insert's, and its event is stamped now.
+      for (const { eventType, audit } of this.moves) {
+        const at = audit?.createdAt;
+        recordEvent(this.em, eventType, object, mode, at instanceof Date ? at : undefined);
       }
       await this.em.flush();
     }

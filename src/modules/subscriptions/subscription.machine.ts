@@ -1,9 +1,11 @@
 import { DomainError } from '../../core/errors';
+import { defineMachine, Transition } from '../../core/state-machine';
 
 /**
- * The subscription state machine as one table (the API document's "States and transitions" plus docs/subscriptions.md):
- * every transition of the engine (commands, gateway webhooks, the scheduler) is looked up here, and anything the table
- * does not list is 409 `invalid_state_transition`, changing nothing.
+ * The subscription state machine as one table (the API document's "States and transitions"), declared with
+ * src/core/state-machine.ts: every move of the engine (its creation, commands, gateway webhooks, the scheduler) goes
+ * through it in SubscriptionChange, and anything the table does not list is 409 `invalid_state_transition`, changing
+ * nothing.
  */
 
 export enum SubscriptionStatus {
@@ -20,6 +22,7 @@ export enum SubscriptionStatus {
 /** What moves a subscription. Conditions of the API document's table are resolved by the caller into the trigger. */
 export type SubscriptionTrigger =
   // commands (triggered_by api)
+  | 'create' // the subscription is written, its checkout open
   | 'pause'
   | 'resume'
   | 'cancel'
@@ -39,63 +42,97 @@ export type SubscriptionTrigger =
 
 export type TriggeredBy = 'api' | 'webhook' | 'scheduler' | 'system';
 
-export interface Transition {
-  to: SubscriptionStatus;
-  /** The subscription event's `event_type` and the outbox event's type (docs/subscriptions.md, docs/webhooks.md). */
-  eventType: string;
+/** A row of the table: the move's outbound event, and who may cause it. */
+export interface SubscriptionTransition extends Transition<SubscriptionState, SubscriptionTrigger> {
+  /** The subscription event's `event_type` and the outbox event's type. */
+  readonly eventType: string;
   /** Who may cause it; the first is the usual one. */
-  by: readonly TriggeredBy[];
+  readonly by: readonly TriggeredBy[];
 }
 
-const S = SubscriptionStatus;
-// A cancellation made at the gateway (its dashboard, a revoked mandate) arrives as a webhook.
-const cancelled: Transition = { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['api', 'webhook'] };
+/** What the table's state and hooks reach of a change (subscription.lifecycle.ts SubscriptionChange). */
+export interface SubscriptionMoveContext {
+  readonly sub: { status: SubscriptionStatus; couponId?: string | null };
+  /** Gives the subscription's coupon redemption back with the change. */
+  releaseCoupon(): void;
+}
 
-export const TRANSITIONS: Readonly<Record<SubscriptionStatus, Partial<Record<SubscriptionTrigger, Transition>>>> = {
-  [S.CREATED]: {
-    mandate_authorized: { to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
-    mandate_authorized_with_trial: { to: S.TRIALING, eventType: 'subscription.trial_started', by: ['webhook'] },
-    checkout_failed: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['webhook', 'scheduler'] },
-    cancel: cancelled,
-  },
-  [S.TRIALING]: {
-    charge_succeeded: { to: S.ACTIVE, eventType: 'subscription.activated', by: ['webhook'] },
-    charge_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    trial_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler', 'webhook'] },
-    cancel: cancelled,
-    change_plan: { to: S.TRIALING, eventType: 'subscription.plan_changed', by: ['api'] },
-  },
-  [S.ACTIVE]: {
-    pause: { to: S.PAUSED, eventType: 'subscription.paused', by: ['api'] },
-    charge_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    cancel: cancelled,
-    period_end_cancel: { to: S.CANCELLED, eventType: 'subscription.cancelled', by: ['scheduler', 'webhook'] },
-    complete: { to: S.COMPLETED, eventType: 'subscription.completed', by: ['scheduler'] },
-    change_plan: { to: S.ACTIVE, eventType: 'subscription.plan_changed', by: ['api'] },
-  },
-  [S.PAUSED]: {
-    resume: { to: S.ACTIVE, eventType: 'subscription.resumed', by: ['api'] },
-    cancel: cancelled,
-  },
-  [S.PAST_DUE]: {
-    charge_succeeded: { to: S.ACTIVE, eventType: 'subscription.payment_succeeded', by: ['webhook'] },
-    retry_failed: { to: S.PAST_DUE, eventType: 'subscription.payment_failed', by: ['webhook'] },
-    halt: { to: S.HALTED, eventType: 'subscription.halted', by: ['webhook', 'scheduler'] },
-    cancel: cancelled,
-  },
-  [S.HALTED]: {
-    cancel: cancelled,
-  },
-  // Terminal: a cancelled subscription cannot be resumed, a completed one has ended.
-  [S.CANCELLED]: {},
-  [S.COMPLETED]: {},
+/** The state before a subscription exists: its creation is the table's first move (its audit row's from_state null). */
+export const NONE = 'none';
+export type SubscriptionState = SubscriptionStatus | typeof NONE;
+
+const S = SubscriptionStatus;
+/** A checkout that never completed (created -> cancelled) gives its coupon redemption back. */
+const releaseCoupon = (c: SubscriptionMoveContext) => {
+  if (c.sub.couponId) c.releaseCoupon();
 };
 
-export const TERMINAL: ReadonlySet<SubscriptionStatus> = new Set([S.CANCELLED, S.COMPLETED]);
+/** One row: `on` moves from `from` to `to`, recorded as `eventType`, caused by one of `by`, with its hooks. */
+function row(
+  on: SubscriptionTrigger,
+  from: SubscriptionState[],
+  to: SubscriptionStatus,
+  eventType: string,
+  by: TriggeredBy[],
+  hooks?: ((c: SubscriptionMoveContext) => void)[],
+): SubscriptionTransition & { hooks?: ((c: SubscriptionMoveContext) => void)[] } {
+  return { on, from, to, eventType, by, hooks };
+}
+
+// A cancellation made at the gateway (its dashboard, a revoked mandate) arrives as a webhook.
+const CANCEL_BY: TriggeredBy[] = ['api', 'webhook'];
+// The gateway reports a checkout that failed; the scheduler ends one nobody completed.
+const CHECKOUT_END_BY: TriggeredBy[] = ['webhook', 'scheduler'];
+const LIVE = [S.TRIALING, S.ACTIVE, S.PAUSED, S.PAST_DUE, S.HALTED];
+
+export const SUBSCRIPTIONS = defineMachine<
+  SubscriptionState,
+  SubscriptionTrigger,
+  SubscriptionTransition,
+  SubscriptionMoveContext
+>({
+  states: [NONE, ...Object.values(S)],
+  transitions: [
+    row('create', [NONE], S.CREATED, 'subscription.created', ['api']),
+    row('mandate_authorized', [S.CREATED], S.ACTIVE, 'subscription.activated', ['webhook']),
+    row('mandate_authorized_with_trial', [S.CREATED], S.TRIALING, 'subscription.trial_started', ['webhook']),
+    row('checkout_failed', [S.CREATED], S.CANCELLED, 'subscription.cancelled', CHECKOUT_END_BY, [releaseCoupon]),
+    row('cancel', [S.CREATED], S.CANCELLED, 'subscription.cancelled', CANCEL_BY, [releaseCoupon]),
+    row('cancel', LIVE, S.CANCELLED, 'subscription.cancelled', CANCEL_BY),
+    row('charge_succeeded', [S.TRIALING], S.ACTIVE, 'subscription.activated', ['webhook']),
+    row('charge_succeeded', [S.PAST_DUE], S.ACTIVE, 'subscription.payment_succeeded', ['webhook']),
+    row('charge_failed', [S.TRIALING, S.ACTIVE], S.PAST_DUE, 'subscription.payment_failed', ['webhook']),
+    row('retry_failed', [S.PAST_DUE], S.PAST_DUE, 'subscription.payment_failed', ['webhook']),
+    row('halt', [S.PAST_DUE], S.HALTED, 'subscription.halted', ['webhook', 'scheduler']),
+    row('trial_end_cancel', [S.TRIALING], S.CANCELLED, 'subscription.cancelled', ['scheduler', 'webhook']),
+    row('period_end_cancel', [S.ACTIVE], S.CANCELLED, 'subscription.cancelled', ['scheduler', 'webhook']),
+    row('complete', [S.ACTIVE], S.COMPLETED, 'subscription.completed', ['scheduler']),
+    row('pause', [S.ACTIVE], S.PAUSED, 'subscription.paused', ['api']),
+    row('resume', [S.PAUSED], S.ACTIVE, 'subscription.resumed', ['api']),
+    row('change_plan', [S.TRIALING], S.TRIALING, 'subscription.plan_changed', ['api']),
+    row('change_plan', [S.ACTIVE], S.ACTIVE, 'subscription.plan_changed', ['api']),
+    // None leaves cancelled or completed: a cancelled subscription cannot be resumed, a completed one has ended.
+  ],
+  refused: (from, on) =>
+    new DomainError(
+      'invalid_state_transition',
+      `Cannot ${on.replace(/_/g, ' ')} a subscription that is ${from.replace(/_/g, ' ')}.`,
+    ),
+  state: {
+    get: (c) => c.sub.status,
+    set: (c, to) => {
+      c.sub.status = to as SubscriptionStatus; // no row moves to NONE
+    },
+  },
+});
+
+export const TERMINAL: ReadonlySet<SubscriptionStatus> = new Set(
+  Object.values(S).filter((s) => SUBSCRIPTIONS.isTerminal(s)),
+);
 
 /** The transition `trigger` makes from `from`, or null when the table has none. */
-export function transitionFor(from: SubscriptionStatus, trigger: SubscriptionTrigger): Transition | null {
-  return TRANSITIONS[from][trigger] ?? null;
+export function transitionFor(from: SubscriptionState, trigger: SubscriptionTrigger): SubscriptionTransition | null {
+  return SUBSCRIPTIONS.find(from, trigger);
 }
 
 /**
@@ -103,13 +140,10 @@ export function transitionFor(from: SubscriptionStatus, trigger: SubscriptionTri
  * current status and the command (docs/api.md). Gateway events that do not apply are the caller's to ignore
  * (`transitionFor` first), since a gateway may repeat or reorder them.
  */
-export function transition(from: SubscriptionStatus, trigger: SubscriptionTrigger, by: TriggeredBy): Transition {
-  const t = transitionFor(from, trigger);
-  if (!t || !t.by.includes(by)) {
-    throw new DomainError(
-      'invalid_state_transition',
-      `Cannot ${trigger.replace(/_/g, ' ')} a subscription that is ${from.replace(/_/g, ' ')}.`,
-    );
-  }
-  return t;
+export function transition(
+  from: SubscriptionState,
+  trigger: SubscriptionTrigger,
+  by: TriggeredBy,
+): SubscriptionTransition {
+  return SUBSCRIPTIONS.check(from, trigger, (t) => t.by.includes(by));
 }

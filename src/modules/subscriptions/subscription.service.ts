@@ -6,7 +6,6 @@ import { tenantEntityManager, tenantOf } from '../../core/context';
 import { normaliseCurrency } from '../../core/currency';
 import { Mode, TenantParams } from '../../core/entity';
 import { DomainError, invalid, notFound } from '../../core/errors';
-import { announce, recordEvent } from '../../core/events';
 import { findOr404 } from '../../core/find';
 import { logger } from '../../core/logger';
 import { PageArgs, paginate } from '../../core/pagination';
@@ -30,7 +29,7 @@ import type { Merchant } from '../merchants/merchant.entities';
 import { BillingSubscription, PendingOutcome, SubscriptionEvent, SubscriptionTaxTreatment } from './subscription.entities';
 import { applyCancel, applyPause, applyResume, cancelDeferred } from './subscription.pending';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
-import { commandInFlight, SubscriptionChange } from './subscription.lifecycle';
+import { commandInFlight, FirstMove, SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
 import { changePlan, ChangePlanResult } from './change-plan';
 import type { CouponService } from '../coupons/coupon.service';
@@ -183,13 +182,13 @@ export class SubscriptionService {
     };
     try {
       return await ctx.em.transactional(async (em) => {
-        const sub = await insertSubscription(em, fields, 'id' in customer && customer.id ? { id: customer.id } : customer, uuidv7());
-        if (coupon) await this.redeem(em, sub, coupon, terms.clockOffsetMs);
-        // The audit row was written with the row; the outbox event and the live notice go with the same commit.
-        recordEvent(em, 'subscription.created', this.serializer().toRest(sub), tenantOf(ctx).mode);
-        await em.flush();
-        await announce(em, { topic: 'subscription', merchantId: sub.merchantId, mode: sub.mode, id: sub.id });
-        return sub;
+        // The table's first move, written with its audit row; the outbox event and the live notice go with the commit.
+        const owner = 'id' in customer && customer.id ? { id: customer.id } : customer;
+        const insert = (first: FirstMove) => insertSubscription(em, fields, owner, uuidv7(), first);
+        const change = await SubscriptionChange.create(em, this.serializer, this.commands, insert);
+        if (coupon) await this.redeem(em, change.sub, coupon, terms.clockOffsetMs);
+        await change.save();
+        return change.sub;
       });
     } catch (err) {
       // The coupon was refused at redemption (its limit reached meanwhile): nothing was written, and a gateway

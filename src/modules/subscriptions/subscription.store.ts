@@ -8,6 +8,7 @@ import { gatewayEventCte, GatewayEventRecord } from '../payments/payment.store';
 import { testClockSql } from '../test-clock/test-clock.store';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus } from './subscription.machine';
+import type { FirstMove } from './subscription.lifecycle';
 
 /**
  * Every statement on subscriptions, subscription_events and gateway_clock_syncs beyond the ORM's. Other modules
@@ -32,14 +33,16 @@ export type NewSubscription = Omit<
 >;
 
 /**
- * Writes a new subscription (status created) for the customer `customer` (an id, or details to find or create the
- * tenant's customer by e-mail in the same statement), with its first audit row, in one statement.
+ * Writes a new subscription in the state of its first move (subscription.lifecycle.ts SubscriptionChange.create) for
+ * the customer `customer` (an id, or details to find or create the tenant's customer by e-mail in the same statement),
+ * with the move's audit row, in one statement.
  */
 export async function insertSubscription(
   em: EntityManager,
   s: NewSubscription,
   customer: { id: string } | CustomerDetails,
   eventId: string,
+  first: FirstMove,
 ): Promise<BillingSubscription> {
   const byEmail = 'email' in customer;
   const cte = byEmail ? customerUpsertCte(customer) : { sql: 'c as (select ?::uuid as id)', params: [customer.id] };
@@ -54,7 +57,7 @@ export async function insertSubscription(
          retry_attempt, credit_balance, tax_treatment, tax_rate_bps, gateway_addons,
          coupon_id, discount_percent_bps, discount_amount_off, discount_cycles, discount_cycles_used, period_discount,
          gateway_discounted, next_action, next_action_at)
-       select ?, now(), now(), {tenant_values}, c.id, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+       select ?, now(), now(), {tenant_values}, c.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
          false, 0, 0, ?, ?, ?::jsonb, 0, 0, ?, ?, '[]'::jsonb, ?, ?, ?, ?, 0, 0, ?,
          'checkout_expiry', ?
        from c
@@ -62,18 +65,19 @@ export async function insertSubscription(
      ),
      e as (
        insert into subscription_events (id, created_at, merchant_id, mode, subscription_id, from_state, to_state, event_type, triggered_by, metadata_json)
-       select ?, now(), {tenant_values}, s.id, null, 'created', 'subscription.created', 'api', '{}'::jsonb from s
+       select ?, now(), {tenant_values}, s.id, null, s.status, ?, ?, '{}'::jsonb from s
      )
      select * from s`,
     [
       ...cte.params,
-      s.id, s.productId, s.planId, s.priceId, s.currency, s.amount, s.setupFee, s.billingFrequency, s.billingInterval,
+      s.id, s.productId, s.planId, s.priceId, first.status,
+      s.currency, s.amount, s.setupFee, s.billingFrequency, s.billingInterval,
       s.trialPeriodDays, s.trialEndAction, s.provider, s.connectionId, s.providerSubscriptionId ?? null,
       s.providerCustomerId ?? null, s.checkoutSessionId ?? null, s.checkoutUrl ?? null, s.successUrl, s.cancelUrl,
       s.maxCycles ?? null, s.couponCode ?? null, JSON.stringify(s.metadata ?? {}), s.taxTreatment, s.taxRateBps,
       s.couponId ?? null, s.discountPercentBps ?? null, s.discountAmountOff ?? null, s.discountCycles ?? null, s.gatewayDiscounted ?? false,
       s.nextActionAt ?? null,
-      eventId,
+      eventId, first.eventType, first.triggeredBy,
     ],
   );
   return em.map(BillingSubscription, rows[0] as never);

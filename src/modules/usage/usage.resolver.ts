@@ -27,7 +27,7 @@ export class UsageResolver {
   @Mutation(() => UsageEvent, {
     description:
       'Reports one usage event (201 over REST). Counted in the billing period holding its timestamp. An idempotencyKey in the input ' +
-      'already used answers the first event and counts nothing; the Idempotency-Key header (argument) follows contract section 5.',
+      'already used answers the first event and counts nothing; the Idempotency-Key header (argument) works as on every other write.',
     complexity: usageCost,
   })
   reportUsage(
