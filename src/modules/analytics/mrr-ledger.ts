@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { discountOn } from '../coupons/coupon.discount';
-import { divRound } from '../subscriptions/billing';
+import { discountOn, monthlyAmount } from '../../money';
 import type { BillingSubscription } from '../subscriptions/subscription.entities';
 import { SubscriptionStatus } from '../subscriptions/subscription.machine';
 import { customerLedgerFacts, insertMovement, lockCustomerLedger } from './mrr-ledger.store';
@@ -33,38 +32,14 @@ export type MrrFields = Pick<
 
 /**
  * The recurring amount MRR counts: the amount less a `forever` coupon's discount (a coupon with no end:
- * `discount_cycles` null; `once` and `repeating` coupons do not change MRR), the discount as coupon.discount.ts
- * computes it. This and `monthlyAmount` are the one MRR rule: every answer that shows MRR (analytics, experiment
+ * `discount_cycles` null; `once` and `repeating` coupons do not change MRR), the discount as src/money/discount.ts
+ * computes it. This and `monthlyAmount` (src/money/mrr.ts) are the one MRR rule: every answer that shows MRR (analytics, experiment
  * results) reads the ledger these write (analytics.store.ts), never a second computation of its own.
  */
 export function mrrAmountOf(sub: Pick<MrrFields, 'amount' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'>): number {
   const forever = sub.couponId != null && sub.discountCycles == null;
   if (!forever) return sub.amount;
   return sub.amount - discountOn(sub.amount, { percentOffBps: sub.discountPercentBps ?? null, amountOff: sub.discountAmountOff ?? null });
-}
-
-/**
- * `amount` per billing period normalised to a month (contract 11), rounded half away from zero to the subunit:
- * monthly amount / interval; yearly amount / (12 x interval); weekly amount x 52 / (12 x interval); daily
- * amount x 365 / (12 x interval). Exact (BigInt), so 120000 yearly is 10000 and 1000 weekly is 4333.
- */
-export function monthlyAmount(amount: number, frequency: string, interval: number): number {
-  if (!Number.isSafeInteger(amount)) throw new Error(`monthlyAmount: amount must be an integer, got ${amount}`);
-  if (!Number.isInteger(interval) || interval < 1) throw new Error(`monthlyAmount: interval must be an integer >= 1, got ${interval}`);
-  const a = BigInt(amount);
-  const n = BigInt(interval);
-  switch (frequency) {
-    case 'monthly':
-      return Number(divRound(a, n));
-    case 'yearly':
-      return Number(divRound(a, 12n * n));
-    case 'weekly':
-      return Number(divRound(a * 52n, 12n * n));
-    case 'daily':
-      return Number(divRound(a * 365n, 12n * n));
-    default:
-      throw new Error(`monthlyAmount: unknown billing frequency '${frequency}'`);
-  }
 }
 
 /** Whether a subscription counts in MRR, and its MRR (0 when it does not count). */

@@ -12,7 +12,7 @@ import { Plan, Price } from '../catalog/catalog.entities';
 import { pickDefaultPrice } from '../catalog/catalog.service';
 import { currentMerchant } from '../merchants/current-merchant';
 import type { Clock } from '../test-clock/test-clock.service';
-import { discountOn, percentToBps } from './coupon.discount';
+import { discountOn, percentToBps } from '../../money';
 import { Coupon, CouponDuration, CouponInvalidReason, CouponValidation } from './coupon.entities';
 import { COUPON_CODE, CreateCouponInput, MAX_NAME, MAX_PLANS, ValidateCouponInput } from './coupon.inputs';
 import { couponByCode, existingPlans } from './coupon.store';

@@ -16,8 +16,8 @@ import type { OutboxEvent } from '../../core/events';
 import { BillingReason, Invoice, InvoiceLineItem, InvoiceRecipient, InvoiceStatus, InvoiceSupplier, InvoiceType } from './invoice.entities';
 import { financialYear, numberParts } from './invoice.numbering';
 import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.store';
-import type { TaxSnapshot } from '../subscriptions/billing';
-import { invoiceTax, invoiceTaxFor, invoiceTaxWithHeads, LineTax } from './invoice.tax';
+import type { TaxSnapshot } from '../../money';
+import { invoiceTax, invoiceTaxFor, invoiceTaxWithHeads, LineTax } from '../../money';
 import { invoiceOfPayment, refundCreditNoteDraft, refundCreditParts } from './credit-note';
 import { creditedAgainst } from './credit-note.store';
 

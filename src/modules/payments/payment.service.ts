@@ -23,7 +23,7 @@ import { currentMerchant } from '../merchants/current-merchant';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
 import { claimPendingCheckouts, insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
 import { paymentTax, paymentTaxParties } from './payment.tax';
-import { gstApplies } from '../subscriptions/billing';
+import { gstApplies } from '../../money';
 import type { IdempotentAttempt } from '../idempotency/with-idempotency';
 import type { InvoiceService } from '../invoices/invoice.service';
 import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';

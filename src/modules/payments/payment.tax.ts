@@ -1,4 +1,4 @@
-import { gst, gstApplies } from '../subscriptions/billing';
+import { gst, gstApplies } from '../../money';
 import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
 
 /**

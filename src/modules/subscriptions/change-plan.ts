@@ -13,7 +13,7 @@ import { periodOf, taxOf } from './subscription.lifecycle';
 import type { SubscriptionChange } from './subscription.lifecycle';
 import { Coupon } from '../coupons/coupon.entities';
 import { appliesToPlan } from '../coupons/coupon.service';
-import { discountOn } from '../coupons/coupon.discount';
+import { discountOn } from '../../money';
 import { discountAtPlanChange, discountTermsOf } from './subscription.discount';
 import { SubscriptionStatus, transition } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';

@@ -4,7 +4,7 @@ import { currencyExponent } from '../../core/currency';
 import { logger } from '../../core/logger';
 import { GatewayError, GatewayPort } from '../../gateways/port';
 import { Plan, Price, Product } from '../catalog/catalog.entities';
-import { discountLabel, discountOn, DiscountTerms } from '../coupons/coupon.discount';
+import { discountLabel, discountOn, DiscountTerms } from '../../money';
 import type { InvoiceLineDraft } from '../invoices/invoice.service';
 import { gatewayAmounts, TaxTreatment } from './billing';
 import { SubscriptionCommand } from './subscription.commands';

@@ -36,7 +36,7 @@ import { changePlan, ChangePlanResult } from './change-plan';
 import type { CouponService } from '../coupons/coupon.service';
 import { couponRefused, discountCycles } from '../coupons/coupon.service';
 import { Coupon, CouponInvalidReason } from '../coupons/coupon.entities';
-import { discountOn } from '../coupons/coupon.discount';
+import { discountOn } from '../../money';
 import { redeemCoupon } from '../coupons/coupon.store';
 import { MIN_GATEWAY_RECURRING } from './subscription.discount';
 import type { Logger } from '../../core/logger';

@@ -1,7 +1,7 @@
 import { logger } from '../../core/logger';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
 import type { InvoiceLineDraft } from '../invoices/invoice.service';
-import { formatUnitPrice } from '../invoices/money-format';
+import { formatUnitPrice } from '../../money';
 import { collectFromMandate } from '../subscriptions/change-plan';
 import type { SubscriptionChange } from '../subscriptions/subscription.lifecycle';
 import { taxOf } from '../subscriptions/subscription.lifecycle';
@@ -76,7 +76,7 @@ export function billFinalUsage(change: SubscriptionChange, service: Subscription
  * Invoice lines of closed usage: one per (period, event type) with a rate, outside a free trial (periods ending by
  * `trialEnd`). quantity 1 and unit_amount = amount, as invoice lines count whole units and whole subunits; the exact
  * quantity and rate are in the description, the rate per unit in major units of `currency` with every decimal it
- * needs (string arithmetic: money-format.ts formatUnitPrice), e.g. `Usage: api_calls (1,234.5 call x ₹0.0025)` for a
+ * needs (string arithmetic: src/money/format.ts formatUnitPrice), e.g. `Usage: api_calls (1,234.5 call x ₹0.0025)` for a
  * rate of 0.25 paise (a quarter paisa) a call. The rate is stored in subunits; shown as such beside the invoice's
  * rupee columns it would read as rupees.
  */

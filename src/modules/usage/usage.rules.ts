@@ -1,7 +1,7 @@
 import { validate as isUuid } from 'uuid';
 import { DomainError, invalid, notFound } from '../../core/errors';
 import { validateMetadata } from '../../core/validate';
-import { Frequency, period } from '../subscriptions/billing';
+import { Frequency, period } from '../../core/billing-period';
 import { EVENT_TYPE, MAX_EVENT_TYPE, MAX_FRACTION_DIGITS, MAX_KEY, MAX_QUANTITY, MAX_UNIT, ReportUsageInput } from './usage.inputs';
 
 /**

@@ -1,9 +1,9 @@
-import { Gst, gstOn, TaxTreatment, taxTreatment } from '../subscriptions/billing';
+import { Gst, gstOn, TaxTreatment, taxTreatment } from './gst';
 
 /**
  * GST of one invoice, per head and per line (contract 11), as pure integer arithmetic.
  *
- * The heads are computed once, on the invoice's subtotal, with billing.ts `gst()` (the contract's formula, rounding
+ * The heads are computed once, on the invoice's subtotal, with gst.ts `gst()` (the contract's formula, rounding
  * half away from zero). Each head is then allocated to the lines in proportion to their amounts by the largest-remainder
  * rule, so the lines' heads sum to the invoice's heads exactly and each line's share is within one subunit of its exact
  * proportional share. (Rounding per line and summing would make the invoice heads drift from the contract's formula by
@@ -62,7 +62,7 @@ export function allocate(total: number, weights: readonly number[]): number[] {
   return shares.map((s) => Number(s.floor));
 }
 
-/** The heads on the subtotal (billing.ts `gst()`), and each line's share of every head. */
+/** The heads on the subtotal (gst.ts `gst()`), and each line's share of every head. */
 export function invoiceTax(lineAmounts: readonly number[], parties: TaxParties): InvoiceTax {
   return invoiceTaxFor(lineAmounts, taxTreatment(parties), parties.rateBps);
 }
