@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType, BillingReason } from '../../src/modules/invoices/invoice.entities';
-import { GST_STATES, gstStateLabel } from '../../src/modules/invoices/gst-states';
+import { GST_STATES, gstStateLabel } from '../../src/core/gst-states';
 import { InvoicePdfInput, istDate, pdfFilename, ratePercent, renderInvoicePdf } from '../../src/modules/invoices/invoice.pdf';
 import { formatAmount, formatMoney, groupDigits, indianNumberInWords, rupeesInWords } from '../../src/money';
 import { TestMerchant, useHarness } from '../harness';

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { discountOn, monthlyAmount } from '../../money';
-import type { BillingSubscription } from '../subscriptions/subscription.entities';
-import { SubscriptionStatus } from '../subscriptions/subscription.machine';
+import type { Mode } from '../../core/entity';
 import { customerLedgerFacts, insertMovement, lockCustomerLedger } from './mrr-ledger.store';
 
 /**
@@ -22,13 +21,32 @@ export type MovementKind = 'new' | 'expansion' | 'contraction' | 'churn' | 'reac
 
 export const MOVEMENT_KINDS: readonly MovementKind[] = ['new', 'expansion', 'contraction', 'churn', 'reactivation'];
 
-/** Statuses counted in MRR (contract 11). */
-export const MRR_COUNTED: ReadonlySet<SubscriptionStatus> = new Set([SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE]);
+/** Statuses counted in MRR (contract 11): the subscriptions module's `active` and `past_due`. */
+export const MRR_COUNTED: ReadonlySet<string> = new Set(['active', 'past_due']);
 
-export type MrrFields = Pick<
-  BillingSubscription,
-  'status' | 'amount' | 'billingFrequency' | 'billingInterval' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'
->;
+/**
+ * What MRR reads of a subscription. The subscriptions module records movements (it sits above analytics), so the
+ * ledger names the fields it needs instead of importing the entity; BillingSubscription satisfies it.
+ */
+export interface MrrFields {
+  status: string;
+  amount: number;
+  billingFrequency: string;
+  billingInterval: number;
+  couponId?: string | null;
+  discountCycles?: number | null;
+  discountPercentBps?: number | null;
+  discountAmountOff?: number | null;
+}
+
+/** The subscription a movement is recorded for. */
+export interface MrrSubject extends MrrFields {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  customerId: string;
+  currency: string;
+}
 
 /**
  * The recurring amount MRR counts: the amount less a `forever` coupon's discount (a coupon with no end:
@@ -111,7 +129,7 @@ export function decideMovement(facts: LedgerFacts, after: MrrState): Movement | 
  * Three statements, not one: the lock must be held before the facts are read, and a statement reads with the
  * snapshot taken when it started (READ COMMITTED), which would miss a movement committed while it waited for the lock.
  */
-export async function recordMrrMovement(em: EntityManager, sub: BillingSubscription, before: MrrState, cause: string): Promise<Movement | null> {
+export async function recordMrrMovement(em: EntityManager, sub: MrrSubject, before: MrrState, cause: string): Promise<Movement | null> {
   const after = mrrStateOf(sub);
   if (sameMrrState(before, after)) return null;
   const subject = { merchantId: sub.merchantId, mode: sub.mode, subscriptionId: sub.id, customerId: sub.customerId, currency: sub.currency };

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery, tenantRows } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { testClockSql } from '../test-clock';
 import { Coupon } from './coupon.entities';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type PDFKitDocument from 'pdfkit';
-import { gstStateLabel } from './gst-states';
+import { gstStateLabel } from '../../core/gst-states';
 import type { Invoice, InvoiceLineItem, InvoiceRecipient, InvoiceSupplier } from './invoice.entities';
 import { formatAmount, formatMoney, rupeesInWords } from '../../money';
 

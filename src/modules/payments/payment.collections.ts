@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { make } from '../../core/entity';
-import type { Invoice } from '../invoices/invoice.entities';
+import type { Invoice } from '../invoices';
 import { divRound } from '../../money';
 import { Payment, PaymentBillingReason, PaymentStatus } from './payment.entities';
 

@@ -1,5 +1,5 @@
 import { gst, gstApplies } from '../../money';
-import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
+import { SnapshotTaxParties, taxPartiesOf } from '../invoices';
 
 /**
  * The GST a one-time payment collects (issue 10). `amount` stays the tax-exclusive price (contract 14); the tax on it

@@ -6,7 +6,7 @@ import { tenantEntityManager } from '../../core/context';
 import { Mode } from '../../core/entity';
 import { withClient } from '../../core/pool';
 import { notify, systemQuery, tenantQueryAs } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { testClockSql } from '../test-clock';
 import { ATTEMPT_LOG_MAX, DeliveryStatus } from './delivery.policy';
 import { WebhookEndpoint } from './webhook.entities';
 

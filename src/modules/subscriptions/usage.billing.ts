@@ -1,18 +1,18 @@
 import { logger } from '../../core/logger';
-import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
-import type { InvoiceLineDraft } from '../invoices/invoice.service';
+import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
+import type { InvoiceLineDraft } from '../invoices';
 import { formatUnitPrice } from '../../money';
-import { collectFromMandate } from '../subscriptions/change-plan';
-import type { SubscriptionChange } from '../subscriptions/subscription.lifecycle';
-import { taxOf } from '../subscriptions/subscription.lifecycle';
-import type { SubscriptionService } from '../subscriptions/subscription.service';
-import { ClosedUsage, closeUnbilledUsage } from './usage.billing.store';
+import { collectFromMandate } from './change-plan';
+import type { SubscriptionChange } from './subscription.lifecycle';
+import { taxOf } from './subscription.lifecycle';
+import type { SubscriptionService } from './subscription.service';
+import { ClosedUsage, closeUnbilledUsage } from '../usage';
 
 /**
  * Usage is billed in arrears (issue 12). When a subscription's billing period closes — the renewal that bills the next
  * period (subscription.lifecycle.ts billPeriod), or the end of the subscription at a period's end (period-end
  * cancellation, completion: subscription.scheduler.ts) — every part of its usage not billed yet that was counted in a
- * period starting before the closing instant is closed in one statement (usage.billing.store.ts), so an event reported
+ * period starting before the closing instant is closed in one statement (usage/usage.billing.store.ts), so an event reported
  * late for an earlier period is billed by the next close, never lost and never billed twice. Each (period, event type)
  * the plan prices in the subscription's currency is one line of its own invoice: quantity x unit_amount_decimal in
  * exact numeric, rounded half away from zero to a whole subunit once per line (its description shows the rate in major
