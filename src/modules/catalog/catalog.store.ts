@@ -118,3 +118,9 @@ export async function subscriptionTerms(em: EntityManager, planId: string, price
     ),
   };
 }
+
+/** Which of `planIds` are the tenant's plans (lower-case ids). */
+export async function existingPlans(em: EntityManager, planIds: readonly string[]): Promise<Set<string>> {
+  const rows = await tenantQuery<{ id: string }>(em, 'select id from plans where {tenant} and id = any(?::uuid[])', [`{${planIds.join(',')}}`]);
+  return new Set(rows.map((r) => r.id));
+}

@@ -21,6 +21,7 @@ export { CatalogService, pickDefaultPrice, plansByProduct, pricesByPlan } from '
 export {
   bumpCatalogVersion,
   catalogVersion,
+  existingPlans,
   gatewayPriceId,
   lockPriceRegistration,
   recordGatewayPrice,

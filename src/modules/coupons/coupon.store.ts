@@ -15,12 +15,6 @@ export async function couponByCode(em: EntityManager, code: string): Promise<Cou
   return coupon ?? null;
 }
 
-/** Which of `planIds` are the tenant's plans (lower-case ids). */
-export async function existingPlans(em: EntityManager, planIds: readonly string[]): Promise<Set<string>> {
-  const rows = await tenantQuery<{ id: string }>(em, 'select id from plans where {tenant} and id = any(?::uuid[])', [`{${planIds.join(',')}}`]);
-  return new Set(rows.map((r) => r.id));
-}
-
 /** Merchant time (the test clock in test mode), in SQL: what `redeem_by` is compared with. */
 const MERCHANT_NOW = `now() + ${testClockSql.offsetMs('c.merchant_id', 'c.mode')} * interval '1 millisecond'`;
 
