@@ -69,7 +69,7 @@ export function invoiceTax(lineAmounts: readonly number[], parties: TaxParties):
 
 /**
  * The same under a fixed treatment and rate (a subscription's snapshot, taken when it was created): the heads on the
- * subtotal (billing.ts `gstOn()`), and each line's share of every head.
+ * subtotal (gst.ts `gstOn()`), and each line's share of every head.
  */
 export function invoiceTaxFor(lineAmounts: readonly number[], treatment: TaxTreatment, rateBps: number): InvoiceTax {
   const subtotal = lineAmounts.reduce((s, a) => s + a, 0);

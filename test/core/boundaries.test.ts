@@ -22,8 +22,9 @@ const MODULES = 'src/modules/';
 function moduleOf(p: string): string | null {
   if (!p.startsWith(MODULES)) return null;
   const [name, ...rest] = p.slice(MODULES.length).split('/');
-  // src/modules/boundaries.ts is the table, not a module.
-  return rest.length || fs.existsSync(path.join(root, MODULES, name)) || !name.includes('.') ? name : null;
+  // A file or folder inside a module folder, or the folder itself; src/modules/boundaries.ts is the table, not a module.
+  if (rest.length > 0) return name;
+  return fs.existsSync(path.join(root, MODULES, `${name.replace(/\.ts$/, '')}.ts`)) ? null : name;
 }
 
 /** (a) An import of another module must name its folder (its index.ts), never a file inside it. */

@@ -51,8 +51,8 @@ export interface MrrSubject extends MrrFields {
 /**
  * The recurring amount MRR counts: the amount less a `forever` coupon's discount (a coupon with no end:
  * `discount_cycles` null; `once` and `repeating` coupons do not change MRR), the discount as src/money/discount.ts
- * computes it. This and `monthlyAmount` (src/money/mrr.ts) are the one MRR rule: every answer that shows MRR (analytics, experiment
- * results) reads the ledger these write (analytics.store.ts), never a second computation of its own.
+ * computes it. This and `monthlyAmount` (src/money/mrr.ts) are the one MRR rule: every answer that shows MRR (analytics,
+ * experiment results) reads the ledger these write (analytics.store.ts), never a second computation of its own.
  */
 export function mrrAmountOf(sub: Pick<MrrFields, 'amount' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'>): number {
   const forever = sub.couponId != null && sub.discountCycles == null;

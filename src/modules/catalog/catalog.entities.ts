@@ -158,7 +158,7 @@ export class Price extends TenantEntity {
 
 /**
  * A plan's price for one usage event type in one currency (issue 12): `unitAmountDecimal` subunits per unit, an exact
- * decimal. Usage is billed in arrears when a billing period closes (src/modules/subscriptions/usage.billing.ts). Immutable, one
+ * decimal. Usage is billed in arrears when a billing period closes (subscriptions/usage.billing.ts). Immutable, one
  * per plan, event type and currency.
  */
 @Entity({ tableName: 'usage_rates' })

@@ -9,7 +9,7 @@ import { SubscriptionStatus } from './subscription.machine';
 
 registerEnumType(SubscriptionStatus, { name: 'SubscriptionStatus' });
 
-/** How GST applies to a subscription's invoices (billing.ts TaxTreatment), fixed when it is created. */
+/** How GST applies to a subscription's invoices (src/money/gst.ts TaxTreatment), fixed when it is created. */
 export enum SubscriptionTaxTreatment {
   /** No GST: a non-INR subscription (zero-rated export) or a merchant without a GSTIN then. */
   NONE = 'none',

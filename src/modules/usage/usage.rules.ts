@@ -113,7 +113,7 @@ const APPROX_MS: Record<Frequency, number> = {
  * - the current period (`current_period_start/end`) when it holds `t`: during a trial that is the trial itself
  *   (`trial_start` .. `trial_end`: the subscriptions engine sets the current period to it);
  * - the trial, when `t` falls in it;
- * - otherwise the period of the billing anchor's calendar arithmetic (billing.ts `period`, contract 11) holding `t`:
+ * - otherwise the period of the billing anchor's calendar arithmetic (src/core/billing-period.ts `period`, contract 11) holding `t`:
  *   earlier periods, and later ones not yet entered (a paused subscription's, or a renewal not yet charged). A trialing
  *   subscription's periods after the trial count from the trial's end, where its first charge starts them.
  * Null for an instant before the subscription's first period, or before the anchor when a change of billing cadence
