@@ -22,7 +22,7 @@ const MODULES = 'src/modules/';
 function moduleOf(p: string): string | null {
   if (!p.startsWith(MODULES)) return null;
   const [name, ...rest] = p.slice(MODULES.length).split('/');
-  // A file or folder inside a module folder, or the folder itself; src/modules/boundaries.ts is the table, not a module.
+  // Inside a module folder, or the folder itself; src/modules/boundaries.ts is the table, not a module.
   if (rest.length > 0) return name;
   return fs.existsSync(path.join(root, MODULES, `${name.replace(/\.ts$/, '')}.ts`)) ? null : name;
 }
@@ -112,7 +112,8 @@ function resolve(target: string): string {
  */
 export function runtimeCycles(files: FileImports[], resolveTarget: (t: string) => string = resolve): string[][] {
   const graph: Record<string, string[]> = {};
-  for (const { file, imports } of files) graph[file] = imports.filter((i) => !i.typeOnly).map((i) => resolveTarget(i.target));
+  for (const { file, imports } of files)
+    graph[file] = imports.filter((i) => !i.typeOnly).map((i) => resolveTarget(i.target));
   return cycles(graph).filter((scc) => new Set(scc.map(moduleOf).filter((m) => m !== null)).size > 1);
 }
 
@@ -121,7 +122,9 @@ export function moneyLeaks(files: FileImports[]): string[] {
   return files
     .filter(({ file }) => file.startsWith('src/money/'))
     .flatMap(({ file, imports }) =>
-      imports.filter(({ target }) => target !== 'src/money' && !target.startsWith('src/money/')).map(({ target }) => `${file} -> ${target}`),
+      imports
+        .filter(({ target }) => target !== 'src/money' && !target.startsWith('src/money/'))
+        .map(({ target }) => `${file} -> ${target}`),
     );
 }
 
@@ -141,7 +144,8 @@ const TABLES_WITHOUT_ENTITY: Record<string, string> = {
 function tableOwners(): Record<string, string> {
   const owners: Record<string, string> = { ...TABLES_WITHOUT_ENTITY };
   for (const f of sourceFiles(path.join(root, 'src/modules'))) {
-    for (const m of fs.readFileSync(f, 'utf8').matchAll(/@Entity\(\{[^}]*tableName:\s*'(\w+)'/g)) owners[m[1]] = moduleOf(rel(f))!;
+    for (const m of fs.readFileSync(f, 'utf8').matchAll(/@Entity\(\{[^}]*tableName:\s*'(\w+)'/g))
+      owners[m[1]] = moduleOf(rel(f))!;
   }
   return owners;
 }
@@ -156,7 +160,7 @@ const STORE_EXCEPTIONS: Record<string, Record<string, string>> = {
     subscriptions: "an attempt's currency is its subscription's: a primary-key probe inside the report's statement",
   },
   'src/modules/analytics/mrr-ledger.store.ts': {
-    merchants: "the movement's merchant day, read with the ledger facts under the customer's lock",
+    merchants: "a movement takes its merchant's reporting currency and time in the statement that inserts it",
   },
   'src/modules/entitlements/entitlement.store.ts': {
     customers: "a customer's entitlements in one statement on every check (its subscriptions' products)",
@@ -171,24 +175,21 @@ const STORE_EXCEPTIONS: Record<string, Record<string, string>> = {
     subscription_events: "an experiment's results per variant in one statement (analytics over enrolments)",
   },
   'src/modules/invoices/invoice.store.ts': {
-    merchants: "an invoice's tax parties (supplier and recipient) read in the statement that issues it",
-    customers: "an invoice's tax parties (supplier and recipient) read in the statement that issues it",
+    merchants: "an invoice's two parties (merchant and customer) in one statement: every renewal issues one",
+    customers: "an invoice's two parties (merchant and customer) in one statement: every renewal issues one",
   },
   'src/modules/payments/payment.store.ts': {
     invoices: "a page of customers' lifetime revenue in one statement: paid invoices and uninvoiced payments",
   },
   'src/modules/subscriptions/subscription.store.ts': {
-    merchants: "a new subscription's merchant and customer, upserted and read in the statement that creates it",
-    customers: "a new subscription's merchant and customer, upserted and read in the statement that creates it",
+    merchants: 'a gateway event is recorded and its subscription read with merchant and customer in one statement',
+    customers: 'a gateway event is recorded and its subscription read with merchant and customer in one statement',
   },
   'src/modules/usage/usage.billing.store.ts': {
     usage_rates: "a period's close prices its usage in the renewal's statement: one index probe when nothing is due",
   },
   'src/modules/usage/usage.store.ts': {
     subscriptions: "a usage report finds its subscription's period in the statement that counts it",
-  },
-  'src/modules/webhooks/delivery.store.ts': {
-    gateway_events: 'retention purges old gateway events with the deliveries, in the same batched loop',
   },
 };
 
@@ -203,7 +204,9 @@ export function foreignTables(
 ): string[] {
   const own = moduleOf(store);
   const names = [...stripComments(text).matchAll(/\b(?:from|join|into|update)\s+"?(\w+)"?/gi)].map((m) => m[1]);
-  return [...new Set(names)].filter((t) => owners[t] && owners[t] !== own && !exceptions[store]?.[t]).map((t) => `${store}: ${t} (${owners[t]})`);
+  return [...new Set(names)]
+    .filter((t) => owners[t] && owners[t] !== own && !exceptions[store]?.[t])
+    .map((t) => `${store}: ${t} (${owners[t]})`);
 }
 
 const sources = [
@@ -249,7 +252,7 @@ describe('module boundaries', () => {
     expect(moneyLeaks(all)).toEqual([]);
   });
 
-  it('(e) a store names only its own module\'s tables in SQL, but for the listed exceptions', () => {
+  it("(e) a store names only its own module's tables in SQL, but for the listed exceptions", () => {
     const owners = tableOwners();
     // Every table the service's migrations create has an owner (core's own tables aside).
     const created = sourceFiles(path.join(root, 'src/migrations')).flatMap((f) =>
@@ -263,7 +266,11 @@ describe('module boundaries', () => {
     // An exception that no longer matches a statement is dropped from the list.
     const stale = Object.entries(STORE_EXCEPTIONS).flatMap(([store, tables]) =>
       Object.keys(tables)
-        .filter((t) => foreignTables(store, fs.readFileSync(path.join(root, store), 'utf8'), owners, {}).every((o) => !o.startsWith(`${store}: ${t} `)))
+        .filter((t) =>
+          foreignTables(store, fs.readFileSync(path.join(root, store), 'utf8'), owners, {}).every(
+            (o) => !o.startsWith(`${store}: ${t} `),
+          ),
+        )
         .map((t) => `${store}: ${t}`),
     );
     expect(stale).toEqual([]);
@@ -275,7 +282,10 @@ describe('the rules can fail', () => {
 
   it('(a) sees an import of a file inside another module, type-only ones too', () => {
     const files = [
-      { file: 'src/modules/payments/payment.service.ts', imports: [i('src/modules/invoices/invoice.service', true), i('src/modules/customers')] },
+      {
+        file: 'src/modules/payments/payment.service.ts',
+        imports: [i('src/modules/invoices/invoice.service', true), i('src/modules/customers')],
+      },
       { file: 'src/http/request.ts', imports: [i('src/modules/merchants/current-merchant')] },
       { file: 'src/modules/payments/payment.store.ts', imports: [i('src/modules/payments/payment.entities')] },
     ];
@@ -286,8 +296,15 @@ describe('the rules can fail', () => {
   });
 
   it('(b) sees an import of a module the importer does not declare', () => {
-    const files = [{ file: 'src/modules/customers/customer.resolver.ts', imports: [i('src/modules/subscriptions'), i('src/modules/merchants')] }];
-    expect(undeclared(files, { customers: ['merchants'] })).toEqual(['customers -> subscriptions (src/modules/customers/customer.resolver.ts)']);
+    const files = [
+      {
+        file: 'src/modules/customers/customer.resolver.ts',
+        imports: [i('src/modules/subscriptions'), i('src/modules/merchants')],
+      },
+    ];
+    expect(undeclared(files, { customers: ['merchants'] })).toEqual([
+      'customers -> subscriptions (src/modules/customers/customer.resolver.ts)',
+    ]);
   });
 
   it('(c) sees a cycle in the table, in the imports, and at runtime across modules', () => {
@@ -299,33 +316,59 @@ describe('the rules can fail', () => {
     expect(moduleCycles(files, {})).toEqual([['subscriptions', 'usage']]);
     const runtime = [
       { file: 'src/modules/usage/usage.billing.ts', imports: [i('src/modules/subscriptions/change-plan')] },
-      { file: 'src/modules/subscriptions/change-plan.ts', imports: [i('src/modules/subscriptions/subscription.lifecycle')] },
+      {
+        file: 'src/modules/subscriptions/change-plan.ts',
+        imports: [i('src/modules/subscriptions/subscription.lifecycle')],
+      },
       { file: 'src/modules/subscriptions/subscription.lifecycle.ts', imports: [i('src/modules/usage/usage.billing')] },
       // Type-only: no runtime cycle through here.
       { file: 'src/modules/payments/payment.service.ts', imports: [i('src/modules/invoices/invoice.service')] },
       { file: 'src/modules/invoices/invoice.service.ts', imports: [i('src/modules/payments/payment.service', true)] },
     ];
     expect(runtimeCycles(runtime, (t) => `${t}.ts`)).toEqual([
-      ['src/modules/subscriptions/change-plan.ts', 'src/modules/subscriptions/subscription.lifecycle.ts', 'src/modules/usage/usage.billing.ts'],
+      [
+        'src/modules/subscriptions/change-plan.ts',
+        'src/modules/subscriptions/subscription.lifecycle.ts',
+        'src/modules/usage/usage.billing.ts',
+      ],
     ]);
   });
 
   it('(d) sees src/money import the domain, core included', () => {
-    const files = [{ file: 'src/money/gst.ts', imports: [i('src/money/rounding'), i('src/core/errors'), i('src/modules/invoices', true)] }];
-    expect(moneyLeaks(files)).toEqual(['src/money/gst.ts -> src/core/errors', 'src/money/gst.ts -> src/modules/invoices']);
+    const files = [
+      {
+        file: 'src/money/gst.ts',
+        imports: [i('src/money/rounding'), i('src/core/errors'), i('src/modules/invoices', true)],
+      },
+    ];
+    expect(moneyLeaks(files)).toEqual([
+      'src/money/gst.ts -> src/core/errors',
+      'src/money/gst.ts -> src/modules/invoices',
+    ]);
   });
 
-  it('(e) sees another module\'s table in a store\'s SQL, but not in its comments or a listed exception', () => {
-    const owners = { experiments: 'experiments', payments: 'payments', invoices: 'invoices', subscriptions: 'subscriptions' };
+  it("(e) sees another module's table in a store's SQL, but not in its comments or a listed exception", () => {
+    const owners = {
+      experiments: 'experiments',
+      payments: 'payments',
+      invoices: 'invoices',
+      subscriptions: 'subscriptions',
+    };
     const text = [
       '// reads from invoices, once',
-      "const a = sql`select * from experiments e join payments p on p.id = e.id`;",
-      "const b = 'update \"subscriptions\" set x = 1';",
+      'const a = sql`select * from experiments e join payments p on p.id = e.id`;',
+      'const b = \'update "subscriptions" set x = 1\';',
       "const c = 'insert into invoices (id) values (1)';",
     ].join('\n');
     const store = 'src/modules/experiments/experiment.store.ts';
-    expect(foreignTables(store, text, owners, {})).toEqual([`${store}: payments (payments)`, `${store}: subscriptions (subscriptions)`, `${store}: invoices (invoices)`]);
-    expect(foreignTables(store, text, owners, { [store]: { payments: 'why', subscriptions: 'why', invoices: 'why' } })).toEqual([]);
+    expect(foreignTables(store, text, owners, {})).toEqual([
+      `${store}: payments (payments)`,
+      `${store}: subscriptions (subscriptions)`,
+      `${store}: invoices (invoices)`,
+    ]);
+    expect(
+      foreignTables(store, text, owners, { [store]: { payments: 'why', subscriptions: 'why', invoices: 'why' } }),
+    ).toEqual([]);
   });
 
   it('tells type-only imports from runtime ones', () => {

@@ -39,7 +39,8 @@ export function importsOf(file: string, text = fs.readFileSync(file, 'utf8')): I
   for (const m of text.matchAll(IMPORT)) {
     if (!m[1].startsWith('.')) continue;
     // A dynamic import or require is always a runtime one; otherwise the statement's first line tells.
-    const typeOnly = !m[0].includes('(') && /^\s*(?:import|export)\s+type\b/.test(text.slice(statementStart(text, m.index)));
+    const typeOnly =
+      !m[0].includes('(') && /^\s*(?:import|export)\s+type\b/.test(text.slice(statementStart(text, m.index)));
     out.push({ target: path.relative(root, path.resolve(path.dirname(file), m[1])), typeOnly });
   }
   return out;

@@ -7,5 +7,5 @@ export { recordCollection } from './payment.collections';
 export { GatewayEventRecord, Payment, PaymentBillingReason, PaymentStatus, Refund } from './payment.entities';
 export { paymentResolvers } from './payment.resolver';
 export { PaymentService, reserveRefund } from './payment.service';
-export { COLLECTED_STATUSES, gatewayEventCte } from './payment.store';
+export { COLLECTED_STATUSES, gatewayEventCte, PRUNE_GATEWAY_EVENTS } from './payment.store';
 export type { GatewayEventRow } from './payment.store';

@@ -170,3 +170,7 @@ export async function lifetimeRevenueByCustomer(em: EntityManager, customerIds: 
   );
   return rows.map((r) => ({ customerId: r.customer_id, currency: r.currency, amount: Number(r.amount) }));
 }
+
+/** History retention's batch of old gateway events (webhooks retention.ts runs it): ids below $1, at most $2 rows. */
+export const PRUNE_GATEWAY_EVENTS = `delete from gateway_events where id in (
+       select id from gateway_events where id < $1 limit $2 for update skip locked)`;
