@@ -13,7 +13,7 @@ import {
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Ctx } from '../src/core/context';
 import { operationContext } from '../src/http/principal';
-import { idempotentReplay } from '../src/modules/idempotency/with-idempotency';
+import { idempotentReplay } from '../src/modules/idempotency';
 import { DomainError, errorBody, fromGraphQLError } from '../src/core/errors';
 import { authenticate, rateLimit } from '../src/http/auth';
 import { noteErrorCode, RequestSignals, sendError } from '../src/http/request';
@@ -25,7 +25,7 @@ import { routes } from './routes';
 import { compileOperation } from './compiled-operation';
 import { logger } from '../src/core/logger';
 import { wrapFieldResolver } from '../src/core/adapters/graphql-field-resolve';
-import { restReadKey } from '../src/modules/catalog/catalog-cache';
+import { restReadKey } from '../src/modules/catalog';
 
 /** A query-string value is text; give GraphQL the scalar it expects (or the text, which it then rejects). */
 function fromQueryString(raw: unknown, type: GraphQLInputType, param: string): unknown {

@@ -9,31 +9,33 @@ import { Serializer } from './core/serialize';
 import { openServicePool } from './core/sql';
 import { createGateway } from './gateways';
 import { CatalogReadCache } from './core/read-cache';
-import { catalogVersion } from './modules/catalog/catalog.store';
-import { CatalogService } from './modules/catalog/catalog.service';
-import { CustomerService } from './modules/customers/customer.service';
-import { IdempotencyStore } from './modules/idempotency/idempotency.store';
-import { MerchantService } from './modules/merchants/merchant.service';
-import { PaymentService } from './modules/payments/payment.service';
-import { InvoiceService } from './modules/invoices/invoice.service';
-import { InvoiceDocuments } from './modules/invoices/invoice.documents';
-import { SubscriptionService } from './modules/subscriptions/subscription.service';
-import { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
-import { ProviderService } from './modules/providers/provider.service';
-import { Clock } from './modules/test-clock/test-clock.service';
-import { leaseMsFor } from './modules/webhooks/delivery.policy';
-import { WebhookDispatcher } from './modules/webhooks/dispatcher';
-import { DeliveryRuntime } from './modules/webhooks/runtime';
-import { WebhookService } from './modules/webhooks/webhook.service';
-import { ExperimentService } from './modules/experiments/experiment.service';
-import { EntitlementCache } from './modules/entitlements/entitlement.cache';
-import { EntitlementEvaluator } from './modules/entitlements/entitlement.evaluator';
-import { EntitlementService } from './modules/entitlements/entitlement.service';
-import { OfferingService } from './modules/offerings/offering.service';
-import { CouponService } from './modules/coupons/coupon.service';
-import { UsageService } from './modules/usage/usage.service';
-import { AnalyticsService } from './modules/analytics/analytics.service';
-import { GatewayCommands } from './modules/gateway-commands/gateway-command.service';
+import { catalogVersion } from './modules/catalog';
+import { CatalogService } from './modules/catalog';
+import { CustomerService } from './modules/customers';
+import { IdempotencyStore } from './modules/idempotency';
+import { MerchantService } from './modules/merchants';
+import { PaymentService } from './modules/payments';
+import { InvoiceService } from './modules/invoices';
+import { InvoiceDocuments } from './modules/invoices';
+import { SubscriptionService } from './modules/subscriptions';
+import { openSubscriptionsOfConnection } from './modules/subscriptions';
+import { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions';
+import { ProviderService } from './modules/providers';
+import { Clock } from './modules/test-clock';
+import { leaseMsFor } from './modules/webhooks';
+import { WebhookDispatcher } from './modules/webhooks';
+import { DeliveryRuntime } from './modules/webhooks';
+import { WebhookService } from './modules/webhooks';
+import { ExperimentService } from './modules/experiments';
+import { EntitlementCache } from './modules/entitlements';
+import { EntitlementEvaluator } from './modules/entitlements';
+import { EntitlementService } from './modules/entitlements';
+import { OfferingService } from './modules/offerings';
+import { existingOfferingIds } from './modules/offerings';
+import { CouponService } from './modules/coupons';
+import { UsageService } from './modules/usage';
+import { AnalyticsService } from './modules/analytics';
+import { GatewayCommands } from './modules/gateway-commands';
 import type { Services } from './services';
 
 /**
@@ -63,6 +65,7 @@ export function createServices(
     (provider, credentials) =>
       createGateway(provider, credentials, { sandboxUrl: sandboxUrl ?? undefined, timeoutMs: config.gatewayTimeoutMs }),
     publicUrl,
+    openSubscriptionsOfConnection,
   );
   // The process's one pool (the ORM's connections): plain statements, the catalog's version lookups, webhook delivery,
   // the test clock.
@@ -106,7 +109,7 @@ export function createServices(
     }, [(graceMs) => payments.reconcilePending(graceMs)]),
     serializer,
     entitlements: new EntitlementService(new EntitlementEvaluator(pool, new EntitlementCache(config.entitlementCacheBytes))),
-    experiments: new ExperimentService(webhooks.clock),
+    experiments: new ExperimentService(webhooks.clock, existingOfferingIds),
     offerings: new OfferingService(),
     coupons,
     usage: new UsageService(pool, webhooks.clock),

@@ -1,21 +1,21 @@
 import { TenantEntity } from './core/entity';
 import { OutboxEvent } from './core/events';
-import { IdempotencyKey } from './modules/idempotency/idempotency.entities';
-import { CatalogVersion } from './modules/catalog/catalog.entities';
-import { Plan, Price, Product, ProductFamily, UsageRate } from './modules/catalog/catalog.entities';
-import { Customer } from './modules/customers/customer.entities';
-import { ApiKey, Merchant } from './modules/merchants/merchant.entities';
-import { GatewayEventRecord, Payment, Refund } from './modules/payments/payment.entities';
-import { ProviderConnection } from './modules/providers/provider-connection.entities';
-import { BillingSubscription, GatewayClockSync, GatewayPrice, SubscriptionEvent } from './modules/subscriptions/subscription.entities';
-import { Invoice, InvoiceSequence } from './modules/invoices/invoice.entities';
-import { TestClock } from './modules/test-clock/test-clock.entities';
-import { WebhookDelivery, WebhookEndpoint } from './modules/webhooks/webhook.entities';
-import { Experiment, ExperimentEnrolment, ExperimentVariant } from './modules/experiments/experiment.entities';
-import { Entitlement, EntitlementProduct, EntitlementVersion } from './modules/entitlements/entitlement.entities';
-import { Offering, OfferingPackageLink, Package, PackageProductLink, Paywall } from './modules/offerings/offering.entities';
-import { Coupon, CouponRedemption } from './modules/coupons/coupon.entities';
-import { GatewayCommand } from './modules/gateway-commands/gateway-command.entities';
+import { IdempotencyKey } from './modules/idempotency';
+import { CatalogVersion } from './modules/catalog';
+import { GatewayPrice, Plan, Price, Product, ProductFamily, UsageRate } from './modules/catalog';
+import { Customer } from './modules/customers';
+import { ApiKey, Merchant } from './modules/merchants';
+import { GatewayEventRecord, Payment, Refund } from './modules/payments';
+import { ProviderConnection } from './modules/providers';
+import { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './modules/subscriptions';
+import { Invoice, InvoiceSequence } from './modules/invoices';
+import { TestClock } from './modules/test-clock';
+import { WebhookDelivery, WebhookEndpoint } from './modules/webhooks';
+import { Experiment, ExperimentEnrolment, ExperimentVariant } from './modules/experiments';
+import { Entitlement, EntitlementProduct, EntitlementVersion } from './modules/entitlements';
+import { Offering, OfferingPackageLink, Package, PackageProductLink, Paywall } from './modules/offerings';
+import { Coupon, CouponRedemption } from './modules/coupons';
+import { GatewayCommand } from './modules/gateway-commands';
 
 /**
  * Every entity of the service; each later feature adds its own here. The gateway sandbox keeps its own

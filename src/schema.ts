@@ -9,24 +9,24 @@ import { DateTime } from './core/scalars';
 import { refuseInvalidText } from './core/nul';
 import { refuseOversizeArguments } from './core/argument-limits';
 import { refuseEmptyIds } from './core/validate';
-import { catalogResolvers } from './modules/catalog/catalog.resolver';
-import { CustomerResolver } from './modules/customers/customer.resolver';
-import { MerchantResolver } from './modules/merchants/merchant.resolver';
-import { PaymentResolver } from './modules/payments/payment.resolver';
-import { ProviderResolver } from './modules/providers/provider.resolver';
-import { invoiceResolvers } from './modules/invoices/invoice.resolver';
-import { subscriptionResolvers } from './modules/subscriptions/subscription.resolver';
-import { TestClockResolver } from './modules/test-clock/test-clock.resolver';
-import { webhookResolvers } from './modules/webhooks/webhook.resolver';
-import { experimentResolvers } from './modules/experiments/experiment.resolver';
-import { entitlementResolvers } from './modules/entitlements/entitlement.resolver';
-import { offeringResolvers } from './modules/offerings/offering.resolver';
-import { couponResolvers } from './modules/coupons/coupon.resolver';
-import { usageResolvers } from './modules/usage/usage.resolver';
-import { analyticsResolvers } from './modules/analytics/analytics.resolver';
-import { autopayResolvers } from './modules/analytics/autopay.resolver';
-import { cohortsResolvers } from './modules/analytics/cohorts.resolver';
-import { gatewayCommandResolvers } from './modules/gateway-commands/gateway-command.resolver';
+import { catalogResolvers } from './modules/catalog';
+import { CustomerResolver } from './modules/customers';
+import { MerchantResolver } from './modules/merchants';
+import { paymentResolvers } from './modules/payments';
+import { ProviderResolver } from './modules/providers';
+import { invoiceResolvers } from './modules/invoices';
+import { subscriptionResolvers } from './modules/subscriptions';
+import { TestClockResolver } from './modules/test-clock';
+import { webhookResolvers } from './modules/webhooks';
+import { experimentResolvers } from './modules/experiments';
+import { entitlementResolvers } from './modules/entitlements';
+import { offeringResolvers } from './modules/offerings';
+import { couponResolvers } from './modules/coupons';
+import { usageResolvers } from './modules/usage';
+import { analyticsResolvers } from './modules/analytics';
+import { autopayResolvers } from './modules/analytics';
+import { cohortsResolvers } from './modules/analytics';
+import { gatewayCommandResolvers } from './modules/gateway-commands';
 import { newPubSub, PubSub } from './core/pubsub';
 
 /** Root fields open to the operator token; every other root field needs a merchant key. */
@@ -61,7 +61,7 @@ export const resolvers = [
   MerchantResolver,
   CustomerResolver,
   ProviderResolver,
-  PaymentResolver,
+  ...paymentResolvers,
   ...webhookResolvers,
   TestClockResolver,
   ...subscriptionResolvers,

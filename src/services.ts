@@ -1,28 +1,28 @@
 import type { ServicePool } from './core/orm-pool';
 import type { Config } from './config';
 import type { Ctx } from './core/context';
-import type { IdempotencyStore } from './modules/idempotency/idempotency.store';
+import type { IdempotencyStore } from './modules/idempotency';
 import type { CatalogReadCache } from './core/read-cache';
 import type { Serializer } from './core/serialize';
-import type { CatalogService } from './modules/catalog/catalog.service';
-import type { CustomerService } from './modules/customers/customer.service';
-import type { MerchantService } from './modules/merchants/merchant.service';
-import type { PaymentService } from './modules/payments/payment.service';
-import type { ProviderService } from './modules/providers/provider.service';
-import type { Clock } from './modules/test-clock/test-clock.service';
-import type { DeliveryRuntime } from './modules/webhooks/runtime';
-import type { InvoiceService } from './modules/invoices/invoice.service';
-import type { InvoiceDocuments } from './modules/invoices/invoice.documents';
-import type { SubscriptionService } from './modules/subscriptions/subscription.service';
-import type { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions/subscription.scheduler';
-import type { WebhookService } from './modules/webhooks/webhook.service';
-import type { ExperimentService } from './modules/experiments/experiment.service';
-import type { EntitlementService } from './modules/entitlements/entitlement.service';
-import type { OfferingService } from './modules/offerings/offering.service';
-import type { CouponService } from './modules/coupons/coupon.service';
-import type { UsageService } from './modules/usage/usage.service';
-import type { AnalyticsService } from './modules/analytics/analytics.service';
-import type { GatewayCommands } from './modules/gateway-commands/gateway-command.service';
+import type { CatalogService } from './modules/catalog';
+import type { CustomerService } from './modules/customers';
+import type { MerchantService } from './modules/merchants';
+import type { PaymentService } from './modules/payments';
+import type { ProviderService } from './modules/providers';
+import type { Clock } from './modules/test-clock';
+import type { DeliveryRuntime } from './modules/webhooks';
+import type { InvoiceService } from './modules/invoices';
+import type { InvoiceDocuments } from './modules/invoices';
+import type { SubscriptionService } from './modules/subscriptions';
+import type { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions';
+import type { WebhookService } from './modules/webhooks';
+import type { ExperimentService } from './modules/experiments';
+import type { EntitlementService } from './modules/entitlements';
+import type { OfferingService } from './modules/offerings';
+import type { CouponService } from './modules/coupons';
+import type { UsageService } from './modules/usage';
+import type { AnalyticsService } from './modules/analytics';
+import type { GatewayCommands } from './modules/gateway-commands';
 
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
 export interface Services {

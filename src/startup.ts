@@ -6,7 +6,7 @@ import { logger } from './core/logger';
 import { SecretBox } from './core/secrets';
 import { entities } from './entities';
 import { RunningSandbox, startSandbox } from './gateways/sandbox';
-import { connectDemoGateways, ensureDemoMerchant } from './modules/merchants/demo';
+import { connectDemoGateways, ensureDemoMerchant } from './demo';
 import type { Services } from './services';
 
 /**

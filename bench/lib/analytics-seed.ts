@@ -1,6 +1,5 @@
 import { Client, Pool } from 'pg';
-import { monthOf } from '../../src/modules/usage/usage.partitions';
-import { createPartition } from '../../src/modules/usage/usage.store';
+import { createPartition, monthOf } from '../../src/modules/usage';
 
 /**
  * The analytics and usage data set (bench/README.md), written by set-based SQL (generate_series) straight into a

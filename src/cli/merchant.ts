@@ -5,7 +5,7 @@ import { Mode } from '../core/entity';
 import { DomainError } from '../core/errors';
 import { EmbeddedDatabase, openDatabase, startEmbeddedPostgres } from '../core/db';
 import { entities } from '../entities';
-import { MerchantService } from '../modules/merchants/merchant.service';
+import { MerchantService } from '../modules/merchants';
 
 const USAGE = `Usage:
   npm run merchant:create -- --name "Acme" [--gstin 29ABCDE1234F1ZW] [--state-code 29] [--reporting-currency INR] [--rate-limit 100]

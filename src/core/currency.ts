@@ -1,4 +1,5 @@
 import currencyCodes from 'currency-codes';
+import { currencyExponent as exponentOf } from '../money';
 import { invalid } from './errors';
 
 /** Accepts a 3-letter ISO 4217 code in any case and returns it upper case; anything else is a 400 on `param`. */
@@ -10,9 +11,8 @@ export function normaliseCurrency(value: string, param = 'currency'): string {
   return code;
 }
 
-/** ISO 4217 minor-unit exponent (JPY 0, INR 2, KWD 3). */
+/** ISO 4217 minor-unit exponent (JPY 0, INR 2, KWD 3); an unknown code is a 400 on `currency`. */
 export function currencyExponent(code: string): number {
-  const c = currencyCodes.code(code.toUpperCase());
-  if (!c) throw invalid('currency', `Invalid currency: '${code}'.`);
-  return c.digits;
+  if (!currencyCodes.code(code.toUpperCase())) throw invalid('currency', `Invalid currency: '${code}'.`);
+  return exponentOf(code);
 }

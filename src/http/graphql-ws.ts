@@ -21,7 +21,7 @@ import { operationCostError } from '../core/operation-cost';
 import { operationTooDeep } from '../core/input-limits';
 import { logger } from '../core/logger';
 import type { PubSub } from '../core/pubsub';
-import { KeyRetirement, retires } from '../modules/merchants/merchant.service';
+import { KeyRetirement, retires } from '../modules/merchants';
 import type { Services } from '../services';
 import { bearerToken, consumeRateLimit, invalidKey } from './auth';
 import { followKeyRetirements } from './key-retirements';

@@ -19,11 +19,11 @@ import { authenticate, invalidKey, rateLimit } from './auth';
 import { mountGraphQLWs } from './graphql-ws';
 import { introspectionDepthRule } from './introspection-depth';
 import { graphqlHttpLimits } from './graphql-limits';
-import { graphqlReadKey, isCatalogRead } from '../modules/catalog/catalog-cache';
+import { graphqlReadKey, isCatalogRead } from '../modules/catalog';
 import { boundedDocumentStore } from './document-store';
 import { noteErrorCode, noteGraphQLErrorCode, RequestSignals, trackGraphQLResponse } from './request';
 import { idempotencyReport } from './idempotency-report';
-import { useIdempotencyHeader } from '../modules/idempotency/with-idempotency';
+import { useIdempotencyHeader } from '../modules/idempotency';
 
 /**
  * Limits for client-written queries (the REST shim's own documents are fixed and trusted). Token limit, applied by

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Ctx } from '../core/context';
-import { idempotentReplay } from '../modules/idempotency/with-idempotency';
+import { idempotentReplay } from '../modules/idempotency';
 
 /**
  * `POST /graphql` answers `Idempotent-Replayed: true` when a mutation of the operation answered its stored first

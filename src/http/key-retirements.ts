@@ -1,6 +1,6 @@
 import { logger } from '../core/logger';
 import type { PubSub } from '../core/pubsub';
-import { KeyRetirement, keyRetirement } from '../modules/merchants/merchant.service';
+import { KeyRetirement, keyRetirement } from '../modules/merchants';
 import type { Services } from '../services';
 
 /**

@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createContext, Ctx } from '../core/context';
 import type { Mode } from '../core/entity';
 import type { Logger } from '../core/logger';
-import { primeMerchant } from '../modules/merchants/current-merchant';
-import type { Merchant } from '../modules/merchants/merchant.entities';
+import { primeMerchant } from '../modules/merchants';
+import type { Merchant } from '../modules/merchants';
 import type { Services } from '../services';
 
 /**

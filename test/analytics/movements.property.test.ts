@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { TestMerchant, useHarness } from '../harness';
 import { connect } from '../payments/helpers';
 import { ok } from '../subscriptions/helpers';
-import { monthlyAmount } from '../../src/modules/analytics/mrr-ledger';
+import { monthlyAmount } from '../../src/money';
 import { analytics, planAt, subscribed } from './helpers';
 
 /**

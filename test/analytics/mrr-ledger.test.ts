@@ -1,7 +1,8 @@
 import { TestMerchant, useHarness, submitCheckout } from '../harness';
 import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
-import { decideMovement, LedgerFacts, monthlyAmount, mrrAmountOf, mrrStateOf } from '../../src/modules/analytics/mrr-ledger';
+import { monthlyAmount } from '../../src/money';
+import { decideMovement, LedgerFacts, mrrAmountOf, mrrStateOf } from '../../src/modules/analytics/mrr-ledger';
 import { SubscriptionStatus } from '../../src/modules/subscriptions/subscription.machine';
 
 /**

@@ -10,7 +10,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { serviceOrmConfig } from '../../src/core/orm-config';
 import { entities } from '../../src/entities';
 import { migrationsList } from '../../src/migrations';
-import { gstinCheckCharacter } from '../../src/modules/invoices/gstin';
+import { gstinCheckCharacter } from '../../src/core/gstin';
 import { istDate } from '../../src/modules/invoices/invoice.pdf';
 import { freshDatabase, TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';

@@ -2,7 +2,7 @@
  * GSTINs and GST state codes (src/modules/invoices/gstin.ts): the check character, the state prefix, the case; and the
  * same rules wherever a GSTIN or state code comes in (the operator API, tax settings, a payment's customer).
  */
-import { checkGstStateCode, gstinCheckCharacter, normaliseGstin } from '../../src/modules/invoices/gstin';
+import { checkGstStateCode, gstinCheckCharacter, normaliseGstin } from '../../src/core/gstin';
 import { ADMIN_TOKEN, useHarness } from '../harness';
 import { connect } from '../payments/helpers';
 

@@ -5,9 +5,9 @@
  */
 import crypto from 'node:crypto';
 import { Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType, BillingReason } from '../../src/modules/invoices/invoice.entities';
-import { GST_STATES, gstStateLabel } from '../../src/modules/invoices/gst-states';
+import { GST_STATES, gstStateLabel } from '../../src/core/gst-states';
 import { InvoicePdfInput, istDate, pdfFilename, ratePercent, renderInvoicePdf } from '../../src/modules/invoices/invoice.pdf';
-import { formatAmount, formatMoney, groupDigits, indianNumberInWords, rupeesInWords } from '../../src/modules/invoices/money-format';
+import { formatAmount, formatMoney, groupDigits, indianNumberInWords, rupeesInWords } from '../../src/money';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
 import { HAS_PDFTOTEXT, pdfText, withText } from './pdf-text';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Mode } from '../../src/core/entity';
 import { InvoiceType } from '../../src/modules/invoices/invoice.entities';
 import { financialYear, formatInvoiceNumber } from '../../src/modules/invoices/invoice.numbering';
-import { allocate, invoiceTax } from '../../src/modules/invoices/invoice.tax';
+import { allocate, invoiceTax } from '../../src/money';
 import { gst } from '../../src/modules/subscriptions/billing';
 
 /** The pure parts: per-line allocation of the GST heads, the financial year in IST, number formats. */

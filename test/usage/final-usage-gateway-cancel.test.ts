@@ -3,7 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import { tenantEntityManager } from '../../src/core/context';
 import { Mode } from '../../src/core/entity';
 import { BillingSubscription } from '../../src/modules/subscriptions/subscription.entities';
-import { billFinalUsage } from '../../src/modules/usage/usage.billing';
+import { billFinalUsage } from '../../src/modules/subscriptions/usage.billing';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, Connected, postEvent, PROVIDERS, ProviderName, signedHeaders } from '../payments/helpers';
 import { after, authorise, collectedAt, createSubscription, gatewayCancellation, invoicesOf, ok, sandboxEventsAbout, trail } from '../subscriptions/helpers';

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../core/context';
-import { divRound } from '../subscriptions/billing';
+import { divRound } from '../../money';
 import { BucketRow, windowBuckets } from './analytics.store';
 import {
   ChurnAnalytics,

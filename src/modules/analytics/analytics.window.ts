@@ -3,7 +3,7 @@ import { tenantOf } from '../../core/context';
 import { normaliseCurrency } from '../../core/currency';
 import type { Mode } from '../../core/entity';
 import { invalid } from '../../core/errors';
-import { currentMerchant } from '../merchants/current-merchant';
+import { currentMerchant } from '../merchants';
 import { services } from '../../services';
 
 /**

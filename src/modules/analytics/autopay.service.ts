@@ -2,8 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from '../../core/context';
 import { mandateMethod } from '../../gateways/banks';
 import type { GatewayEvent } from '../../gateways/port';
-import type { BillingSubscription } from '../subscriptions/subscription.entities';
-import { SubscriptionStatus } from '../subscriptions/subscription.machine';
 import { analyticsWindow } from './analytics.window';
 import { attemptGroups, insertMandateAttempt } from './autopay.store';
 import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayReport, MandateMethod } from './autopay.types';
@@ -16,6 +14,9 @@ import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayRepo
  * succeeds, and then it is authorized.
  */
 
+/** A subscription waiting at checkout (the subscriptions module's `created`; it sits above analytics). */
+const CREATED = 'created';
+
 /**
  * Whether a gateway event about a subscription (in `statusBefore`, before the event is applied) reports an attempt to
  * authorise its mandate, and its outcome:
@@ -26,15 +27,15 @@ import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayRepo
  *   checkout ended without a mandate because the gateway declined it (a failure reason; a checkout cancelled by the
  *   buyer, or expired because nobody completed it, made no attempt at the gateway and counts for nothing).
  */
-export function mandateOutcome(statusBefore: SubscriptionStatus, event: GatewayEvent): { status: 'authorized' | 'failed'; failureReason: string | null } | null {
+export function mandateOutcome(statusBefore: string, event: GatewayEvent): { status: 'authorized' | 'failed'; failureReason: string | null } | null {
   switch (event.kind) {
     case 'subscription.authorized':
       return { status: 'authorized', failureReason: null };
     case 'subscription.authorization_failed':
-      return statusBefore === SubscriptionStatus.CREATED ? { status: 'failed', failureReason: (event.failureReason ?? 'payment_failed').slice(0, 255) } : null;
+      return statusBefore === CREATED ? { status: 'failed', failureReason: (event.failureReason ?? 'payment_failed').slice(0, 255) } : null;
     case 'subscription.charged':
     case 'subscription.charge_failed':
-      return statusBefore === SubscriptionStatus.CREATED ? { status: 'authorized', failureReason: null } : null;
+      return statusBefore === CREATED ? { status: 'authorized', failureReason: null } : null;
     case 'subscription.cancelled':
       return event.checkoutFailed && event.failureReason ? { status: 'failed', failureReason: event.failureReason.slice(0, 255) } : null;
     default:
@@ -51,7 +52,7 @@ export function mandateOutcome(statusBefore: SubscriptionStatus, event: GatewayE
  */
 export async function recordMandateAttempt(
   em: EntityManager,
-  sub: Pick<BillingSubscription, 'id' | 'customerId' | 'provider' | 'status'>,
+  sub: { id: string; customerId: string; provider: string; status: string },
   event: GatewayEvent,
   now: Date,
 ): Promise<void> {

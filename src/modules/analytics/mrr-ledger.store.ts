@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { TenantParams } from '../../core/entity';
 import { systemQuery, tenantQueryAs } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { testClockSql } from '../test-clock';
 import type { LedgerFacts, Movement } from './mrr-ledger';
 
 /**

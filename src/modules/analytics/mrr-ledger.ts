@@ -1,8 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { discountOn } from '../coupons/coupon.discount';
-import { divRound } from '../subscriptions/billing';
-import type { BillingSubscription } from '../subscriptions/subscription.entities';
-import { SubscriptionStatus } from '../subscriptions/subscription.machine';
+import { discountOn, monthlyAmount } from '../../money';
+import type { Mode } from '../../core/entity';
 import { customerLedgerFacts, insertMovement, lockCustomerLedger } from './mrr-ledger.store';
 
 /**
@@ -23,48 +21,43 @@ export type MovementKind = 'new' | 'expansion' | 'contraction' | 'churn' | 'reac
 
 export const MOVEMENT_KINDS: readonly MovementKind[] = ['new', 'expansion', 'contraction', 'churn', 'reactivation'];
 
-/** Statuses counted in MRR (docs/analytics.md). */
-export const MRR_COUNTED: ReadonlySet<SubscriptionStatus> = new Set([SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE]);
+/** Statuses counted in MRR (docs/analytics.md): the subscriptions module's `active` and `past_due`. */
+export const MRR_COUNTED: ReadonlySet<string> = new Set(['active', 'past_due']);
 
-export type MrrFields = Pick<
-  BillingSubscription,
-  'status' | 'amount' | 'billingFrequency' | 'billingInterval' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'
->;
+/**
+ * What MRR reads of a subscription. The subscriptions module records movements (it sits above analytics), so the
+ * ledger names the fields it needs instead of importing the entity; BillingSubscription satisfies it.
+ */
+export interface MrrFields {
+  status: string;
+  amount: number;
+  billingFrequency: string;
+  billingInterval: number;
+  couponId?: string | null;
+  discountCycles?: number | null;
+  discountPercentBps?: number | null;
+  discountAmountOff?: number | null;
+}
+
+/** The subscription a movement is recorded for. */
+export interface MrrSubject extends MrrFields {
+  id: string;
+  merchantId: string;
+  mode: Mode;
+  customerId: string;
+  currency: string;
+}
 
 /**
  * The recurring amount MRR counts: the amount less a `forever` coupon's discount (a coupon with no end:
- * `discount_cycles` null; `once` and `repeating` coupons do not change MRR), the discount as coupon.discount.ts
- * computes it. This and `monthlyAmount` are the one MRR rule: every answer that shows MRR (analytics, experiment
- * results) reads the ledger these write (analytics.store.ts), never a second computation of its own.
+ * `discount_cycles` null; `once` and `repeating` coupons do not change MRR), the discount as src/money/discount.ts
+ * computes it. This and `monthlyAmount` (src/money/mrr.ts) are the one MRR rule: every answer that shows MRR (analytics,
+ * experiment results) reads the ledger these write (analytics.store.ts), never a second computation of its own.
  */
 export function mrrAmountOf(sub: Pick<MrrFields, 'amount' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'>): number {
   const forever = sub.couponId != null && sub.discountCycles == null;
   if (!forever) return sub.amount;
   return sub.amount - discountOn(sub.amount, { percentOffBps: sub.discountPercentBps ?? null, amountOff: sub.discountAmountOff ?? null });
-}
-
-/**
- * `amount` per billing period normalised to a month (docs/analytics.md), rounded half away from zero to the subunit:
- * monthly amount / interval; yearly amount / (12 x interval); weekly amount x 52 / (12 x interval); daily
- * amount x 365 / (12 x interval). Exact (BigInt), so 120000 yearly is 10000 and 1000 weekly is 4333.
- */
-export function monthlyAmount(amount: number, frequency: string, interval: number): number {
-  if (!Number.isSafeInteger(amount)) throw new Error(`monthlyAmount: amount must be an integer, got ${amount}`);
-  if (!Number.isInteger(interval) || interval < 1) throw new Error(`monthlyAmount: interval must be an integer >= 1, got ${interval}`);
-  const a = BigInt(amount);
-  const n = BigInt(interval);
-  switch (frequency) {
-    case 'monthly':
-      return Number(divRound(a, n));
-    case 'yearly':
-      return Number(divRound(a, 12n * n));
-    case 'weekly':
-      return Number(divRound(a * 52n, 12n * n));
-    case 'daily':
-      return Number(divRound(a * 365n, 12n * n));
-    default:
-      throw new Error(`monthlyAmount: unknown billing frequency '${frequency}'`);
-  }
 }
 
 /** Whether a subscription counts in MRR, and its MRR (0 when it does not count). */
@@ -136,7 +129,7 @@ export function decideMovement(facts: LedgerFacts, after: MrrState): Movement | 
  * Three statements, not one: the lock must be held before the facts are read, and a statement reads with the
  * snapshot taken when it started (READ COMMITTED), which would miss a movement committed while it waited for the lock.
  */
-export async function recordMrrMovement(em: EntityManager, sub: BillingSubscription, before: MrrState, cause: string): Promise<Movement | null> {
+export async function recordMrrMovement(em: EntityManager, sub: MrrSubject, before: MrrState, cause: string): Promise<Movement | null> {
   const after = mrrStateOf(sub);
   if (sameMrrState(before, after)) return null;
   const subject = { merchantId: sub.merchantId, mode: sub.mode, subscriptionId: sub.id, customerId: sub.customerId, currency: sub.currency };

@@ -3,7 +3,7 @@ import type { OperationDefinitionNode } from 'graphql';
 import { Kind } from 'graphql';
 import { DomainError } from '../../core/errors';
 // The same stable JSON as idempotency fingerprints (object keys sorted at every level, depth-bounded).
-import { canonicalJson } from '../idempotency/fingerprint';
+import { canonicalJson } from '../idempotency';
 
 /**
  * Which reads the catalog read cache (src/core/read-cache.ts) keeps, and under which key. Both transports key here,

@@ -2,6 +2,7 @@ import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Uniqu
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Mode, TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
+import type { Provider } from '../providers';
 
 export enum ProductType {
   SUBSCRIPTION = 'subscription',
@@ -157,8 +158,8 @@ export class Price extends TenantEntity {
 
 /**
  * A plan's price for one usage event type in one currency (docs/catalog.md): `unitAmountDecimal` subunits per unit, an
- * exact decimal. Usage is billed in arrears when a billing period closes (src/modules/usage/usage.billing.ts).
- * Immutable, one per plan, event type and currency.
+ * exact decimal. Usage is billed in arrears when a billing period closes (subscriptions/usage.billing.ts). Immutable,
+ * one per plan, event type and currency.
  */
 @Entity({ tableName: 'usage_rates' })
 @Unique({ name: 'usage_rates_plan_event_type_currency_unique', properties: ['planId', 'eventType', 'currency'] })
@@ -197,4 +198,22 @@ export class CatalogVersion {
   @PrimaryKey({ type: 'uuid' }) merchantId!: string;
   @PrimaryKey({ type: 'text' }) mode!: Mode;
   @Property({ type: 'bigint' }) version!: string;
+}
+
+/**
+ * A price as registered at one gateway for one amount (Stripe Price, Razorpay Plan). Prices are tax-exclusive, but the
+ * gateway charges the invoice's total, which depends on the subscription's tax treatment: one registration per
+ * (price, provider, gateway amount), made once (catalog.store.ts lockPriceRegistration). The first made for a provider
+ * is also `prices.provider_price_ids[provider]` (docs/catalog.md).
+ */
+@Entity({ tableName: 'gateway_prices' })
+export class GatewayPrice {
+  @PrimaryKey({ type: 'uuid' }) priceId!: string;
+  @PrimaryKey({ type: 'text' }) provider!: Provider;
+  /** Subunits (ISO 4217) of the price's currency. */
+  @PrimaryKey({ type: new BigIntType('number') }) gatewayAmount!: number;
+  @Property({ type: 'uuid' }) merchantId!: string;
+  @Enum({ items: () => Mode }) mode!: Mode;
+  @Property({ length: 255 }) providerPriceId!: string;
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' }) createdAt: Date = new Date();
 }

@@ -1,6 +1,6 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { Ctx } from '../../core/context';
-import { currentMerchant } from '../merchants/current-merchant';
+import { currentMerchant } from '../merchants';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
 import { Plan, Price, Product, ProductFamily, ProductStatus, ProductType, UsageRate } from './catalog.entities';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantParams } from '../../core/entity';
 import { aliasedColumns, aliasedPart, Db, tenantQuery, tenantQueryAs } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { testClockSql } from '../test-clock';
 import { Plan, Price, Product } from './catalog.entities';
 
 /**
@@ -117,4 +117,10 @@ export async function subscriptionTerms(em: EntityManager, planId: string, price
       rows.filter((r) => r.gateway_price_ids).map((r) => [String(aliasedPart(r, 'c')!.id), r.gateway_price_ids as Record<string, string>]),
     ),
   };
+}
+
+/** Which of `planIds` are the tenant's plans (lower-case ids). */
+export async function existingPlans(em: EntityManager, planIds: readonly string[]): Promise<Set<string>> {
+  const rows = await tenantQuery<{ id: string }>(em, 'select id from plans where {tenant} and id = any(?::uuid[])', [`{${planIds.join(',')}}`]);
+  return new Set(rows.map((r) => r.id));
 }

@@ -9,12 +9,15 @@ import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
 import { Plan, UsageRate } from './catalog.entities';
 import type { CreateUsageRateInput } from './catalog.inputs';
-import { EVENT_TYPE, MAX_EVENT_TYPE } from '../usage/usage.inputs';
+
+/** Metric names: 1 to 100 letters, digits and `_ . : -` (they key the aggregates and are compared byte for byte). */
+export const EVENT_TYPE = /^[A-Za-z0-9_.:-]{1,100}$/;
+export const MAX_EVENT_TYPE = 100;
 
 /**
  * Usage rates (docs/usage.md): a plan's price per unit of one usage event type in one currency. The money is an exact
  * decimal end to end: validated and canonicalised here as text, stored as PostgreSQL numeric, multiplied by usage
- * quantities in SQL when a period closes (src/modules/usage/usage.billing.ts). No float ever holds it.
+ * quantities in SQL when a period closes (src/modules/subscriptions/usage.billing.ts). No float ever holds it.
  */
 
 /** At most 9 integer digits (a billion subunits per unit) and 12 fractional ones; no sign, no exponent. */

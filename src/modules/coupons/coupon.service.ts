@@ -8,14 +8,14 @@ import { DomainError, invalid, notFound } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
 import { validateMetadata } from '../../core/validate';
-import { Plan, Price } from '../catalog/catalog.entities';
-import { pickDefaultPrice } from '../catalog/catalog.service';
-import { currentMerchant } from '../merchants/current-merchant';
-import type { Clock } from '../test-clock/test-clock.service';
-import { discountOn, percentToBps } from './coupon.discount';
+import { Plan, Price } from '../catalog';
+import { existingPlans, pickDefaultPrice } from '../catalog';
+import { currentMerchant } from '../merchants';
+import type { Clock } from '../test-clock';
+import { discountOn, percentToBps } from '../../money';
 import { Coupon, CouponDuration, CouponInvalidReason, CouponValidation } from './coupon.entities';
 import { COUPON_CODE, CreateCouponInput, MAX_NAME, MAX_PLANS, ValidateCouponInput } from './coupon.inputs';
-import { couponByCode, existingPlans } from './coupon.store';
+import { couponByCode } from './coupon.store';
 
 const R = CouponInvalidReason;
 

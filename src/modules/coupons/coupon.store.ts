@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery, tenantRows } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { testClockSql } from '../test-clock';
 import { Coupon } from './coupon.entities';
 
 /**
@@ -13,12 +13,6 @@ import { Coupon } from './coupon.entities';
 export async function couponByCode(em: EntityManager, code: string): Promise<Coupon | null> {
   const [coupon] = await tenantRows(em, Coupon, 'lower(code) = lower(?)', [code]);
   return coupon ?? null;
-}
-
-/** Which of `planIds` are the tenant's plans (lower-case ids). */
-export async function existingPlans(em: EntityManager, planIds: readonly string[]): Promise<Set<string>> {
-  const rows = await tenantQuery<{ id: string }>(em, 'select id from plans where {tenant} and id = any(?::uuid[])', [`{${planIds.join(',')}}`]);
-  return new Set(rows.map((r) => r.id));
 }
 
 /** Merchant time (the test clock in test mode), in SQL: what `redeem_by` is compared with. */

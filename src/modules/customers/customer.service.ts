@@ -3,7 +3,7 @@ import { tenantOf } from '../../core/context';
 import { invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
-import { checkGstStateCode, normaliseGstin } from '../invoices/gstin';
+import { checkGstStateCode, normaliseGstin } from '../../core/gstin';
 import { Customer } from './customer.entities';
 import type { CustomerDetails } from './customer.store';
 

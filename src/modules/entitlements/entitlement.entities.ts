@@ -2,7 +2,7 @@ import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-o
 import { Field, ID, ObjectType } from 'type-graphql';
 import { Mode, TenantEntity } from '../../core/entity';
 import { DateTime } from '../../core/scalars';
-import { Product } from '../catalog/catalog.entities';
+import { Product } from '../catalog';
 
 /**
  * A feature gate (docs/growth.md, entitlement): what a customer may use while one of their `active` or `trialing`

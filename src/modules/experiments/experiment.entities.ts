@@ -2,7 +2,7 @@ import { Entity, Enum, Index, ManyToOne, Property, Unique } from '@mikro-orm/cor
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject } from '../../core/scalars';
-import { Customer } from '../customers/customer.entities';
+import { Customer } from '../customers';
 
 export enum ExperimentStatus {
   DRAFT = 'draft',

@@ -1,4 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { validate as isUuid } from 'uuid';
 import type { Ctx } from '../../core/context';
 import { defineLoader, groupBy, tenantOf } from '../../core/context';
@@ -6,14 +7,13 @@ import { make } from '../../core/entity';
 import { DomainError, invalid, notFound } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
-import { currentMerchant } from '../merchants/current-merchant';
-import type { Clock } from '../test-clock/test-clock.service';
+import { currentMerchant } from '../merchants';
+import type { Clock } from '../test-clock';
 import { bucketOf, variantForBucket } from './experiment.bucketing';
 import { Experiment, ExperimentStatus, ExperimentVariant } from './experiment.entities';
 import { ExperimentEvent, EXPERIMENTS } from './experiment.machine';
 import { CreateExperimentInput, ExperimentVariantInput, MAX_VARIANTS, UpdateExperimentInput, UpdateExperimentVariantInput } from './experiment.inputs';
 import { buildResults, ExperimentResults } from './experiment.results';
-import { existingOfferingIds } from '../offerings/offering.store';
 import { Candidate, enrol, runningCandidates, variantCounts, variantsOf } from './experiment.store';
 import { matchesTargeting, validateAttributes, validateTargeting } from './experiment.targeting';
 
@@ -44,15 +44,21 @@ export const variantsByExperiment = defineLoader<string, ExperimentVariant[]>('v
  * keep their variant through every edit: only customers not yet enrolled are bucketed with the new split or
  * targeting. A stopped experiment is final and serves nobody; its enrolments stay, for its results.
  */
+export type OfferingsExist = (em: EntityManager, ids: readonly string[]) => Promise<Set<string>>;
+
 export class ExperimentService {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    /** Which of `ids` are offerings of the tenant: the offerings module answers (it sits above experiments). */
+    private readonly existingOfferingIds: OfferingsExist,
+  ) {}
 
   async create(ctx: Ctx, input: CreateExperimentInput): Promise<Experiment> {
     tenantOf(ctx);
     const name = validName(input.name, 'name');
     const targeting = validateTargeting(input.targeting);
     const variants = validateVariants(input.variants);
-    await requireOfferings(ctx, variants.map((v, i) => [v.offeringId, `variants[${i}].offering_id`]));
+    await requireOfferings(ctx, this.existingOfferingIds, variants.map((v, i) => [v.offeringId, `variants[${i}].offering_id`]));
     const { experiment, rows } = await ctx.em.transactional(async (em) => {
       const experiment = make(Experiment, { name, targeting });
       em.persist(experiment);
@@ -81,7 +87,7 @@ export class ExperimentService {
     const name = input.name == null ? undefined : validName(input.name, 'name');
     const targeting = input.targeting == null ? undefined : validateTargeting(input.targeting);
     const changes = validateVariantChanges(input.variants ?? []);
-    await requireOfferings(ctx, changes.flatMap((c, i) => (c.offeringId == null ? [] : [[c.offeringId, `variants[${i}].offering_id`] as [string, string]])));
+    await requireOfferings(ctx, this.existingOfferingIds, changes.flatMap((c, i) => (c.offeringId == null ? [] : [[c.offeringId, `variants[${i}].offering_id`] as [string, string]])));
     const experiment = await ctx.em.transactional(async (em) => {
       const e = await findOr404(em, Experiment, id, 'experiment', { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (e.status === ExperimentStatus.STOPPED) {
@@ -252,7 +258,7 @@ function validateVariantChanges(input: UpdateExperimentVariantInput[]): UpdateEx
 }
 
 /** Every offering named exists in the merchant's mode; else 404 naming the first missing one's parameter. */
-async function requireOfferings(ctx: Ctx, refs: [string, string][]): Promise<void> {
+async function requireOfferings(ctx: Ctx, existingOfferingIds: OfferingsExist, refs: [string, string][]): Promise<void> {
   for (const [id, param] of refs) if (!isUuid(id)) throw notFound('offering', id, param);
   if (refs.length === 0) return;
   const found = await existingOfferingIds(ctx.em, [...new Set(refs.map(([id]) => id))]);

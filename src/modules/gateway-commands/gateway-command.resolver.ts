@@ -1,12 +1,10 @@
-import { Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Args, ArgsType, Ctx as C, Field, ID, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { defineLoader, groupBy } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
-import { Payment } from '../payments/payment.entities';
-import { BillingSubscription } from '../subscriptions/subscription.entities';
 import { GatewayCommand, GatewayCommandStatus } from './gateway-command.entities';
-import { latestCommandsOf, LATEST_COMMANDS } from './gateway-command.store';
+import { latestCommandsOf } from './gateway-command.store';
 
 export const GatewayCommandConnection = ConnectionType(GatewayCommand);
 
@@ -17,10 +15,12 @@ export class GatewayCommandsArgs extends PageArgs {
   @Field(() => GatewayCommandStatus, { nullable: true }) status?: GatewayCommandStatus | null;
 }
 
-const bySubscription = defineLoader<string, GatewayCommand[]>('commandsBySubscription', async (ctx, ids) =>
+/** The latest commands of each subscription, one query per page (BillingSubscription.gatewayCommands). */
+export const commandsBySubscription = defineLoader<string, GatewayCommand[]>('commandsBySubscription', async (ctx, ids) =>
   groupBy(ids, await latestCommandsOf(ctx.em, 'subscription_id', ids), (c) => c.subscriptionId!),
 );
-const byPayment = defineLoader<string, GatewayCommand[]>('commandsByPayment', async (ctx, ids) =>
+/** The latest commands of each payment, one query per page (Payment.gatewayCommands). */
+export const commandsByPayment = defineLoader<string, GatewayCommand[]>('commandsByPayment', async (ctx, ids) =>
   groupBy(ids, await latestCommandsOf(ctx.em, 'payment_id', ids), (c) => c.paymentId!),
 );
 
@@ -32,20 +32,4 @@ export class GatewayCommandResolver {
   }
 }
 
-@Resolver(() => BillingSubscription)
-export class SubscriptionCommandsResolver {
-  @FieldResolver(() => [GatewayCommand], { description: `The gateway calls this subscription's changes led to, newest first (the latest ${LATEST_COMMANDS}).` })
-  gatewayCommands(@Root() sub: BillingSubscription, @C() ctx: Ctx) {
-    return bySubscription(ctx).load(sub.id);
-  }
-}
-
-@Resolver(() => Payment)
-export class PaymentCommandsResolver {
-  @FieldResolver(() => [GatewayCommand], { description: `The gateway calls this payment's changes led to (refunds), newest first (the latest ${LATEST_COMMANDS}).` })
-  gatewayCommands(@Root() payment: Payment, @C() ctx: Ctx) {
-    return byPayment(ctx).load(payment.id);
-  }
-}
-
-export const gatewayCommandResolvers: Function[] = [GatewayCommandResolver, SubscriptionCommandsResolver, PaymentCommandsResolver];
+export const gatewayCommandResolvers: Function[] = [GatewayCommandResolver];

@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Mode } from '../../core/entity';
 import { DomainError } from '../../core/errors';
 import { systemQuery, tenantQueryAs } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { testClockSql } from '../test-clock';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 const IN_FLIGHT_LEASE_SECONDS = 60;

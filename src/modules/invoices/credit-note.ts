@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { divRound } from '../subscriptions/billing';
+import { divRound } from '../../money';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from './invoice.entities';
 import type { InvoiceDraft, SnapshotTaxParties } from './invoice.service';
 

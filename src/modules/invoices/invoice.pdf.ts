@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type PDFKitDocument from 'pdfkit';
-import { gstStateLabel } from './gst-states';
+import { gstStateLabel } from '../../core/gst-states';
 import type { Invoice, InvoiceLineItem, InvoiceRecipient, InvoiceSupplier } from './invoice.entities';
-import { formatAmount, formatMoney, rupeesInWords } from './money-format';
+import { formatAmount, formatMoney, rupeesInWords } from '../../money';
 
 /**
  * GST tax invoices and credit notes as A4 PDFs (CGST rules 46 and 53): supplier and recipient names, addresses, GSTINs

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantParams } from '../../core/entity';
 import { aliasedColumns, aliasedPart, CommitStatement, systemQuery, tenantCommitStatement, tenantQuery, tenantQueryAs } from '../../core/sql';
-import { Customer } from '../customers/customer.entities';
-import { Merchant } from '../merchants/merchant.entities';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { Customer } from '../customers';
+import { Merchant } from '../merchants';
+import { testClockSql } from '../test-clock';
 import type { InvoiceType } from './invoice.entities';
 
 /** Every statement on invoices and invoice_sequences beyond the ORM's. */

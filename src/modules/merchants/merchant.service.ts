@@ -6,7 +6,7 @@ import { make, Mode } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
 import { announce, Change } from '../../core/events';
 import { ApiKey, Merchant } from './merchant.entities';
-import { checkGstStateCode, normaliseGstin } from '../invoices/gstin';
+import { checkGstStateCode, normaliseGstin } from '../../core/gstin';
 
 const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { shareAnswer } from '../../core/read-cache';
-import { currentMerchant, primeMerchant } from '../merchants/current-merchant';
+import { currentMerchant, primeMerchant } from '../merchants';
 import type { Offering, OfferingPackage, Paywall } from './offering.entities';
 import { attachTree, offeringProductsByPackage, packagesByOffering, productIdsByPackage } from './offering.loaders';
 import { offeringWithPaywall } from './offering.store';

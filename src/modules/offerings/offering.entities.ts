@@ -2,7 +2,7 @@ import { DeferMode, Entity, Enum, Index, ManyToOne, Property, Unique } from '@mi
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject } from '../../core/scalars';
-import { BillingFrequency, Price, Product, ProductStatus, ProductType, TrialEndAction, UsageRate } from '../catalog/catalog.entities';
+import { BillingFrequency, Price, Product, ProductStatus, ProductType, TrialEndAction, UsageRate } from '../catalog';
 
 /**
  * The presentation layer (docs/growth.md): an offering is an ordered set of packages, a package bundles products

@@ -1,9 +1,9 @@
 import type { Ctx } from '../../core/context';
 import { defineLoader } from '../../core/context';
-import { Price, Product, ProductStatus } from '../catalog/catalog.entities';
-import { pickDefaultPrice, plansByProduct, pricesByPlan } from '../catalog/catalog.service';
-import { usageRatesByPlan } from '../catalog/catalog.usage-rates';
-import { currentMerchant } from '../merchants/current-merchant';
+import { Price, Product, ProductStatus } from '../catalog';
+import { pickDefaultPrice, plansByProduct, pricesByPlan } from '../catalog';
+import { usageRatesByPlan } from '../catalog';
+import { currentMerchant } from '../merchants';
 import { Offering, OfferingPackage, OfferingPlan, OfferingProduct } from './offering.entities';
 import { packagesOfOfferings, productIdsOfPackages } from './offering.store';
 

@@ -9,8 +9,8 @@ import { findOr404 } from '../../core/find';
 import { Connection, PageArgs, paginate } from '../../core/pagination';
 import { validateMetadata } from '../../core/validate';
 import { services } from '../../services';
-import { Product } from '../catalog/catalog.entities';
-import { bumpCatalogVersion } from '../catalog/catalog.store';
+import { Product } from '../catalog';
+import { bumpCatalogVersion } from '../catalog';
 import { OfferingTreeCache } from './offering.cache';
 import { Offering, OfferingResolution, Package, Paywall, ResolvedExperiment } from './offering.entities';
 import {
@@ -24,7 +24,7 @@ import {
   ResolveOfferingInput,
 } from './offering.inputs';
 import { offeringProductsByPackage, packagesByOffering, productIdsByPackage } from './offering.loaders';
-import { validateAttributes } from '../experiments/experiment.targeting';
+import { validateAttributes } from '../experiments';
 import { hasLoneSurrogate, validateConfig, validateLookupKey } from './offering.rules';
 import {
   clearCurrentOffering,

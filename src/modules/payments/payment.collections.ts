@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { make } from '../../core/entity';
-import type { Invoice } from '../invoices/invoice.entities';
-import { divRound } from '../subscriptions/billing';
+import type { Invoice } from '../invoices';
+import { divRound } from '../../money';
 import { Payment, PaymentBillingReason, PaymentStatus } from './payment.entities';
 
 /** The subscription a collection belongs to, as the payment names it. */

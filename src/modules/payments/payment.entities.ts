@@ -2,9 +2,9 @@ import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
-import { Customer } from '../customers/customer.entities';
-import type { SnapshotTaxParties } from '../invoices/invoice.service';
-import { Provider } from '../providers/provider-connection.entities';
+import { Customer } from '../customers';
+import type { SnapshotTaxParties } from '../invoices';
+import { Provider } from '../providers';
 
 export enum PaymentStatus {
   PENDING = 'pending',

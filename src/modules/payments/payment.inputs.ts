@@ -1,7 +1,7 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { Field, InputType } from 'type-graphql';
 import { JSONObject, Money } from '../../core/scalars';
-import { Provider } from '../providers/provider-connection.entities';
+import { Provider } from '../providers';
 
 @InputType()
 export class CreatePaymentInput {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { defineMachine, Hook, Move, Transition } from '../../core/state-machine';
 import type { GatewayEvent } from '../../gateways/port';
-import type { InvoiceService } from '../invoices/invoice.service';
+import type { InvoiceService } from '../invoices';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
 
 /**

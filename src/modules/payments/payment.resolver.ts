@@ -5,10 +5,12 @@ import type { Change } from '../../core/events';
 import { readOncePerChange } from '../../core/fanout';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
+import { PaymentCommandsResolver } from './payment.commands.resolver';
+import { CustomerRevenueResolver } from './payment.customer.resolver';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
 import { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
 import { refundsByPayment } from './payment.service';
-import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency/with-idempotency';
+import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency';
 
 export const PaymentConnection = ConnectionType(Payment);
 
@@ -75,3 +77,5 @@ export class PaymentResolver {
     );
   }
 }
+
+export const paymentResolvers: Function[] = [PaymentResolver, PaymentCommandsResolver, CustomerRevenueResolver];

@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { Mode, TenantParams } from '../../core/entity';
 import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
-import { CustomerDetails, customerUpsertCte } from '../customers/customer.store';
-import type { SnapshotTaxParties } from '../invoices/invoice.service';
+import { CustomerDetails, customerUpsertCte } from '../customers';
+import type { SnapshotTaxParties } from '../invoices';
 import { Payment, PaymentStatus, Refund } from './payment.entities';
 
 /**
@@ -66,7 +66,7 @@ export function refundsOfPayments(em: EntityManager, ids: readonly string[]): Pr
 }
 
 /** A verified gateway event of a connection, as recorded (once per provider and event id). */
-export interface GatewayEventRecord {
+export interface GatewayEventRow {
   provider: string;
   eventId: string;
   type: string;
@@ -75,7 +75,7 @@ export interface GatewayEventRecord {
 }
 
 /** Records a verified gateway event of a connection once; false when (provider, event id) was recorded before. */
-export async function recordGatewayEvent(em: EntityManager, tenant: TenantParams, e: GatewayEventRecord): Promise<boolean> {
+export async function recordGatewayEvent(em: EntityManager, tenant: TenantParams, e: GatewayEventRow): Promise<boolean> {
   const cte = gatewayEventCte(e);
   const inserted = await tenantQueryAs(em, tenant, `with ${cte.sql} select id from ge`, cte.params);
   return inserted.length > 0;
@@ -86,7 +86,7 @@ export async function recordGatewayEvent(em: EntityManager, tenant: TenantParams
  * (provider, event id) was recorded before. For a statement that records the event with the work it leads to (the
  * subscriptions module locks the event's subscription in the same round trip).
  */
-export function gatewayEventCte(e: GatewayEventRecord): { sql: string; params: unknown[] } {
+export function gatewayEventCte(e: GatewayEventRow): { sql: string; params: unknown[] } {
   return {
     sql: `ge as (
        insert into gateway_events (id, created_at, merchant_id, mode, provider, event_id, type, connection_id, payload)
@@ -131,3 +131,46 @@ export function claimPendingCheckouts(db: Db, graceMs: number, limit: number): P
     [graceMs, graceMs, limit],
   );
 }
+
+/**
+ * Lifetime revenue per customer and currency (docs/payments.md: what the customer paid,
+ * one-off payments and every paid invoice, subscriptions included, less what was refunded), for a page of customers in
+ * one statement. A read of the payments' and invoices' tables on purpose (like the experiment results' revenue): the
+ * rule spans both, and a page must not cost a statement per customer. Money as it moved, GST included:
+ * - invoices (`type` invoice, any status): `amount_paid`, what the customer paid on each (subscription periods, plan
+ *   changes, usage, one-off payments). Credit applied from earlier credit notes is not in it (the gateway charge's
+ *   part that credit paid is refunded on the charge), so plan-change credit notes are not subtracted again;
+ * - one-off payments no invoice names (`invoices.payment_id`; a payment that succeeded before invoices were issued for
+ *   them): `amount_total`, what the checkout charged, when collected (succeeded, partially refunded or refunded). A
+ *   payment with an invoice counts once, through that invoice;
+ * - less refunds: every collected payment's `gateway_amount_refunded` (the money returned, its share of GST included,
+ *   for refunds succeeded or in progress: what `amount_refunded` counts), whether or not an invoice names the payment.
+ *   A refund's credit note is a record of that refund, not another one: it is not subtracted again.
+ * No currency is converted: one row per currency the customer paid in (an amount may net to 0).
+ */
+export async function lifetimeRevenueByCustomer(em: EntityManager, customerIds: readonly string[]): Promise<{ customerId: string; currency: string; amount: number }[]> {
+  if (!customerIds.length) return [];
+  const ids = `{${customerIds.join(',')}}`;
+  const rows = await tenantQuery<{ customer_id: string; currency: string; amount: string }>(
+    em,
+    `select customer_id, currency, sum(amount)::bigint as amount from (
+       select i.customer_id, i.currency, i.amount_paid as amount from invoices i
+        where {tenant:i} and i.customer_id = any(?::uuid[]) and i.type = 'invoice' and i.amount_paid <> 0
+       union all
+       select p.customer_id, p.currency,
+              case when exists (select 1 from invoices pi where {tenant:pi} and pi.customer_id = p.customer_id
+                                  and pi.payment_id = p.id and pi.type = 'invoice') then 0 else p.amount_total end
+              - p.gateway_amount_refunded as amount
+         from payments p
+        where {tenant:p} and p.customer_id = any(?::uuid[]) and p.status = any(?::text[])
+     ) r
+     group by customer_id, currency order by currency`,
+    // Array literals rather than arrays: the statement may run on a transaction's connection too.
+    [ids, ids, `{${COLLECTED_STATUSES.join(',')}}`],
+  );
+  return rows.map((r) => ({ customerId: r.customer_id, currency: r.currency, amount: Number(r.amount) }));
+}
+
+/** History retention's batch of old gateway events (webhooks retention.ts runs it): ids below $1, at most $2 rows. */
+export const PRUNE_GATEWAY_EVENTS = `delete from gateway_events where id in (
+       select id from gateway_events where id < $1 limit $2 for update skip locked)`;

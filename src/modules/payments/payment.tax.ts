@@ -1,5 +1,5 @@
-import { gst, gstApplies } from '../subscriptions/billing';
-import { SnapshotTaxParties, taxPartiesOf } from '../invoices/invoice.service';
+import { gst, gstApplies } from '../../money';
+import { SnapshotTaxParties, taxPartiesOf } from '../invoices';
 
 /**
  * The GST a one-time payment collects (docs/payments.md, "Tax and refund amounts"). `amount` stays the tax-exclusive

@@ -12,7 +12,6 @@ import { Credentials, GatewayError, GatewayPort, ProviderName } from '../../gate
 import { Provider, ProviderConnection } from './provider-connection.entities';
 import type { ConnectProviderInput, ProviderCredentialsInput } from './provider.inputs';
 import { connectionFor, connectionForWebhook } from './provider.store';
-import { openSubscriptionsOfConnection } from '../subscriptions/subscription.store';
 
 export type GatewayFactory = (provider: ProviderName, credentials: Credentials) => GatewayPort;
 
@@ -58,6 +57,8 @@ export class ProviderService {
     private readonly gatewayFactory: GatewayFactory,
     /** Known once the server listens (the port may be chosen by the OS). */
     private readonly publicUrl: () => string,
+    /** How many subscriptions not ended use a connection: the subscriptions module answers (it sits above providers). */
+    private readonly openSubscriptionsOfConnection: (em: EntityManager, connectionId: string) => Promise<number>,
   ) {}
 
   /**
@@ -130,7 +131,7 @@ export class ProviderService {
 
   /** Subscriptions that have not ended keep their connection. */
   private async assertNotInUse(em: EntityManager, connection: ProviderConnection): Promise<void> {
-    const inUse = await openSubscriptionsOfConnection(em, connection.id);
+    const inUse = await this.openSubscriptionsOfConnection(em, connection.id);
     if (inUse) {
       throw new DomainError('provider_in_use', `This connection is used by ${inUse} subscription(s) that have not ended.`);
     }

@@ -1,15 +1,15 @@
 import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { Mode, TenantEntity } from '../../core/entity';
+import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
-import { BillingFrequency, Plan, Price, Product, TrialEndAction } from '../catalog/catalog.entities';
-import { Customer } from '../customers/customer.entities';
-import { Provider } from '../providers/provider-connection.entities';
+import { BillingFrequency, Plan, Price, Product, TrialEndAction } from '../catalog';
+import { Customer } from '../customers';
+import { Provider } from '../providers';
 import { SubscriptionStatus } from './subscription.machine';
 
 registerEnumType(SubscriptionStatus, { name: 'SubscriptionStatus' });
 
-/** How GST applies to a subscription's invoices (billing.ts TaxTreatment), fixed when it is created. */
+/** How GST applies to a subscription's invoices (src/money/gst.ts TaxTreatment), fixed when it is created. */
 export enum SubscriptionTaxTreatment {
   /** No GST: a non-INR subscription (zero-rated export) or a merchant without a GSTIN then. */
   NONE = 'none',
@@ -206,24 +206,6 @@ export class SubscriptionEvent extends TenantEntity {
 export class GatewayClockSync {
   @PrimaryKey({ type: 'uuid' }) merchantId!: string;
   @Property({ type: 'timestamptz' }) syncedTo!: Date;
-}
-
-/**
- * A price as registered at one gateway for one amount (Stripe Price, Razorpay Plan). Prices are tax-exclusive, but the
- * gateway charges the invoice's total, which depends on the subscription's tax treatment: one registration per
- * (price, provider, gateway amount), made once (catalog.store.ts lockPriceRegistration). The first made for a provider
- * is also `prices.provider_price_ids[provider]` (docs/subscriptions.md).
- */
-@Entity({ tableName: 'gateway_prices' })
-export class GatewayPrice {
-  @PrimaryKey({ type: 'uuid' }) priceId!: string;
-  @PrimaryKey({ type: 'text' }) provider!: Provider;
-  /** Subunits (ISO 4217) of the price's currency. */
-  @PrimaryKey({ type: new BigIntType('number') }) gatewayAmount!: number;
-  @Property({ type: 'uuid' }) merchantId!: string;
-  @Enum({ items: () => Mode }) mode!: Mode;
-  @Property({ length: 255 }) providerPriceId!: string;
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' }) createdAt: Date = new Date();
 }
 
 /** What an unanswered pause, resume or cancel asked for (BillingSubscription.pendingOutcome). */

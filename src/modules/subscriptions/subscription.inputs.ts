@@ -1,7 +1,7 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { Field, ID, InputType, registerEnumType } from 'type-graphql';
 import { JSONObject } from '../../core/scalars';
-import { Provider } from '../providers/provider-connection.entities';
+import { Provider } from '../providers';
 
 export enum ProrationBehavior {
   CREATE_PRORATIONS = 'create_prorations',

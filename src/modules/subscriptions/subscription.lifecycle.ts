@@ -3,18 +3,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { make, Mode } from '../../core/entity';
 import { announce, recordEvent } from '../../core/events';
 import type { Serializer } from '../../core/serialize';
-import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
-import type { InvoiceLineDraft } from '../invoices/invoice.service';
+import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
+import type { InvoiceLineDraft } from '../invoices';
 import type { SubscriptionService } from './subscription.service';
-import { billUsage } from '../usage/usage.billing';
+import { billUsage } from './usage.billing';
 import { period, TaxSnapshot, TaxTreatment } from './billing';
-import { releaseRedemption } from '../coupons/coupon.store';
+import { releaseRedemption } from '../coupons';
 import { discountApplies, discountLine, nextPeriodDiscount } from './subscription.discount';
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
 import { NONE, SUBSCRIPTIONS, SubscriptionMoveContext, SubscriptionStatus } from './subscription.machine';
 import type { SubscriptionTrigger, TriggeredBy } from './subscription.machine';
-import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics/mrr-ledger';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { MrrState, mrrStateOf, recordMrrMovement } from '../analytics';
+import { testClockSql } from '../test-clock';
 import type { GatewayCommands } from '../gateway-commands';
 
 /** The first move of a subscription, as its insert statement writes it with its first audit row. */

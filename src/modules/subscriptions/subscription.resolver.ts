@@ -5,7 +5,9 @@ import type { Change } from '../../core/events';
 import { readOncePerChange } from '../../core/fanout';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
-import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency/with-idempotency';
+import { SubscriptionCommandsResolver } from './subscription.commands.resolver';
+import { CustomerSubscriptionsResolver } from './subscription.customer.resolver';
+import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency';
 import { ChangePlanResult } from './change-plan';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
@@ -113,4 +115,4 @@ function readChanged(change: Change, ctx: Ctx): Promise<BillingSubscription> {
   );
 }
 
-export const subscriptionResolvers: Function[] = [SubscriptionResolver];
+export const subscriptionResolvers: Function[] = [SubscriptionResolver, SubscriptionCommandsResolver, CustomerSubscriptionsResolver];

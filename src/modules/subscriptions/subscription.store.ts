@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Mode, TenantParams } from '../../core/entity';
 import { aliasedColumns, aliasedPart, Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
-import { Customer } from '../customers/customer.entities';
-import { CustomerDetails, customerUpsertCte } from '../customers/customer.store';
-import { Merchant } from '../merchants/merchant.entities';
-import { gatewayEventCte, GatewayEventRecord } from '../payments/payment.store';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { Customer } from '../customers';
+import { CustomerDetails, customerUpsertCte } from '../customers';
+import { Merchant } from '../merchants';
+import { gatewayEventCte, GatewayEventRow } from '../payments';
+import { testClockSql } from '../test-clock';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus } from './subscription.machine';
 import type { FirstMove } from './subscription.lifecycle';
@@ -107,7 +107,7 @@ export interface GatewayEventTarget {
 export async function recordEventAndLockSubscription(
   em: EntityManager,
   tenant: TenantParams,
-  record: GatewayEventRecord,
+  record: GatewayEventRow,
   by: { id: string | null; providerSubscriptionId: string | null; checkoutSessionId: string | null },
 ): Promise<GatewayEventTarget> {
   const ge = gatewayEventCte(record);

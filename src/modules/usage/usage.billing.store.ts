@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { tenantQuery } from '../../core/sql';
 
 /**
- * The statement that closes a subscription's usage for billing (usage.billing.ts). It reads the usage module's
+ * The statement that closes a subscription's usage for billing (subscriptions/usage.billing.ts). It reads the usage module's
  * `usage_aggregates` and the catalog's `usage_rates` in one statement on purpose: it runs in every renewal's
  * transaction, and for a subscription with nothing unbilled it must stay one index probe (the aggregates' primary key
  * begins with subscription_id, period_start).

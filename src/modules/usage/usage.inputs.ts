@@ -1,10 +1,10 @@
 import { ArrayMaxSize, ArrayMinSize, IsOptional, MaxLength, ValidateNested } from 'class-validator';
 import { Field, Float, ID, InputType } from 'type-graphql';
 import { DateTime, JSONObject } from '../../core/scalars';
+import { EVENT_TYPE, MAX_EVENT_TYPE } from '../catalog';
 
-/** Metric names: 1 to 100 letters, digits and `_ . : -` (they key the aggregates and are compared byte for byte). */
-export const EVENT_TYPE = /^[A-Za-z0-9_.:-]{1,100}$/;
-export const MAX_EVENT_TYPE = 100;
+/** Metric names follow the catalog's rule: a usage rate names the metric it prices. */
+export { EVENT_TYPE, MAX_EVENT_TYPE };
 /** Units are free text (`GB-hours`, `API calls`): 1 to 50 characters, not blank, no control characters. */
 export const MAX_UNIT = 50;
 /** The largest quantity one event may carry (sums are unbounded `numeric`). */

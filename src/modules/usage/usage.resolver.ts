@@ -2,7 +2,7 @@ import { Arg, Ctx as C, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { usageCost } from '../../core/operation-cost';
 import { services } from '../../services';
-import { IDEMPOTENCY_KEY, StoredResult, withIdempotency } from '../idempotency/with-idempotency';
+import { IDEMPOTENCY_KEY, StoredResult, withIdempotency } from '../idempotency';
 import { ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
 import { UsageEvent, UsageEventList, UsageSummary } from './usage.types';
 

@@ -1,7 +1,7 @@
 import { validate as isUuid } from 'uuid';
 import { DomainError, invalid, notFound } from '../../core/errors';
 import { validateMetadata } from '../../core/validate';
-import { Frequency, period } from '../subscriptions/billing';
+import { Frequency, period } from '../../core/billing-period';
 import { EVENT_TYPE, MAX_EVENT_TYPE, MAX_FRACTION_DIGITS, MAX_KEY, MAX_QUANTITY, MAX_UNIT, ReportUsageInput } from './usage.inputs';
 
 /**
@@ -113,10 +113,10 @@ const APPROX_MS: Record<Frequency, number> = {
  * - the current period (`current_period_start/end`) when it holds `t`: during a trial that is the trial itself
  *   (`trial_start` .. `trial_end`: the subscriptions engine sets the current period to it);
  * - the trial, when `t` falls in it;
- * - otherwise the period of the billing anchor's calendar arithmetic (billing.ts `period`, docs/subscriptions.md)
- *   holding `t`: earlier periods, and later ones not yet entered (a paused subscription's, or a renewal not yet
- *   charged). A trialing subscription's periods after the trial count from the trial's end, where its first charge
- *   starts them.
+ * - otherwise the period of the billing anchor's calendar arithmetic (src/core/billing-period.ts `period`,
+ *   docs/subscriptions.md) holding `t`: earlier periods, and later ones not yet entered (a paused subscription's, or a
+ *   renewal not yet charged). A trialing subscription's periods after the trial count from the trial's end, where its
+ *   first charge starts them.
  * Null for an instant before the subscription's first period, or before the anchor when a change of billing cadence
  * restarted it (the periods before such a change are not kept, so usage cannot be attributed to them).
  */

@@ -6,7 +6,7 @@ import { DomainError, invalid, notFound } from '../../core/errors';
 import { KeyedBatches } from '../../core/keyed-batches';
 import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
-import type { Clock } from '../test-clock/test-clock.service';
+import type { Clock } from '../test-clock';
 import { MAX_BATCH, ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
 import { isMissingPartition, UsagePartitions } from './usage.partitions';
 import { checkEvent, EventDraft, firstPeriodStart, isBillable, MAX_FUTURE_MS, periodFor, SubscriptionPeriods } from './usage.rules';

@@ -3,8 +3,8 @@ import type { TenantParams } from '../../core/entity';
 import type { ServicePool } from '../../core/orm-pool';
 import { withClient } from '../../core/pool';
 import { Queryable, systemQuery, tenantQuery, tenantQueryAs } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
-import type { Frequency } from '../subscriptions/billing';
+import { testClockSql } from '../test-clock';
+import type { Frequency } from '../../core/billing-period';
 import { BILLABLE, EventDraft, MAX_FUTURE_MS } from './usage.rules';
 
 /**

@@ -6,7 +6,8 @@ import { tenantEntityManager } from '../../core/context';
 import { Mode } from '../../core/entity';
 import { withClient } from '../../core/pool';
 import { notify, systemQuery, tenantQueryAs } from '../../core/sql';
-import { testClockSql } from '../test-clock/test-clock.store';
+import { PRUNE_GATEWAY_EVENTS } from '../payments';
+import { testClockSql } from '../test-clock';
 import { ATTEMPT_LOG_MAX, DeliveryStatus } from './delivery.policy';
 import { WebhookEndpoint } from './webhook.entities';
 
@@ -360,8 +361,8 @@ const PRUNE = {
        where o.id < $1 and o.dispatched_at is not null
          and not exists (select 1 from webhook_deliveries d where d.event_id = o.id)
        limit $2 for update skip locked)`,
-  /** Inbound gateway events (kept to ignore repeats; gateways stop retrying after days). */
-  gatewayEvents: `delete from gateway_events where id in (select id from gateway_events where id < $1 limit $2 for update skip locked)`,
+  /** Inbound gateway events (kept to ignore repeats; gateways stop retrying after days): the payments module's table. */
+  gatewayEvents: PRUNE_GATEWAY_EVENTS,
 } as const;
 
 export async function pruneBatch(db: ServicePool, which: keyof typeof PRUNE, floor: string, batch: number): Promise<number> {

@@ -6,7 +6,7 @@ import { recordEvent } from '../../core/events';
 import { logger } from '../../core/logger';
 import type { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
-import type { DueWork } from '../test-clock/test-clock.service';
+import type { DueWork } from '../test-clock';
 import type { LookupAll } from './address';
 import { afterAttempt, endpointTakes, failingTooLong } from './delivery.policy';
 import { DeliveryJob, DeliveryStore } from './delivery.store';

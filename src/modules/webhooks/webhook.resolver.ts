@@ -2,7 +2,7 @@ import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Obje
 import type { Ctx } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
-import { DeletedObject } from '../providers/provider.resolver';
+import { DeletedObject } from '../providers';
 import { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryStatus, WebhookEndpoint } from './webhook.entities';
 import { CreateWebhookEndpointInput } from './webhook.inputs';
 

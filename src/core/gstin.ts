@@ -1,4 +1,4 @@
-import { invalid } from '../../core/errors';
+import { invalid } from './errors';
 import { GST_STATES } from './gst-states';
 
 /**

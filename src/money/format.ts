@@ -1,4 +1,4 @@
-import { currencyExponent } from '../../core/currency';
+import { currencyExponent } from './currency';
 
 /**
  * Money as printed on tax invoices: integer subunits to major units by the currency's ISO 4217 exponent, in string

@@ -2,13 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createContext } from '../../core/context';
-import { Mode } from '../../core/entity';
-import { logger } from '../../core/logger';
-import type { Services } from '../../services';
-import { Provider } from '../providers/provider-connection.entities';
-import { Merchant } from './merchant.entities';
-import { MerchantService } from './merchant.service';
+import { createContext } from './core/context';
+import { Mode } from './core/entity';
+import { logger } from './core/logger';
+import type { Services } from './services';
+import { Provider } from './modules/providers';
+import { Merchant } from './modules/merchants';
+import { MerchantService } from './modules/merchants';
 
 export interface DemoMerchant {
   merchantId: string;

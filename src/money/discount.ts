@@ -1,4 +1,4 @@
-import { divRound } from '../subscriptions/billing';
+import { divRound } from './rounding';
 
 /**
  * A coupon's discount on one amount, as pure integer arithmetic: a percentage (basis points) is round(amount x bps /

@@ -1,9 +1,9 @@
-import { Gst, gstOn, TaxTreatment, taxTreatment } from '../subscriptions/billing';
+import { Gst, gstOn, TaxTreatment, taxTreatment } from './gst';
 
 /**
  * GST of one invoice, per head and per line (docs/invoices-and-gst.md), as pure integer arithmetic.
  *
- * The heads are computed once, on the invoice's subtotal, with billing.ts `gst()` (the contract's formula, rounding
+ * The heads are computed once, on the invoice's subtotal, with gst.ts `gst()` (the contract's formula, rounding
  * half away from zero). Each head is then allocated to the lines in proportion to their amounts by the largest-remainder
  * rule, so the lines' heads sum to the invoice's heads exactly and each line's share is within one subunit of its exact
  * proportional share. (Rounding per line and summing would make the invoice heads drift from the contract's formula by
@@ -62,14 +62,14 @@ export function allocate(total: number, weights: readonly number[]): number[] {
   return shares.map((s) => Number(s.floor));
 }
 
-/** The heads on the subtotal (billing.ts `gst()`), and each line's share of every head. */
+/** The heads on the subtotal (gst.ts `gst()`), and each line's share of every head. */
 export function invoiceTax(lineAmounts: readonly number[], parties: TaxParties): InvoiceTax {
   return invoiceTaxFor(lineAmounts, taxTreatment(parties), parties.rateBps);
 }
 
 /**
  * The same under a fixed treatment and rate (a subscription's snapshot, taken when it was created): the heads on the
- * subtotal (billing.ts `gstOn()`), and each line's share of every head.
+ * subtotal (gst.ts `gstOn()`), and each line's share of every head.
  */
 export function invoiceTaxFor(lineAmounts: readonly number[], treatment: TaxTreatment, rateBps: number): InvoiceTax {
   const subtotal = lineAmounts.reduce((s, a) => s + a, 0);

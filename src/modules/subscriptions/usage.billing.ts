@@ -1,18 +1,18 @@
 import { logger } from '../../core/logger';
-import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices/invoice.entities';
-import type { InvoiceLineDraft } from '../invoices/invoice.service';
-import { formatUnitPrice } from '../invoices/money-format';
-import { collectFromMandate } from '../subscriptions/change-plan';
-import type { SubscriptionChange } from '../subscriptions/subscription.lifecycle';
-import { taxOf } from '../subscriptions/subscription.lifecycle';
-import type { SubscriptionService } from '../subscriptions/subscription.service';
-import { ClosedUsage, closeUnbilledUsage } from './usage.billing.store';
+import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
+import type { InvoiceLineDraft } from '../invoices';
+import { formatUnitPrice } from '../../money';
+import { collectFromMandate } from './change-plan';
+import type { SubscriptionChange } from './subscription.lifecycle';
+import { taxOf } from './subscription.lifecycle';
+import type { SubscriptionService } from './subscription.service';
+import { ClosedUsage, closeUnbilledUsage } from '../usage';
 
 /**
  * Usage is billed in arrears (docs/usage.md). When a subscription's billing period closes — the renewal that bills the
  * next period (subscription.lifecycle.ts billPeriod), or the end of the subscription at a period's end (period-end
  * cancellation, completion: subscription.scheduler.ts) — every part of its usage not billed yet that was counted in a
- * period starting before the closing instant is closed in one statement (usage.billing.store.ts), so an event reported
+ * period starting before the closing instant is closed in one statement (usage/usage.billing.store.ts), so an event reported
  * late for an earlier period is billed by the next close, never lost and never billed twice. Each (period, event type)
  * the plan prices in the subscription's currency is one line of its own invoice: quantity x unit_amount_decimal in
  * exact numeric, rounded half away from zero to a whole subunit once per line (its description shows the rate in major
@@ -76,7 +76,7 @@ export function billFinalUsage(change: SubscriptionChange, service: Subscription
  * Invoice lines of closed usage: one per (period, event type) with a rate, outside a free trial (periods ending by
  * `trialEnd`). quantity 1 and unit_amount = amount, as invoice lines count whole units and whole subunits; the exact
  * quantity and rate are in the description, the rate per unit in major units of `currency` with every decimal it
- * needs (string arithmetic: money-format.ts formatUnitPrice), e.g. `Usage: api_calls (1,234.5 call x ₹0.0025)` for a
+ * needs (string arithmetic: src/money/format.ts formatUnitPrice), e.g. `Usage: api_calls (1,234.5 call x ₹0.0025)` for a
  * rate of 0.25 paise (a quarter paisa) a call. The rate is stored in subunits; shown as such beside the invoice's
  * rupee columns it would read as rupees.
  */

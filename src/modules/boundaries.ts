@@ -1,0 +1,38 @@
+/**
+ * Which modules each module may import (through their index.ts), checked by test/core/boundaries.test.ts. The graph is
+ * acyclic: a module lower in the list never imports one above it. A module that needs something from a module above
+ * it takes it as a function passed in by the composition root (src/container.ts), or names the fields it reads.
+ * Every module may import src/core and src/money; src/money imports nothing of src outside itself.
+ */
+export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
+  'test-clock': [],
+  merchants: [],
+  customers: [],
+  providers: [],
+  idempotency: ['test-clock'],
+  catalog: ['idempotency', 'merchants', 'providers', 'test-clock'],
+  entitlements: ['catalog'],
+  coupons: ['catalog', 'merchants', 'test-clock'],
+  usage: ['catalog', 'idempotency', 'test-clock'],
+  invoices: ['customers', 'merchants', 'test-clock'],
+  'gateway-commands': ['providers'],
+  payments: ['customers', 'gateway-commands', 'idempotency', 'invoices', 'merchants', 'providers'],
+  webhooks: ['payments', 'providers', 'test-clock'],
+  analytics: ['merchants', 'test-clock'],
+  experiments: ['analytics', 'customers', 'merchants', 'payments', 'test-clock'],
+  offerings: ['catalog', 'experiments', 'merchants'],
+  subscriptions: [
+    'analytics',
+    'catalog',
+    'coupons',
+    'customers',
+    'gateway-commands',
+    'idempotency',
+    'invoices',
+    'merchants',
+    'payments',
+    'providers',
+    'test-clock',
+    'usage',
+  ],
+};

@@ -1,0 +1,30 @@
+/**
+ * Products, plans, prices and usage rates, and their cached reads.
+ * The module's public surface: other modules import it only through this file.
+ */
+export { graphqlReadKey, isCatalogRead, restReadKey } from './catalog-cache';
+export {
+  BillingFrequency,
+  CatalogVersion,
+  GatewayPrice,
+  Plan,
+  Price,
+  Product,
+  ProductFamily,
+  ProductStatus,
+  ProductType,
+  TrialEndAction,
+  UsageRate,
+} from './catalog.entities';
+export { catalogResolvers } from './catalog.resolver';
+export { CatalogService, pickDefaultPrice, plansByProduct, pricesByPlan } from './catalog.service';
+export {
+  bumpCatalogVersion,
+  catalogVersion,
+  existingPlans,
+  gatewayPriceId,
+  lockPriceRegistration,
+  recordGatewayPrice,
+  subscriptionTerms,
+} from './catalog.store';
+export { EVENT_TYPE, MAX_EVENT_TYPE, usageRatesByPlan } from './catalog.usage-rates';

@@ -1,0 +1,9 @@
+/**
+ * Invoices, credit notes and their tax documents.
+ * The module's public surface: other modules import it only through this file.
+ */
+export { InvoiceDocuments } from './invoice.documents';
+export { BillingReason, Invoice, InvoiceSequence, InvoiceStatus, InvoiceType } from './invoice.entities';
+export { invoiceResolvers } from './invoice.resolver';
+export { InvoiceService, taxPartiesOf } from './invoice.service';
+export type { InvoiceLineDraft, SnapshotTaxParties } from './invoice.service';

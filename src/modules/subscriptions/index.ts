@@ -1,0 +1,10 @@
+/**
+ * Subscriptions: their lifecycle, gateway events, scheduler and usage billing.
+ * The module's public surface: other modules import it only through this file.
+ */
+export { subscriptionChanges } from './subscription.catchup';
+export { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './subscription.entities';
+export { subscriptionResolvers } from './subscription.resolver';
+export { SchedulerLoop, SubscriptionScheduler } from './subscription.scheduler';
+export { SubscriptionService } from './subscription.service';
+export { openSubscriptionsOfConnection } from './subscription.store';
