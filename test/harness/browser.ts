@@ -17,7 +17,6 @@ export function describeBrowser(name: string, fn: () => void): void {
     describe(name, fn);
     return;
   }
-  // eslint-disable-next-line no-console
   console.warn(`${name}: skipped, ${CHROMIUM} does not exist (apt-get install -y chromium)`);
   describe.skip(name, fn);
 }

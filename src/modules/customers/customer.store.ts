@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery } from '../../core/sql';
-import { COLLECTED_STATUSES } from '../payments/payment.store';
+import { COLLECTED_STATUSES } from '../payments/payment.entities';
 
 /** Statements on customers beyond the ORM's (the module's services use the ORM for the rest). */
 

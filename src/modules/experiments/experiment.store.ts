@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery, tenantRows } from '../../core/sql';
 import { customerMrrSql } from '../analytics/analytics.store';
-import { COLLECTED_STATUSES } from '../payments/payment.store';
+import { COLLECTED_STATUSES } from '../payments/payment.entities';
 import { ExperimentVariant, Targeting } from './experiment.entities';
 
 /**

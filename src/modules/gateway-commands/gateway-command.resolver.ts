@@ -1,4 +1,5 @@
 import { Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { defineLoader, groupBy } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
@@ -48,4 +49,4 @@ export class PaymentCommandsResolver {
   }
 }
 
-export const gatewayCommandResolvers: Function[] = [GatewayCommandResolver, SubscriptionCommandsResolver, PaymentCommandsResolver];
+export const gatewayCommandResolvers: ClassType[] = [GatewayCommandResolver, SubscriptionCommandsResolver, PaymentCommandsResolver];

@@ -1,4 +1,5 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import type { Change } from '../../core/events';
@@ -113,4 +114,4 @@ function readChanged(change: Change, ctx: Ctx): Promise<BillingSubscription> {
   );
 }
 
-export const subscriptionResolvers: Function[] = [SubscriptionResolver];
+export const subscriptionResolvers: ClassType[] = [SubscriptionResolver];

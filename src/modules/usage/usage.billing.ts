@@ -4,7 +4,7 @@ import type { InvoiceLineDraft } from '../invoices/invoice.service';
 import { formatUnitPrice } from '../invoices/money-format';
 import { collectFromMandate } from '../subscriptions/change-plan';
 import type { SubscriptionChange } from '../subscriptions/subscription.lifecycle';
-import { taxOf } from '../subscriptions/subscription.lifecycle';
+import { taxOf } from '../subscriptions/subscription.terms';
 import type { SubscriptionService } from '../subscriptions/subscription.service';
 import { ClosedUsage, closeUnbilledUsage } from './usage.billing.store';
 
