@@ -134,7 +134,7 @@ async function main(): Promise<number> {
     try {
       s.verify?.(r.body, earlier);
     } catch (err) {
-      throw new Error(`${s.name}: unexpected answer: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`${s.name}: unexpected answer: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
     earlier.set(s.name, r.body);
   }

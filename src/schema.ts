@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { validateOrReject, ValidationError } from 'class-validator';
 import { ArgumentValidationError, buildSchema, NonEmptyArray } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from './core/context';
 import { DomainError } from './core/errors';
 import { wrapFieldResolver } from './core/adapters/graphql-field-resolve';
@@ -75,7 +76,7 @@ export const resolvers = [
   ...autopayResolvers,
   ...cohortsResolvers,
   ...gatewayCommandResolvers,
-] as unknown as NonEmptyArray<Function>;
+] as unknown as NonEmptyArray<ClassType>;
 
 /**
  * type-graphql's own argument validation, exactly (objects and arrays of objects, class-validator with

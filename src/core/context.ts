@@ -20,7 +20,7 @@ export interface Ctx {
   principal: Principal;
   log: Logger;
   /** DataLoaders created on first use, one set per request. */
-  loaders: Map<string, DataLoader<any, any>>;
+  loaders: Map<string, DataLoader<unknown, unknown>>;
   /**
    * Other per-request values, each under its owner's symbol (e.g. the Idempotency-Key header and whether an answer
    * was replayed). A Map rather than the context's identity, because Apollo runs each operation on a shallow copy of
@@ -114,7 +114,7 @@ export function defineLoader<K, V>(
     let l = ctx.loaders.get(name) as DataLoader<K, V> | undefined;
     if (!l) {
       l = new DataLoader<K, V>((keys) => batch(ctx, keys));
-      ctx.loaders.set(name, l);
+      ctx.loaders.set(name, l as DataLoader<unknown, unknown>);
     }
     return l;
   };

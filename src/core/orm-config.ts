@@ -67,7 +67,7 @@ export function serviceOrmConfig(clientUrl: string, entities: EntityClass<any>[]
 
 /** `{ host }` when the URL names a Unix socket directory in its `host` parameter (libpq's form), else nothing. */
 export function socketHost(clientUrl: string): { host?: string } {
-  let host: string | null = null;
+  let host: string | null;
   try {
     host = new URL(clientUrl).searchParams.get('host');
   } catch {

@@ -182,10 +182,10 @@ describe('express-dispatch (express 5)', () => {
       expect(Object.getPrototypeOf(ours.res.locals)).toBeNull();
       // app.handle gives the app's prototypes; the server's classes are born with them.
       expect(Object.getPrototypeOf(theirs.req)).toBe(app.request);
-      expect(app.request.isPrototypeOf(ours.req)).toBe(true);
-      expect(app.response.isPrototypeOf(ours.res)).toBe(true);
-      expect(http.IncomingMessage.prototype.isPrototypeOf(app.request)).toBe(true);
-      expect(http.ServerResponse.prototype.isPrototypeOf(app.response)).toBe(true);
+      expect(Object.prototype.isPrototypeOf.call(app.request, ours.req)).toBe(true);
+      expect(Object.prototype.isPrototypeOf.call(app.response, ours.res)).toBe(true);
+      expect(Object.prototype.isPrototypeOf.call(http.IncomingMessage.prototype, app.request)).toBe(true);
+      expect(Object.prototype.isPrototypeOf.call(http.ServerResponse.prototype, app.response)).toBe(true);
     }
   });
 

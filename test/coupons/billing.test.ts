@@ -1,6 +1,5 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
-import { gst } from '../../src/modules/subscriptions/billing';
 import { after, authorise, collectedAt, createSubscription, gatewayPriceAmountsOf, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 import { createCoupon } from './helpers';
 
@@ -18,8 +17,8 @@ jest.setTimeout(180_000);
 const GSTIN = '29ABCDE1234F1ZW';
 const DAY = 86_400_000;
 
-/** The invoice total of a tax-exclusive subtotal for a customer in Karnataka (CGST + SGST at 18%). */
-const gross = (subtotal: number) => gst({ subtotal, currency: 'INR', rateBps: 1800, merchantGstin: GSTIN, merchantState: '29', customerState: '29' }).total;
+// Totals below are worked by hand for a customer in the merchant's state (Karnataka): CGST = SGST = 9% of the
+// subtotal, rounded half up, and the total is the subtotal plus both.
 /** round(amount x bps / 10000), half away from zero, computed here independently of the service (BigInt). */
 const pct = (amount: number, bps: number) => Number((2n * BigInt(amount) * BigInt(bps) + 10_000n) / 20_000n);
 
@@ -54,7 +53,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(created.discount_cycles_remaining).toBe(discounted === Infinity ? null : discounted);
     expect((await ok(m.test.get(`/coupons/${coupon.id}`))).times_redeemed).toBe(1);
     // The gateway holds the discounted gross price only (the full one is registered when the discount ends).
-    expect(await gatewayPriceAmountsOf(h.app, price.id)).toEqual([gross(amount - discount)]);
+    // 49950 - 12488 = 37462; 9% = 3371.58 -> 3372; 37462 + 2 x 3372 = 44206
+    expect(await gatewayPriceAmountsOf(h.app, price.id)).toEqual([44206]);
     // Discounted registrations never become the price's provider_price_ids entry.
     expect((await ok(m.test.get(`/prices/${price.id}`))).provider_price_ids).toEqual({});
 
@@ -68,17 +68,21 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       const isDiscounted = period <= discounted;
       const fee = period === 1 ? setupFee : 0;
       const d = isDiscounted ? discount : 0;
-      const subtotal = amount - d + fee;
+      // period 1:   49950 - 12488 + 10001 = 47463; 9% = 4271.67 -> 4272; 47463 + 2 x 4272 = 56007
+      // discounted: 49950 - 12488 = 37462;         9% = 3371.58 -> 3372; 37462 + 2 x 3372 = 44206
+      // full:       49950;                         9% = 4495.5  -> 4496; 49950 + 2 x 4496 = 58942
+      const [subtotal, cgst, total] =
+        period === 1 ? [47463, 4272, 56007] : isDiscounted ? [37462, 3372, 44206] : [49950, 4496, 58942];
       expect(inv).toMatchObject({
         billing_reason: period === 1 ? 'subscription_create' : 'subscription_cycle',
         status: 'paid',
         discount_amount: d,
         subtotal,
-        total: gross(subtotal),
-        amount_paid: gross(subtotal),
+        total,
+        amount_paid: total,
       });
       // GST on the discounted subtotal: each head computed once on it; the lines' heads add up to the invoice's.
-      expect(inv.cgst_amount).toBe(Number((BigInt(subtotal) * 900n * 2n + 10_000n) / 20_000n));
+      expect([inv.cgst_amount, inv.sgst_amount]).toEqual([cgst, cgst]);
       expect(sum(inv.line_items.map((l: any) => l.cgst_amount))).toBe(inv.cgst_amount);
       const lines = inv.line_items.map((l: any) => [l.description, l.amount]);
       expect(lines).toEqual([
@@ -91,7 +95,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(await collectedAt(h.app, provider, sub)).toBe(sum(invoices.map((i) => i.amount_paid)));
     }
     expect(await gatewayPriceAmountsOf(h.app, price.id)).toEqual(
-      discounted === Infinity ? [gross(amount - discount)] : [gross(amount - discount), gross(amount)],
+      discounted === Infinity ? [44206] : [44206, 58942], // the discounted and the full gross price, as above
     );
     // The full price is the price's own registration (docs/growth.md).
     if (discounted !== Infinity) expect(Object.keys((await ok(m.test.get(`/prices/${price.id}`))).provider_price_ids)).toEqual([provider]);
@@ -110,8 +114,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     sub = await renew(m, sub);
     const invoices = (await invoicesOf(m.test, sub.id)).filter((i) => i.total > 0);
     expect(invoices.map((i) => [i.discount_amount, i.subtotal, i.total])).toEqual([
-      [10000, 39900, gross(39900)],
-      [0, 49900, gross(49900)],
+      [10000, 39900, 47082], // 9% of 39900 = 3591; 39900 + 2 x 3591
+      [0, 49900, 58882], // 9% of 49900 = 4491; 49900 + 2 x 4491
     ]);
     expect(invoices[0].line_items[1]).toMatchObject({ description: `Coupon ${coupon.code} (100.00 INR off)`, amount: -10000, unit_amount: -10000, quantity: 1 });
     // GraphQL shows the same; the tax invoice PDF renders the negative line.
@@ -162,7 +166,7 @@ describe('change-plan with a coupon (decision: it follows when it applies to the
     expect(r.proration).toMatchObject({ credit_amount: share(20000), debit_amount: share(40000), net_amount: share(40000) - share(20000) });
     expect(r.subscription).toMatchObject({ coupon_id: coupon.id, discount_cycles_used: 1, discount_cycles_remaining: 1, period_discount: 40000 });
     // The gateway is on Plus at its discounted gross: the next renewal is the coupon's second period.
-    expect(await gatewayPriceAmountsOf(h.app, plus.price.id)).toEqual([gross(40000)]);
+    expect(await gatewayPriceAmountsOf(h.app, plus.price.id)).toEqual([47200]); // 40000 + 2 x 3600 (9%)
 
     sub = await renew(m, sub);
     sub = await renew(m, sub);
@@ -172,7 +176,7 @@ describe('change-plan with a coupon (decision: it follows when it applies to the
       [40000, 40000],
       [0, 80000],
     ]);
-    expect(await gatewayPriceAmountsOf(h.app, plus.price.id)).toEqual([gross(40000), gross(80000)]);
+    expect(await gatewayPriceAmountsOf(h.app, plus.price.id)).toEqual([47200, 94400]); // 80000 + 2 x 7200 (9%)
     const paid = sum((await invoicesOf(m.test, sub.id)).filter((i) => i.type === 'invoice').map((i) => i.amount_paid));
     // (Razorpay collected the adjustment as an add-on with the next renewal, which paid its invoice.)
     expect(await collectedAt(h.app, provider, sub)).toBe(paid);
@@ -240,10 +244,10 @@ describe('razorpay: a UPI or e-mandate subscription, whose plan Razorpay refuses
     for (let period = 2; period <= 4; period++) sub = await renew(m, sub);
     const invoices = await invoicesOf(m.test, sub.id);
     expect(invoices.map((i) => [i.discount_amount, i.total, i.amount_paid])).toEqual([
-      [12488, gross(37462), gross(37462)],
-      [0, gross(49950), gross(49950)],
-      [0, gross(49950), gross(49950)],
-      [0, gross(49950), gross(49950)],
+      [12488, 44206, 44206], // 49950 - 12488 = 37462; 9% = 3371.58 -> 3372; 37462 + 2 x 3372
+      [0, 58942, 58942], // 9% of 49950 = 4495.5 -> 4496; 49950 + 2 x 4496
+      [0, 58942, 58942],
+      [0, 58942, 58942],
     ]);
     expect(await collectedAt(h.app, 'razorpay', sub)).toBe(sum(invoices.map((i) => i.amount_paid)));
   });

@@ -26,7 +26,6 @@ export class Receiver {
   private constructor(readonly server: http.Server, readonly url: string) {}
 
   static async start(): Promise<Receiver> {
-    let self: Receiver;
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -48,7 +47,7 @@ export class Receiver {
         const index = self.received.length;
         self.received.push(r);
         for (const w of self.waiters.splice(0)) w();
-        let status = 200;
+        let status: number;
         try {
           status = await self.respond(r, index);
         } catch {
@@ -61,7 +60,7 @@ export class Receiver {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    self = new Receiver(server, `http://127.0.0.1:${port}`);
+    const self = new Receiver(server, `http://127.0.0.1:${port}`);
     return self;
   }
 

@@ -1196,8 +1196,11 @@ describe('string lengths', () => {
     'ValidateCouponInput.currency': [],
   };
 
+  /** An input class as type-graphql's metadata holds it. */
+  type InputClass = ReturnType<typeof typeGraphQLMetadata>['inputTypes'][number]['target'];
+
   /** The declared maximum of a class-validator MaxLength or Length on a field. */
-  function declaredMax(target: Function, property: string): number | null {
+  function declaredMax(target: InputClass, property: string): number | null {
     const rules = validatorMetadata().getTargetValidationMetadatas(target, '', true, false).filter((v) => v.propertyName === property);
     const max = rules.flatMap((v) => (v.name === 'maxLength' ? [v.constraints[0]] : v.name === 'isLength' ? [v.constraints[1]] : []));
     return max.length ? Math.min(...max) : null;

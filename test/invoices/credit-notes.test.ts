@@ -14,7 +14,7 @@ import { gstOn } from '../../src/modules/subscriptions/billing';
 import { TestMerchant, useHarness } from '../harness';
 import { Connected, connect, createPayment, gatewayCharge, outbox, pay, postEvent, PROVIDERS, ProviderName, razorpayEvent, stripeEvent } from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
-import { HAS_PDFTOTEXT, pdfText, withText } from './pdf-text';
+import { pdfText } from './pdf-text';
 
 const h = useHarness();
 jest.setTimeout(120_000);
@@ -304,7 +304,7 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     expect((await get('invoices', invoice.id)).amount_credited).toBe(5900);
   });
 
-  withText("a refund's credit note PDF is titled Credit Note and names the original invoice's number and date", async () => {
+  it("a refund's credit note PDF is titled Credit Note and names the original invoice's number and date", async () => {
     const { payment, invoice } = await paidWithInvoice({ amount: 49900, customer_state_code: '29' });
     expect((await m.test.post(`/payments/${payment.id}/refund`, { amount: 10000 })).status).toBe(201);
     await settle();
@@ -345,7 +345,6 @@ describe.each(PROVIDERS)("a plan change's credit note through %s", (provider: Pr
     expect(created).toHaveLength(1);
     expect(created[0].payload.data.object.related_invoice_id).toBe(periodInvoice.id);
 
-    if (!HAS_PDFTOTEXT && !process.env.CI) return;
     const res = await fetch(`${h.app.url}/v1/invoices/${r.credit_note.id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
     expect(res.status).toBe(200);
     const text = await pdfText(Buffer.from(await res.arrayBuffer()));

@@ -16,7 +16,7 @@ import { freshDatabase, TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 import { rows } from './helpers';
-import { HAS_PDFTOTEXT, pdfText, withText } from './pdf-text';
+import { pdfText } from './pdf-text';
 
 const h = useHarness();
 jest.setTimeout(90_000);
@@ -108,7 +108,7 @@ describe('issued documents do not change when the settings do', () => {
     docs.subscription = await ok(m.test.get(`/invoices/${first.id}`));
     docs.creditNote = await ok(m.test.get(`/invoices/${change.credit_note.id}`));
     expect(docs.creditNote.related_invoice_id).toBe(first.id);
-    if (HAS_PDFTOTEXT) for (const [k, d] of Object.entries(docs)) texts[k] = await pdfText(await pdfOf(m, d.id));
+    for (const [k, d] of Object.entries(docs)) texts[k] = await pdfText(await pdfOf(m, d.id));
   });
 
   it('each document stores its supplier, recipient and lines with hsn_sac at issue (REST, GraphQL and its webhook)', async () => {
@@ -149,7 +149,7 @@ describe('issued documents do not change when the settings do', () => {
     expect(payload.data.object.recipient).toEqual(docs.oneOff.recipient);
   });
 
-  withText('each PDF prints exactly the stored parties and the SAC its JSON shows', () => {
+  it('each PDF prints exactly the stored parties and the SAC its JSON shows', () => {
     for (const [k, d] of Object.entries(docs)) expectPrintsParties(d, texts[k]);
     expect(texts.oneOff).toMatch(row('Place of supply', 'Maharashtra (27)'));
     expect(texts.oneOff).toMatch(row('State', 'Karnataka (29)'));
@@ -183,7 +183,7 @@ describe('issued documents do not change when the settings do', () => {
       expect(await ok(m.test.get(`/invoices/${d.id}`))).toEqual(d);
       const gql = await m.test.gql('query($id: ID!) { invoice(id: $id) { supplier { name gstin stateCode address } recipient { name email gstin stateCode address } } }', { id: d.id });
       expect(gql.data.invoice.supplier.name).toBe('Bodhi Labs Pvt Ltd');
-      if (HAS_PDFTOTEXT) expect(await pdfText(await pdfOf(m, d.id))).toBe(texts[k]);
+      expect(await pdfText(await pdfOf(m, d.id))).toBe(texts[k]);
     }
     expect(await rows(h, 'select count(*)::int as n from invoice_documents where merchant_id = ?', [m.id])).toEqual([{ n: 3 }]);
 
@@ -197,17 +197,15 @@ describe('issued documents do not change when the settings do', () => {
       tax_rate_bps: 1200, igst_amount: 2400,
     });
     expect(fresh.line_items.map((l: any) => l.hsn_sac)).toEqual(['998315']);
-    if (HAS_PDFTOTEXT) {
-      const text = await pdfText(await pdfOf(m, fresh.id));
-      expectPrintsParties(fresh, text);
-      expect(text).not.toContain('998314');
-      expect(text).not.toContain('Bodhi Labs');
-    }
+    const text = await pdfText(await pdfOf(m, fresh.id));
+    expectPrintsParties(fresh, text);
+    expect(text).not.toContain('998314');
+    expect(text).not.toContain('Bodhi Labs');
   });
 });
 
 describe('hsn_sac in the JSON is what the PDF prints', () => {
-  withText('a merchant without a SAC: null in the JSON, — in the PDF, also after a SAC is set and the PDF rendered again', async () => {
+  it('a merchant without a SAC: null in the JSON, — in the PDF, also after a SAC is set and the PDF rendered again', async () => {
     const m = await h.merchant({ gstin: gstin('29AABCN1234D1Z'), state_code: '29' });
     await connect(m.test, 'razorpay');
     const p = await createPayment(m.test, { amount: 30000, reference_id: 'no-sac' });

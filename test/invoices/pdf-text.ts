@@ -9,17 +9,14 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** pdftotext comes from Debian's poppler-utils (.ci/run installs it); CI must have it, a developer may not. */
+/** pdftotext comes from Debian's poppler-utils (.ci/run installs it): the tests need it, like PostgreSQL. */
 export const HAS_PDFTOTEXT = !spawnSync('pdftotext', ['-v']).error;
-if (!HAS_PDFTOTEXT && !process.env.CI) {
-  console.warn('pdftotext not found (apt-get install poppler-utils): the PDF text checks are skipped');
-}
 
-/** `it` where pdftotext exists, and always under CI (where its absence must fail); elsewhere `it.skip`. */
-export const withText = HAS_PDFTOTEXT || process.env.CI ? it : it.skip;
-
-/** The PDF's text as `pdftotext -layout` reads it. */
+/** The PDF's text as `pdftotext -layout` reads it; fails, saying how to install it, without pdftotext. */
 export async function pdfText(bytes: Buffer): Promise<string> {
+  if (!HAS_PDFTOTEXT) {
+    throw new Error('the PDF text checks need pdftotext: install poppler-utils (apt-get install -y poppler-utils)');
+  }
   const file = path.join(os.tmpdir(), `cadence-pdf-${crypto.randomBytes(6).toString('hex')}.pdf`);
   fs.writeFileSync(file, bytes);
   try {

@@ -26,7 +26,7 @@ async function cli(pkg: string, file: string, args: string[], cwd = ROOT): Promi
     return stdout;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${pkg} failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+    throw new Error(`${pkg} failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}`, { cause: e });
   }
 }
 

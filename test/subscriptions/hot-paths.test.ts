@@ -60,7 +60,6 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ received: true, duplicate: false });
       counts.push(n);
-      // eslint-disable-next-line no-console
       if (process.env.SHOW_SQL) console.log(`${provider} ${JSON.parse(got.body).type ?? JSON.parse(got.body).event}: ${n}\n${show(log)}`);
     }
     const after = await ok(m.test.get(`/subscriptions/${subscription.id}`));
@@ -70,7 +69,6 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       'subscription_cycle:paid',
     ]);
     expect(await trail(m.test, subscription.id)).toEqual(['none>created:subscription.created:api', 'created>active:subscription.activated:webhook']);
-    // eslint-disable-next-line no-console
     if (process.env.SHOW_SQL) console.log(`${provider} renewal: ${counts.join(' + ')}`);
     // One event: the connection, then one transaction: begin; one statement recording the event, reading the clock and
     // locking the subscription with its merchant and customer; the invoice and the subscription; the charge's payment
@@ -90,7 +88,6 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     // Plan + product + price (and its gateway registrations) + clock offset, the connection, then begin, the insert, the
     // outbox row, notify, commit. Was 9.
     expect(n).toBeLessThanOrEqual(7);
-    // eslint-disable-next-line no-console
     if (process.env.SHOW_SQL) console.log(`${provider} create: ${n}\n${show(log)}`);
   });
 
@@ -103,7 +100,6 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(sub).toMatchObject({ status: 'created', tax_treatment: 'inter', tax_rate_bps: 1800 });
     // As above, plus the existing customer's state and GSTIN by e-mail (the create keeps an existing customer's).
     expect(n).toBeLessThanOrEqual(8);
-    // eslint-disable-next-line no-console
     if (process.env.SHOW_SQL) console.log(`${provider} GSTIN create: ${n}\n${show(log)}`);
   });
 });

@@ -1,4 +1,5 @@
 import { Arg, Ctx as C, Query, Resolver } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { analyticsCost } from '../../core/operation-cost';
 import { services } from '../../services';
@@ -58,4 +59,4 @@ export class AnalyticsResolver {
   }
 }
 
-export const analyticsResolvers: Function[] = [AnalyticsResolver];
+export const analyticsResolvers: ClassType[] = [AnalyticsResolver];

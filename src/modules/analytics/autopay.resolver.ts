@@ -1,4 +1,5 @@
 import { Arg, Ctx as C, Query, Resolver } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { analyticsCost } from '../../core/operation-cost';
 import { autopay } from './autopay.service';
@@ -26,4 +27,4 @@ export class AutopayResolver {
   }
 }
 
-export const autopayResolvers: Function[] = [AutopayResolver];
+export const autopayResolvers: ClassType[] = [AutopayResolver];

@@ -1,4 +1,5 @@
 import { Arg, Ctx as C, Query, Resolver } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import { cohortsCost } from '../../core/operation-cost';
 import type { Ctx } from '../../core/context';
 import { AnalyticsInterval } from './analytics.window';
@@ -27,4 +28,4 @@ export class CohortsResolver {
   }
 }
 
-export const cohortsResolvers: Function[] = [CohortsResolver];
+export const cohortsResolvers: ClassType[] = [CohortsResolver];

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx as C, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
@@ -30,4 +31,4 @@ export class CouponResolver {
   }
 }
 
-export const couponResolvers: Function[] = [CouponResolver];
+export const couponResolvers: ClassType[] = [CouponResolver];

@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx as C, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
@@ -43,4 +44,4 @@ export class EntitlementResolver {
   }
 }
 
-export const entitlementResolvers: Function[] = [EntitlementResolver];
+export const entitlementResolvers: ClassType[] = [EntitlementResolver];

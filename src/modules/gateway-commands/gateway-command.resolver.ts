@@ -1,4 +1,5 @@
 import { Args, ArgsType, Ctx as C, Field, ID, Query, Resolver } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { defineLoader, groupBy } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
@@ -32,4 +33,4 @@ export class GatewayCommandResolver {
   }
 }
 
-export const gatewayCommandResolvers: Function[] = [GatewayCommandResolver];
+export const gatewayCommandResolvers: ClassType[] = [GatewayCommandResolver];

@@ -119,6 +119,7 @@ let pdfkit: typeof PDFKitDocument | undefined;
  * pdfkit is loaded by the first PDF, not at startup: with its font code it is ~5 MB of heap (~23 MB of RSS) that
  * every major GC of an API process would otherwise mark, for a file most processes never render.
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, see above
 const PDFDocumentClass = (): typeof PDFKitDocument => (pdfkit ??= require('pdfkit') as typeof PDFKitDocument);
 
 /** Renders the invoice or credit note; answers the PDF file's bytes. */

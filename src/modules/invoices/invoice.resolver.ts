@@ -1,4 +1,5 @@
 import { Arg, Args, Ctx as C, ID, Query, Resolver } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { ConnectionType } from '../../core/pagination';
 import { services } from '../../services';
@@ -22,4 +23,4 @@ export class InvoiceResolver {
 }
 
 /** GraphQL for invoices: queries invoice(id), invoices(...), and the field Invoice.pdf (invoice.pdf.ts). */
-export const invoiceResolvers: Function[] = [InvoiceResolver, InvoicePdfResolver];
+export const invoiceResolvers: ClassType[] = [InvoiceResolver, InvoicePdfResolver];

@@ -1,4 +1,5 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
@@ -138,4 +139,4 @@ export class PaywallResolver {
   }
 }
 
-export const offeringResolvers: Function[] = [OfferingResolver, PackageResolver, OfferingPackageResolver, PaywallResolver];
+export const offeringResolvers: ClassType[] = [OfferingResolver, PackageResolver, OfferingPackageResolver, PaywallResolver];

@@ -4,8 +4,8 @@
  */
 export { paymentChanges } from './payment.catchup';
 export { recordCollection } from './payment.collections';
-export { GatewayEventRecord, Payment, PaymentBillingReason, PaymentStatus, Refund } from './payment.entities';
+export { COLLECTED_STATUSES, GatewayEventRecord, Payment, PaymentBillingReason, PaymentStatus, Refund } from './payment.entities';
 export { paymentResolvers } from './payment.resolver';
 export { PaymentService, reserveRefund } from './payment.service';
-export { COLLECTED_STATUSES, gatewayEventCte, PRUNE_GATEWAY_EVENTS } from './payment.store';
+export { gatewayEventCte, PRUNE_GATEWAY_EVENTS } from './payment.store';
 export type { GatewayEventRow } from './payment.store';

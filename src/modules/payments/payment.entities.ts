@@ -16,6 +16,9 @@ export enum PaymentStatus {
 }
 registerEnumType(PaymentStatus, { name: 'PaymentStatus' });
 
+/** Statuses whose amount was collected: revenue is their amount less refunds. */
+export const COLLECTED_STATUSES = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED, PaymentStatus.REFUNDED];
+
 export enum RefundStatus {
   PENDING = 'pending',
   SUCCEEDED = 'succeeded',

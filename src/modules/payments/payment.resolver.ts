@@ -1,4 +1,5 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import type { Change } from '../../core/events';
@@ -78,4 +79,4 @@ export class PaymentResolver {
   }
 }
 
-export const paymentResolvers: Function[] = [PaymentResolver, PaymentCommandsResolver, CustomerRevenueResolver];
+export const paymentResolvers: ClassType[] = [PaymentResolver, PaymentCommandsResolver, CustomerRevenueResolver];

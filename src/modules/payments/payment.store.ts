@@ -4,15 +4,12 @@ import type { Mode, TenantParams } from '../../core/entity';
 import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
 import { CustomerDetails, customerUpsertCte } from '../customers';
 import type { SnapshotTaxParties } from '../invoices';
-import { Payment, PaymentStatus, Refund } from './payment.entities';
+import { COLLECTED_STATUSES, Payment, Refund } from './payment.entities';
 
 /**
  * Every statement on payments, refunds and gateway_events beyond the ORM's. Other modules read payments through
  * these functions, never the tables (one exception, customers' lifetime revenue: docs/architecture.md).
  */
-
-/** Statuses whose amount was collected: revenue is their amount less refunds. */
-export const COLLECTED_STATUSES = [PaymentStatus.SUCCEEDED, PaymentStatus.PARTIALLY_REFUNDED, PaymentStatus.REFUNDED];
 
 export interface NewPayment {
   id: string;

@@ -6,11 +6,12 @@ import { GatewayError, GatewayPort } from '../../gateways/port';
 import { Plan, Price, Product } from '../catalog';
 import { discountLabel, discountOn, DiscountTerms } from '../../money';
 import type { InvoiceLineDraft } from '../invoices';
-import { gatewayAmounts, TaxTreatment } from './billing';
-import { SubscriptionCommand } from './subscription.commands';
+import { gatewayAmounts } from './billing';
+import { SubscriptionCommand } from './subscription.command-names';
 import { BillingSubscription } from './subscription.entities';
 import type { SubscriptionChange } from './subscription.lifecycle';
 import { TERMINAL } from './subscription.machine';
+import { taxOf } from './subscription.terms';
 import type { SubscriptionService } from './subscription.service';
 
 /**
@@ -77,8 +78,7 @@ export async function moveGatewayToFullPrice(service: SubscriptionService, em: E
     em.findOneOrFail(Product, { id: sub.productId }),
   ]);
   const connection = await service.connectionOf(em, sub);
-  // (subscription.lifecycle.ts taxOf, which imports this file)
-  const tax = { treatment: sub.taxTreatment as string as TaxTreatment, rateBps: sub.taxRateBps };
+  const tax = taxOf(sub);
   const amount = gatewayAmounts(sub.amount, 0, tax).recurring;
   const providerPriceId = await service.registerPriceAtGateway({ em, log: logger }, gateway, connection, { price, plan, product, gatewayAmount: amount });
   try {

@@ -11,14 +11,15 @@ import { BillingReason, type Invoice, InvoiceStatus, InvoiceType } from '../invo
 import { Payment, PaymentBillingReason } from '../payments';
 import { reserveRefund } from '../payments';
 import { recordCollection } from '../payments';
-import { billPeriod, commandInFlight, periodOf, SubscriptionChange, taxOf } from './subscription.lifecycle';
+import { billPeriod, commandInFlight, SubscriptionChange } from './subscription.lifecycle';
+import { periodOf, taxOf } from './subscription.terms';
 import { BillingSubscription, GatewayAddon, ScheduledAction } from './subscription.entities';
 import { recordEventAndLockSubscription } from './subscription.store';
 import { endGatewayDiscountIfOver } from './subscription.discount';
 import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 import { recordMandateAttempt } from '../analytics';
-import { SubscriptionCommand } from './subscription.commands';
+import { SubscriptionCommand } from './subscription.command-names';
 import { ObservedState, settlePending } from './subscription.pending';
 import { GatewayCommand } from '../gateway-commands';
 import { billFinalUsage } from './usage.billing';
@@ -110,14 +111,14 @@ export async function applySubscriptionEvent(
   }
   switch (event.kind) {
     case 'subscription.authorized':
-      authorize(change, event, now, service);
+      authorize(change, event, now);
       break;
     case 'subscription.charged':
-      if (sub.status === S.CREATED) authorize(change, event, now, service);
+      if (sub.status === S.CREATED) authorize(change, event, now);
       await charged(service, change, event, now);
       break;
     case 'subscription.charge_failed':
-      if (sub.status === S.CREATED) authorize(change, event, now, service);
+      if (sub.status === S.CREATED) authorize(change, event, now);
       await chargeFailed(service, change, event, now);
       break;
     case 'subscription.cancelled':
@@ -136,7 +137,7 @@ export async function applySubscriptionEvent(
 }
 
 /** The mandate was authorised: a trial starts, or the subscription is active and its first period begins. */
-function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date, service: SubscriptionService): void {
+function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date): void {
   const sub = change.sub;
   if (sub.status !== S.CREATED) return;
   // The checkout completed: nothing is left to expire.
@@ -206,7 +207,7 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
     sub.openInvoiceId = null;
     sub.retryAttempt = 0;
     sub.pastDueSince = null;
-    scheduleAfterBilling(change, service);
+    scheduleAfterBilling(change);
     return;
   }
   if (!transitionFor(sub.status, 'charge_succeeded') && sub.status !== S.ACTIVE) {
@@ -225,7 +226,7 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   endGatewayDiscountIfOver(change);
   returnCredit(change, service, invoice, event);
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidBy: event, at: now });
-  scheduleAfterBilling(change, service);
+  scheduleAfterBilling(change);
 }
 
 /** What a gateway event shows of a subscription, for settling a command that went unanswered. */
@@ -404,7 +405,7 @@ function returnCredit(change: SubscriptionChange, service: SubscriptionService, 
 }
 
 /** After a paid period: the end of a max_cycles term, or of a cancellation at period end, is the scheduler's. */
-function scheduleAfterBilling(change: SubscriptionChange, service: SubscriptionService): void {
+function scheduleAfterBilling(change: SubscriptionChange): void {
   const sub = change.sub;
   if (sub.cancelAtPeriodEnd) {
     change.schedule(ScheduledAction.PERIOD_END_CANCEL, sub.currentPeriodEnd ?? null);

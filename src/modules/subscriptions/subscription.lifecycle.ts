@@ -7,8 +7,8 @@ import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices'
 import type { InvoiceLineDraft } from '../invoices';
 import type { SubscriptionService } from './subscription.service';
 import { billUsage } from './usage.billing';
-import { period, TaxSnapshot, TaxTreatment } from './billing';
 import { releaseRedemption } from '../coupons';
+import { taxOf } from './subscription.terms';
 import { discountApplies, discountLine, nextPeriodDiscount } from './subscription.discount';
 import { BillingSubscription, ScheduledAction, SubscriptionEvent } from './subscription.entities';
 import { NONE, SUBSCRIPTIONS, SubscriptionMoveContext, SubscriptionStatus } from './subscription.machine';
@@ -194,16 +194,6 @@ export function commandInFlight(sub: BillingSubscription): string | null {
   // A command without an answer holds the subscription until its outcome is known (subscription.pending.ts).
   if (sub.pendingOutcome) return sub.pendingCommand ?? sub.pendingOutcome.command;
   return sub.pendingCommand && sub.pendingCommandAt && Date.now() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS ? sub.pendingCommand : null;
-}
-
-/** The subscription's tax, fixed when it was created: its invoices and its gateway amounts follow it. */
-export function taxOf(sub: BillingSubscription): TaxSnapshot {
-  return { treatment: sub.taxTreatment as string as TaxTreatment, rateBps: sub.taxRateBps };
-}
-
-/** The period `cycle` of a subscription's anchor, by its plan's cadence. */
-export function periodOf(sub: BillingSubscription, anchor: Date, cycle: number): { start: Date; end: Date } {
-  return period(anchor, sub.billingFrequency, sub.billingInterval, cycle);
 }
 
 /**

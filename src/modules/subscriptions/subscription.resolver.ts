@@ -1,4 +1,5 @@
 import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import type { Change } from '../../core/events';
@@ -115,4 +116,4 @@ function readChanged(change: Change, ctx: Ctx): Promise<BillingSubscription> {
   );
 }
 
-export const subscriptionResolvers: Function[] = [SubscriptionResolver, SubscriptionCommandsResolver, CustomerSubscriptionsResolver];
+export const subscriptionResolvers: ClassType[] = [SubscriptionResolver, SubscriptionCommandsResolver, CustomerSubscriptionsResolver];

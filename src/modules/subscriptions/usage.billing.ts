@@ -4,7 +4,7 @@ import type { InvoiceLineDraft } from '../invoices';
 import { formatUnitPrice } from '../../money';
 import { collectFromMandate } from './change-plan';
 import type { SubscriptionChange } from './subscription.lifecycle';
-import { taxOf } from './subscription.lifecycle';
+import { taxOf } from './subscription.terms';
 import type { SubscriptionService } from './subscription.service';
 import { ClosedUsage, closeUnbilledUsage } from '../usage';
 

@@ -1,4 +1,5 @@
 import { Arg, Ctx as C, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { usageCost } from '../../core/operation-cost';
 import { services } from '../../services';
@@ -58,4 +59,4 @@ export class UsageResolver {
   }
 }
 
-export const usageResolvers: Function[] = [UsageResolver];
+export const usageResolvers: ClassType[] = [UsageResolver];
