@@ -87,7 +87,12 @@ export interface RenewalFigures {
 }
 
 /** POST with a JSON body over node:http (fetch's own 300 s header timeout would cut a long advance short). */
-function postJson(url: string, key: string, body: unknown, timeoutMs: number): Promise<{ status: number; text: string }> {
+function postJson(
+  url: string,
+  key: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
   const u = new URL(url);
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -97,7 +102,11 @@ function postJson(url: string, key: string, body: unknown, timeoutMs: number): P
         port: u.port,
         path: u.pathname,
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(data),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -152,11 +161,21 @@ async function statementSnapshot(db: Client): Promise<Map<string, StatementCost>
 }
 
 /** The `limit` statements with the most server time (executing, and planning when tracked) between two snapshots. */
-function topStatementsBetween(a: Map<string, StatementCost>, b: Map<string, StatementCost>, limit: number): StatementCost[] {
+function topStatementsBetween(
+  a: Map<string, StatementCost>,
+  b: Map<string, StatementCost>,
+  limit: number,
+): StatementCost[] {
   const out: StatementCost[] = [];
   for (const [id, s] of b) {
     const calls = s.calls - (a.get(id)?.calls ?? 0);
-    if (calls > 0) out.push({ query: s.query, calls, totalMs: s.totalMs - (a.get(id)?.totalMs ?? 0), planMs: s.planMs - (a.get(id)?.planMs ?? 0) });
+    if (calls > 0)
+      out.push({
+        query: s.query,
+        calls,
+        totalMs: s.totalMs - (a.get(id)?.totalMs ?? 0),
+        planMs: s.planMs - (a.get(id)?.planMs ?? 0),
+      });
   }
   return out.sort((x, y) => y.totalMs + y.planMs - (x.totalMs + x.planMs)).slice(0, limit);
 }
@@ -174,7 +193,9 @@ async function statementCalls(db: Client): Promise<number | null> {
 
 /** CPU ms so far of each PostgreSQL backend connected to the bench database (the server's own processes, by pid). */
 async function backendCpu(db: Client): Promise<Map<number, number>> {
-  const { rows } = await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database()');
+  const { rows } = await db.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database()',
+  );
   const out = new Map<number, number>();
   for (const { pid } of rows) {
     const ms = cpuMs(pid);
@@ -221,7 +242,10 @@ function sampleBackendStates(databaseUrl: string): { stop(): Promise<Record<stri
 }
 
 async function outboxByType(db: Client, merchantId: string): Promise<Map<string, number>> {
-  const { rows } = await db.query(`select type, count(*)::int as n from outbox_events where merchant_id = $1 group by type`, [merchantId]);
+  const { rows } = await db.query(
+    `select type, count(*)::int as n from outbox_events where merchant_id = $1 group by type`,
+    [merchantId],
+  );
   return new Map(rows.map((r) => [r.type as string, r.n as number]));
 }
 
@@ -252,7 +276,9 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     log(`renewals: ${done} of ${n} seeded (${((Date.now() - seed0) / 1000).toFixed(1)} s)`),
   );
   const seedSeconds = (Date.now() - seed0) / 1000;
-  log(`renewals: seeded ${n} subscriptions (created + authorised) in ${seedSeconds.toFixed(1)} s = ${(n / seedSeconds).toFixed(0)}/s`);
+  log(
+    `renewals: seeded ${n} subscriptions (created + authorised) in ${seedSeconds.toFixed(1)} s = ${(n / seedSeconds).toFixed(0)}/s`,
+  );
 
   const {
     clients: [db],
@@ -265,7 +291,8 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
       `select id, current_period_end as end from subscriptions where merchant_id = $1 and mode = 'test' and status = 'active' and cycles_completed = 1`,
       [merchant.id],
     );
-    if (before.rowCount !== n) problems.push(`before the advance ${before.rowCount} of ${n} subscriptions were active with 1 cycle`);
+    if (before.rowCount !== n)
+      problems.push(`before the advance ${before.rowCount} of ${n} subscriptions were active with 1 cycle`);
     // As autovacuum would have long before a real merchant had this many subscriptions: the planner knows the
     // tables. A bench database this fresh was never analysed, and without statistics PostgreSQL may serve a lookup by
     // id through the tenant's (merchant_id, mode) index, i.e. read every subscription of the merchant per renewal.
@@ -286,7 +313,12 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     let wake = () => {};
     const pg0 = await backendCpu(db);
     const sampler = new RssSampler([stack.service]);
-    const cpu0 = { service: cpuMsOf(stack.service), sandbox: cpuMsOf(stack.sandbox), busy: machineBusyMs(), self: process.cpuUsage() };
+    const cpu0 = {
+      service: cpuMsOf(stack.service),
+      sandbox: cpuMsOf(stack.sandbox),
+      busy: machineBusyMs(),
+      self: process.cpuUsage(),
+    };
     const t0 = Date.now();
     const states = sampleBackendStates(stack.databaseUrl);
     const watch = (async () => {
@@ -323,11 +355,18 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     let postgresCpuS: number | null = 0;
     for (const [pid, ms] of pg1) postgresCpuS += (ms - (pg0.get(pid) ?? 0)) / 1000;
     if (!pg1.size) postgresCpuS = null;
-    const cpu1 = { service: cpuMsOf(stack.service), sandbox: cpuMsOf(stack.sandbox), busy: machineBusyMs(), self: process.cpuUsage(cpu0.self) };
+    const cpu1 = {
+      service: cpuMsOf(stack.service),
+      sandbox: cpuMsOf(stack.sandbox),
+      busy: machineBusyMs(),
+      self: process.cpuUsage(cpu0.self),
+    };
     const servicePeakRssMb = sampler.peak(stack.service);
     sampler.stop();
     const advanceSeconds = (t1 - t0) / 1000;
-    log(`renewals: the advance answered ${advanceStatus || 'nothing'} after ${advanceSeconds.toFixed(1)} s${advanceError ? `: ${advanceError}` : ''}`);
+    log(
+      `renewals: the advance answered ${advanceStatus || 'nothing'} after ${advanceSeconds.toFixed(1)} s${advanceError ? `: ${advanceError}` : ''}`,
+    );
     if (advanceError) problems.push(`advance: ${advanceStatus || 'no answer'} ${advanceError}`);
 
     const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) / 1000);
@@ -335,7 +374,10 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     const sandboxCpuS = diff(cpu0.sandbox, cpu1.sandbox);
     const busyS = diff(cpu0.busy, cpu1.busy);
     const selfS = (cpu1.self.user + cpu1.self.system) / 1e6;
-    const otherCpuS = busyS === null ? null : Math.max(0, busyS - (serviceCpuS ?? 0) - (sandboxCpuS ?? 0) - (postgresCpuS ?? 0) - selfS);
+    const otherCpuS =
+      busyS === null
+        ? null
+        : Math.max(0, busyS - (serviceCpuS ?? 0) - (sandboxCpuS ?? 0) - (postgresCpuS ?? 0) - selfS);
 
     // Verification.
     const after = await db.query<{ id: string; cycles: number; status: string; start: Date }>(
@@ -343,10 +385,16 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
       [merchant.id, before.rows.map((r) => r.id)],
     );
     const ends = new Map(before.rows.map((r) => [r.id, r.end.getTime()]));
-    const renewed = after.rows.filter((r) => r.status === 'active' && r.cycles === 2 && r.start.getTime() === ends.get(r.id)).length;
+    const renewed = after.rows.filter(
+      (r) => r.status === 'active' && r.cycles === 2 && r.start.getTime() === ends.get(r.id),
+    ).length;
     if (renewed !== n) {
-      const sample = after.rows.find((r) => !(r.status === 'active' && r.cycles === 2 && r.start.getTime() === ends.get(r.id)));
-      problems.push(`${renewed} of ${n} renewed (cycles_completed 2, the next period, active)${sample ? `; e.g. ${sample.id}: ${sample.status}, ${sample.cycles} cycles` : ''}`);
+      const sample = after.rows.find(
+        (r) => !(r.status === 'active' && r.cycles === 2 && r.start.getTime() === ends.get(r.id)),
+      );
+      problems.push(
+        `${renewed} of ${n} renewed (cycles_completed 2, the next period, active)${sample ? `; e.g. ${sample.id}: ${sample.status}, ${sample.cycles} cycles` : ''}`,
+      );
     }
     const inv = await db.query<{ total: number; cycle: number; first: Date | null; last: Date | null }>(
       `select count(*)::int as total, count(*) filter (where billing_reason = 'subscription_cycle')::int as cycle,
@@ -360,12 +408,17 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
     if (cycleInvoices !== n) problems.push(`${cycleInvoices} renewal invoices, expected ${n}`);
     const outbox1 = await outboxByType(db, merchant.id);
     const outboxDelta: Record<string, number> = {};
-    for (const [type, count] of outbox1) if (count - (outbox0.get(type) ?? 0)) outboxDelta[type] = count - (outbox0.get(type) ?? 0);
+    for (const [type, count] of outbox1)
+      if (count - (outbox0.get(type) ?? 0)) outboxDelta[type] = count - (outbox0.get(type) ?? 0);
     const renewalEvents = Object.entries(outboxDelta).filter(([, c]) => c >= n);
     if (!renewalEvents.length) problems.push(`no event type written once per renewal: ${JSON.stringify(outboxDelta)}`);
     const stats1 = await dbStats(db);
     const calls1 = await statementCalls(db);
-    const topStatements = topStatementsBetween(statements0, await statementSnapshot(db), num('BENCH_RENEWAL_TOP_STATEMENTS', 15, 0));
+    const topStatements = topStatementsBetween(
+      statements0,
+      await statementSnapshot(db),
+      num('BENCH_RENEWAL_TOP_STATEMENTS', 15, 0),
+    );
 
     return {
       subscriptions: n,
@@ -405,12 +458,14 @@ const f1 = (x: number | null, unit = '') => (x === null ? 'n/a' : `${x.toFixed(1
 /** The figures as lines (for either bench's output). */
 export function describeRenewals(r: RenewalFigures): string[] {
   const per = (x: number | null) => (x === null ? 'n/a' : (x / r.subscriptions).toFixed(1));
-  const msPer = (s: number | null) => (s === null ? 'n/a' : `${((s * 1000) / r.subscriptions).toFixed(1)} (${s.toFixed(1)} s)`);
+  const msPer = (s: number | null) =>
+    s === null ? 'n/a' : `${((s * 1000) / r.subscriptions).toFixed(1)} (${s.toFixed(1)} s)`;
   // pg_stat_statements.track_planning on: planning times are listed too.
   const planned = r.topStatements.some((s) => s.planMs > 0);
-  const rate = r.firstInvoiceAt !== null && r.lastInvoiceAt !== null && r.lastInvoiceAt > r.firstInvoiceAt
-    ? `${(r.cycleInvoices / (r.lastInvoiceAt - r.firstInvoiceAt)).toFixed(0)} renewals/s between the first and the last`
-    : 'n/a';
+  const rate =
+    r.firstInvoiceAt !== null && r.lastInvoiceAt !== null && r.lastInvoiceAt > r.firstInvoiceAt
+      ? `${(r.cycleInvoices / (r.lastInvoiceAt - r.firstInvoiceAt)).toFixed(0)} renewals/s between the first and the last`
+      : 'n/a';
   return [
     `${r.subscriptions} active monthly subscriptions seeded (create + mandate checkout, ${r.concurrency} in flight) in ${r.seedSeconds.toFixed(1)} s = ${(r.subscriptions / r.seedSeconds).toFixed(0)}/s`,
     `one POST /v1/test-clock/advance of 31 days: ${r.advanceStatus || 'no answer'} after ${r.advanceSeconds.toFixed(1)} s` +
@@ -420,11 +475,19 @@ export function describeRenewals(r: RenewalFigures): string[] {
     `  CPU during the advance (ms per renewal): service ${msPer(r.serviceCpuS)}, sandbox ${msPer(r.sandboxCpuS)},` +
       ` PostgreSQL backends of the bench database ${msPer(r.postgresCpuS)}, rest of the machine ${msPer(r.otherCpuS)}; service peak RSS ${r.servicePeakRssMb === null ? 'n/a' : `${r.servicePeakRssMb.toFixed(0)} MB`}`,
     ...(Object.keys(r.backendStates).length
-      ? [`  bench database backends busy, sampled every 0.5 s: ${Object.entries(r.backendStates).map(([k, v]) => `${k} ${(100 * v).toFixed(0)}%`).join(', ')}`]
+      ? [
+          `  bench database backends busy, sampled every 0.5 s: ${Object.entries(r.backendStates)
+            .map(([k, v]) => `${k} ${(100 * v).toFixed(0)}%`)
+            .join(', ')}`,
+        ]
       : []),
-    ...(r.progress.length ? [`  renewed by then: ${r.progress.map(([t, k]) => `${t.toFixed(0)} s ${k}`).join(', ')}`] : []),
+    ...(r.progress.length
+      ? [`  renewed by then: ${r.progress.map(([t, k]) => `${t.toFixed(0)} s ${k}`).join(', ')}`]
+      : []),
     `  database (service + sandbox): ${per(r.transactions)} transactions, ${per(r.rowsInserted)} rows inserted, ${per(r.rowsUpdated)} rows updated per renewal` +
-      (r.statements === null ? ' (pg_stat_statements not installed: no statement count)' : `, ${per(r.statements)} statements per renewal`),
+      (r.statements === null
+        ? ' (pg_stat_statements not installed: no statement count)'
+        : `, ${per(r.statements)} statements per renewal`),
     ...(r.topStatements.length
       ? [`  statements with the most server time (per renewal: calls, ms executing${planned ? ' + ms planning' : ''}):`]
       : []),
@@ -445,11 +508,15 @@ async function main(): Promise<number> {
   const r = await measureRenewals(stack);
   say('');
   say('Cadence subscription renewal benchmark');
-  say(`  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}); database: ${stack.dbLabel}`);
+  say(
+    `  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}); database: ${stack.dbLabel}`,
+  );
   say(`  service: ${stack.serviceLabel}`);
   for (const line of describeRenewals(r)) say(`  ${line}`);
   const pass = r.advanceStatus === 200 && r.advanceSeconds < RENEWAL_TARGET_SECONDS;
-  say(`  [target: the advance < ${RENEWAL_TARGET_SECONDS} s: ${pass ? 'PASS' : 'MISS'}; all renewed, invoiced and evented: ${r.complete ? 'PASS' : 'MISS'}]`);
+  say(
+    `  [target: the advance < ${RENEWAL_TARGET_SECONDS} s: ${pass ? 'PASS' : 'MISS'}; all renewed, invoiced and evented: ${r.complete ? 'PASS' : 'MISS'}]`,
+  );
   say('');
   return 0;
 }

@@ -28,11 +28,15 @@ function verifyResolution(bench: ResolveBench, body: any): void {
     check(Array.isArray(p.products) && p.products.length > 0, `package ${p.id} without products`);
     for (const product of p.products) {
       check(product.plans?.length === 2, `product ${product.id}: expected 2 plans`);
-      for (const plan of product.plans) check(plan.prices?.length === 2 && plan.default_price?.currency === 'INR', `plan ${plan.id}: prices`);
+      for (const plan of product.plans)
+        check(plan.prices?.length === 2 && plan.default_price?.currency === 'INR', `plan ${plan.id}: prices`);
     }
   }
   // Request 0 carries country IN, which the experiment targets: customer 0 is in one of its arms.
-  check(body.experiment?.experiment_id === bench.experimentId && bench.armOfferingIds.includes(o.id), `not served by the experiment: ${show()}`);
+  check(
+    body.experiment?.experiment_id === bench.experimentId && bench.armOfferingIds.includes(o.id),
+    `not served by the experiment: ${show()}`,
+  );
 }
 
 export function resolveScenarios(ctx: BenchContext): Scenario[] {
@@ -68,7 +72,12 @@ export const resolveChecks = (bare: string): Check[] => [
     evaluate: ({ byName }) => {
       const s = byName.get(RESOLVE);
       const base = byName.get(bare);
-      return s && base?.result.rps ? { value: `${((s.result.rps / base.result.rps) * 100).toFixed(1)}% (${s.result.rps.toFixed(0)}/s)`, pass: true } : null;
+      return s && base?.result.rps
+        ? {
+            value: `${((s.result.rps / base.result.rps) * 100).toFixed(1)}% (${s.result.rps.toFixed(0)}/s)`,
+            pass: true,
+          }
+        : null;
     },
   },
 ];

@@ -53,7 +53,10 @@ const note = (line: string) => process.stderr.write(`bench: ${line}\n`);
 function table(head: string[], rows: string[][], alignRight: boolean[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (alignRight[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (alignRight[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -61,7 +64,10 @@ async function main(): Promise<number> {
   const seconds = num('BENCH_SECONDS', 10, 1);
   const warmupSeconds = num('BENCH_WARMUP_SECONDS', 3, 0);
   const connections = num('BENCH_CONNECTIONS', 50, 1);
-  const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const only = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const serviceNodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const sandboxNodeArgs = (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const serverUrl = process.env.DATABASE_URL || undefined;
@@ -81,7 +87,9 @@ async function main(): Promise<number> {
   });
   const seedStart = Date.now();
   await seedCatalog(serviceUrl, merchant.keys.test, CATALOG);
-  note(`seeded ${CATALOG.products} products x ${CATALOG.plansPerProduct} plans x ${CATALOG.currencies.length} prices in ${Date.now() - seedStart} ms`);
+  note(
+    `seeded ${CATALOG.products} products x ${CATALOG.plansPerProduct} plans x ${CATALOG.currencies.length} prices in ${Date.now() - seedStart} ms`,
+  );
 
   const { schema, source } = await serviceSchema(serviceUrl, merchant.keys.test, ROOT);
   const productsQuery = graphqlEquivalentOf(schema, 'get', '/products', `first: ${CATALOG.products}`, 'BenchProducts');
@@ -98,18 +106,30 @@ async function main(): Promise<number> {
   const subscriptionPlanId = await seedRecurringPlan(serviceUrl, subscriptionKey, 'Bench subscriptions');
   await createSubscription(serviceUrl, subscriptionKey, subscriptionPlanId);
   const subSeed = Date.now();
-  const subscriptionIds = await seedActiveSubscriptions(serviceUrl, subscriptionKey, subscriptionPlanId, subscriptionSeeds, 50);
+  const subscriptionIds = await seedActiveSubscriptions(
+    serviceUrl,
+    subscriptionKey,
+    subscriptionPlanId,
+    subscriptionSeeds,
+    50,
+  );
   note(`seeded ${subscriptionSeeds} active subscriptions (create + mandate checkout) in ${Date.now() - subSeed} ms`);
   const entSeed = Date.now();
   const entitlements = await seedEntitlementBench(serviceUrl, stack.databaseUrl, adminToken, ENTITLEMENT_DATA);
-  note(`seeded ${ENTITLEMENT_DATA.customers} customers and ${ENTITLEMENT_DATA.subscriptions} subscriptions (SQL) for the entitlement evaluation in ${Date.now() - entSeed} ms`);
+  note(
+    `seeded ${ENTITLEMENT_DATA.customers} customers and ${ENTITLEMENT_DATA.subscriptions} subscriptions (SQL) for the entitlement evaluation in ${Date.now() - entSeed} ms`,
+  );
   const ctx: BenchContext = {
     bareUrl,
     serviceUrl,
     key: merchant.keys.test,
     paymentId,
     productsQuery,
-    catalog: { products: CATALOG.products, plansPerProduct: CATALOG.plansPerProduct, reportingCurrency: CATALOG.currencies[0] },
+    catalog: {
+      products: CATALOG.products,
+      plansPerProduct: CATALOG.plansPerProduct,
+      reportingCurrency: CATALOG.currencies[0],
+    },
     subscriptionKey,
     subscriptionPlanId,
     subscriptionIds,
@@ -123,28 +143,36 @@ async function main(): Promise<number> {
   const runRenewals = picks(RENEWALS);
   // So is the usage and analytics bench (usage.ts): its own merchant and data set, after the renewals.
   const runUsage = picks(USAGE_BENCH);
-  if (!selected.length && !runRenewals && !runUsage) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} selects no scenario`);
+  if (!selected.length && !runRenewals && !runUsage)
+    throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} selects no scenario`);
 
   // Every scenario (measured or not: checks may compare answers) answers as expected once before measuring.
   const earlier = new Map<string, unknown>();
   for (const s of all) {
     const r = await requestJson(s.url, { method: s.method, headers: s.headers, body: s.body });
     const want = s.expectStatus ?? 200;
-    if (r.status !== want) throw new Error(`${s.name}: answered ${r.status}, expected ${want}: ${r.text.slice(0, 500)}`);
+    if (r.status !== want)
+      throw new Error(`${s.name}: answered ${r.status}, expected ${want}: ${r.text.slice(0, 500)}`);
     try {
       s.verify?.(r.body, earlier);
     } catch (err) {
-      throw new Error(`${s.name}: unexpected answer: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`${s.name}: unexpected answer: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
     }
     earlier.set(s.name, r.body);
   }
 
   say('');
   say('Cadence benchmark');
-  say(`  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), load generator: autocannon in this process`);
+  say(
+    `  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}), load generator: autocannon in this process`,
+  );
   say(`  ${connections} connections, ${warmupSeconds}s warm-up + ${seconds}s measured per scenario`);
   say(`  database: ${dbLabel}`);
-  say(`  catalog: ${CATALOG.products} products x ${CATALOG.plansPerProduct} plans x ${CATALOG.currencies.length} prices (${CATALOG.currencies.join(', ')})`);
+  say(
+    `  catalog: ${CATALOG.products} products x ${CATALOG.plansPerProduct} plans x ${CATALOG.currencies.length} prices (${CATALOG.currencies.join(', ')})`,
+  );
   say(`  GraphQL query (fields of the REST route's document, schema from ${source}):`);
   say(`    ${productsQuery}`);
   say(`  service: ${stack.serviceLabel}`);
@@ -182,7 +210,8 @@ async function main(): Promise<number> {
     const sb1 = cpuMsOf(sandbox);
     const busy1 = machineBusyMs();
     const gen = process.cpuUsage(gen0);
-    if (child.hasExited()) throw new Error(`${child.name} exited during "${s.name}" (${await child.exited}).\n${child.tail()}`);
+    if (child.hasExited())
+      throw new Error(`${child.name} exited during "${s.name}" (${await child.exited}).\n${child.tail()}`);
     const serverCpu = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
     const sandboxCpu = sb0 === null || sb1 === null ? 0 : sb1 - sb0;
     const genCpu = (gen.user + gen.system) / 1000;
@@ -208,40 +237,72 @@ async function main(): Promise<number> {
   if (runRenewals) {
     note(`${RENEWALS}: seeding, then the advance`);
     renewals = await measureRenewals(stack, note);
-    if (service.hasExited()) throw new Error(`service exited during "${RENEWALS}" (${await service.exited}).\n${service.tail()}`);
-    if (renewals.servicePeakRssMb !== null) servicePeakRssMb = Math.max(servicePeakRssMb ?? 0, renewals.servicePeakRssMb);
+    if (service.hasExited())
+      throw new Error(`service exited during "${RENEWALS}" (${await service.exited}).\n${service.tail()}`);
+    if (renewals.servicePeakRssMb !== null)
+      servicePeakRssMb = Math.max(servicePeakRssMb ?? 0, renewals.servicePeakRssMb);
   }
 
   let usage: UsageFigures | null = null;
   if (runUsage) {
     note(`${USAGE_BENCH}: seeding, then measuring`);
     usage = await measureUsage(stack, note);
-    if (service.hasExited()) throw new Error(`service exited during "${USAGE_BENCH}" (${await service.exited}).\n${service.tail()}`);
+    if (service.hasExited())
+      throw new Error(`service exited during "${USAGE_BENCH}" (${await service.exited}).\n${service.tail()}`);
   }
 
   const fmtMs = (x: number) => (Number.isInteger(x) ? `${x}` : x.toFixed(2));
-  if (measured.length) say(
-    table(
-      ['scenario', 'req/s (2xx)', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', 'errors', 'non-2xx', 'peak RSS MB', 'server CPU', 'CPU ms/req', 'sandbox ms/req', 'loadgen CPU', 'other CPU'],
-      measured.map(({ scenario, result: r, peakRssMb, serverCpuPct, serverCpuMsPerRequest, sandboxCpuMsPerRequest, loadgenCpuPct, otherCpuPct }) => [
-        scenario.name,
-        r.rps.toFixed(0),
-        fmtMs(r.p50),
-        fmtMs(r.p99),
-        r.mean.toFixed(2),
-        fmtMs(r.max),
-        String(r.errors + r.timeouts),
-        r.non2xx ? `${r.non2xx} ${JSON.stringify(Object.fromEntries(Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2'))))}` : '0',
-        peakRssMb === null ? 'n/a' : peakRssMb.toFixed(0),
-        serverCpuPct === null ? 'n/a' : `${serverCpuPct.toFixed(0)}%`,
-        serverCpuMsPerRequest === null ? 'n/a' : serverCpuMsPerRequest.toFixed(2),
-        sandboxCpuMsPerRequest === null ? 'n/a' : sandboxCpuMsPerRequest.toFixed(2),
-        `${loadgenCpuPct.toFixed(0)}%`,
-        otherCpuPct === null ? 'n/a' : `${otherCpuPct.toFixed(0)}%`,
-      ]),
-      [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
-    ),
-  );
+  if (measured.length)
+    say(
+      table(
+        [
+          'scenario',
+          'req/s (2xx)',
+          'p50 ms',
+          'p99 ms',
+          'mean ms',
+          'max ms',
+          'errors',
+          'non-2xx',
+          'peak RSS MB',
+          'server CPU',
+          'CPU ms/req',
+          'sandbox ms/req',
+          'loadgen CPU',
+          'other CPU',
+        ],
+        measured.map(
+          ({
+            scenario,
+            result: r,
+            peakRssMb,
+            serverCpuPct,
+            serverCpuMsPerRequest,
+            sandboxCpuMsPerRequest,
+            loadgenCpuPct,
+            otherCpuPct,
+          }) => [
+            scenario.name,
+            r.rps.toFixed(0),
+            fmtMs(r.p50),
+            fmtMs(r.p99),
+            r.mean.toFixed(2),
+            fmtMs(r.max),
+            String(r.errors + r.timeouts),
+            r.non2xx
+              ? `${r.non2xx} ${JSON.stringify(Object.fromEntries(Object.entries(r.statusCodes).filter(([c]) => !c.startsWith('2'))))}`
+              : '0',
+            peakRssMb === null ? 'n/a' : peakRssMb.toFixed(0),
+            serverCpuPct === null ? 'n/a' : `${serverCpuPct.toFixed(0)}%`,
+            serverCpuMsPerRequest === null ? 'n/a' : serverCpuMsPerRequest.toFixed(2),
+            sandboxCpuMsPerRequest === null ? 'n/a' : sandboxCpuMsPerRequest.toFixed(2),
+            `${loadgenCpuPct.toFixed(0)}%`,
+            otherCpuPct === null ? 'n/a' : `${otherCpuPct.toFixed(0)}%`,
+          ],
+        ),
+        [false, true, true, true, true, true, true, true, true, true, true, true, true, true],
+      ),
+    );
   const server = `the answering process${stack.apiProcesses > 1 ? ` (the service: its process group, supervisor + ${stack.apiProcesses} API processes, summed; so is its peak RSS)` : ''}`;
   say(
     `  CPU columns are % of one core over the measured window (the machine has ${os.cpus().length}): server = ${server},` +
@@ -260,7 +321,8 @@ async function main(): Promise<number> {
   if (usage) {
     say(`${USAGE_BENCH}:`);
     for (const line of describeUsage(usage)) say(`  ${line}`);
-    for (const c of usageChecks(usage)) say(`  [${c.pass ? 'PASS' : 'MISS'}] ${c.name}: ${c.value} (target ${c.target})`);
+    for (const c of usageChecks(usage))
+      say(`  [${c.pass ? 'PASS' : 'MISS'}] ${c.name}: ${c.value} (target ${c.target})`);
     say('');
   }
 
@@ -269,7 +331,12 @@ async function main(): Promise<number> {
   say(
     table(
       ['target', 'value', 'goal', 'result'],
-      outcomes.map(({ check, outcome }) => [check.name, outcome?.value ?? '-', check.target, outcome ? (outcome.pass ? 'PASS' : 'MISS') : 'skipped']),
+      outcomes.map(({ check, outcome }) => [
+        check.name,
+        outcome?.value ?? '-',
+        check.target,
+        outcome ? (outcome.pass ? 'PASS' : 'MISS') : 'skipped',
+      ]),
       [false, true, false, false],
     ),
   );
@@ -303,7 +370,11 @@ async function main(): Promise<number> {
       })),
       renewals,
       usage: usage && { ...usage, checks: usageChecks(usage) },
-      checks: outcomes.map(({ check, outcome }) => ({ name: check.name, target: check.target, ...(outcome ?? { skipped: true }) })),
+      checks: outcomes.map(({ check, outcome }) => ({
+        name: check.name,
+        target: check.target,
+        ...(outcome ?? { skipped: true }),
+      })),
     };
     fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify(out, null, 2));
     note(`figures written to ${process.env.BENCH_JSON}`);

@@ -123,11 +123,17 @@ function checkProducts(
   for (const p of products) {
     assert(typeof p.id === 'string' && typeof p.name === 'string', `product without id/name: ${show(p, 200)}`);
     const plans = p[names.plans];
-    assert(Array.isArray(plans) && plans.length === ctx.catalog.plansPerProduct, `product ${p.id}: expected ${ctx.catalog.plansPerProduct} plans, got ${show(plans, 200)}`);
+    assert(
+      Array.isArray(plans) && plans.length === ctx.catalog.plansPerProduct,
+      `product ${p.id}: expected ${ctx.catalog.plansPerProduct} plans, got ${show(plans, 200)}`,
+    );
     for (const plan of plans) {
       const price = plan[names.defaultPrice];
       assert(price && typeof price.id === 'string', `plan ${plan.id}: no default price`);
-      assert(price[names.currency] === ctx.catalog.reportingCurrency, `plan ${plan.id}: default price in ${price[names.currency]}, expected ${ctx.catalog.reportingCurrency}`);
+      assert(
+        price[names.currency] === ctx.catalog.reportingCurrency,
+        `plan ${plan.id}: default price in ${price[names.currency]}, expected ${ctx.catalog.reportingCurrency}`,
+      );
       assert(Number.isInteger(price[names.amount]), `plan ${plan.id}: default price without an integer amount`);
     }
   }
@@ -205,7 +211,12 @@ export function scenarios(ctx: BenchContext): Scenario[] {
       verify: (body) => {
         assert(body?.object === 'list', `not a list envelope: ${show(body, 300)}`);
         assert(body.has_more === false, 'has_more should be false: the merchant has exactly one page of products');
-        checkProducts(ctx, body.data, { plans: 'plans', defaultPrice: 'default_price', currency: 'currency', amount: 'amount' });
+        checkProducts(ctx, body.data, {
+          plans: 'plans',
+          defaultPrice: 'default_price',
+          currency: 'currency',
+          amount: 'amount',
+        });
       },
     },
     {
@@ -220,11 +231,19 @@ export function scenarios(ctx: BenchContext): Scenario[] {
         const edges = body?.data?.products?.edges;
         assert(Array.isArray(edges), `no products.edges: ${show(body, 300)}`);
         const nodes = edges.map((e: any) => e.node);
-        checkProducts(ctx, nodes, { plans: 'plans', defaultPrice: 'defaultPrice', currency: 'currency', amount: 'amount' });
+        checkProducts(ctx, nodes, {
+          plans: 'plans',
+          defaultPrice: 'defaultPrice',
+          currency: 'currency',
+          amount: 'amount',
+        });
         const restProducts: any[] | undefined = earlier.get(REST_PRODUCTS)?.data;
         if (restProducts) {
           // The same read: same products in the same order, and the same fields at every level.
-          assert(nodes.map((n: any) => n.id).join() === restProducts.map((p) => p.id).join(), 'REST and GraphQL list different products');
+          assert(
+            nodes.map((n: any) => n.id).join() === restProducts.map((p) => p.id).join(),
+            'REST and GraphQL list different products',
+          );
           sameKeys(restProducts[0], nodes[0], 'product');
           sameKeys(restProducts[0].plans[0], nodes[0].plans[0], 'plan');
           sameKeys(restProducts[0].plans[0].default_price, nodes[0].plans[0].defaultPrice, 'price');
@@ -240,7 +259,8 @@ export function scenarios(ctx: BenchContext): Scenario[] {
       method: 'GET',
       url: `${ctx.serviceUrl}/v1/payments/${ctx.paymentId}`,
       headers: auth,
-      verify: (body) => assert(body?.id === ctx.paymentId && body.object === 'payment', `not the payment: ${show(body)}`),
+      verify: (body) =>
+        assert(body?.id === ctx.paymentId && body.object === 'payment', `not the payment: ${show(body)}`),
     },
     {
       // Each request: a fresh Idempotency-Key and customer e-mail; a sandbox checkout session (the plan's price is
@@ -258,7 +278,10 @@ export function scenarios(ctx: BenchContext): Scenario[] {
         body: JSON.stringify(subscriptionBody(ctx.subscriptionPlanId)),
       }),
       verify: (body) => {
-        assert(body?.object === 'subscription' && body.status === 'created', `not a created subscription: ${show(body)}`);
+        assert(
+          body?.object === 'subscription' && body.status === 'created',
+          `not a created subscription: ${show(body)}`,
+        );
         assert(typeof body.checkout_url === 'string' && body.checkout_url.startsWith('http'), 'no checkout_url');
       },
     },
@@ -273,7 +296,10 @@ export function scenarios(ctx: BenchContext): Scenario[] {
       setupRequest: rotate(ctx.subscriptionIds.map(subscriptionPath)),
       verify: (body) => {
         assert(body?.id === firstSubscription && body.object === 'subscription', `not the subscription: ${show(body)}`);
-        assert(body.status === 'active' && body.cycles_completed === 1, `not an active subscription in its first cycle: ${show(body)}`);
+        assert(
+          body.status === 'active' && body.cycles_completed === 1,
+          `not an active subscription in its first cycle: ${show(body)}`,
+        );
       },
     },
     {
@@ -306,9 +332,15 @@ function entitlementScenarios(ctx: BenchContext): Scenario[] {
     headers: { authorization: `Bearer ${ctx.entitlements.key}` },
     setupRequest: rotate(paths),
     verify: (body) => {
-      assert(body?.customer_id === ctx.entitlements.customerIds[0] && Array.isArray(body.entitlements), `not an evaluation: ${show(body)}`);
+      assert(
+        body?.customer_id === ctx.entitlements.customerIds[0] && Array.isArray(body.entitlements),
+        `not an evaluation: ${show(body)}`,
+      );
       for (const e of body.entitlements) {
-        assert(typeof e.lookup_key === 'string' && Array.isArray(e.subscription_ids) && e.subscription_ids.length > 0, `bad entry ${show(e)}`);
+        assert(
+          typeof e.lookup_key === 'string' && Array.isArray(e.subscription_ids) && e.subscription_ids.length > 0,
+          `bad entry ${show(e)}`,
+        );
       }
     },
   };
@@ -362,17 +394,15 @@ export const checks: Check[] = [
   },
   throughputCheck('payments created per second', CREATE_PAYMENT, 300),
   ...[CREATE_PAYMENT_AT_RATE, GET_PAYMENT].map((name) => p99Check(name, 100)),
-  ...[CREATE_PAYMENT, GET_PAYMENT].map(
-    (name): Check => ({
-      name: `${name} throughput / REST GET /v1/products (foundation baseline)`,
-      target: 'ratio',
-      evaluate: ({ byName }) => {
-        const s = byName.get(name);
-        const base = byName.get(REST_PRODUCTS);
-        return s && base?.result.rps ? { value: (s.result.rps / base.result.rps).toFixed(2), pass: true } : null;
-      },
-    }),
-  ),
+  ...[CREATE_PAYMENT, GET_PAYMENT].map((name): Check => ({
+    name: `${name} throughput / REST GET /v1/products (foundation baseline)`,
+    target: 'ratio',
+    evaluate: ({ byName }) => {
+      const s = byName.get(name);
+      const base = byName.get(REST_PRODUCTS);
+      return s && base?.result.rps ? { value: (s.result.rps / base.result.rps).toFixed(2), pass: true } : null;
+    },
+  })),
   ...[REST_PRODUCTS, GRAPHQL_PRODUCTS].map((name) => p99Check(name, 50)),
   throughputCheck('subscriptions created per second', CREATE_SUBSCRIPTION, 200),
   ...[GET_SUBSCRIPTION_AT_RATE, GET_SUBSCRIPTION_EVENTS_AT_RATE].map((name) => p99Check(name, 50)),
@@ -400,12 +430,18 @@ export const checks: Check[] = [
     name: 'one test-clock advance of 31 days (renewals)',
     target: `< ${RENEWAL_TARGET_SECONDS} s`,
     evaluate: ({ renewals: r }) =>
-      r ? { value: `${r.advanceSeconds.toFixed(1)} s / ${r.subscriptions}`, pass: r.advanceStatus === 200 && r.advanceSeconds < RENEWAL_TARGET_SECONDS } : null,
+      r
+        ? {
+            value: `${r.advanceSeconds.toFixed(1)} s / ${r.subscriptions}`,
+            pass: r.advanceStatus === 200 && r.advanceSeconds < RENEWAL_TARGET_SECONDS,
+          }
+        : null,
   },
   {
     name: 'renewals: all renewed, invoiced and evented',
     target: 'all',
-    evaluate: ({ renewals: r }) => (r ? { value: `${r.renewed}/${r.subscriptions}, ${r.invoices} invoices`, pass: r.complete } : null),
+    evaluate: ({ renewals: r }) =>
+      r ? { value: `${r.renewed}/${r.subscriptions}, ${r.invoices} invoices`, pass: r.complete } : null,
   },
   {
     name: 'service peak RSS',

@@ -61,10 +61,14 @@ export const USAGE_PHASES = ['answers', 'analytics', 'summary', 'raw', 'single',
 export type UsagePhase = (typeof USAGE_PHASES)[number];
 
 function phasesWanted(): UsagePhase[] {
-  const raw = (process.env.BENCH_USAGE_PHASES ?? '').split(',').map((x) => x.trim().toLowerCase()).filter(Boolean);
+  const raw = (process.env.BENCH_USAGE_PHASES ?? '')
+    .split(',')
+    .map((x) => x.trim().toLowerCase())
+    .filter(Boolean);
   if (!raw.length) return [...USAGE_PHASES];
   const unknown = raw.filter((x) => !(USAGE_PHASES as readonly string[]).includes(x));
-  if (unknown.length) throw new Error(`BENCH_USAGE_PHASES: unknown phase(s) ${unknown.join(', ')} (known: ${USAGE_PHASES.join(', ')})`);
+  if (unknown.length)
+    throw new Error(`BENCH_USAGE_PHASES: unknown phase(s) ${unknown.join(', ')} (known: ${USAGE_PHASES.join(', ')})`);
   return USAGE_PHASES.filter((x) => raw.includes(x));
 }
 
@@ -228,7 +232,10 @@ export function describeUsage(f: UsageFigures): string[] {
           `analytics, one request at a time (CPU ms per request: service ${f2(perRequest(f.analyticsCost.serviceCpuMs))}, PostgreSQL ${f2(perRequest(f.analyticsCost.postgresCpuMs))}; ${costLine(f.analyticsCost)}):`,
         ]
       : []),
-    ...f.analytics.map((a) => `  GET ${a.name}: p50 ${a.p50.toFixed(1)} ms, p99 ${a.p99.toFixed(1)} ms, max ${a.max.toFixed(1)} ms (${a.samples} requests)`),
+    ...f.analytics.map(
+      (a) =>
+        `  GET ${a.name}: p50 ${a.p50.toFixed(1)} ms, p99 ${a.p99.toFixed(1)} ms, max ${a.max.toFixed(1)} ms (${a.samples} requests)`,
+    ),
     ...(f.summary.length ? [`usage summary at ${f.summaryRate}/s, ${f.connections} connections:`] : []),
     ...f.summary.map(
       (x) =>
@@ -237,21 +244,23 @@ export function describeUsage(f: UsageFigures): string[] {
         ` PostgreSQL ${f2(x.cost.postgresCpuMs === null || !x.result.requests ? null : x.cost.postgresCpuMs / x.result.requests)} (${costLine(x.cost)})`,
     ),
     ...(f.rawOne ? ['raw INSERT into an unpartitioned copy of usage_events (prepared, autocommit):'] : []),
-    ...[f.rawOne, f.rawMulti].flatMap((r) => (r ? [r] : [])).map(
-      (r) =>
-        `  ${r.clients} clients x ${r.rowsPerStatement} row(s) per statement: ${r.rowsPerSecond.toFixed(0)} rows/s (statement p50 ${f2(r.statementP50Ms)} ms, p99 ${f2(r.statementP99Ms)} ms; PostgreSQL ${f2(
-          r.cost.postgresCpuMs === null ? null : r.cost.postgresCpuMs / r.rows,
-        )} CPU ms/row; ${costLine(r.cost)})`,
-    ),
+    ...[f.rawOne, f.rawMulti]
+      .flatMap((r) => (r ? [r] : []))
+      .map(
+        (r) =>
+          `  ${r.clients} clients x ${r.rowsPerStatement} row(s) per statement: ${r.rowsPerSecond.toFixed(0)} rows/s (statement p50 ${f2(r.statementP50Ms)} ms, p99 ${f2(r.statementP99Ms)} ms; PostgreSQL ${f2(
+            r.cost.postgresCpuMs === null ? null : r.cost.postgresCpuMs / r.rows,
+          )} CPU ms/row; ${costLine(r.cost)})`,
+      ),
     ...(f.single || f.batch ? [`ingestion${f.keys ? ' (each event with an idempotency_key)' : ''}:`] : []),
     ...[
       [`POST /v1/usage/events, ${f.connections} connections`, f.single] as const,
       [`POST /v1/usage/events/batch x ${BATCH}, ${f.batchConcurrency} in flight`, f.batch] as const,
-    ].flatMap(
-      ([name, x]) =>
-        !x ? [] :
-        `  ${name}: ${x.eventsPerSecond.toFixed(0)} events/s = ${ratio(x.ratioToRaw)} of the raw INSERT; request p50 ${x.result.p50} ms, p99 ${x.result.p99} ms;` +
-        ` ${x.result.non2xx + x.result.errors} failed; CPU ms per event: service ${f2(x.serviceCpuMsPerEvent)}, PostgreSQL ${f2(x.postgresCpuMsPerEvent)} (${costLine(x.cost)})`,
+    ].flatMap(([name, x]) =>
+      !x
+        ? []
+        : `  ${name}: ${x.eventsPerSecond.toFixed(0)} events/s = ${ratio(x.ratioToRaw)} of the raw INSERT; request p50 ${x.result.p50} ms, p99 ${x.result.p99} ms;` +
+          ` ${x.result.non2xx + x.result.errors} failed; CPU ms per event: service ${f2(x.serviceCpuMsPerEvent)}, PostgreSQL ${f2(x.postgresCpuMsPerEvent)} (${costLine(x.cost)})`,
     ),
     `checked against SQL: ${f.verified.length} answers${f.problems.length ? `, ${f.problems.length} WRONG` : ', all equal'}`,
     ...f.problems.map((p) => `  PROBLEM: ${p}`),
@@ -261,7 +270,8 @@ export function describeUsage(f: UsageFigures): string[] {
 
 // --- measuring --------------------------------------------------------------------------------------------------------
 
-const percentile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : 0);
+const percentile = (sorted: number[], q: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : 0;
 
 /** CPU ms so far of the PostgreSQL backends with these pids (null when /proc cannot show them: a remote server). */
 function backendsCpu(pids: number[]): number | null {
@@ -278,7 +288,9 @@ function backendsCpu(pids: number[]): number | null {
 }
 
 async function backendPids(db: Client): Promise<number[]> {
-  const { rows } = await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+  const { rows } = await db.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
   return rows.map((r) => r.pid);
 }
 
@@ -315,15 +327,28 @@ async function costMeter(stack: Stack, db: Client, extraPids: () => number[] = (
 }
 
 /** A GET over a keep-alive socket, timed to the answer's last byte. */
-function timedGet(agent: http.Agent, url: URL, headers: Record<string, string>): Promise<{ ms: number; status: number; text: string }> {
+function timedGet(
+  agent: http.Agent,
+  url: URL,
+  headers: Record<string, string>,
+): Promise<{ ms: number; status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            ms: performance.now() - t0,
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -340,8 +365,34 @@ async function rawInsert(
   seconds: number,
   warmupSeconds: number,
 ): Promise<RawInsertFigures> {
-  const cols = ['id', '"timestamp"', 'merchant_id', 'mode', 'subscription_id', 'period_start', 'period_end', 'event_type', 'unit', 'quantity', 'metadata', 'idempotency_key'];
-  const types = ['uuid', 'timestamptz', 'uuid', 'text', 'uuid', 'timestamptz', 'timestamptz', 'text', 'text', 'numeric', 'jsonb', 'text'];
+  const cols = [
+    'id',
+    '"timestamp"',
+    'merchant_id',
+    'mode',
+    'subscription_id',
+    'period_start',
+    'period_end',
+    'event_type',
+    'unit',
+    'quantity',
+    'metadata',
+    'idempotency_key',
+  ];
+  const types = [
+    'uuid',
+    'timestamptz',
+    'uuid',
+    'text',
+    'uuid',
+    'timestamptz',
+    'timestamptz',
+    'text',
+    'text',
+    'numeric',
+    'jsonb',
+    'text',
+  ];
   const text =
     rowsPerStatement === 1
       ? `insert into ${table} (${cols.join(', ')}) values (${cols.map((_, i) => `$${i + 1}::${types[i]}`).join(', ')})`
@@ -350,7 +401,9 @@ async function rawInsert(
          from unnest(${cols.map((_, i) => `$${i + 1}::${types[i] === 'jsonb' ? 'text' : types[i]}[]`).join(', ')}) as t(${cols.map((_, i) => `c${i}`).join(', ')})`;
   const { clients: conns, close } = await benchClients(stack.databaseUrl, clients, 'close the raw insert clients');
   try {
-    const pids = await Promise.all(conns.map(async (c) => (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid));
+    const pids = await Promise.all(
+      conns.map(async (c) => (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid),
+    );
     let n = 0;
     const values = () => {
       if (rowsPerStatement === 1) return row(n++);
@@ -404,10 +457,16 @@ function analyticsRequests(from: string, weekFrom: string): { name: string; path
   return [
     { name: '/v1/analytics/mrr (2 years, monthly series)', path: `/v1/analytics/mrr?from=${from}&interval=month` },
     { name: '/v1/analytics/mrr (2 years, weekly series)', path: `/v1/analytics/mrr?from=${from}&interval=week` },
-    { name: '/v1/analytics/mrr (USD, 2 years, monthly)', path: `/v1/analytics/mrr?currency=USD&from=${from}&interval=month` },
+    {
+      name: '/v1/analytics/mrr (USD, 2 years, monthly)',
+      path: `/v1/analytics/mrr?currency=USD&from=${from}&interval=month`,
+    },
     { name: '/v1/analytics/mrr (default: 30 days)', path: '/v1/analytics/mrr' },
     { name: '/v1/analytics/churn (2 years, monthly)', path: `/v1/analytics/churn?from=${from}&interval=month` },
-    { name: '/v1/analytics/quick-ratio (2 years, monthly)', path: `/v1/analytics/quick-ratio?from=${from}&interval=month` },
+    {
+      name: '/v1/analytics/quick-ratio (2 years, monthly)',
+      path: `/v1/analytics/quick-ratio?from=${from}&interval=month`,
+    },
     { name: '/v1/analytics/ltv', path: '/v1/analytics/ltv' },
     { name: '/v1/analytics/cohorts (month, 2 years)', path: `/v1/analytics/cohorts?granularity=month&from=${from}` },
     { name: '/v1/analytics/cohorts (week, 1 year)', path: `/v1/analytics/cohorts?granularity=week&from=${weekFrom}` },
@@ -430,13 +489,19 @@ async function verifyAnswers(
   problems: string[],
 ): Promise<void> {
   const get = async (p: string) => {
-    const res = await fetch(`${serviceUrl}${p}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(`${serviceUrl}${p}`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(60_000),
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`GET ${p} answered ${res.status}: ${text.slice(0, 500)}`);
     return JSON.parse(text);
   };
   const expect = (what: string, got: unknown, want: unknown) => {
-    const same = typeof want === 'number' && typeof got === 'number' ? Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(want)) : got === want;
+    const same =
+      typeof want === 'number' && typeof got === 'number'
+        ? Math.abs(got - want) <= 1e-9 * Math.max(1, Math.abs(want))
+        : got === want;
     if (same) verified.push(what);
     else problems.push(`${what}: the answer says ${JSON.stringify(got)}, SQL says ${JSON.stringify(want)}`);
   };
@@ -454,7 +519,10 @@ async function verifyAnswers(
            coalesce(sum(amount) filter (where occurred_at <= $2), 0)::float8 as mrr_from,
            coalesce(sum(subscription_delta) filter (where occurred_at <= $2), 0)::float8 as subs_from,
            ${['new', 'expansion', 'contraction', 'churn', 'reactivation']
-             .map((k) => `coalesce(sum(amount) filter (where kind = '${k}' and occurred_at > $2 and occurred_at <= $3), 0)::float8 as ${k}`)
+             .map(
+               (k) =>
+                 `coalesce(sum(amount) filter (where kind = '${k}' and occurred_at > $2 and occurred_at <= $3), 0)::float8 as ${k}`,
+             )
              .join(', ')},
            count(*) filter (where kind = 'churn' and occurred_at > $2 and occurred_at <= $3)::float8 as churned
          from mrr_movements where merchant_id = $1 and mode = 'test' and currency = $4`,
@@ -474,12 +542,22 @@ async function verifyAnswers(
     expect(`mrr ${currency}: MRR = the ledger's sum`, mrr.mrr, w.mrr_to);
     expect(`mrr ${currency}: MRR = the counted subscriptions' normalised prices`, mrr.mrr, subs.mrr);
     expect(`mrr ${currency}: active_subscriptions = counted subscriptions`, mrr.active_subscriptions, subs.subs);
-    expect(`mrr ${currency}: paying_customers = customers with a counted subscription`, mrr.paying_customers, subs.customers);
+    expect(
+      `mrr ${currency}: paying_customers = customers with a counted subscription`,
+      mrr.paying_customers,
+      subs.customers,
+    );
     expect(`mrr ${currency}: paying_customers = the ledger's customer_delta sum`, mrr.paying_customers, w.customers_to);
-    for (const k of ['new', 'expansion', 'reactivation']) expect(`mrr ${currency}: movements.${k} over 2 years`, mrr.movements[k], w[k]);
-    for (const k of ['contraction', 'churn']) expect(`mrr ${currency}: movements.${k} over 2 years`, mrr.movements[k], -w[k]);
+    for (const k of ['new', 'expansion', 'reactivation'])
+      expect(`mrr ${currency}: movements.${k} over 2 years`, mrr.movements[k], w[k]);
+    for (const k of ['contraction', 'churn'])
+      expect(`mrr ${currency}: movements.${k} over 2 years`, mrr.movements[k], -w[k]);
     expect(`mrr ${currency}: the series' last MRR`, mrr.series.at(-1)?.mrr, mrr.mrr);
-    expect(`mrr ${currency}: the series starts at from`, new Date(mrr.series[0]?.period_start).getTime(), new Date(from).getTime());
+    expect(
+      `mrr ${currency}: the series starts at from`,
+      new Date(mrr.series[0]?.period_start).getTime(),
+      new Date(from).getTime(),
+    );
     expect(
       `mrr ${currency}: series new amounts add up to the window's`,
       mrr.series.reduce((a: number, p: any) => a + p.new, 0),
@@ -506,7 +584,11 @@ async function verifyAnswers(
         [m, ltv.as_of, currency],
       )
     ).rows;
-    expect('ltv: monthly_logo_churn_rate = churned in 90 days / subscriptions 90 days ago x 30 / 90', ltv.monthly_logo_churn_rate, ((l.churned / l.base) * 30) / 90);
+    expect(
+      'ltv: monthly_logo_churn_rate = churned in 90 days / subscriptions 90 days ago x 30 / 90',
+      ltv.monthly_logo_churn_rate,
+      ((l.churned / l.base) * 30) / 90,
+    );
 
     for (const [granularity, since] of [
       ['month', from],
@@ -526,7 +608,9 @@ async function verifyAnswers(
         co.cohorts.reduce((a: number, x: any) => a + x.customers, 0),
         c.n,
       );
-      const over = co.cohorts.filter((x: any) => x.retention.some((r: any) => r.active_customers > x.customers || r.active_customers < 0));
+      const over = co.cohorts.filter((x: any) =>
+        x.retention.some((r: any) => r.active_customers > x.customers || r.active_customers < 0),
+      );
       expect(`cohorts by ${granularity}: no period retains more customers than its cohort has`, over.length, 0);
     }
   }
@@ -551,15 +635,24 @@ async function verifyAnswers(
      from usage_events where merchant_id = $1 and mode = 'test' and subscription_id = $2 group by 1, 2`,
     [m, seed.hotSubscriptionId],
   );
-  const byKey = new Map(summary.aggregations.map((x: any) => [`${new Date(x.billing_period_start).toISOString()}|${x.event_type}`, x]));
+  const byKey = new Map(
+    summary.aggregations.map((x: any) => [`${new Date(x.billing_period_start).toISOString()}|${x.event_type}`, x]),
+  );
   expect('usage summary (hot): one aggregation per period and event type', summary.aggregations.length, sums.length);
   let equal = 0;
   for (const s of sums) {
     const x: any = byKey.get(`${s.period_start.toISOString()}|${s.event_type}`);
     if (x && x.total_quantity_decimal === s.total && String(x.event_count) === s.events) equal++;
-    else if (problems.length < 50) problems.push(`usage summary (hot) ${s.period_start.toISOString()} ${s.event_type}: answer ${JSON.stringify(x ?? null)}, events sum ${s.total} over ${s.events}`);
+    else if (problems.length < 50)
+      problems.push(
+        `usage summary (hot) ${s.period_start.toISOString()} ${s.event_type}: answer ${JSON.stringify(x ?? null)}, events sum ${s.total} over ${s.events}`,
+      );
   }
-  expect(`usage summary (hot): totals and counts equal to the raw events' sums (${sums.length} aggregations)`, equal, sums.length);
+  expect(
+    `usage summary (hot): totals and counts equal to the raw events' sums (${sums.length} aggregations)`,
+    equal,
+    sums.length,
+  );
 }
 
 export async function measureUsage(stack: Stack, log: (line: string) => void = note): Promise<UsageFigures> {
@@ -591,7 +684,9 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
   });
   const key = merchant.keys.test;
   await connectSandbox(stack.serviceUrl, key);
-  log(`usage: seeding ${shape.customers} customers, ${shape.subscriptions} subscriptions, ${shape.movements} movements, ${shape.usageEvents} usage events (SQL)`);
+  log(
+    `usage: seeding ${shape.customers} customers, ${shape.subscriptions} subscriptions, ${shape.movements} movements, ${shape.usageEvents} usage events (SQL)`,
+  );
   const seed = await seedAnalytics(stack.databaseUrl, merchant.id, shape, (line) => log(`usage: ${line}`));
   log(`usage: data set seeded in ${seed.totalSeconds.toFixed(1)} s`);
   const ingestIds = seed.ingestSubscriptionIds;
@@ -610,7 +705,9 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
     // 1. The answers, against SQL.
     if (wants('answers')) {
       await verifyAnswers(db, stack.serviceUrl, key, seed, from, weekFrom, verified, problems);
-      log(`usage: ${verified.length} answers equal to SQL${problems.length ? `, ${problems.length} not: ${problems.slice(0, 3).join('; ')}` : ''}`);
+      log(
+        `usage: ${verified.length} answers equal to SQL${problems.length ? `, ${problems.length} not: ${problems.slice(0, 3).join('; ')}` : ''}`,
+      );
     }
 
     // 2. Analytics, one request at a time.
@@ -636,7 +733,9 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
         max: times[times.length - 1],
         mean: times.reduce((a, b) => a + b, 0) / times.length,
       });
-      log(`usage: GET ${r.name}: p50 ${percentile(times, 0.5).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms`);
+      log(
+        `usage: GET ${r.name}: p50 ${percentile(times, 0.5).toFixed(1)} ms, max ${times[times.length - 1].toFixed(1)} ms`,
+      );
     }
     const analyticsCost = await endAnalytics();
     agent.destroy();
@@ -669,7 +768,12 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
     const scratch = 'bench_raw_usage_events';
     await db.query(`drop table if exists ${scratch}`);
     await db.query(`create table ${scratch} (like usage_events including all)`);
-    const period = (await db.query<{ s: Date; e: Date }>('select current_period_start as s, current_period_end as e from subscriptions where id = $1', [ingestIds[0]])).rows[0];
+    const period = (
+      await db.query<{ s: Date; e: Date }>(
+        'select current_period_start as s, current_period_end as e from subscriptions where id = $1',
+        [ingestIds[0]],
+      )
+    ).rows[0];
     const runTag = crypto.randomBytes(4).toString('hex');
     const rawRow = (n: number): unknown[] => [
       crypto.randomUUID(),
@@ -691,7 +795,16 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
       log(`usage: raw one-row INSERT, ${connections} clients`);
       rawOne = await rawInsert(stack, db, scratch, rawRow, connections, 1, seconds, Math.min(warmupSeconds, 2));
       log(`usage: raw 1,000-row INSERT, ${batchConcurrency} clients`);
-      rawMulti = await rawInsert(stack, db, scratch, rawRow, batchConcurrency, BATCH, seconds, Math.min(warmupSeconds, 2));
+      rawMulti = await rawInsert(
+        stack,
+        db,
+        scratch,
+        rawRow,
+        batchConcurrency,
+        BATCH,
+        seconds,
+        Math.min(warmupSeconds, 2),
+      );
     }
     await db.query(`drop table if exists ${scratch}`);
 
@@ -717,7 +830,13 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
     // The load requests' default bodies (every request sent gets its own from setupRequest, counted in n).
     const SAMPLE = { subscription_id: ingestIds[0], event_type: 'api_calls', quantity: 1, unit: 'calls' };
     const post = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const ingest = async (label: string, req: LoadRequest, conns: number, perRequest: number, raw: RawInsertFigures | null): Promise<IngestFigures> => {
+    const ingest = async (
+      label: string,
+      req: LoadRequest,
+      conns: number,
+      perRequest: number,
+      raw: RawInsertFigures | null,
+    ): Promise<IngestFigures> => {
       const sent0 = n;
       let answered = 0;
       if (warmupSeconds > 0) answered += (await runLoad(req, conns, warmupSeconds)).ok2xx * perRequest;
@@ -740,37 +859,56 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
         cost,
       };
     };
-    const single = !wants('single') ? null : await ingest(
-      'POST /v1/usage/events',
-      {
-        url: `${stack.serviceUrl}/v1/usage/events`,
-        method: 'POST',
-        headers: post,
-        body: JSON.stringify(SAMPLE),
-        setupRequest: (r: any) => ({ ...r, body: JSON.stringify(event()) }),
-      },
-      connections,
-      1,
-      rawOne,
-    );
-    const batch = !wants('batch') ? null : await ingest(
-      `POST /v1/usage/events/batch x ${BATCH}`,
-      {
-        url: `${stack.serviceUrl}/v1/usage/events/batch`,
-        method: 'POST',
-        headers: post,
-        body: JSON.stringify({ events: [SAMPLE] }),
-        setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ events: Array.from({ length: BATCH }, event) }) }),
-      },
-      batchConcurrency,
-      BATCH,
-      rawMulti,
-    );
+    const single = !wants('single')
+      ? null
+      : await ingest(
+          'POST /v1/usage/events',
+          {
+            url: `${stack.serviceUrl}/v1/usage/events`,
+            method: 'POST',
+            headers: post,
+            body: JSON.stringify(SAMPLE),
+            setupRequest: (r: any) => ({ ...r, body: JSON.stringify(event()) }),
+          },
+          connections,
+          1,
+          rawOne,
+        );
+    const batch = !wants('batch')
+      ? null
+      : await ingest(
+          `POST /v1/usage/events/batch x ${BATCH}`,
+          {
+            url: `${stack.serviceUrl}/v1/usage/events/batch`,
+            method: 'POST',
+            headers: post,
+            body: JSON.stringify({ events: [SAMPLE] }),
+            setupRequest: (r: any) => ({
+              ...r,
+              body: JSON.stringify({ events: Array.from({ length: BATCH }, event) }),
+            }),
+          },
+          batchConcurrency,
+          BATCH,
+          rawMulti,
+        );
 
     // 7. What the ingestion stored.
-    if (single || batch) await checkIngestion(db, merchant.id, ingestIds, (single?.answered ?? 0) + (batch?.answered ?? 0), n, verified, problems);
+    if (single || batch)
+      await checkIngestion(
+        db,
+        merchant.id,
+        ingestIds,
+        (single?.answered ?? 0) + (batch?.answered ?? 0),
+        n,
+        verified,
+        problems,
+      );
     for (const x of [single, batch]) {
-      if (x && (x.result.non2xx || x.result.errors)) problems.push(`ingestion: ${x.result.non2xx} non-2xx (${JSON.stringify(x.result.statusCodes)}), ${x.result.errors} errors`);
+      if (x && (x.result.non2xx || x.result.errors))
+        problems.push(
+          `ingestion: ${x.result.non2xx} non-2xx (${JSON.stringify(x.result.statusCodes)}), ${x.result.errors} errors`,
+        );
     }
 
     const { usageSubscriptionIds: _u, ingestSubscriptionIds: _i, ...seedFigures } = seed;
@@ -799,7 +937,15 @@ export async function measureUsage(stack: Stack, log: (line: string) => void = n
 }
 
 /** Step 7: as many events stored as were answered 201 (at most as many as were sent), aggregates equal to their sums. */
-async function checkIngestion(db: Client, merchantId: string, ingestIds: string[], answered: number, sent: number, verified: string[], problems: string[]) {
+async function checkIngestion(
+  db: Client,
+  merchantId: string,
+  ingestIds: string[],
+  answered: number,
+  sent: number,
+  verified: string[],
+  problems: string[],
+) {
   const [stored] = (
     await db.query(
       `select count(*)::float8 as events,
@@ -815,10 +961,14 @@ async function checkIngestion(db: Client, merchantId: string, ingestIds: string[
       [merchantId, ingestIds],
     )
   ).rows;
-  if (stored.events >= answered && stored.events <= sent) verified.push(`ingestion: ${stored.events} events stored for ${answered} answered 201 and ${sent} sent`);
+  if (stored.events >= answered && stored.events <= sent)
+    verified.push(`ingestion: ${stored.events} events stored for ${answered} answered 201 and ${sent} sent`);
   else problems.push(`ingestion: ${stored.events} events stored, but ${answered} were answered 201 and ${sent} sent`);
   if (stored.mismatched === 0) verified.push('ingestion: the aggregates equal the sums of the stored events');
-  else problems.push(`ingestion: ${stored.mismatched} (subscription, period, event type) aggregates differ from the sums of their events`);
+  else
+    problems.push(
+      `ingestion: ${stored.mismatched} (subscription, period, event type) aggregates differ from the sums of their events`,
+    );
 }
 
 async function main(): Promise<number> {
@@ -827,17 +977,27 @@ async function main(): Promise<number> {
   const sandboxNodeArgs = (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const stack = await startStack({ root: ROOT, bare: false, serviceNodeArgs, sandboxNodeArgs, note });
   const f = await measureUsage(stack);
-  if (stack.service.hasExited()) throw new Error(`service exited during the usage bench (${await stack.service.exited}).\n${stack.service.tail()}`);
+  if (stack.service.hasExited())
+    throw new Error(`service exited during the usage bench (${await stack.service.exited}).\n${stack.service.tail()}`);
   say('');
   say('Cadence usage and analytics benchmark');
-  say(`  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}); database: ${stack.dbLabel}`);
+  say(
+    `  node ${process.version}, ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? 'unknown'}); database: ${stack.dbLabel}`,
+  );
   say(`  service: ${stack.serviceLabel}`);
   for (const line of describeUsage(f)) say(`  ${line}`);
   say('');
   for (const c of usageChecks(f)) say(`  [${c.pass ? 'PASS' : 'MISS'}] ${c.name}: ${c.value} (target ${c.target})`);
   say('');
   if (process.env.BENCH_JSON) {
-    fs.writeFileSync(process.env.BENCH_JSON, JSON.stringify({ at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...f, checks: usageChecks(f) }, null, 2));
+    fs.writeFileSync(
+      process.env.BENCH_JSON,
+      JSON.stringify(
+        { at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...f, checks: usageChecks(f) },
+        null,
+        2,
+      ),
+    );
     note(`figures written to ${process.env.BENCH_JSON}`);
   }
   // A wrong answer is a failure; a missed target is a figure.

@@ -81,7 +81,14 @@ async function main(): Promise<number> {
   });
   receiver.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  onCleanup('close receiver', () => new Promise<void>((resolve) => { receiver.closeAllConnections(); receiver.close(() => resolve()); }));
+  onCleanup(
+    'close receiver',
+    () =>
+      new Promise<void>((resolve) => {
+        receiver.closeAllConnections();
+        receiver.close(() => resolve());
+      }),
+  );
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 
   // One merchant's test endpoint on the receiver, sealed with the workers' key.
@@ -99,10 +106,19 @@ async function main(): Promise<number> {
   const children: Child[] = [];
   for (let i = 0; i < workers; i++) {
     const log = path.join(tmp, `worker-${i}.log`);
-    const child = startChild(`worker ${i + 1}`, [workerMain], {
-      ...process.env, DATABASE_URL: db.url, ENCRYPTION_KEY: encryptionKey, DATA_DIR: tmp, LOG_LEVEL: 'warn',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'on', // the receiver is on 127.0.0.1
-    }, log);
+    const child = startChild(
+      `worker ${i + 1}`,
+      [workerMain],
+      {
+        ...process.env,
+        DATABASE_URL: db.url,
+        ENCRYPTION_KEY: encryptionKey,
+        DATA_DIR: tmp,
+        LOG_LEVEL: 'warn',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'on', // the receiver is on 127.0.0.1
+      },
+      log,
+    );
     children.push(child);
   }
   for (const child of children) {
@@ -122,10 +138,25 @@ async function main(): Promise<number> {
     for (let i = 0; i < n; i++) {
       const id = uuidv7();
       ids.push(id);
-      payloads.push(JSON.stringify({
-        id, object: 'event', type: 'payment.succeeded', livemode: false, created_at: now.toISOString(),
-        data: { object: { id: uuidv7(), object: 'payment', amount: 49900, currency: 'INR', status: 'succeeded', metadata: {} } },
-      }));
+      payloads.push(
+        JSON.stringify({
+          id,
+          object: 'event',
+          type: 'payment.succeeded',
+          livemode: false,
+          created_at: now.toISOString(),
+          data: {
+            object: {
+              id: uuidv7(),
+              object: 'payment',
+              amount: 49900,
+              currency: 'INR',
+              status: 'succeeded',
+              metadata: {},
+            },
+          },
+        }),
+      );
     }
     await pool.query(
       `insert into outbox_events (id, created_at, merchant_id, mode, type, payload)
@@ -137,7 +168,8 @@ async function main(): Promise<number> {
   const waitAll = async (ids: string[], timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
     while (ids.some((id) => !arrived.has(id))) {
-      if (Date.now() > deadline) throw new Error(`${ids.filter((id) => !arrived.has(id)).length} of ${ids.length} events never arrived`);
+      if (Date.now() > deadline)
+        throw new Error(`${ids.filter((id) => !arrived.has(id)).length} of ${ids.length} events never arrived`);
       await new Promise<void>((resolve) => {
         waiter = resolve;
         setTimeout(resolve, 100);
@@ -181,16 +213,26 @@ async function main(): Promise<number> {
   const latencies = [...written].map(([id, at]) => arrived.get(id)! - at).sort((a, b) => a - b);
   const pacedSpan = (Math.max(...[...written.keys()].map((id) => arrived.get(id)!)) - pacedStart) / 1000;
 
-  const dup = await pool.query(`select count(*)::int as n from webhook_deliveries where attempts <> 1 or status <> 'succeeded'`);
+  const dup = await pool.query(
+    `select count(*)::int as n from webhook_deliveries where attempts <> 1 or status <> 'succeeded'`,
+  );
   say('');
   say('Cadence webhook delivery benchmark');
-  say(`  node ${process.version}, ${os.cpus().length} CPU(s), ${workers} worker process(es) (WORKER_CONCURRENCY ${process.env.WORKER_CONCURRENCY ?? 'default'}), receiver in the bench process`);
+  say(
+    `  node ${process.version}, ${os.cpus().length} CPU(s), ${workers} worker process(es) (WORKER_CONCURRENCY ${process.env.WORKER_CONCURRENCY ?? 'default'}), receiver in the bench process`,
+  );
   say(`  database ${db.name} on ${new URL(server).host}`);
   say('');
-  say(`  burst   ${burst} events written at once: delivered in ${((burstEnd - t0) / 1000).toFixed(2)} s = ${burstRate.toFixed(0)} events/s  [target >= 500/s: ${burstRate >= 500 ? 'PASS' : 'MISS'}]`);
+  say(
+    `  burst   ${burst} events written at once: delivered in ${((burstEnd - t0) / 1000).toFixed(2)} s = ${burstRate.toFixed(0)} events/s  [target >= 500/s: ${burstRate >= 500 ? 'PASS' : 'MISS'}]`,
+  );
   const p99 = percentile(latencies, 99);
-  say(`  paced   ${sent} events at ${rate}/s over ${seconds}s (all delivered after ${pacedSpan.toFixed(2)} s): outbox-to-receiver latency`);
-  say(`          p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${p99} ms, max ${latencies[latencies.length - 1]} ms  [target p99 < 1000 ms: ${p99 < 1000 ? 'PASS' : 'MISS'}]`);
+  say(
+    `  paced   ${sent} events at ${rate}/s over ${seconds}s (all delivered after ${pacedSpan.toFixed(2)} s): outbox-to-receiver latency`,
+  );
+  say(
+    `          p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${p99} ms, max ${latencies[latencies.length - 1]} ms  [target p99 < 1000 ms: ${p99 < 1000 ? 'PASS' : 'MISS'}]`,
+  );
   say(`  deliveries not succeeded at their first attempt: ${dup.rows[0].n}`);
   say('');
   return 0;

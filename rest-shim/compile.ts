@@ -54,7 +54,11 @@ function leafFragment(schema: GraphQLSchema, typeName: string): string {
   const type = schema.getType(typeName);
   if (!type || !('getFields' in type)) throw new Error(`REST shim: unknown type ${typeName}`);
   const fields = Object.values(type.getFields())
-    .filter((f) => isLeafType(getNamedType(f.type)) && !('args' in f && f.args.some((a: { type: { toString(): string } }) => a.type.toString().endsWith('!'))))
+    .filter(
+      (f) =>
+        isLeafType(getNamedType(f.type)) &&
+        !('args' in f && f.args.some((a: { type: { toString(): string } }) => a.type.toString().endsWith('!'))),
+    )
     .map((f) => f.name);
   return `fragment ${typeName}Fields on ${typeName} { ${fields.join(' ')} }`;
 }
@@ -67,7 +71,9 @@ function fileSelectionPath(route: Route, root: FieldNode): string[] {
     const fields = (node.selectionSet?.selections ?? []).map((s) => (s.kind === Kind.FIELD ? s.name.value : null));
     if ([...fields].sort().join(' ') === 'base64 contentType filename') return names;
     if (fields.length !== 1 || !fields[0]) {
-      throw new Error(`REST shim: ${route.method} ${route.path}: a binary route selects one { filename contentType base64 } object`);
+      throw new Error(
+        `REST shim: ${route.method} ${route.path}: a binary route selects one { filename contentType base64 } object`,
+      );
     }
     node = node.selectionSet!.selections[0] as FieldNode;
     names.push(node.alias?.value ?? node.name.value); // the key in the answer
@@ -102,14 +108,20 @@ function valueRootSchema(schema: GraphQLSchema, parentType: GraphQLObjectType, f
   let s = byField.get(key);
   if (!s) {
     const type = parentType.getFields()[fieldName].type;
-    const root = new GraphQLObjectType({ name: 'SharedAnswerRoot', fields: { value: { type, resolve: (value: unknown) => value } } });
+    const root = new GraphQLObjectType({
+      name: 'SharedAnswerRoot',
+      fields: { value: { type, resolve: (value: unknown) => value } },
+    });
     byField.set(key, (s = new GraphQLSchema({ query: root })));
   }
   return s;
 }
 
 /** The fragments a selection uses, and the ones those use. */
-function fragmentsUsedBy(selectionSet: SelectionSetNode, all: Map<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
+function fragmentsUsedBy(
+  selectionSet: SelectionSetNode,
+  all: Map<string, FragmentDefinitionNode>,
+): FragmentDefinitionNode[] {
   const used = new Map<string, FragmentDefinitionNode>();
   const walk = (set: SelectionSetNode | undefined) => {
     for (const s of set?.selections ?? []) {
@@ -126,7 +138,10 @@ function fragmentsUsedBy(selectionSet: SelectionSetNode, all: Map<string, Fragme
   return [...used.values()];
 }
 
-const TYPENAME_ONLY: SelectionSetNode = { kind: Kind.SELECTION_SET, selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }] };
+const TYPENAME_ONLY: SelectionSetNode = {
+  kind: Kind.SELECTION_SET,
+  selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: '__typename' } }],
+};
 
 /** Route.shared: each named field's own document, and the route's document with their selections cut. */
 function compileSharedFields(
@@ -141,42 +156,72 @@ function compileSharedFields(
   if (!names.length) return { executed: documentNode, sharedFields: [] as SharedField[] };
   const where = `REST shim: ${route.method} ${route.path}`;
   const parentType = getNamedType(resultType);
-  if (!isObjectType(parentType) || isListType(isNonNullType(resultType) ? resultType.ofType : resultType) || op.selectionSet.selections.length !== 1) {
+  if (
+    !isObjectType(parentType) ||
+    isListType(isNonNullType(resultType) ? resultType.ofType : resultType) ||
+    op.selectionSet.selections.length !== 1
+  ) {
     throw new Error(`${where}: shared fields need one root field answering one object`);
   }
   const fragments = new Map(
-    documentNode.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+    documentNode.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((f) => [f.name.value, f]),
   );
   const sharedFields = names.map((name): SharedField => {
-    const node = rootNode.selectionSet!.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && (s.alias ?? s.name).value === name);
+    const node = rootNode.selectionSet!.selections.find(
+      (s): s is FieldNode => s.kind === Kind.FIELD && (s.alias ?? s.name).value === name,
+    );
     if (!node?.selectionSet || node.alias || node.arguments?.length || node.directives?.length) {
-      throw new Error(`${where}: shared field ${name} must be written in the root field's selection, with a selection, no alias, arguments or directives`);
+      throw new Error(
+        `${where}: shared field ${name} must be written in the root field's selection, with a selection, no alias, arguments or directives`,
+      );
     }
     const ownSchema = valueRootSchema(schema, parentType, name);
-    const valueField: FieldNode = { kind: Kind.FIELD, name: { kind: Kind.NAME, value: 'value' }, selectionSet: node.selectionSet };
+    const valueField: FieldNode = {
+      kind: Kind.FIELD,
+      name: { kind: Kind.NAME, value: 'value' },
+      selectionSet: node.selectionSet,
+    };
     const document: DocumentNode = {
       kind: Kind.DOCUMENT,
       definitions: [
-        { kind: Kind.OPERATION_DEFINITION, operation: OperationTypeNode.QUERY, selectionSet: { kind: Kind.SELECTION_SET, selections: [valueField] } },
+        {
+          kind: Kind.OPERATION_DEFINITION,
+          operation: OperationTypeNode.QUERY,
+          selectionSet: { kind: Kind.SELECTION_SET, selections: [valueField] },
+        },
         ...fragmentsUsedBy(node.selectionSet, fragments),
       ],
     };
     // A shared field's selection takes no variables: they would be undefined there.
     const errors = validate(ownSchema, document);
     if (errors.length) throw new Error(`${where}: shared field ${name}: ${errors.map((e) => e.message).join('; ')}`);
-    return { responseKey: name, restKey: toSnake(name), parentType, fieldName: name, type: parentType.getFields()[name].type, schema: ownSchema, document };
+    return {
+      responseKey: name,
+      restKey: toSnake(name),
+      parentType,
+      fieldName: name,
+      type: parentType.getFields()[name].type,
+      schema: ownSchema,
+      document,
+    };
   });
   const cut = new Set(names);
   const root: FieldNode = {
     ...rootNode,
     selectionSet: {
       ...rootNode.selectionSet!,
-      selections: rootNode.selectionSet!.selections.map((s) => (s.kind === Kind.FIELD && cut.has(s.name.value) ? { ...s, selectionSet: TYPENAME_ONLY } : s)),
+      selections: rootNode.selectionSet!.selections.map((s) =>
+        s.kind === Kind.FIELD && cut.has(s.name.value) ? { ...s, selectionSet: TYPENAME_ONLY } : s,
+      ),
     },
   };
   const executed: DocumentNode = {
     ...documentNode,
-    definitions: documentNode.definitions.map((d) => (d === op ? { ...op, selectionSet: { ...op.selectionSet, selections: [root] } } : d)),
+    definitions: documentNode.definitions.map((d) =>
+      d === op ? { ...op, selectionSet: { ...op.selectionSet, selections: [root] } } : d,
+    ),
   };
   return { executed, sharedFields };
 }
@@ -186,7 +231,8 @@ export function compileRoute(schema: GraphQLSchema, route: Route): CompiledRoute
   const source = [route.document, ...[...spreads].map((t) => leafFragment(schema, t))].join('\n');
   const documentNode = parse(source);
   const errors = validate(schema, documentNode);
-  if (errors.length) throw new Error(`REST shim: ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
+  if (errors.length)
+    throw new Error(`REST shim: ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
   const op = documentNode.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
   const rootNode = op.selectionSet.selections[0] as FieldNode;
   const rootType = op.operation === 'mutation' ? schema.getMutationType()! : schema.getQueryType()!;
@@ -198,7 +244,8 @@ export function compileRoute(schema: GraphQLSchema, route: Route): CompiledRoute
     const name = def.variable.name.value;
     const type = typeFromAST(schema, def.type as never) as GraphQLInputType;
     if (name === 'input') inputType = type;
-    else if (name === IDEMPOTENCY_KEY_VARIABLE) continue; // from the Idempotency-Key header (router.ts), never the query
+    else if (name === IDEMPOTENCY_KEY_VARIABLE)
+      continue; // from the Idempotency-Key header (router.ts), never the query
     else if (!pathParams.includes(name)) argParams.set(QUERY_NAMES[name] ?? toSnake(name), { variable: name, type });
   }
   const named = getNamedType(resultType);

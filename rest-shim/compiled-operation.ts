@@ -35,7 +35,10 @@ import { compiledVariableCoercion } from '../src/core/adapters/graphql-jit-varia
  * of the document whose variables are all of a pass-through scalar, declared in a copy of the schema that shares every
  * type and resolver with the service's.
  */
-export type CompiledOperation = (contextValue: unknown, variableValues: Record<string, unknown>) => Promise<ExecutionResult>;
+export type CompiledOperation = (
+  contextValue: unknown,
+  variableValues: Record<string, unknown>,
+) => Promise<ExecutionResult>;
 
 /** Already coerced: handed on unchanged. Never in the service's schema, only in the copy the routes compile against. */
 const Coerced = new GraphQLScalarType({
@@ -67,11 +70,14 @@ function arrayForObject(value: unknown, type: GraphQLInputType): boolean {
   if (isNonNullType(type)) return arrayForObject(value, type.ofType);
   if (isListType(type)) {
     if (!mayHoldObjects(type.ofType)) return false;
-    return Array.isArray(value) ? value.some((v) => arrayForObject(v, type.ofType)) : arrayForObject(value, type.ofType);
+    return Array.isArray(value)
+      ? value.some((v) => arrayForObject(v, type.ofType))
+      : arrayForObject(value, type.ofType);
   }
   if (!isInputObjectType(type)) return false;
   if (Array.isArray(value)) return true;
-  for (const f of objectFields(type)) if (arrayForObject((value as Record<string, unknown>)[f.name], f.type)) return true;
+  for (const f of objectFields(type))
+    if (arrayForObject((value as Record<string, unknown>)[f.name], f.type)) return true;
   return false;
 }
 
@@ -80,7 +86,8 @@ const objectFieldsOfType = new WeakMap<GraphQLInputObjectType, GraphQLInputField
 
 function objectFields(type: GraphQLInputObjectType): GraphQLInputField[] {
   let fields = objectFieldsOfType.get(type);
-  if (!fields) objectFieldsOfType.set(type, (fields = Object.values(type.getFields()).filter((f) => mayHoldObjects(f.type))));
+  if (!fields)
+    objectFieldsOfType.set(type, (fields = Object.values(type.getFields()).filter((f) => mayHoldObjects(f.type))));
   return fields;
 }
 
@@ -92,7 +99,9 @@ function objectFields(type: GraphQLInputObjectType): GraphQLInputField[] {
 export function variableCoercion(
   schema: GraphQLSchema,
   definitions: readonly VariableDefinitionNode[],
-): (raw: Record<string, unknown>) => { errors: readonly GraphQLError[]; coerced?: never } | { errors?: never; coerced: Record<string, unknown> } {
+): (
+  raw: Record<string, unknown>,
+) => { errors: readonly GraphQLError[]; coerced?: never } | { errors?: never; coerced: Record<string, unknown> } {
   const compiled = compiledVariableCoercion(schema, definitions);
   // The variables an input object can be given in (the only ones graphql-jit may accept an array for).
   const objectVariables = definitions
@@ -111,23 +120,42 @@ export function variableCoercion(
  * ~100 KB of heap; all 87 would take 0.2 s and 8 MB). An operation graphql-jit cannot compile runs interpreted by
  * graphql-js, as before, with a warning: the answer is the same either way.
  */
-export function compileOperation(schema: GraphQLSchema, document: DocumentNode, onFallback: (err: Error) => void = () => undefined): CompiledOperation {
+export function compileOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  onFallback: (err: Error) => void = () => undefined,
+): CompiledOperation {
   const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (!op) throw new Error('REST shim: a route document has no operation');
   const definitions = op.variableDefinitions ?? [];
-  type Run = (contextValue: unknown, coerced: Record<string, unknown>, raw: Record<string, unknown>) => Promise<ExecutionResult> | ExecutionResult;
+  type Run = (
+    contextValue: unknown,
+    coerced: Record<string, unknown>,
+    raw: Record<string, unknown>,
+  ) => Promise<ExecutionResult> | ExecutionResult;
   let run: Run | undefined;
   let coerce: ReturnType<typeof variableCoercion> | undefined;
   const compile = (): Run => {
     const passThrough: OperationDefinitionNode = {
       ...op,
-      variableDefinitions: definitions.map(
-        (d): VariableDefinitionNode => ({ ...d, type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: Coerced.name } }, defaultValue: undefined }),
-      ),
+      variableDefinitions: definitions.map((d): VariableDefinitionNode => ({
+        ...d,
+        type: { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: Coerced.name } },
+        defaultValue: undefined,
+      })),
     };
-    const compiled = compileQuery(compileSchema(schema), { ...document, definitions: document.definitions.map((d) => (d === op ? passThrough : d)) });
-    if (isCompiledQuery(compiled)) return (contextValue: unknown, coerced: Record<string, unknown>) => compiled.query(undefined, contextValue, coerced);
-    onFallback(new Error(`graphql-jit cannot compile ${op.name?.value ?? 'an operation'}: ${compiled.errors?.map((e) => e.message).join('; ')}`));
+    const compiled = compileQuery(compileSchema(schema), {
+      ...document,
+      definitions: document.definitions.map((d) => (d === op ? passThrough : d)),
+    });
+    if (isCompiledQuery(compiled))
+      return (contextValue: unknown, coerced: Record<string, unknown>) =>
+        compiled.query(undefined, contextValue, coerced);
+    onFallback(
+      new Error(
+        `graphql-jit cannot compile ${op.name?.value ?? 'an operation'}: ${compiled.errors?.map((e) => e.message).join('; ')}`,
+      ),
+    );
     return (contextValue, _coerced, raw) => execute({ schema, document, variableValues: raw, contextValue });
   };
   return async (contextValue, variableValues) => {

@@ -36,12 +36,14 @@ const graphQLEnumValue = (restValue: string): string => restValue.toUpperCase();
 export function enumToGraphQL(value: unknown, type: GraphQLEnumType, param: string): string {
   const known = typeof value === 'string' ? type.getValue(graphQLEnumValue(value)) : undefined;
   if (!known) {
-    const allowed = type.getValues().map((v) => restEnumValue(v.name)).join(', ');
+    const allowed = type
+      .getValues()
+      .map((v) => restEnumValue(v.name))
+      .join(', ');
     throw new DomainError('parameter_invalid', `Invalid value for ${param}: expected one of ${allowed}`, param);
   }
   return known.name;
 }
-
 
 /**
  * REST value (JSON) -> GraphQL variable value. Unknown keys are refused (400 `parameter_unknown`, `param` = that key).
@@ -52,7 +54,12 @@ export function toGraphQL(value: unknown, type: GraphQLInputType, path: string):
   if (value === null || value === undefined) return value;
   if (isNonNullType(type)) return toGraphQL(value, type.ofType, path);
   if (isListType(type)) {
-    if (!Array.isArray(value)) throw new DomainError('parameter_invalid', `Invalid value for ${path || 'the request body'}: expected an array`, path || null);
+    if (!Array.isArray(value))
+      throw new DomainError(
+        'parameter_invalid',
+        `Invalid value for ${path || 'the request body'}: expected an array`,
+        path || null,
+      );
     return value.map((v, i) => toGraphQL(v, type.ofType, `${path}[${i}]`));
   }
   if (isEnumType(type)) return enumToGraphQL(value, type, path);
@@ -65,7 +72,11 @@ export function toGraphQL(value: unknown, type: GraphQLInputType, path: string):
       // Only snake_case spellings are accepted; `billingInterval` is as unknown as `bogus_field`.
       const field = fields.get(key);
       if (!field) {
-        throw new DomainError('parameter_unknown', `Received unknown parameter: ${path ? `${path}.` : ''}${key}`, `${path ? `${path}.` : ''}${key}`);
+        throw new DomainError(
+          'parameter_unknown',
+          `Received unknown parameter: ${path ? `${path}.` : ''}${key}`,
+          `${path ? `${path}.` : ''}${key}`,
+        );
       }
       const v = (value as Record<string, unknown>)[key];
       // A scalar passes as it is (GraphQL checks it): no recursion, and no path written for each field of each event.
@@ -77,19 +88,26 @@ export function toGraphQL(value: unknown, type: GraphQLInputType, path: string):
 }
 
 /** A field whose values are a scalar's (nullable or not): they map to themselves, in both directions. */
-const isScalarField = (type: GraphQLInputType | GraphQLOutputType): boolean => isScalarType(isNonNullType(type) ? type.ofType : type);
+const isScalarField = (type: GraphQLInputType | GraphQLOutputType): boolean =>
+  isScalarType(isNonNullType(type) ? type.ofType : type);
 
 /**
  * Per input type: its fields by REST name (`customer_id` -> customerId), computed once. A key is known exactly when it
  * is a field's snake_case spelling (a batch of 1,000 events would otherwise convert every key twice).
  */
-const inputFields = new WeakMap<GraphQLInputObjectType, Map<string, { name: string; type: GraphQLInputType; scalar: boolean }>>();
+const inputFields = new WeakMap<
+  GraphQLInputObjectType,
+  Map<string, { name: string; type: GraphQLInputType; scalar: boolean }>
+>();
 
 function inputFieldsOf(type: GraphQLInputObjectType) {
   let fields = inputFields.get(type);
   if (!fields) {
     fields = new Map(
-      Object.values(type.getFields()).map((f) => [restName(f.name), { name: f.name, type: f.type, scalar: isScalarField(f.type) }]),
+      Object.values(type.getFields()).map((f) => [
+        restName(f.name),
+        { name: f.name, type: f.type, scalar: isScalarField(f.type) },
+      ]),
     );
     inputFields.set(type, fields);
   }
@@ -100,13 +118,19 @@ function inputFieldsOf(type: GraphQLInputObjectType) {
  * Per object type: each field's REST name and type, and whether its values pass unchanged (scalars, nullable or not),
  * computed once: this runs for every field of every answer (13,000 in a usage batch's).
  */
-const outputFields = new WeakMap<GraphQLObjectType, Map<string, { key: string; type: GraphQLOutputType; scalar: boolean }>>();
+const outputFields = new WeakMap<
+  GraphQLObjectType,
+  Map<string, { key: string; type: GraphQLOutputType; scalar: boolean }>
+>();
 
 function fieldsOf(type: GraphQLObjectType) {
   let fields = outputFields.get(type);
   if (!fields) {
     fields = new Map(
-      Object.values(type.getFields()).map((f) => [f.name, { key: restName(f.name), type: f.type, scalar: isScalarField(f.type) }]),
+      Object.values(type.getFields()).map((f) => [
+        f.name,
+        { key: restName(f.name), type: f.type, scalar: isScalarField(f.type) },
+      ]),
     );
     outputFields.set(type, fields);
   }

@@ -59,7 +59,8 @@ function scalarSchema(name: string): Schema {
 function selectedFields(selection: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): FieldNode[] {
   return selection.selections.flatMap((sel) => {
     if (sel.kind === Kind.FIELD) return [sel];
-    if (sel.kind === Kind.FRAGMENT_SPREAD) return selectedFields(fragments.get(sel.name.value)!.selectionSet, fragments);
+    if (sel.kind === Kind.FRAGMENT_SPREAD)
+      return selectedFields(fragments.get(sel.name.value)!.selectionSet, fragments);
     return selectedFields(sel.selectionSet, fragments);
   });
 }
@@ -85,7 +86,10 @@ class Components {
   private names = new Map<string, string>();
 
   enumRef(type: GraphQLEnumType): Schema {
-    this.schemas[type.name] ??= withDescription({ type: 'string', enum: type.getValues().map((v) => restEnumValue(v.name)) }, type.description);
+    this.schemas[type.name] ??= withDescription(
+      { type: 'string', enum: type.getValues().map((v) => restEnumValue(v.name)) },
+      type.description,
+    );
     return ref(type.name);
   }
 
@@ -107,7 +111,9 @@ class Components {
       const s: Schema = {
         type: 'object',
         additionalProperties: false,
-        properties: Object.fromEntries(fields.map((f) => [restName(f.name), withDescription(this.input(f.type), f.description)])),
+        properties: Object.fromEntries(
+          fields.map((f) => [restName(f.name), withDescription(this.input(f.type), f.description)]),
+        ),
       };
       const required = fields.filter((f) => isNonNullType(f.type)).map((f) => restName(f.name));
       if (required.length) s.required = required;
@@ -146,12 +152,20 @@ class Components {
   }
 
   /** Registers the shape of `type` under `selection`; answers its key (equal shapes share one). */
-  shape(type: GraphQLObjectType, selection: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, parent: string | null): string {
+  shape(
+    type: GraphQLObjectType,
+    selection: SelectionSetNode,
+    fragments: Map<string, FragmentDefinitionNode>,
+    parent: string | null,
+  ): string {
     const fields = type.getFields();
     const properties: Record<string, Schema> = {};
     for (const node of selectedFields(selection, fragments)) {
       const field = fields[node.name.value];
-      properties[restName(field.name)] = withDescription(this.output(field.type, node.selectionSet, fragments, type.name), field.description);
+      properties[restName(field.name)] = withDescription(
+        this.output(field.type, node.selectionSet, fragments, type.name),
+        field.description,
+      );
     }
     const schema = withDescription({ type: 'object', properties, required: Object.keys(properties) }, type.description);
     const key = `${type.name}:${JSON.stringify(schema)}`;
@@ -183,7 +197,8 @@ class Components {
       if (Array.isArray(value)) return value.map(resolve);
       if (!value || typeof value !== 'object') return value;
       const o = value as Schema;
-      if (typeof o.$ref === 'string' && o.$ref.startsWith(PLACEHOLDER)) return ref(this.names.get(o.$ref.slice(PLACEHOLDER.length))!);
+      if (typeof o.$ref === 'string' && o.$ref.startsWith(PLACEHOLDER))
+        return ref(this.names.get(o.$ref.slice(PLACEHOLDER.length))!);
       return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, resolve(v)]));
     };
     for (const [key, shape] of this.shapes) this.schemas[this.names.get(key)!] = resolve(shape.schema) as Schema;
@@ -200,7 +215,10 @@ class Components {
         object: { type: 'string', const: 'list' },
         data: { type: 'array', items: ref(itemName) },
         has_more: { type: 'boolean' },
-        next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page.' },
+        next_cursor: {
+          type: ['string', 'null'],
+          description: 'Pass as `cursor` for the next page; null on the last page.',
+        },
       },
     };
     return ref(name);
@@ -216,12 +234,18 @@ function answerShape(c: Components, route: CompiledRoute): string {
   );
   const op = route.documentNode.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!;
   const root = (op as { selectionSet: SelectionSetNode }).selectionSet.selections[0] as FieldNode;
-  if (!route.isList) return c.shape(getNamedType(route.resultType) as GraphQLObjectType, root.selectionSet!, fragments, null);
+  if (!route.isList)
+    return c.shape(getNamedType(route.resultType) as GraphQLObjectType, root.selectionSet!, fragments, null);
   const conn = getNamedType(route.resultType) as GraphQLObjectType;
   const edges = selectedFields(root.selectionSet!, fragments).find((f) => f.name.value === 'edges')!;
   const nodeSel = selectedFields(edges.selectionSet!, fragments).find((f) => f.name.value === 'node')!;
   const edgeType = getNamedType(conn.getFields().edges.type) as GraphQLObjectType;
-  return c.shape(getNamedType(edgeType.getFields().node.type) as GraphQLObjectType, nodeSel.selectionSet!, fragments, null);
+  return c.shape(
+    getNamedType(edgeType.getFields().node.type) as GraphQLObjectType,
+    nodeSel.selectionSet!,
+    fragments,
+    null,
+  );
 }
 
 const ERROR_SCHEMA: Schema = {
@@ -257,14 +281,20 @@ function errorAnswers(route: CompiledRoute, hasBody: boolean): Record<string, Sc
   const invalid: ErrorCode[] = ['parameter_missing', 'parameter_invalid', 'parameter_unknown'];
   if (hasBody) invalid.push('invalid_json');
   if (route.idempotent) invalid.push('idempotency_key_reused');
-  out['400'] = errorAnswer(`Invalid request: ${codes(invalid)}, or a rule of this operation (see \`message\` and \`param\`).`);
+  out['400'] = errorAnswer(
+    `Invalid request: ${codes(invalid)}, or a rule of this operation (see \`message\` and \`param\`).`,
+  );
   out['401'] =
     route.auth === 'admin'
       ? errorAnswer('Missing or wrong operator token: `invalid_api_key`.')
       : errorAnswer('Missing, malformed or unknown secret key: `invalid_api_key`.');
   if (route.pathParams.length) out['404'] = errorAnswer('No such object in this mode: `resource_not_found`.');
-  else if (route.auth === 'admin') out['404'] = errorAnswer('The operator API is off (no ADMIN_TOKEN): `resource_not_found`.');
-  const conflicts: ErrorCode[] = [...(route.conflicts ?? []), ...(route.idempotent ? (['idempotency_key_in_use'] as const) : [])];
+  else if (route.auth === 'admin')
+    out['404'] = errorAnswer('The operator API is off (no ADMIN_TOKEN): `resource_not_found`.');
+  const conflicts: ErrorCode[] = [
+    ...(route.conflicts ?? []),
+    ...(route.idempotent ? (['idempotency_key_in_use'] as const) : []),
+  ];
   if (conflicts.length) out['409'] = errorAnswer(`Conflict with the current state: ${codes(conflicts)}.`);
   if (hasBody) out['413'] = errorAnswer('Request body over 1 MiB: `request_too_large`.');
   if (route.auth !== 'admin') {
@@ -272,7 +302,8 @@ function errorAnswers(route: CompiledRoute, hasBody: boolean): Record<string, Sc
       headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
     });
   }
-  if (route.gateway) out['502'] = errorAnswer('The payment gateway failed or refused: `gateway_unavailable`, `gateway_rejected`.');
+  if (route.gateway)
+    out['502'] = errorAnswer('The payment gateway failed or refused: `gateway_unavailable`, `gateway_rejected`.');
   return out;
 }
 
@@ -299,21 +330,33 @@ function operationId(route: CompiledRoute): string {
 export function openApiDocument(schema: GraphQLSchema): Schema {
   const c = new Components();
   // Inputs and answers are all registered before answer shapes are named, so every name is chosen knowing the others.
-  const operations = routes.map((r) => compileRoute(schema, r)).map((route) => {
-    const parameters: Schema[] = [
-      ...route.pathParams.map((p) => ({ name: p, in: 'path', required: true, schema: { type: 'string' } })),
-      ...(route.method === 'get' || route.inputType
-        ? [...route.argParams].map(([name, spec]) => ({ name, in: 'query', required: isNonNullType(spec.type), schema: c.input(spec.type) }))
-        : []),
-    ];
-    if (route.idempotent) {
-      parameters.push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
-    }
-    const argBody = route.method !== 'get' && !route.inputType && route.argParams.size > 0;
-    const body = route.inputType ? c.input(route.inputType, false) : argBody ? c.argumentBody(route) : null;
-    // A file answer has no JSON shape to name.
-    return { route, parameters, body, answer: route.binary ? null : answerShape(c, route) };
-  });
+  const operations = routes
+    .map((r) => compileRoute(schema, r))
+    .map((route) => {
+      const parameters: Schema[] = [
+        ...route.pathParams.map((p) => ({ name: p, in: 'path', required: true, schema: { type: 'string' } })),
+        ...(route.method === 'get' || route.inputType
+          ? [...route.argParams].map(([name, spec]) => ({
+              name,
+              in: 'query',
+              required: isNonNullType(spec.type),
+              schema: c.input(spec.type),
+            }))
+          : []),
+      ];
+      if (route.idempotent) {
+        parameters.push({
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        });
+      }
+      const argBody = route.method !== 'get' && !route.inputType && route.argParams.size > 0;
+      const body = route.inputType ? c.input(route.inputType, false) : argBody ? c.argumentBody(route) : null;
+      // A file answer has no JSON shape to name.
+      return { route, parameters, body, answer: route.binary ? null : answerShape(c, route) };
+    });
   const shapeRef = c.nameShapes();
 
   const paths: Record<string, Record<string, Schema>> = {};
@@ -327,9 +370,22 @@ export function openApiDocument(schema: GraphQLSchema): Schema {
       security: [{ [route.auth === 'admin' ? 'operatorToken' : 'secretKey']: [] }],
       ...(parameters.length ? { parameters } : {}),
       // A nullable `$input` (refund) may be left out: the body is optional.
-      ...(body ? { requestBody: { required: !!route.inputType && isNonNullType(route.inputType), content: { 'application/json': { schema: body } } } } : {}),
+      ...(body
+        ? {
+            requestBody: {
+              required: !!route.inputType && isNonNullType(route.inputType),
+              content: { 'application/json': { schema: body } },
+            },
+          }
+        : {}),
       responses: {
-        [status]: answer === null ? fileAnswer(route.binary!) : { description: 'Success', content: { 'application/json': { schema: success(c, route, shapeRef(answer)) } } },
+        [status]:
+          answer === null
+            ? fileAnswer(route.binary!)
+            : {
+                description: 'Success',
+                content: { 'application/json': { schema: success(c, route, shapeRef(answer)) } },
+              },
         ...errorAnswers(route, !!body),
         default: { description: 'Error', content: { 'application/json': { schema: ref('Error') } } },
       },
@@ -347,10 +403,17 @@ export function openApiDocument(schema: GraphQLSchema): Schema {
     servers: [{ url: '/v1' }],
     components: {
       securitySchemes: {
-        secretKey: { type: 'http', scheme: 'bearer', description: 'sk_test_... or sk_live_...: decides merchant and mode' },
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'sk_test_... or sk_live_...: decides merchant and mode',
+        },
         operatorToken: { type: 'http', scheme: 'bearer', description: 'The server ADMIN_TOKEN' },
       },
-      schemas: { Error: ERROR_SCHEMA, ...Object.fromEntries(Object.entries(c.schemas).sort(([a], [b]) => a.localeCompare(b))) },
+      schemas: {
+        Error: ERROR_SCHEMA,
+        ...Object.fromEntries(Object.entries(c.schemas).sort(([a], [b]) => a.localeCompare(b))),
+      },
     },
     paths,
   };

@@ -178,16 +178,27 @@ export interface RestShim {
 }
 
 /** `signals`: the app's request signals (ctx.signal: the client left, or the app is stopping). */
-export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; services: Services; signals: RequestSignals }): RestShim {
+export function restRouter(opts: {
+  schema: GraphQLSchema;
+  orm: MikroORM;
+  services: Services;
+  signals: RequestSignals;
+}): RestShim {
   const { schema, orm, services, signals } = opts;
   const router = Router();
   const merchantAuth = authenticate(services);
   const limiter = rateLimit(services);
   const adminAuth = (req: Request, res: Response, next: express.NextFunction) => {
     // Without ADMIN_TOKEN the operator API does not exist.
-    if (!services.config.adminToken) return sendError(req, res, new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`));
+    if (!services.config.adminToken)
+      return sendError(
+        req,
+        res,
+        new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`),
+      );
     return authenticate(services)(req, res, () => {
-      if (req.principal?.kind !== 'admin') return sendError(req, res, new DomainError('invalid_api_key', 'Invalid operator token.'));
+      if (req.principal?.kind !== 'admin')
+        return sendError(req, res, new DomainError('invalid_api_key', 'Invalid operator token.'));
       next();
     });
   };
@@ -210,7 +221,9 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       }
       const params: Record<string, string> = {};
       try {
-        e.params.forEach((name, i) => (params[name] = found[i].includes('%') ? decodeURIComponent(found[i]) : found[i]));
+        e.params.forEach(
+          (name, i) => (params[name] = found[i].includes('%') ? decodeURIComponent(found[i]) : found[i]),
+        );
       } catch {
         return null; // express's route layers answer it as they always did
       }
@@ -229,7 +242,10 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
      * (src/modules/idempotency/with-idempotency.ts): the header is passed as `$idempotencyKey`, and the operation
      * reports a replay, whose error body keeps the first request's id (byte for byte, docs/api.md).
      */
-    const run = async (req: Request, parsed?: Record<string, unknown>): Promise<[number, string, DomainError?, boolean?, FileAnswer?]> => {
+    const run = async (
+      req: Request,
+      parsed?: Record<string, unknown>,
+    ): Promise<[number, string, DomainError?, boolean?, FileAnswer?]> => {
       const status = route.status ?? 200;
       let payload: unknown;
       let file: FileAnswer | undefined;
@@ -238,7 +254,8 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
       const failOn = (result: ExecutionResult) => {
         if (!result.errors?.length) return;
         const err = fromGraphQLError(result.errors[0], (p) => restParam(p)!);
-        if (err.code === 'internal_error') req.log.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'internal error');
+        if (err.code === 'internal_error')
+          req.log.error({ err: result.errors[0].originalError ?? result.errors[0] }, 'internal error');
         throw new DomainError(err.code, err.message, restParam(err.param), err.headers);
       };
       try {
@@ -246,7 +263,12 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
         if (route.idempotent) variableValues[IDEMPOTENCY_KEY_VARIABLE] = req.get('Idempotency-Key');
         const res = req.res!;
         contextValue = operationContext({
-          em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: () => req.log, services, signal: () => signals.for(res),
+          em: orm.em as never,
+          principal: req.principal!,
+          requestId: req.requestId,
+          log: () => req.log,
+          services,
+          signal: () => signals.for(res),
         });
         const captured = new Map<string | number, unknown>();
         if (route.sharedFields.length) contextValue.extras.set(CAPTURED, captured);
@@ -260,21 +282,30 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
           const texts = new Map<string, string>();
           for (const f of route.sharedFields) {
             const shown = (data as Record<string, unknown>)[f.responseKey];
-            if (shown !== null && shown !== undefined && !captured.has(f.responseKey)) throw new Error(`${route.path}: ${f.responseKey} was not captured`);
-            texts.set(f.restKey, shown === null || shown === undefined ? 'null' : await render(f, captured.get(f.responseKey), ctx, failOn));
+            if (shown !== null && shown !== undefined && !captured.has(f.responseKey))
+              throw new Error(`${route.path}: ${f.responseKey} was not captured`);
+            texts.set(
+              f.restKey,
+              shown === null || shown === undefined
+                ? 'null'
+                : await render(f, captured.get(f.responseKey), ctx, failOn),
+            );
           }
           const mapped = fromGraphQL(data, route.resultType) as Record<string, unknown>;
-          text = `{${Object.keys(mapped).map((k) => `${JSON.stringify(k)}:${texts.get(k) ?? JSON.stringify(mapped[k])}`).join(',')}}`;
+          text = `{${Object.keys(mapped)
+            .map((k) => `${JSON.stringify(k)}:${texts.get(k) ?? JSON.stringify(mapped[k])}`)
+            .join(',')}}`;
         } else if (route.filePath) {
           // A file answer (Route.binary): the operation's { filename contentType base64 }, decoded.
           const doc = route.filePath.reduce((o, k) => (o as Record<string, unknown> | null)?.[k], data) as
-            | { filename: string; contentType: string; base64: string }
-            | null
-            | undefined;
+            { filename: string; contentType: string; base64: string } | null | undefined;
           if (!doc) throw new Error(`${route.method} ${route.path}: the operation answered no file`);
           file = { contentType: doc.contentType, filename: doc.filename, bytes: Buffer.from(doc.base64, 'base64') };
         } else if (route.isList) {
-          const conn = data as { edges: { node: unknown }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+          const conn = data as {
+            edges: { node: unknown }[];
+            pageInfo: { hasNextPage: boolean; endCursor: string | null };
+          };
           const connType = getNamedType(route.resultType) as GraphQLObjectType;
           const edgeType = getNamedType(connType.getFields().edges.type) as GraphQLObjectType;
           payload = {
@@ -292,13 +323,22 @@ export function restRouter(opts: { schema: GraphQLSchema; orm: MikroORM; service
         const replay = contextValue && idempotentReplay(contextValue);
         return [err.status, JSON.stringify(errorBody(err, replay?.firstRequestId ?? req.requestId)), err, !!replay];
       }
-      return [status, file ? '' : text ?? JSON.stringify(payload), undefined, !!idempotentReplay(contextValue!), file];
+      return [
+        status,
+        file ? '' : (text ?? JSON.stringify(payload)),
+        undefined,
+        !!idempotentReplay(contextValue!),
+        file,
+      ];
     };
 
     const handler = async (req: Request, res: Response) => {
       if (route.cache && req.principal?.kind === 'merchant') {
         // Keyed by the parsed variables, not the URL as spelled (src/modules/catalog/catalog-cache.ts).
-        const { merchant: { id: merchantId }, mode } = req.principal;
+        const {
+          merchant: { id: merchantId },
+          mode,
+        } = req.principal;
         let parsed: Record<string, unknown> | undefined;
         const cacheKey = restReadKey(merchantId, mode, route, () => (parsed = variablesFor(route, req)));
         const [status, body] = await services.catalogCache.serve(merchantId, mode, cacheKey, async () => {

@@ -51,187 +51,323 @@ export interface Route {
   binary?: string;
 }
 
-const PRODUCT_TREE = '...ProductFields plans { ...PlanFields defaultPrice { ...PriceFields } usageRates { ...UsageRateFields } }';
-const PLAN_TREE = '...PlanFields prices { ...PriceFields } defaultPrice { ...PriceFields } usageRates { ...UsageRateFields }';
+const PRODUCT_TREE =
+  '...ProductFields plans { ...PlanFields defaultPrice { ...PriceFields } usageRates { ...UsageRateFields } }';
+const PLAN_TREE =
+  '...PlanFields prices { ...PriceFields } defaultPrice { ...PriceFields } usageRates { ...UsageRateFields }';
 const PAGE = 'pageInfo { hasNextPage endCursor }';
 
 // Webhooks and the test clock (src/modules/webhooks, src/modules/test-clock)
 const DELIVERY = '...WebhookDeliveryFields attemptLog { ...WebhookDeliveryAttemptFields }';
 const WEBHOOK_ROUTES: Route[] = [
   {
-    method: 'post', path: '/webhooks/endpoints', tag: 'Webhooks', status: 201,
-    summary: 'Register a webhook endpoint (url, mode, optional enabled_events, description). The answer shows its whsec_ secret this once.',
-    document: 'mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...CreatedWebhookEndpointFields } }',
+    method: 'post',
+    path: '/webhooks/endpoints',
+    tag: 'Webhooks',
+    status: 201,
+    summary:
+      'Register a webhook endpoint (url, mode, optional enabled_events, description). The answer shows its whsec_ secret this once.',
+    document:
+      'mutation($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { ...CreatedWebhookEndpointFields } }',
   },
   {
-    method: 'get', path: '/webhooks/endpoints', tag: 'Webhooks', summary: "List this mode's webhook endpoints, newest first.",
+    method: 'get',
+    path: '/webhooks/endpoints',
+    tag: 'Webhooks',
+    summary: "List this mode's webhook endpoints, newest first.",
     document: `query($first: Int, $after: String) { webhookEndpoints(first: $first, after: $after) { edges { node { ...WebhookEndpointFields } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/webhooks/endpoints/{id}', tag: 'Webhooks', summary: 'Retrieve a webhook endpoint.',
+    method: 'get',
+    path: '/webhooks/endpoints/{id}',
+    tag: 'Webhooks',
+    summary: 'Retrieve a webhook endpoint.',
     document: 'query($id: ID!) { webhookEndpoint(id: $id) { ...WebhookEndpointFields } }',
   },
   {
-    method: 'post', path: '/webhooks/endpoints/{id}/toggle', tag: 'Webhooks',
+    method: 'post',
+    path: '/webhooks/endpoints/{id}/toggle',
+    tag: 'Webhooks',
     summary: 'Enable or disable an endpoint: body {"enabled": bool}, or no body to flip it.',
-    document: 'mutation($id: ID!, $enabled: Boolean) { toggleWebhookEndpoint(id: $id, enabled: $enabled) { ...WebhookEndpointFields } }',
+    document:
+      'mutation($id: ID!, $enabled: Boolean) { toggleWebhookEndpoint(id: $id, enabled: $enabled) { ...WebhookEndpointFields } }',
   },
   {
-    method: 'post', path: '/webhooks/endpoints/{id}/roll-secret', tag: 'Webhooks',
+    method: 'post',
+    path: '/webhooks/endpoints/{id}/roll-secret',
+    tag: 'Webhooks',
     summary: 'Issue a new signing secret (shown this once); the previous one also signs for 24 hours.',
     document: 'mutation($id: ID!) { rollWebhookEndpointSecret(id: $id) { ...CreatedWebhookEndpointFields } }',
   },
   {
-    method: 'get', path: '/webhooks/deliveries', tag: 'Webhooks',
+    method: 'get',
+    path: '/webhooks/deliveries',
+    tag: 'Webhooks',
     summary: 'The delivery log, newest first (filters: endpoint_id, status), with every attempt.',
     document: `query($first: Int, $after: String, $endpointId: ID, $status: WebhookDeliveryStatus) {
       webhookDeliveries(first: $first, after: $after, endpointId: $endpointId, status: $status) { edges { node { ${DELIVERY} } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/webhooks/deliveries/{id}', tag: 'Webhooks', summary: 'Retrieve a delivery with every attempt.',
+    method: 'get',
+    path: '/webhooks/deliveries/{id}',
+    tag: 'Webhooks',
+    summary: 'Retrieve a delivery with every attempt.',
     document: `query($id: ID!) { webhookDelivery(id: $id) { ${DELIVERY} } }`,
   },
   {
-    method: 'post', path: '/webhooks/deliveries/{id}/retry', tag: 'Webhooks', conflicts: ['invalid_state_transition'], summary: 'Send a delivery again now.',
+    method: 'post',
+    path: '/webhooks/deliveries/{id}/retry',
+    tag: 'Webhooks',
+    conflicts: ['invalid_state_transition'],
+    summary: 'Send a delivery again now.',
     document: `mutation($id: ID!) { retryWebhookDelivery(id: $id) { ${DELIVERY} } }`,
   },
   {
-    method: 'post', path: '/webhooks/trigger-test', tag: 'Webhooks', status: 202,
-    summary: "Send a simulated payment.succeeded to the merchant's enabled test endpoints (optional endpoint_id). Test mode only.",
+    method: 'post',
+    path: '/webhooks/trigger-test',
+    tag: 'Webhooks',
+    status: 202,
+    summary:
+      "Send a simulated payment.succeeded to the merchant's enabled test endpoints (optional endpoint_id). Test mode only.",
     document: `mutation($endpointId: ID) { triggerTestWebhook(endpointId: $endpointId) { eventId type deliveries { ${DELIVERY} } } }`,
   },
   {
-    method: 'delete', path: '/webhooks/endpoints/{id}', tag: 'Webhooks', summary: 'Delete a webhook endpoint; its pending deliveries fail.',
+    method: 'delete',
+    path: '/webhooks/endpoints/{id}',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint; its pending deliveries fail.',
     document: 'mutation($id: ID!) { deleteWebhookEndpoint(id: $id) { ...DeletedObjectFields } }',
   },
   {
-    method: 'get', path: '/test-clock', tag: 'Test clock', summary: "The merchant's test-mode time (test mode only).",
+    method: 'get',
+    path: '/test-clock',
+    tag: 'Test clock',
+    summary: "The merchant's test-mode time (test mode only).",
     document: '{ testClock { ...TestClockStateFields } }',
   },
   {
-    method: 'post', path: '/test-clock/advance', tag: 'Test clock',
+    method: 'post',
+    path: '/test-clock/advance',
+    tag: 'Test clock',
     summary:
       'Move the test clock forward ({"seconds": n} or {"to": ISO}), at most 366 days per call; answers once every piece of work due by then is done. ' +
       'A client that leaves (or a service that stops) ends it early at a consistent point (advance_target, advance_interrupted_at); the next advance resumes it.',
-    document: 'mutation($seconds: Int, $to: DateTimeISO) { advanceTestClock(seconds: $seconds, to: $to) { ...TestClockStateFields } }',
+    document:
+      'mutation($seconds: Int, $to: DateTimeISO) { advanceTestClock(seconds: $seconds, to: $to) { ...TestClockStateFields } }',
   },
 ];
 
 export const routes: Route[] = [
   // Operator
   {
-    method: 'post', path: '/admin/merchants', tag: 'Operator', status: 201, auth: 'admin',
+    method: 'post',
+    path: '/admin/merchants',
+    tag: 'Operator',
+    status: 201,
+    auth: 'admin',
     summary: 'Onboard a merchant (operator token). The answer holds its secret keys, shown this once.',
-    document: 'mutation($input: CreateMerchantInput!) { createMerchant(input: $input) { ...CreatedMerchantFields apiKeys { test live } } }',
+    document:
+      'mutation($input: CreateMerchantInput!) { createMerchant(input: $input) { ...CreatedMerchantFields apiKeys { test live } } }',
   },
   {
-    method: 'post', path: '/api-keys/roll', tag: 'Merchant',
+    method: 'post',
+    path: '/api-keys/roll',
+    tag: 'Merchant',
     summary: "Roll this mode's secret key: a new key is issued; the old one stops after grace_seconds (default 0).",
     document: 'mutation($graceSeconds: Int) { rollApiKey(graceSeconds: $graceSeconds) { ...RolledApiKeyFields } }',
   },
   // Catalog
   {
-    method: 'post', path: '/product-families', tag: 'Catalog', status: 201, summary: 'Create a product family.',
-    document: 'mutation($input: CreateProductFamilyInput!) { createProductFamily(input: $input) { ...ProductFamilyFields } }',
+    method: 'post',
+    path: '/product-families',
+    tag: 'Catalog',
+    status: 201,
+    summary: 'Create a product family.',
+    document:
+      'mutation($input: CreateProductFamilyInput!) { createProductFamily(input: $input) { ...ProductFamilyFields } }',
   },
   {
-    method: 'get', path: '/product-families', tag: 'Catalog', cache: 'catalog', summary: 'List product families, newest first.',
+    method: 'get',
+    path: '/product-families',
+    tag: 'Catalog',
+    cache: 'catalog',
+    summary: 'List product families, newest first.',
     document: `query($first: Int, $after: String) { productFamilies(first: $first, after: $after) { edges { node { ...ProductFamilyFields } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/product-families/{id}', tag: 'Catalog', cache: 'catalog', summary: 'Retrieve a product family.',
+    method: 'get',
+    path: '/product-families/{id}',
+    tag: 'Catalog',
+    cache: 'catalog',
+    summary: 'Retrieve a product family.',
     document: 'query($id: ID!) { productFamily(id: $id) { ...ProductFamilyFields } }',
   },
   {
-    method: 'post', path: '/products', tag: 'Catalog', status: 201, summary: 'Create a product.',
+    method: 'post',
+    path: '/products',
+    tag: 'Catalog',
+    status: 201,
+    summary: 'Create a product.',
     document: `mutation($input: CreateProductInput!) { createProduct(input: $input) { ${PRODUCT_TREE} } }`,
   },
   {
-    method: 'get', path: '/products', tag: 'Catalog', cache: 'catalog', summary: 'List products, newest first, with their plans and default prices.',
+    method: 'get',
+    path: '/products',
+    tag: 'Catalog',
+    cache: 'catalog',
+    summary: 'List products, newest first, with their plans and default prices.',
     document: `query($first: Int, $after: String, $status: ProductStatus, $type: ProductType) {
       products(first: $first, after: $after, status: $status, type: $type) { edges { node { ${PRODUCT_TREE} } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/products/{id}', tag: 'Catalog', cache: 'catalog', summary: 'Retrieve a product with its plans and default prices.',
+    method: 'get',
+    path: '/products/{id}',
+    tag: 'Catalog',
+    cache: 'catalog',
+    summary: 'Retrieve a product with its plans and default prices.',
     document: `query($id: ID!) { product(id: $id) { ${PRODUCT_TREE} } }`,
   },
   {
-    method: 'post', path: '/products/{id}', tag: 'Catalog', summary: "Update a product's name, description or status.",
+    method: 'post',
+    path: '/products/{id}',
+    tag: 'Catalog',
+    summary: "Update a product's name, description or status.",
     document: `mutation($id: ID!, $input: UpdateProductInput!) { updateProduct(id: $id, input: $input) { ${PRODUCT_TREE} } }`,
   },
   {
-    method: 'post', path: '/products/{id}/plans', tag: 'Catalog', status: 201, summary: 'Create a plan of a product.',
+    method: 'post',
+    path: '/products/{id}/plans',
+    tag: 'Catalog',
+    status: 201,
+    summary: 'Create a plan of a product.',
     document: `mutation($id: ID!, $input: CreatePlanInput!) { createPlan(productId: $id, input: $input) { ${PLAN_TREE} } }`,
   },
   {
-    method: 'get', path: '/plans/{id}', tag: 'Catalog', cache: 'catalog', summary: 'Retrieve a plan with its prices and default price.',
+    method: 'get',
+    path: '/plans/{id}',
+    tag: 'Catalog',
+    cache: 'catalog',
+    summary: 'Retrieve a plan with its prices and default price.',
     document: `query($id: ID!) { plan(id: $id) { ${PLAN_TREE} } }`,
   },
   {
-    method: 'post', path: '/plans/{id}/prices', tag: 'Catalog', status: 201,
-    summary: "Add a price to a plan. Prices are immutable; a default price replaces the plan's previous default in its currency.",
-    document: 'mutation($id: ID!, $input: CreatePriceInput!) { createPrice(planId: $id, input: $input) { ...PriceFields } }',
+    method: 'post',
+    path: '/plans/{id}/prices',
+    tag: 'Catalog',
+    status: 201,
+    summary:
+      "Add a price to a plan. Prices are immutable; a default price replaces the plan's previous default in its currency.",
+    document:
+      'mutation($id: ID!, $input: CreatePriceInput!) { createPrice(planId: $id, input: $input) { ...PriceFields } }',
   },
   {
-    method: 'post', path: '/plans/{id}/usage-rates', tag: 'Catalog', status: 201, conflicts: ['usage_rate_exists'],
+    method: 'post',
+    path: '/plans/{id}/usage-rates',
+    tag: 'Catalog',
+    status: 201,
+    conflicts: ['usage_rate_exists'],
     summary:
       'Price one usage event type of a plan: event_type, currency, unit_amount_decimal (subunits per unit, a decimal string). One per plan, event type and currency; immutable. Usage is billed in arrears when a period closes.',
-    document: 'mutation($id: ID!, $input: CreateUsageRateInput!) { createUsageRate(planId: $id, input: $input) { ...UsageRateFields } }',
+    document:
+      'mutation($id: ID!, $input: CreateUsageRateInput!) { createUsageRate(planId: $id, input: $input) { ...UsageRateFields } }',
   },
   {
-    method: 'get', path: '/plans/{id}/usage-rates', tag: 'Catalog', cache: 'catalog', summary: "List a plan's usage rates, newest first.",
+    method: 'get',
+    path: '/plans/{id}/usage-rates',
+    tag: 'Catalog',
+    cache: 'catalog',
+    summary: "List a plan's usage rates, newest first.",
     document: `query($id: ID!, $first: Int, $after: String) { usageRates(planId: $id, first: $first, after: $after) { edges { node { ...UsageRateFields } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/prices/{id}', tag: 'Catalog', cache: 'catalog', summary: 'Retrieve a price.',
+    method: 'get',
+    path: '/prices/{id}',
+    tag: 'Catalog',
+    cache: 'catalog',
+    summary: 'Retrieve a price.',
     document: 'query($id: ID!) { price(id: $id) { ...PriceFields } }',
   },
   // Provider connections
   {
-    method: 'post', path: '/providers/connections', tag: 'Providers', status: 201,
-    conflicts: ['provider_already_connected'], gateway: true,
-    summary: 'Connect a gateway account (Stripe: secret_key, webhook_secret; Razorpay: key_id, key_secret, webhook_secret).',
-    document: 'mutation($input: ConnectProviderInput!) { connectProvider(input: $input) { ...ProviderConnectionFields } }',
+    method: 'post',
+    path: '/providers/connections',
+    tag: 'Providers',
+    status: 201,
+    conflicts: ['provider_already_connected'],
+    gateway: true,
+    summary:
+      'Connect a gateway account (Stripe: secret_key, webhook_secret; Razorpay: key_id, key_secret, webhook_secret).',
+    document:
+      'mutation($input: ConnectProviderInput!) { connectProvider(input: $input) { ...ProviderConnectionFields } }',
   },
   {
-    method: 'get', path: '/providers/connections', tag: 'Providers', summary: "List this mode's gateway connections.",
+    method: 'get',
+    path: '/providers/connections',
+    tag: 'Providers',
+    summary: "List this mode's gateway connections.",
     document: `query($first: Int, $after: String) { providerConnections(first: $first, after: $after) { edges { node { ...ProviderConnectionFields } } ${PAGE} } }`,
   },
   {
-    method: 'delete', path: '/providers/connections/{id}', tag: 'Providers', conflicts: ['provider_in_use'],
+    method: 'delete',
+    path: '/providers/connections/{id}',
+    tag: 'Providers',
+    conflicts: ['provider_in_use'],
     summary: 'Delete a connection (refused while a subscription that has not ended uses it).',
     document: 'mutation($id: ID!) { deleteProviderConnection(id: $id) { ...DeletedObjectFields } }',
   },
   // Payments
   {
-    method: 'post', path: '/payments', tag: 'Payments', status: 201, idempotent: true,
-    conflicts: ['provider_not_connected'], gateway: true,
+    method: 'post',
+    path: '/payments',
+    tag: 'Payments',
+    status: 201,
+    idempotent: true,
+    conflicts: ['provider_not_connected'],
+    gateway: true,
     summary: 'Create a payment; the answer carries the hosted checkout_url.',
-    document: 'mutation($input: CreatePaymentInput!, $idempotencyKey: String) { createPayment(input: $input, idempotencyKey: $idempotencyKey) { ...PaymentFields } }',
+    document:
+      'mutation($input: CreatePaymentInput!, $idempotencyKey: String) { createPayment(input: $input, idempotencyKey: $idempotencyKey) { ...PaymentFields } }',
   },
   {
-    method: 'get', path: '/payments', tag: 'Payments', summary: 'List payments, newest first.',
+    method: 'get',
+    path: '/payments',
+    tag: 'Payments',
+    summary: 'List payments, newest first.',
     document: `query($first: Int, $after: String, $status: PaymentStatus, $customerId: ID) {
       payments(first: $first, after: $after, status: $status, customerId: $customerId) { edges { node { ...PaymentFields } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/payments/{id}', tag: 'Payments', summary: 'Retrieve a payment: its current status and details.',
+    method: 'get',
+    path: '/payments/{id}',
+    tag: 'Payments',
+    summary: 'Retrieve a payment: its current status and details.',
     document: 'query($id: ID!) { payment(id: $id) { ...PaymentFields } }',
   },
   {
-    method: 'post', path: '/payments/{id}/refund', tag: 'Payments', status: 201, idempotent: true,
-    conflicts: ['payment_not_refundable', 'provider_not_connected'], gateway: true,
+    method: 'post',
+    path: '/payments/{id}/refund',
+    tag: 'Payments',
+    status: 201,
+    idempotent: true,
+    conflicts: ['payment_not_refundable', 'provider_not_connected'],
+    gateway: true,
     summary: 'Refund a succeeded payment: the whole remainder when amount is omitted, or part of it.',
-    document: 'mutation($id: ID!, $input: RefundPaymentInput, $idempotencyKey: String) { refundPayment(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ...RefundFields } }',
+    document:
+      'mutation($id: ID!, $input: RefundPaymentInput, $idempotencyKey: String) { refundPayment(id: $id, input: $input, idempotencyKey: $idempotencyKey) { ...RefundFields } }',
   },
   // Customers
   {
-    method: 'get', path: '/customers', tag: 'Customers', summary: 'List customers, newest first (filter: email).',
+    method: 'get',
+    path: '/customers',
+    tag: 'Customers',
+    summary: 'List customers, newest first (filter: email).',
     document: `query($first: Int, $after: String, $email: String) {
       customers(first: $first, after: $after, email: $email) { edges { node { ...CustomerFields lifetimeRevenue { currency amount } } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/customers/{id}', tag: 'Customers',
+    method: 'get',
+    path: '/customers/{id}',
+    tag: 'Customers',
     summary: 'Retrieve a customer with active subscription count and lifetime revenue.',
     document: 'query($id: ID!) { customer(id: $id) { ...CustomerFields lifetimeRevenue { currency amount } } }',
   },

@@ -46,7 +46,8 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   // The sandbox stands in for both gateways on its own port (docs/sandbox.md); with SANDBOX_URL it runs as its
   // own process (`npm run sandbox`), which keeps its CPU off the API's.
   const external = config.sandbox && config.sandboxUrl ? config.sandboxUrl : null;
-  const sandbox = config.sandbox && !external ? await startConfiguredSandbox(config, orm.config.get('clientUrl')!) : null;
+  const sandbox =
+    config.sandbox && !external ? await startConfiguredSandbox(config, orm.config.get('clientUrl')!) : null;
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
   const services = createServices(config, orm, schema, sandboxUrl, () => config.publicUrl ?? url);
@@ -97,7 +98,13 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   const rest = restRouter({ schema, orm, services, signals });
   app.use('/v1', rest.router);
   const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub, signals });
-  app.use((req, res) => sendError(req, res, new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`)));
+  app.use((req, res) =>
+    sendError(
+      req,
+      res,
+      new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`),
+    ),
+  );
   app.use(errorHandler);
   // API calls the route table answers skip express's layers; they run the same middleware (src/http/rest-lane.ts).
   server.on('request', restLane(app, rest, [requestContext, jsonBody, bodyLimits], errorHandler));
@@ -111,7 +118,10 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   logger.info({ url }, 'http server listening');
 
   // Expired idempotency keys are purged periodically (a claim already ignores them).
-  const purge = setInterval(() => void services.idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'purge failed')), 10 * 60_000);
+  const purge = setInterval(
+    () => void services.idempotency.purgeExpired().catch((err) => logger.warn({ err }, 'purge failed')),
+    10 * 60_000,
+  );
   purge.unref();
   // The sandbox charges subscription renewals as real time passes, like the gateways (test clocks advance them too).
   const stopRenewals = sandbox && config.worker ? chargeRenewalsAsTimePasses(sandbox) : () => undefined;

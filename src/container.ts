@@ -57,7 +57,10 @@ export function createServices(
   if (config.databaseUrl && !process.env.ENCRYPTION_KEY && cluster.isPrimary) {
     // Every process sharing the database must seal and open credentials with the same key. API processes of one
     // supervisor (API_PROCESSES) share its DATA_DIR: the supervisor warns when it applies, they need not.
-    logger.warn({ dataDir: config.dataDir }, 'ENCRYPTION_KEY unset: using the key file in DATA_DIR; set ENCRYPTION_KEY when several hosts share the database');
+    logger.warn(
+      { dataDir: config.dataDir },
+      'ENCRYPTION_KEY unset: using the key file in DATA_DIR; set ENCRYPTION_KEY when several hosts share the database',
+    );
   }
   const secrets = SecretBox.fromEnv(config.dataDir);
   const providers = new ProviderService(
@@ -81,7 +84,15 @@ export function createServices(
     pollMs: config.workerPollMs,
   });
   const payments = new PaymentService(providers, () => serializer, invoices, commands, orm.em, pool);
-  const subscriptions = new SubscriptionService(orm.em, providers, invoices, webhooks.clock, () => serializer, coupons, commands);
+  const subscriptions = new SubscriptionService(
+    orm.em,
+    providers,
+    invoices,
+    webhooks.clock,
+    () => serializer,
+    coupons,
+    commands,
+  );
   // Registered after the webhook dispatcher: at equal times the service's own actions (a period-end cancellation) run
   // before the gateway sandbox's clock moves (which would renew).
   const scheduler = new SubscriptionScheduler(subscriptions, pool);
@@ -96,19 +107,28 @@ export function createServices(
     providers,
     payments,
     idempotency: new IdempotencyStore(orm.em),
-    catalogCache: new CatalogReadCache((merchantId, mode) => catalogVersion(pool, { merchantId, mode }), config.readCacheBytes),
+    catalogCache: new CatalogReadCache(
+      (merchantId, mode) => catalogVersion(pool, { merchantId, mode }),
+      config.readCacheBytes,
+    ),
     invoices,
     documents: new InvoiceDocuments(config.documentRenderThreads),
     subscriptions,
     scheduler,
-    schedulerLoop: new SchedulerLoop(scheduler, {
-      pollMs: config.schedulerPollMs,
-      reconcileMs: config.reconcileIntervalMs,
-      reconcileGraceMs: config.reconcileGraceMs,
-      pendingOutcomeGraceMs: config.pendingOutcomeGraceMs,
-    }, [(graceMs) => payments.reconcilePending(graceMs)]),
+    schedulerLoop: new SchedulerLoop(
+      scheduler,
+      {
+        pollMs: config.schedulerPollMs,
+        reconcileMs: config.reconcileIntervalMs,
+        reconcileGraceMs: config.reconcileGraceMs,
+        pendingOutcomeGraceMs: config.pendingOutcomeGraceMs,
+      },
+      [(graceMs) => payments.reconcilePending(graceMs)],
+    ),
     serializer,
-    entitlements: new EntitlementService(new EntitlementEvaluator(pool, new EntitlementCache(config.entitlementCacheBytes))),
+    entitlements: new EntitlementService(
+      new EntitlementEvaluator(pool, new EntitlementCache(config.entitlementCacheBytes)),
+    ),
     experiments: new ExperimentService(webhooks.clock, existingOfferingIds),
     offerings: new OfferingService(),
     coupons,
@@ -123,7 +143,13 @@ export function createServices(
  * Outbound webhooks and the test clock, on the service pool: the dispatcher (outbox -> deliveries), the merchant
  * clock that runs its due work when a test clock advances, the webhook service, and the worker runtime.
  */
-function webhookServices(config: Config, orm: MikroORM, pool: ServicePool, secrets: SecretBox, serializer: () => Serializer) {
+function webhookServices(
+  config: Config,
+  orm: MikroORM,
+  pool: ServicePool,
+  secrets: SecretBox,
+  serializer: () => Serializer,
+) {
   const clock = new Clock(pool);
   const timeoutMs = config.webhookTimeoutMs;
   const allowPrivateNetworks = config.webhookAllowPrivateNetworks;

@@ -17,7 +17,11 @@ import { superviseApiProcesses } from './supervisor';
 async function main() {
   const config = loadConfig();
   const missing = missingApiFlags(process.execArgv);
-  if (missing.length) logger.warn({ missing }, `started without ${missing.join(' ')}: expect a longer latency tail (npm start passes it; src/core/heap.ts)`);
+  if (missing.length)
+    logger.warn(
+      { missing },
+      `started without ${missing.join(' ')}: expect a longer latency tail (npm start passes it; src/core/heap.ts)`,
+    );
   if (config.apiProcesses > 1) return superviseApiProcesses(config); // its processes inherit these flags
   const member = groupMember(); // one of a supervisor's API processes, or null
   // The process's one pool: the ORM's, also running the plain statements, webhook delivery and the test clock.
@@ -31,7 +35,13 @@ async function main() {
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
   // The supervisor prints the banner once all its API processes listen.
   if (member) member.listening(app.url, connections.total);
-  else await printBanner(config, db, app.services, { url: app.url, sandboxUrl: app.sandboxUrl, sandboxHere: app.sandbox !== null, connections: connections.text });
+  else
+    await printBanner(config, db, app.services, {
+      url: app.url,
+      sandboxUrl: app.sandboxUrl,
+      sandboxHere: app.sandbox !== null,
+      connections: connections.text,
+    });
 
   return {
     forceAfterMs: API_STOP_MS,

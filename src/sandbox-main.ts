@@ -10,7 +10,8 @@ import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
  */
 async function main() {
   const config = loadConfig();
-  if (!config.databaseUrl) throw new Error('npm run sandbox needs DATABASE_URL (the database the sandbox keeps its state in)');
+  if (!config.databaseUrl)
+    throw new Error('npm run sandbox needs DATABASE_URL (the database the sandbox keeps its state in)');
   // Not PORT + 1: PORT belongs to the API, the sandbox has its own fixed default.
   const port = process.env.SANDBOX_PORT ? config.sandboxPort : 4001;
   // The sandbox opens its own ORM and applies its own migrations (src/gateways/sandbox/database.ts).

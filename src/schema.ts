@@ -45,7 +45,10 @@ function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
       const operatorField = OPERATOR_FIELDS.has(field.name);
       wrapFieldResolver(field, (resolve) => (source, args, context: Ctx, info) => {
         if (!operatorField && context.principal?.kind !== 'merchant') {
-          throw new DomainError('invalid_api_key', 'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...');
+          throw new DomainError(
+            'invalid_api_key',
+            'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...',
+          );
         }
         refuseOversizeArguments(field, args); // first: bounds the depth the text and id checks walk
         refuseInvalidText(field, args);
@@ -88,7 +91,8 @@ const validated = (v: unknown): v is object => v !== null && typeof v === 'objec
 async function validateArgument(value: unknown): Promise<void> {
   if (!validated(value)) return;
   try {
-    if (Array.isArray(value)) await Promise.all(value.filter(validated).map((v) => validateOrReject(v, VALIDATOR_OPTIONS)));
+    if (Array.isArray(value))
+      await Promise.all(value.filter(validated).map((v) => validateOrReject(v, VALIDATOR_OPTIONS)));
     else await validateOrReject(value, VALIDATOR_OPTIONS);
   } catch (err) {
     throw new ArgumentValidationError(err as ValidationError[]);

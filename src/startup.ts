@@ -53,7 +53,11 @@ export async function openServiceDatabase(config: Config, poolMax: number): Prom
 }
 
 /** The gateway sandbox in this process, as configured (SANDBOX_PORT unless `port`, HOST, SANDBOX_PUBLIC_URL). */
-export function startConfiguredSandbox(config: Config, databaseUrl: string, opts: { port?: number; poolMax?: number } = {}): Promise<RunningSandbox> {
+export function startConfiguredSandbox(
+  config: Config,
+  databaseUrl: string,
+  opts: { port?: number; poolMax?: number } = {},
+): Promise<RunningSandbox> {
   return startSandbox({
     databaseUrl,
     poolMax: opts.poolMax,
@@ -92,7 +96,11 @@ export interface BackgroundWork {
  * The work WORKER controls, on this process's services: outbound webhook delivery and gateway commands (woken through
  * a LISTEN connection of its own), the subscriptions scheduler and, given the sandbox running in this process, its renewals.
  */
-export async function startBackgroundWork(services: Services, databaseUrl: string, sandbox: RunningSandbox | null = null): Promise<BackgroundWork> {
+export async function startBackgroundWork(
+  services: Services,
+  databaseUrl: string,
+  sandbox: RunningSandbox | null = null,
+): Promise<BackgroundWork> {
   const listener = new PgListener(databaseUrl);
   await listener.start();
   await services.delivery.startWorker(listener);
@@ -127,7 +135,12 @@ export interface BannerFacts {
  * What `npm start` prints once the API answers. On the embedded database it first makes sure of the demo merchant
  * (connected to the sandbox's gateways) and prints its keys.
  */
-export async function printBanner(config: Config, db: ServiceDatabase, services: Services, facts: BannerFacts): Promise<void> {
+export async function printBanner(
+  config: Config,
+  db: ServiceDatabase,
+  services: Services,
+  facts: BannerFacts,
+): Promise<void> {
   const { url, sandboxUrl } = facts;
   const banner: string[] = [
     '',

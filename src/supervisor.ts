@@ -19,7 +19,9 @@ const SUPERVISOR_POOL = servicePoolSize(0);
  * startApp alone, on its database and sandbox with WORKER=off. One that dies is replaced (src/core/cluster.ts).
  * SIGINT/SIGTERM: the API processes drain, then the background work, the sandbox, the pool and the embedded server stop.
  */
-export async function superviseApiProcesses(config: Config): Promise<{ stop: () => Promise<void>; forceAfterMs: number }> {
+export async function superviseApiProcesses(
+  config: Config,
+): Promise<{ stop: () => Promise<void>; forceAfterMs: number }> {
   logger.setBindings({ pid: process.pid }); // the group shares stdout: each line says whose it is
   // What has started, stopped newest first: on SIGINT/SIGTERM, or when the start fails half-way.
   const started: (() => Promise<void>)[] = [];
@@ -33,7 +35,7 @@ export async function superviseApiProcesses(config: Config): Promise<{ stop: () 
     started.push(() => db.close());
     const sandbox = config.sandbox && !config.sandboxUrl ? await startConfiguredSandbox(config, db.url) : null;
     if (sandbox) started.push(() => sandbox.close());
-    const sandboxUrl = config.sandbox ? config.sandboxUrl ?? sandbox!.url : null;
+    const sandboxUrl = config.sandbox ? (config.sandboxUrl ?? sandbox!.url) : null;
     let apiUrl = '';
     // Its own services: for the background work and the demo merchant's gateway connections (their webhook URLs are
     // the API's).
@@ -48,7 +50,13 @@ export async function superviseApiProcesses(config: Config): Promise<{ stop: () 
       name: 'API process',
       size: config.apiProcesses,
       // API_PROCESSES=1: each runs `npm start`'s single-process path (src/main.ts), serving HTTP only.
-      env: { PORT: String(port), DATABASE_URL: db.url, ...(sandboxUrl ? { SANDBOX_URL: sandboxUrl } : {}), WORKER: 'off', API_PROCESSES: '1' },
+      env: {
+        PORT: String(port),
+        DATABASE_URL: db.url,
+        ...(sandboxUrl ? { SANDBOX_URL: sandboxUrl } : {}),
+        WORKER: 'off',
+        API_PROCESSES: '1',
+      },
     });
     started.push(() => group.stop(API_STOP_MS + 1_000)); // each drains within its own bound
     await group.start();
@@ -63,7 +71,9 @@ export async function superviseApiProcesses(config: Config): Promise<{ stop: () 
       sandbox: sandbox?.connections ?? 0,
     });
     logger.info({ connections: connections.total }, `database: ${connections.text}`);
-    const supervisorRuns = [sandbox && 'sandbox', background && 'webhook delivery, scheduler'].filter(Boolean).join(', ');
+    const supervisorRuns = [sandbox && 'sandbox', background && 'webhook delivery, scheduler']
+      .filter(Boolean)
+      .join(', ');
     await printBanner(config, db, services, {
       url: apiUrl,
       sandboxUrl,

@@ -26,7 +26,9 @@ async function main() {
   const background = await startBackgroundWork(services, config.databaseUrl);
   const connections = connectionBudget({ pool: services.plainPool.options.max, LISTEN: background.connections });
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
-  process.stdout.write(`Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})\n`);
+  process.stdout.write(
+    `Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})\n`,
+  );
 
   return {
     forceAfterMs: config.webhookTimeoutMs + 5_000,

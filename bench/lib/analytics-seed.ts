@@ -86,7 +86,8 @@ const PRICES: Record<string, Record<string, number[]>> = {
 const TIERS = ['Basic', 'Pro', 'Business'];
 const CADENCES = ['monthly', 'yearly', 'weekly'];
 
-const sqlArray = (xs: string[]) => `array[${xs.map((x) => (x === null ? 'null' : `'${x.replace(/'/g, "''")}'`)).join(',')}]`;
+const sqlArray = (xs: string[]) =>
+  `array[${xs.map((x) => (x === null ? 'null' : `'${x.replace(/'/g, "''")}'`)).join(',')}]`;
 
 /**
  * Seeds the data set for `merchantId` (test mode) on `databaseUrl`. `log` gets one line per step with its time.
@@ -98,7 +99,8 @@ export async function seedAnalytics(
   shape: AnalyticsShape = DEFAULT_SHAPE,
   log: (line: string) => void = () => undefined,
 ): Promise<AnalyticsSeed> {
-  if (shape.subscriptions < 10 || shape.customers < 10) throw new Error('seed: at least 10 customers and 10 subscriptions');
+  if (shape.subscriptions < 10 || shape.customers < 10)
+    throw new Error('seed: at least 10 customers and 10 subscriptions');
   if (shape.usageSubscriptions < 2) throw new Error('seed: at least 2 usage subscriptions');
   const t0 = Date.now();
   const timings: [string, number][] = [];
@@ -129,7 +131,10 @@ export async function seedAnalytics(
       [merchantId],
     );
     if (!merchant) throw new Error(`seed: no merchant ${merchantId}`);
-    if (!merchant.connection_id) throw new Error(`seed: merchant ${merchantId} has no test-mode gateway connection (POST /v1/providers/connections first)`);
+    if (!merchant.connection_id)
+      throw new Error(
+        `seed: merchant ${merchantId} has no test-mode gateway connection (POST /v1/providers/connections first)`,
+      );
     const now = merchant.now;
     const reporting = merchant.reporting_currency;
 
@@ -137,7 +142,11 @@ export async function seedAnalytics(
     const pool = new Pool({ connectionString: databaseUrl, max: 2 });
     try {
       const first = new Date(now.getTime() - 731 * 86_400_000);
-      for (let m = monthOf(first); new Date(m.from).getTime() <= now.getTime() + 31 * 86_400_000; m = monthOf(new Date(m.to))) {
+      for (
+        let m = monthOf(first);
+        new Date(m.from).getTime() <= now.getTime() + 31 * 86_400_000;
+        m = monthOf(new Date(m.to))
+      ) {
         await createPartition(pool, m);
       }
     } finally {
@@ -160,7 +169,12 @@ export async function seedAnalytics(
       )
       select plans.*, c.currency, gen_random_uuid() as price_id,
         (case c.currency ${Object.entries(PRICES)
-          .map(([cur, byFreq]) => `when '${cur}' then case plans.freq ${Object.entries(byFreq).map(([f, a]) => `when '${f}' then array[${a.join(',')}]`).join(' ')} end`)
+          .map(
+            ([cur, byFreq]) =>
+              `when '${cur}' then case plans.freq ${Object.entries(byFreq)
+                .map(([f, a]) => `when '${f}' then array[${a.join(',')}]`)
+                .join(' ')} end`,
+          )
           .join(' ')} end)[plans.tier + 1]::bigint as amount
       from plans cross join unnest(array['INR', 'USD']) c(currency)`);
     await q(
@@ -254,9 +268,14 @@ export async function seedAnalytics(
     );
     // Movements per subscription: its base (1, or 2 when it ends not counted) plus a share of the rest by age, the
     // shares made exact by cumulative rounding (floor of running totals), so the total is exactly `movements`.
-    const [totals] = await q<{ base: string; weight: string }>(`select sum(base_moves) as base, sum(weight) as weight from seed_subs`);
+    const [totals] = await q<{ base: string; weight: string }>(
+      `select sum(base_moves) as base, sum(weight) as weight from seed_subs`,
+    );
     const extra = shape.movements - Number(totals.base);
-    if (extra < 0) throw new Error(`seed: ${shape.movements} movements are fewer than the ${totals.base} the subscriptions need at least`);
+    if (extra < 0)
+      throw new Error(
+        `seed: ${shape.movements} movements are fewer than the ${totals.base} the subscriptions need at least`,
+      );
     await q(`alter table seed_subs add column m int`);
     await q(
       `update seed_subs s set m = x.m from (
@@ -293,7 +312,8 @@ export async function seedAnalytics(
     // step changes its MRR. Levels: the MRR at step j is mrr + g(k) x unit, k = steps to its last counted step,
     // g(0) = 0 and g(k) = (7k mod 11) - 5: neighbouring steps never share a level, about 2 in 3 changes are expansions,
     // and the last counted level is the subscription's MRR now (its price normalised, docs/analytics.md).
-    const pauseOk = (j: string) => `(${j} >= 2 and ${j} <= s.m - 2 and (s.m - ${j}) % 2 = 0 and pg_temp.u(s.i, 100 + ${j}) < 0.08)`;
+    const pauseOk = (j: string) =>
+      `(${j} >= 2 and ${j} <= s.m - 2 and (s.m - ${j}) % 2 = 0 and pg_temp.u(s.i, 100 + ${j}) < 0.08)`;
     const level = (j: string) =>
       `(s.mrr + case when (case when s.counted then s.m else s.m - 1 end) - ${j} <= 0 then 0
          else ((7 * ((case when s.counted then s.m else s.m - 1 end) - ${j})) % 11) - 5 end * greatest(1, s.mrr / 12))`;
@@ -411,7 +431,8 @@ export async function seedAnalytics(
       [now, shape.usageSubscriptions],
     );
     const [{ n: usageSubs }] = await q<{ n: number }>(`select count(*)::int as n from seed_usage`);
-    if (usageSubs < 2) throw new Error(`seed: only ${usageSubs} active monthly INR subscriptions older than 3 months for usage`);
+    if (usageSubs < 2)
+      throw new Error(`seed: only ${usageSubs} active monthly INR subscriptions older than 3 months for usage`);
     const hotEvents = Math.round(shape.usageEvents * shape.hotShare);
     const rest = shape.usageEvents - hotEvents;
     await q(`alter table seed_usage add column events int, add column periods int`);
@@ -444,7 +465,9 @@ export async function seedAnalytics(
        where merchant_id = $1 and mode = 'test' and idempotency_key like 'seed-' || $2::text || '-%'`,
       [merchantId, tag],
     );
-    step(`${usageEvents.rowCount} usage events over ${usageSubs} subscriptions (${hotEvents} on the hot one), each with its idempotency key`);
+    step(
+      `${usageEvents.rowCount} usage events over ${usageSubs} subscriptions (${hotEvents} on the hot one), each with its idempotency key`,
+    );
     // The sums the service keeps in the event's statement, spread over its 8 slots (each event in one).
     const aggregates = await db.query(
       `insert into usage_aggregates (subscription_id, period_start, event_type, slot, merchant_id, mode, period_end, unit, total_quantity, event_count)
@@ -478,7 +501,17 @@ export async function seedAnalytics(
     // scans). VACUUM marks a page all-visible only if no transaction still running began before the seed's commit; in the
     // whole bench the service is busy for other merchants meanwhile and one sometimes has, and then cohorts' index-only
     // scans fetch every row from the heap (5 times slower, measured). So the map is checked, and a table vacuumed again.
-    const tables = ['customers', 'subscriptions', 'mrr_movements', 'mrr_movement_days', 'mandate_attempts', 'usage_events', 'usage_event_keys', 'usage_aggregates', 'usage_units'];
+    const tables = [
+      'customers',
+      'subscriptions',
+      'mrr_movements',
+      'mrr_movement_days',
+      'mandate_attempts',
+      'usage_events',
+      'usage_event_keys',
+      'usage_aggregates',
+      'usage_units',
+    ];
     const again = new Set<string>();
     for (const t of tables) {
       const [{ exists }] = await q<{ exists: boolean }>(`select to_regclass($1) is not null as exists`, [t]);
@@ -493,7 +526,9 @@ export async function seedAnalytics(
         if (Number(visible) >= ALL_VISIBLE_SHARE * Number(pages)) break;
         if (attempt === VACUUM_ATTEMPTS) {
           // Figures from here on pay heap fetches: say so rather than fail a seed already committed.
-          log(`seed: WARNING ${t}: ${visible} of ${pages} pages all-visible after ${attempt} vacuums (a long transaction on the database?)`);
+          log(
+            `seed: WARNING ${t}: ${visible} of ${pages} pages all-visible after ${attempt} vacuums (a long transaction on the database?)`,
+          );
           break;
         }
         again.add(t);
@@ -531,9 +566,13 @@ export async function seedAnalytics(
       [merchantId, tag],
     );
     if (check.bad_subs || check.bad_customers) {
-      throw new Error(`seed: the ledger is inconsistent: ${check.bad_subs} subscriptions whose movements do not add up to their MRR, ${check.bad_customers} customers whose deltas, new movements or cohort instants are wrong`);
+      throw new Error(
+        `seed: the ledger is inconsistent: ${check.bad_subs} subscriptions whose movements do not add up to their MRR, ${check.bad_customers} customers whose deltas, new movements or cohort instants are wrong`,
+      );
     }
-    step('ledger checked (every subscription sums to its MRR, every customer to its paying state, one new each, its cohort instant on every row)');
+    step(
+      'ledger checked (every subscription sums to its MRR, every customer to its paying state, one new each, its cohort instant on every row)',
+    );
 
     const [counts] = await q<Record<string, number>>(
       `select

@@ -31,7 +31,8 @@ export async function createBenchDatabase(serverUrl: string): Promise<BenchDatab
   return {
     name,
     url: u.toString(),
-    drop: () => withClient(serverUrl, (c) => c.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+    drop: () =>
+      withClient(serverUrl, (c) => c.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
   };
 }
 
@@ -39,7 +40,11 @@ export async function createBenchDatabase(serverUrl: string): Promise<BenchDatab
  * `n` connected clients of `url` for a bench's own statements, closed once: by `close()`, or by the bench's cleanup
  * (`label` names them there) when it fails or is interrupted first.
  */
-export async function benchClients(url: string, n: number, label: string): Promise<{ clients: Client[]; close(): Promise<void> }> {
+export async function benchClients(
+  url: string,
+  n: number,
+  label: string,
+): Promise<{ clients: Client[]; close(): Promise<void> }> {
   const clients = await Promise.all(
     Array.from({ length: n }, async () => {
       const c = new Client({ connectionString: url });

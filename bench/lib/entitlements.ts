@@ -29,11 +29,14 @@ export async function seedEntitlementBench(
   const key = merchant.keys.test;
   const post = async (path: string, body: unknown) => {
     const r = await requestJson(`${serviceUrl}/v1${path}`, { headers: { authorization: `Bearer ${key}` }, body });
-    if (r.status !== 201 && r.status !== 200) throw new Error(`seed: POST /v1${path} answered ${r.status}: ${r.text.slice(0, 500)}`);
+    if (r.status !== 201 && r.status !== 200)
+      throw new Error(`seed: POST /v1${path} answered ${r.status}: ${r.text.slice(0, 500)}`);
     return r.body as { id: string };
   };
   await connectSandbox(serviceUrl, key);
-  const connections = await requestJson(`${serviceUrl}/v1/providers/connections`, { headers: { authorization: `Bearer ${key}` } });
+  const connections = await requestJson(`${serviceUrl}/v1/providers/connections`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const connectionId = connections.body?.data?.[0]?.id as string;
   const catalog: { product: string; plan: string; price: string }[] = [];
   for (const name of ['A', 'B', 'C']) {
@@ -43,7 +46,11 @@ export async function seedEntitlementBench(
     catalog.push({ product: product.id, plan: plan.id, price: price.id });
   }
   const [a, b, c] = catalog.map((x) => x.product);
-  for (const [lookupKey, products] of [['pro', [a, b]], ['premium', [b]], ['analytics', [c]]] as const) {
+  for (const [lookupKey, products] of [
+    ['pro', [a, b]],
+    ['premium', [b]],
+    ['analytics', [c]],
+  ] as const) {
     const e = await post('/entitlements', { lookup_key: lookupKey, name: lookupKey });
     await post(`/entitlements/${e.id}/products`, { product_ids: products });
   }

@@ -23,14 +23,22 @@ import { requestJson } from './http';
  * The schema the running service serves (introspection), or, when introspection is refused, the emitted SDL in
  * schema/schema.graphql. Either way the REST route's document is expanded exactly as the shim expands it.
  */
-export async function serviceSchema(baseUrl: string, key: string, repoRoot: string): Promise<{ schema: GraphQLSchema; source: string }> {
+export async function serviceSchema(
+  baseUrl: string,
+  key: string,
+  repoRoot: string,
+): Promise<{ schema: GraphQLSchema; source: string }> {
   const r = await requestJson<{ data?: IntrospectionQuery; errors?: unknown[] }>(`${baseUrl}/graphql`, {
     headers: { authorization: `Bearer ${key}` },
     body: { query: getIntrospectionQuery() },
   });
-  if (r.status === 200 && r.body?.data && !r.body.errors) return { schema: buildClientSchema(r.body.data), source: 'introspection' };
+  if (r.status === 200 && r.body?.data && !r.body.errors)
+    return { schema: buildClientSchema(r.body.data), source: 'introspection' };
   const sdl = path.join(repoRoot, 'schema', 'schema.graphql');
-  return { schema: buildSchema(fs.readFileSync(sdl, 'utf8')), source: `${path.relative(repoRoot, sdl)} (introspection answered ${r.status})` };
+  return {
+    schema: buildSchema(fs.readFileSync(sdl, 'utf8')),
+    source: `${path.relative(repoRoot, sdl)} (introspection answered ${r.status})`,
+  };
 }
 
 function selectionText(selections: readonly SelectionNode[], fragments: Map<string, FragmentDefinitionNode>): string[] {
@@ -78,6 +86,7 @@ export function graphqlEquivalentOf(
   const body = selectionText(root.selectionSet?.selections ?? [], fragments).join(' ');
   const query = `${op.operation} ${operationName} { ${root.name.value}${rootArgs ? `(${rootArgs})` : ''} { ${body} } }`;
   const errors = validate(schema, parse(query));
-  if (errors.length) throw new Error(`generated GraphQL query is invalid: ${errors.map((e) => e.message).join('; ')}\n${query}`);
+  if (errors.length)
+    throw new Error(`generated GraphQL query is invalid: ${errors.map((e) => e.message).join('; ')}\n${query}`);
   return query;
 }

@@ -76,7 +76,8 @@ export async function runLoad(req: LoadRequest, connections: number, seconds: nu
   };
 }
 
-const percentile = (sorted: ArrayLike<number>, q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : 0);
+const percentile = (sorted: ArrayLike<number>, q: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : 0;
 
 /** One keep-alive connection of the paced sender, with the response it is reading. */
 interface RawConn {
@@ -107,7 +108,12 @@ interface RawConn {
  * client it took 17-21% of a core at 3,000 requests/s (now 11%), and its own collections (5-13 ms) were charged to the
  * service as latency.
  */
-export async function runPaced(req: LoadRequest, rate: number, connections: number, seconds: number): Promise<LoadResult> {
+export async function runPaced(
+  req: LoadRequest,
+  rate: number,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
   const url = new URL(req.url);
   const host = url.hostname;
   const port = Number(url.port || 80);
@@ -163,7 +169,18 @@ export async function runPaced(req: LoadRequest, rate: number, connections: numb
   const connect = (): RawConn => {
     open++;
     const socket = net.connect({ host, port, noDelay: true });
-    const c: RawConn = { socket, pending: null, bodyAt: -1, bodyLength: 0, status: 0, close: false, due: 0, from: 0, busy: false, dead: false };
+    const c: RawConn = {
+      socket,
+      pending: null,
+      bodyAt: -1,
+      bodyLength: 0,
+      status: 0,
+      close: false,
+      due: 0,
+      from: 0,
+      busy: false,
+      dead: false,
+    };
     socket.on('data', (chunk: Buffer) => onData(c, chunk));
     // A connection lost mid-request counts that request as an error; the next due request opens another.
     const lost = () => {
@@ -280,7 +297,10 @@ export async function runPaced(req: LoadRequest, rate: number, connections: numb
     slowest: windows
       .sort((a, b) => windowMax[b] - windowMax[a])
       .slice(0, 5)
-      .map((w) => `+${(w / 10).toFixed(1)} s (${new Date(startedAt + w * 100).toISOString().slice(11, 23)}): ${windowN[w]} due, max ${Math.round(windowMax[w])} ms`),
+      .map(
+        (w) =>
+          `+${(w / 10).toFixed(1)} s (${new Date(startedAt + w * 100).toISOString().slice(11, 23)}): ${windowN[w]} due, max ${Math.round(windowMax[w])} ms`,
+      ),
   };
 }
 

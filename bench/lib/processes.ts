@@ -73,7 +73,13 @@ const groupAlive = (pgid: number) => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function startChild(name: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, opts: { group?: boolean } = {}): Child {
+export function startChild(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  opts: { group?: boolean } = {},
+): Child {
   const log = fs.openSync(logFile, 'a');
   const proc = spawn(process.execPath, args, { env, stdio: ['ignore', log, log], detached: true });
   fs.closeSync(log);
@@ -145,7 +151,9 @@ export async function waitForHttp(url: string, child: Child, timeoutMs: number):
   let last = '';
   while (Date.now() < deadline) {
     if (child.hasExited()) {
-      throw new Error(`${child.name} exited (${await child.exited}) before ${url} answered.\n--- ${child.name} output ---\n${child.tail()}`);
+      throw new Error(
+        `${child.name} exited (${await child.exited}) before ${url} answered.\n--- ${child.name} output ---\n${child.tail()}`,
+      );
     }
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -157,15 +165,21 @@ export async function waitForHttp(url: string, child: Child, timeoutMs: number):
     }
     await sleep(200);
   }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000}s (last: ${last}).\n--- ${child.name} output ---\n${child.tail()}`);
+  throw new Error(
+    `${url} did not answer 200 within ${timeoutMs / 1000}s (last: ${last}).\n--- ${child.name} output ---\n${child.tail()}`,
+  );
 }
 
 /** Polls the child's output until it matches `pattern`; fails early when the child exits, and after `timeoutMs`. */
 export async function waitForOutput(child: Child, pattern: RegExp, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!pattern.test(child.tail(Infinity))) {
-    if (child.hasExited()) throw new Error(`${child.name} exited (${await child.exited}).\n--- ${child.name} output ---\n${child.tail()}`);
-    if (Date.now() > deadline) throw new Error(`${child.name} did not print ${pattern} within ${timeoutMs / 1000}s.\n--- ${child.name} output ---\n${child.tail()}`);
+    if (child.hasExited())
+      throw new Error(`${child.name} exited (${await child.exited}).\n--- ${child.name} output ---\n${child.tail()}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${child.name} did not print ${pattern} within ${timeoutMs / 1000}s.\n--- ${child.name} output ---\n${child.tail()}`,
+      );
     await sleep(200);
   }
 }
@@ -266,7 +280,10 @@ export class RssSampler {
   private overall = new Map<number, number>();
   private window = new Map<number, number>();
 
-  constructor(private readonly children: Measured[], intervalMs = 100) {
+  constructor(
+    private readonly children: Measured[],
+    intervalMs = 100,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
     this.timer.unref();
@@ -331,7 +348,7 @@ export function runBench(main: () => Promise<number>, note: (line: string) => vo
   main().then(
     (code) => finish(code),
     (err) => {
-      note(`failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+      note(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       return finish(1);
     },
   );

@@ -12,9 +12,17 @@ export interface BenchMerchant {
   keys: { test: string; live: string };
 }
 
-export async function createMerchant(baseUrl: string, adminToken: string, body: Record<string, unknown>): Promise<BenchMerchant> {
-  const r = await requestJson(`${baseUrl}/v1/admin/merchants`, { headers: { authorization: `Bearer ${adminToken}` }, body });
-  if (r.status !== 201 || !r.body?.api_keys?.test) throw new Error(`POST /v1/admin/merchants answered ${r.status}: ${r.text.slice(0, 500)}`);
+export async function createMerchant(
+  baseUrl: string,
+  adminToken: string,
+  body: Record<string, unknown>,
+): Promise<BenchMerchant> {
+  const r = await requestJson(`${baseUrl}/v1/admin/merchants`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+    body,
+  });
+  if (r.status !== 201 || !r.body?.api_keys?.test)
+    throw new Error(`POST /v1/admin/merchants answered ${r.status}: ${r.text.slice(0, 500)}`);
   return { id: r.body.id, keys: r.body.api_keys };
 }
 
@@ -62,15 +70,23 @@ export async function connectSandbox(baseUrl: string, key: string): Promise<void
   const secret = Math.random().toString(36).slice(2);
   const conn = await requestJson(`${baseUrl}/v1/providers/connections`, {
     headers: { authorization: `Bearer ${key}` },
-    body: { provider: 'stripe', credentials: { secret_key: `sk_test_bench${secret}`, webhook_secret: `whsec_${secret}` } },
+    body: {
+      provider: 'stripe',
+      credentials: { secret_key: `sk_test_bench${secret}`, webhook_secret: `whsec_${secret}` },
+    },
   });
-  if (conn.status !== 201) throw new Error(`seed: POST /v1/providers/connections answered ${conn.status}: ${conn.text.slice(0, 500)}`);
+  if (conn.status !== 201)
+    throw new Error(`seed: POST /v1/providers/connections answered ${conn.status}: ${conn.text.slice(0, 500)}`);
 }
 
 /** Connects the merchant to the gateway sandbox (Stripe-compatible) and creates one payment to read back. */
 export async function seedPayments(baseUrl: string, key: string): Promise<string> {
   await connectSandbox(baseUrl, key);
-  const payment = await requestJson(`${baseUrl}/v1/payments`, { headers: { authorization: `Bearer ${key}` }, body: PAYMENT_BODY });
-  if (payment.status !== 201) throw new Error(`seed: POST /v1/payments answered ${payment.status}: ${payment.text.slice(0, 500)}`);
+  const payment = await requestJson(`${baseUrl}/v1/payments`, {
+    headers: { authorization: `Bearer ${key}` },
+    body: PAYMENT_BODY,
+  });
+  if (payment.status !== 201)
+    throw new Error(`seed: POST /v1/payments answered ${payment.status}: ${payment.text.slice(0, 500)}`);
   return payment.body.id as string;
 }

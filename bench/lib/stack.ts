@@ -80,7 +80,8 @@ export async function startStack(opts: {
   }
 
   const apiProcesses = envNumber('BENCH_API_PROCESSES', 1, 1);
-  if (!Number.isInteger(apiProcesses)) throw new Error(`BENCH_API_PROCESSES must be a whole number, got "${process.env.BENCH_API_PROCESSES}"`);
+  if (!Number.isInteger(apiProcesses))
+    throw new Error(`BENCH_API_PROCESSES must be a whole number, got "${process.env.BENCH_API_PROCESSES}"`);
   const serviceLabel = `${
     apiProcesses > 1
       ? `${apiProcesses} API processes under a supervisor (BENCH_API_PROCESSES); service CPU and RSS are summed over its process group`
@@ -91,7 +92,12 @@ export async function startStack(opts: {
   const [servicePort, sandboxPort, barePort] = [await freePort(), await freePort(), await freePort()];
   // The gateway sandbox stands in for Stripe, whose work is not ours: it runs in its own process, so the service's
   // figures are its own (its CPU is shown apart; on this machine it still shares the cores).
-  const sandbox = startChild('sandbox', [...(opts.sandboxNodeArgs ?? []), sandboxMain], { ...env, SANDBOX_PORT: String(sandboxPort), HOST: '127.0.0.1' }, path.join(tmp, 'sandbox.log'));
+  const sandbox = startChild(
+    'sandbox',
+    [...(opts.sandboxNodeArgs ?? []), sandboxMain],
+    { ...env, SANDBOX_PORT: String(sandboxPort), HOST: '127.0.0.1' },
+    path.join(tmp, 'sandbox.log'),
+  );
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   await waitForHttp(`${sandboxUrl}/healthz`, sandbox, 60_000);
   const service = startChild(
@@ -114,15 +120,32 @@ export async function startStack(opts: {
     path.join(tmp, 'service.log'),
     { group: apiProcesses > 1 },
   );
-  const bare = opts.bare ? startChild('bare express', [bareMain], { ...process.env, PORT: String(barePort) }, path.join(tmp, 'bare.log')) : null;
+  const bare = opts.bare
+    ? startChild('bare express', [bareMain], { ...process.env, PORT: String(barePort) }, path.join(tmp, 'bare.log'))
+    : null;
   const serviceUrl = `http://127.0.0.1:${servicePort}`;
   const bareUrl = bare ? `http://127.0.0.1:${barePort}` : null;
-  opts.note(`starting the service (pid ${service.pid}, ${serviceLabel}, ${dbLabel})${bare ? ` and bare express (pid ${bare.pid})` : ''}`);
+  opts.note(
+    `starting the service (pid ${service.pid}, ${serviceLabel}, ${dbLabel})${bare ? ` and bare express (pid ${bare.pid})` : ''}`,
+  );
   await Promise.all([
     waitForHttp(`${serviceUrl}/readyz`, service, 180_000),
     ...(bare && bareUrl ? [waitForHttp(`${bareUrl}/`, bare, 30_000)] : []),
   ]);
   // /readyz answers once the first API process listens; the banner, once all do.
   if (apiProcesses > 1) await waitForOutput(service, /^Cadence is running at /m, 60_000);
-  return { databaseUrl: env.DATABASE_URL, dbLabel, adminToken, tmp, sandbox, service, apiProcesses, serviceLabel, bare, sandboxUrl, serviceUrl, bareUrl };
+  return {
+    databaseUrl: env.DATABASE_URL,
+    dbLabel,
+    adminToken,
+    tmp,
+    sandbox,
+    service,
+    apiProcesses,
+    serviceLabel,
+    bare,
+    sandboxUrl,
+    serviceUrl,
+    bareUrl,
+  };
 }

@@ -1,24 +1,34 @@
 import type { Route } from '../routes';
 
-const INVOICE = '...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields }';
+const INVOICE =
+  '...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields }';
 const PAGE = 'pageInfo { hasNextPage endCursor }';
 
 /** Invoices and credit notes (src/modules/invoices), and the merchant's tax settings they are issued with. */
 export const INVOICE_ROUTES: Route[] = [
   {
-    method: 'get', path: '/invoices', tag: 'Invoices',
-    summary: 'List invoices and credit notes, newest first (filters: customer_id, subscription_id, type), with their line items.',
+    method: 'get',
+    path: '/invoices',
+    tag: 'Invoices',
+    summary:
+      'List invoices and credit notes, newest first (filters: customer_id, subscription_id, type), with their line items.',
     document: `query($first: Int, $after: String, $customerId: ID, $subscriptionId: ID, $type: InvoiceType) {
       invoices(first: $first, after: $after, customerId: $customerId, subscriptionId: $subscriptionId, type: $type) {
         edges { node { ${INVOICE} } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/invoices/{id}', tag: 'Invoices', summary: 'Retrieve an invoice or credit note with its line items.',
+    method: 'get',
+    path: '/invoices/{id}',
+    tag: 'Invoices',
+    summary: 'Retrieve an invoice or credit note with its line items.',
     document: `query($id: ID!) { invoice(id: $id) { ${INVOICE} } }`,
   },
   {
-    method: 'post', path: '/merchant/tax-settings', tag: 'Merchant',
-    summary: "Update the merchant's GST settings (gstin, state_code, tax_rate_bps, sac_code, address); omitted fields are kept, null clears.",
+    method: 'post',
+    path: '/merchant/tax-settings',
+    tag: 'Merchant',
+    summary:
+      "Update the merchant's GST settings (gstin, state_code, tax_rate_bps, sac_code, address); omitted fields are kept, null clears.",
     document: 'mutation($input: UpdateTaxSettingsInput!) { updateTaxSettings(input: $input) { ...TaxSettingsFields } }',
   },
 ];

@@ -2,53 +2,85 @@ import type { Route } from '../routes';
 
 const PAGE = 'pageInfo { hasNextPage endCursor }';
 const SUB = '...BillingSubscriptionFields';
-const COMMAND: Pick<Route, 'tag' | 'conflicts' | 'gateway'> = { tag: 'Subscriptions', conflicts: ['invalid_state_transition'], gateway: true };
+const COMMAND: Pick<Route, 'tag' | 'conflicts' | 'gateway'> = {
+  tag: 'Subscriptions',
+  conflicts: ['invalid_state_transition'],
+  gateway: true,
+};
 
 /** Subscriptions (src/modules/subscriptions): create, read, the lifecycle commands and the audit trail. */
 export const SUBSCRIPTION_ROUTES: Route[] = [
   {
-    method: 'post', path: '/subscriptions', tag: 'Subscriptions', status: 201, idempotent: true,
-    conflicts: ['provider_not_connected'], gateway: true,
-    summary: "Create a subscription: registers the plan's price at the gateway (once) and answers the hosted mandate checkout_url.",
+    method: 'post',
+    path: '/subscriptions',
+    tag: 'Subscriptions',
+    status: 201,
+    idempotent: true,
+    conflicts: ['provider_not_connected'],
+    gateway: true,
+    summary:
+      "Create a subscription: registers the plan's price at the gateway (once) and answers the hosted mandate checkout_url.",
     document: `mutation($input: CreateSubscriptionInput!, $idempotencyKey: String) { createSubscription(input: $input, idempotencyKey: $idempotencyKey) { ${SUB} } }`,
   },
   {
-    method: 'get', path: '/subscriptions', tag: 'Subscriptions', summary: 'List subscriptions, newest first (filters: status, customer_id, plan_id).',
+    method: 'get',
+    path: '/subscriptions',
+    tag: 'Subscriptions',
+    summary: 'List subscriptions, newest first (filters: status, customer_id, plan_id).',
     document: `query($first: Int, $after: String, $status: SubscriptionStatus, $customerId: ID, $planId: ID) {
       subscriptions(first: $first, after: $after, status: $status, customerId: $customerId, planId: $planId) { edges { node { ${SUB} } } ${PAGE} } }`,
   },
   {
-    method: 'get', path: '/subscriptions/{id}', tag: 'Subscriptions', summary: 'Retrieve a subscription: status, billing periods, trial, gateway references.',
+    method: 'get',
+    path: '/subscriptions/{id}',
+    tag: 'Subscriptions',
+    summary: 'Retrieve a subscription: status, billing periods, trial, gateway references.',
     document: `query($id: ID!) { subscription(id: $id) { ${SUB} } }`,
   },
   {
-    method: 'get', path: '/subscriptions/{id}/events', tag: 'Subscriptions',
+    method: 'get',
+    path: '/subscriptions/{id}/events',
+    tag: 'Subscriptions',
     summary: "The subscription's state transitions: a bare JSON array, oldest first.",
     document: 'query($id: ID!) { subscriptionEvents(id: $id) { ...SubscriptionEventFields } }',
   },
   {
-    method: 'post', path: '/subscriptions/{id}/pause', ...COMMAND, summary: 'Pause an active subscription (the gateway stops charging; the mandate stays).',
+    method: 'post',
+    path: '/subscriptions/{id}/pause',
+    ...COMMAND,
+    summary: 'Pause an active subscription (the gateway stops charging; the mandate stays).',
     document: `mutation($id: ID!) { pauseSubscription(id: $id) { ${SUB} } }`,
   },
   {
-    method: 'post', path: '/subscriptions/{id}/resume', ...COMMAND, summary: 'Resume a paused subscription.',
+    method: 'post',
+    path: '/subscriptions/{id}/resume',
+    ...COMMAND,
+    summary: 'Resume a paused subscription.',
     document: `mutation($id: ID!) { resumeSubscription(id: $id) { ${SUB} } }`,
   },
   {
-    method: 'post', path: '/subscriptions/{id}/cancel', ...COMMAND,
+    method: 'post',
+    path: '/subscriptions/{id}/cancel',
+    ...COMMAND,
     summary: 'Cancel now, or with cancel_at_period_end=true (query or body) at the end of the current period or trial.',
     document: `mutation($id: ID!, $cancelAtPeriodEnd: Boolean) { cancelSubscription(id: $id, cancelAtPeriodEnd: $cancelAtPeriodEnd) { ${SUB} } }`,
   },
   {
-    method: 'post', path: '/subscriptions/{id}/change-plan', ...COMMAND,
-    summary: 'Move to another plan or price mid-cycle: prorated credit and debit, an adjustment invoice or a credit note, the gateway synced.',
+    method: 'post',
+    path: '/subscriptions/{id}/change-plan',
+    ...COMMAND,
+    summary:
+      'Move to another plan or price mid-cycle: prorated credit and debit, an adjustment invoice or a credit note, the gateway synced.',
     document: `mutation($id: ID!, $input: ChangePlanInput!) { changeSubscriptionPlan(id: $id, input: $input) {
       subscription { ${SUB} } proration { ...ProrationFields }
       invoice { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } creditNote { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } } }`,
   },
   {
-    method: 'post', path: '/merchant/billing-settings', tag: 'Merchant',
+    method: 'post',
+    path: '/merchant/billing-settings',
+    tag: 'Merchant',
     summary: "Update the merchant's billing settings: max_retries (0 to 10, default 3) of the dunning policy.",
-    document: 'mutation($maxRetries: Int) { updateBillingSettings(maxRetries: $maxRetries) { ...BillingSettingsFields } }',
+    document:
+      'mutation($maxRetries: Int) { updateBillingSettings(maxRetries: $maxRetries) { ...BillingSettingsFields } }',
   },
 ];

@@ -17,6 +17,10 @@ if (require.main === module) {
   emittedFiles().then((files) => {
     const dir = path.resolve(__dirname, '../../../schema');
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-    process.stdout.write(`Wrote ${Object.keys(files).map((f) => `schema/${f}`).join(', ')}\n`);
+    process.stdout.write(
+      `Wrote ${Object.keys(files)
+        .map((f) => `schema/${f}`)
+        .join(', ')}\n`,
+    );
   });
 }

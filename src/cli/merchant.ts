@@ -55,11 +55,21 @@ async function main() {
         address: values.address ?? null,
         maxRetries: values['max-retries'] ? Number(values['max-retries']) : null,
       });
-      process.stdout.write(JSON.stringify({ id: merchant.id, object: 'merchant', name: merchant.name, api_keys: apiKeys }, null, 2) + '\n');
+      process.stdout.write(
+        JSON.stringify({ id: merchant.id, object: 'merchant', name: merchant.name, api_keys: apiKeys }, null, 2) + '\n',
+      );
     } else {
       if (!values.merchant || (values.mode !== 'test' && values.mode !== 'live')) throw new Error(USAGE);
-      const r = await merchants.rollKey(values.merchant, values.mode as Mode, { graceSeconds: Number(values['grace-seconds'] ?? 0) });
-      process.stdout.write(JSON.stringify({ mode: values.mode, secret_key: r.secretKey, previous_key_expires_at: r.previousKeyExpiresAt.toISOString() }, null, 2) + '\n');
+      const r = await merchants.rollKey(values.merchant, values.mode as Mode, {
+        graceSeconds: Number(values['grace-seconds'] ?? 0),
+      });
+      process.stdout.write(
+        JSON.stringify(
+          { mode: values.mode, secret_key: r.secretKey, previous_key_expires_at: r.previousKeyExpiresAt.toISOString() },
+          null,
+          2,
+        ) + '\n',
+      );
     }
   } finally {
     await orm.close(true);
@@ -68,6 +78,8 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${err instanceof DomainError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(
+    `${err instanceof DomainError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -42,7 +42,11 @@ export class ClaimLoop<J> {
     this.running = true;
     if (this.listener) {
       // Woken by each NOTIFY, and after each reconnection (a sweep: NOTIFYs sent meanwhile are lost).
-      this.unlisten = await this.listener.listen(this.channel, () => this.wake(), () => this.wake());
+      this.unlisten = await this.listener.listen(
+        this.channel,
+        () => this.wake(),
+        () => this.wake(),
+      );
     }
     this.loopDone = this.loop();
     logger.info({ concurrency: this.options.concurrency }, `${this.source.name} started`);
@@ -111,7 +115,12 @@ export class ClaimLoop<J> {
   private track(job: J): void {
     const p: Promise<void> = this.source
       .run(job)
-      .catch((err) => logger.error({ err, job: (job as { id?: unknown }).id }, `${this.source.name}: a job's outcome could not be recorded`))
+      .catch((err) =>
+        logger.error(
+          { err, job: (job as { id?: unknown }).id },
+          `${this.source.name}: a job's outcome could not be recorded`,
+        ),
+      )
       .finally(() => {
         this.inFlight.delete(p);
         // Claim again once half the slots are free: fewer, larger claims.

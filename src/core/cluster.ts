@@ -31,7 +31,12 @@ export function groupMember(): { listening(url: string, connections: number): vo
   return {
     // The callback takes a send error (the primary gone: the member exits on the disconnect anyway).
     listening: (url, connections) =>
-      void process.send?.({ cadence: 'listening', url, connections } satisfies ListeningMessage, undefined, undefined, () => undefined),
+      void process.send?.(
+        { cadence: 'listening', url, connections } satisfies ListeningMessage,
+        undefined,
+        undefined,
+        () => undefined,
+      ),
   };
 }
 
@@ -124,7 +129,9 @@ export class ClusterGroup {
       }
     });
     // A failed message to a dying member, say: the exit that follows is what counts.
-    worker.on('error', (err) => logger.warn({ err, memberPid: worker.process.pid }, `${this.opts.name}: channel error`));
+    worker.on('error', (err) =>
+      logger.warn({ err, memberPid: worker.process.pid }, `${this.opts.name}: channel error`),
+    );
     worker.once('exit', (code, signal) => this.exited(worker, code, signal));
   }
 
@@ -140,7 +147,10 @@ export class ClusterGroup {
       return;
     }
     if (member && Date.now() - member.forkedAt >= this.backoff.resetAfterMs) this.delayMs = this.backoff.firstMs;
-    logger.error({ memberPid: pid, code, signal, replaceInMs: this.delayMs }, `${this.opts.name} died (${how}): replacing it`);
+    logger.error(
+      { memberPid: pid, code, signal, replaceInMs: this.delayMs },
+      `${this.opts.name} died (${how}): replacing it`,
+    );
     this.replaceLater();
   }
 

@@ -8,9 +8,7 @@ import type { Logger } from './logger';
  * Who is calling, as plain data: a merchant in one mode (secret key), or the operator (ADMIN_TOKEN). The merchant
  * record itself is the merchants module's (src/modules/merchants/current-merchant.ts); core knows no module.
  */
-export type Principal =
-  | { kind: 'merchant'; merchantId: string; mode: Mode; apiKeyId: string }
-  | { kind: 'admin' };
+export type Principal = { kind: 'merchant'; merchantId: string; mode: Mode; apiKeyId: string } | { kind: 'admin' };
 
 /** Per-request context shared by GraphQL resolvers and the REST shim (which executes the same operations). */
 export interface Ctx {
@@ -97,7 +95,10 @@ export function tenantEntityManager(root: EntityManager, tenant: TenantParams): 
 /** The merchant and mode of the request; the operator token is not a merchant. */
 export function tenantOf(ctx: Pick<Ctx, 'principal'>): { merchantId: string; mode: Mode } {
   if (ctx.principal.kind !== 'merchant') {
-    throw new DomainError('invalid_api_key', 'This operation needs a merchant secret key (sk_test_... or sk_live_...).');
+    throw new DomainError(
+      'invalid_api_key',
+      'This operation needs a merchant secret key (sk_test_... or sk_live_...).',
+    );
   }
   return { merchantId: ctx.principal.merchantId, mode: ctx.principal.mode };
 }

@@ -4,7 +4,9 @@ import { invalid } from './errors';
 
 /** Accepts a 3-letter ISO 4217 code in any case and returns it upper case; anything else is a 400 on `param`. */
 export function normaliseCurrency(value: string, param = 'currency'): string {
-  const code = String(value ?? '').trim().toUpperCase();
+  const code = String(value ?? '')
+    .trim()
+    .toUpperCase();
   if (!/^[A-Z]{3}$/.test(code) || !currencyCodes.code(code)) {
     throw invalid(param, `Invalid currency: '${value}'. Use a 3-letter ISO 4217 code.`);
   }

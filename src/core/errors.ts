@@ -87,7 +87,11 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (code === '55000' && /not currently accepting connections/.test(message)) return true;
   if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/.test(code)) return true;
   // pg, pg-pool and knex say it in words only.
-  if (/Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Timeout acquiring a connection/.test(message)) {
+  if (
+    /Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Timeout acquiring a connection/.test(
+      message,
+    )
+  ) {
     return true;
   }
   const inner = [e.originalError, e.cause, ...(Array.isArray(e.errors) ? e.errors.slice(0, 3) : [])];
@@ -96,9 +100,14 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
 
 /** The answer while the database cannot be reached (any transport): 503, retryable. */
 export const serviceUnavailable = () =>
-  new DomainError('service_unavailable', 'The service is temporarily unavailable: its database cannot be reached. Retry shortly.', null, {
-    'Retry-After': '1',
-  });
+  new DomainError(
+    'service_unavailable',
+    'The service is temporarily unavailable: its database cannot be reached. Retry shortly.',
+    null,
+    {
+      'Retry-After': '1',
+    },
+  );
 
 /** The REST error body; GraphQL carries the same fields in `extensions`. */
 export interface ErrorBody {
@@ -108,7 +117,6 @@ export interface ErrorBody {
 export function errorBody(err: DomainError, requestId: string): ErrorBody {
   return { error: { type: err.type, code: err.code, message: err.message, param: err.param, request_id: requestId } };
 }
-
 
 /** `input.customerEmail` / `events.3.quantity` -> `customer_email` / `events[3].quantity` (the contract's `param`). */
 export function paramFromPath(parts: readonly (string | number)[]): string | null {
@@ -130,7 +138,10 @@ export function paramFromPath(parts: readonly (string | number)[]): string | nul
 const PLAIN_REASONS: [RegExp, string][] = [
   [/^(?:Int|SafeInt) cannot represent non-integer value/, 'expected an integer'],
   [/^Int cannot represent non 32-bit signed integer value/, 'expected an integer between -2147483648 and 2147483647'],
-  [/^SafeInt cannot represent unsafe integer value/, 'expected an integer between -9007199254740991 and 9007199254740991'],
+  [
+    /^SafeInt cannot represent unsafe integer value/,
+    'expected an integer between -9007199254740991 and 9007199254740991',
+  ],
   [/^Float cannot represent/, 'expected a number'],
   [/^String cannot represent/, 'expected a string'],
   [/^ID cannot represent/, 'expected a string id'],
@@ -142,7 +153,10 @@ const PLAIN_REASONS: [RegExp, string][] = [
 ];
 
 function plainReason(reason: string): string {
-  return PLAIN_REASONS.find(([re]) => re.test(reason))?.[1] ?? reason.replace(/"([A-Z][A-Za-z]+)" enum/, 'the allowed values');
+  return (
+    PLAIN_REASONS.find(([re]) => re.test(reason))?.[1] ??
+    reason.replace(/"([A-Z][A-Za-z]+)" enum/, 'the allowed values')
+  );
 }
 
 /**
@@ -157,25 +171,35 @@ export function fromGraphQLError(err: GraphQLError, rename: (param: string) => s
   // class-validator failures, raised by type-graphql as ArgumentValidationError
   const ext = (err.extensions ?? {}) as { validationErrors?: ValidationErrorLike[]; code?: unknown; param?: unknown };
   const validationErrors =
-    ext.validationErrors ?? (original as { extensions?: { validationErrors?: ValidationErrorLike[] } })?.extensions?.validationErrors;
+    ext.validationErrors ??
+    (original as { extensions?: { validationErrors?: ValidationErrorLike[] } })?.extensions?.validationErrors;
   if (validationErrors?.length) return fromValidationErrors(validationErrors);
   // The database is away: retryable, whatever read or wrote it (a resolver, a subscription's event, a loader).
   if (original && isDatabaseUnavailable(original)) return serviceUnavailable();
   // Anything thrown that is not a GraphQLError is a bug or an outage: never show its message (SQL, stack).
-  if (original && !(original instanceof GraphQLError)) return new DomainError('internal_error', 'An internal error occurred.');
+  if (original && !(original instanceof GraphQLError))
+    return new DomainError('internal_error', 'An internal error occurred.');
   const code = ext.code;
   if (typeof code === 'string' && code in ERROR_CODES && code !== 'internal_error') {
     return new DomainError(code as ErrorCode, err.message, (ext.param as string | null) ?? null);
   }
   const msg = err.message;
-  if (/(depth limit|Query Cost limit|Aliases limit|Token limit|Directives limit|Document contains more tha[nt] \d+ tokens)/i.test(msg)) {
+  if (
+    /(depth limit|Query Cost limit|Aliases limit|Token limit|Directives limit|Document contains more tha[nt] \d+ tokens)/i.test(
+      msg,
+    )
+  ) {
     return new DomainError('query_too_complex', msg.replace(/^Syntax Error: /, ''));
   }
   let m = /Field "([^"]+)" is not defined by type "[^"]+"/.exec(msg);
   if (m) {
     const at = /at "([^"]+)"/.exec(msg);
     const base = at ? at[1].split('.') : [];
-    return new DomainError('parameter_unknown', `Received unknown parameter: ${snake(m[1])}`, named(paramFromPath([...base, m[1]])));
+    return new DomainError(
+      'parameter_unknown',
+      `Received unknown parameter: ${snake(m[1])}`,
+      named(paramFromPath([...base, m[1]])),
+    );
   }
   m = /Field "([^"]+)" of required type "[^"]+" was not provided/.exec(msg);
   if (m) {
@@ -186,20 +210,34 @@ export function fromGraphQLError(err: GraphQLError, rename: (param: string) => s
     return new DomainError('parameter_missing', `Missing required parameter: ${param}`, param);
   }
   m = /^Variable "\$([^"]+)" of (?:non-null|required) type "[^"]+" (?:must not be null|was not provided)/.exec(msg);
-  if (m) return new DomainError('parameter_missing', `Missing required parameter: ${rename(snake(m[1]))}`, rename(snake(m[1])));
+  if (m)
+    return new DomainError(
+      'parameter_missing',
+      `Missing required parameter: ${rename(snake(m[1]))}`,
+      rename(snake(m[1])),
+    );
   m = /^Variable "\$([^"]+)" got invalid value (.*?)(?: at "([^"]+)")?; (.*)$/s.exec(msg);
   if (m) {
     const param = named(m[3] ? paramFromPath(m[3].split('.')) : paramFromPath([m[1]]));
-    return new DomainError('parameter_invalid', `Invalid value for ${param ?? 'the request body'}: ${plainReason(m[4])}`, param);
+    return new DomainError(
+      'parameter_invalid',
+      `Invalid value for ${param ?? 'the request body'}: ${plainReason(m[4])}`,
+      param,
+    );
   }
   // Several operations and no operationName, or an operationName the document does not define (Apollo wraps
   // graphql-js's own error, so it has an originalError and must not fall through to internal_error).
   if (err.extensions?.code === 'OPERATION_RESOLUTION_FAILURE') return operationNotFound(null, msg);
-  if (err.extensions?.code === 'GRAPHQL_PARSE_FAILED' || err.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' ||
-      err.extensions?.code === 'BAD_USER_INPUT' || /^Syntax Error|Cannot query field|Unknown argument|Unknown type/.test(msg)) {
+  if (
+    err.extensions?.code === 'GRAPHQL_PARSE_FAILED' ||
+    err.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' ||
+    err.extensions?.code === 'BAD_USER_INPUT' ||
+    /^Syntax Error|Cannot query field|Unknown argument|Unknown type/.test(msg)
+  ) {
     return new DomainError('parameter_invalid', msg);
   }
-  if (!original && !/^Cannot return null for non-nullable field/.test(msg)) return new DomainError('parameter_invalid', msg);
+  if (!original && !/^Cannot return null for non-nullable field/.test(msg))
+    return new DomainError('parameter_invalid', msg);
   return new DomainError('internal_error', 'An internal error occurred.');
 }
 
@@ -210,7 +248,10 @@ export function fromGraphQLError(err: GraphQLError, rename: (param: string) => s
 export const operationNotFound = (operationName: string | null | undefined, message?: string) =>
   new DomainError(
     'parameter_invalid',
-    message ?? (operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.'),
+    message ??
+      (operationName
+        ? `Unknown operation named "${operationName}".`
+        : 'Must provide operation name if query contains multiple operations.'),
     'operationName',
   );
 
@@ -248,9 +289,12 @@ export function graphQLErrorBody(err: DomainError, requestId: string) {
 
 /** Formats any error leaving graphql-js (Apollo, graphql-ws, the REST shim) into the contract's terms. */
 export function formatGraphQLError(error: unknown, log?: (err: unknown) => void) {
-  const gqlError = error instanceof GraphQLError ? error : new GraphQLError(String((error as Error)?.message ?? error), {
-    originalError: error instanceof Error ? error : undefined,
-  });
+  const gqlError =
+    error instanceof GraphQLError
+      ? error
+      : new GraphQLError(String((error as Error)?.message ?? error), {
+          originalError: error instanceof Error ? error : undefined,
+        });
   const domain = fromGraphQLError(gqlError);
   if (domain.code === 'internal_error' && log) log(gqlError.originalError ?? gqlError);
   return {

@@ -14,8 +14,15 @@ import type { PubSub } from './pubsub';
 @Index({ properties: ['dispatchedAt', 'id'] })
 // The worker's fan-out reads undispatched events oldest first, across tenants and per tenant (test-clock advances):
 // small partial indexes keep that read constant however many dispatched events history holds.
-@Index({ name: 'outbox_events_undispatched_index', expression: 'create index "outbox_events_undispatched_index" on "outbox_events" ("id") where "dispatched_at" is null' })
-@Index({ name: 'outbox_events_undispatched_tenant_index', expression: 'create index "outbox_events_undispatched_tenant_index" on "outbox_events" ("merchant_id", "mode", "id") where "dispatched_at" is null' })
+@Index({
+  name: 'outbox_events_undispatched_index',
+  expression: 'create index "outbox_events_undispatched_index" on "outbox_events" ("id") where "dispatched_at" is null',
+})
+@Index({
+  name: 'outbox_events_undispatched_tenant_index',
+  expression:
+    'create index "outbox_events_undispatched_tenant_index" on "outbox_events" ("merchant_id", "mode", "id") where "dispatched_at" is null',
+})
 export class OutboxEvent extends TenantEntity {
   @Property({ length: 64 }) type!: string;
   @Property({ type: 'jsonb' }) payload!: Record<string, unknown>;
@@ -27,7 +34,13 @@ export class OutboxEvent extends TenantEntity {
  * Writes an event into the outbox of the EntityManager's transaction (flushed with the change). `at`: when it happened,
  * if not now (merchant time: a subscription's move under a test clock).
  */
-export function recordEvent(em: EntityManager, type: string, object: Record<string, unknown>, mode: Mode, at?: Date): OutboxEvent {
+export function recordEvent(
+  em: EntityManager,
+  type: string,
+  object: Record<string, unknown>,
+  mode: Mode,
+  at?: Date,
+): OutboxEvent {
   const event = outboxEvent(type, object, mode, at);
   em.persist(event);
   return event;
@@ -96,7 +109,10 @@ export class ChangeListener {
   private failures = 0;
   private retry: NodeJS.Timeout | null = null;
 
-  constructor(private readonly listener: PgListener, private readonly pubsub: PubSub) {}
+  constructor(
+    private readonly listener: PgListener,
+    private readonly pubsub: PubSub,
+  ) {}
 
   /** Adds a source of missed changes (registered by the modules that announce changes; see app.ts). */
   catchUp(source: ChangeSource): void {
@@ -106,7 +122,11 @@ export class ChangeListener {
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
-    this.unlisten = await this.listener.listen(CHANGES_CHANNEL, (payload) => this.receive(payload), (since) => this.recover(since));
+    this.unlisten = await this.listener.listen(
+      CHANGES_CHANNEL,
+      (payload) => this.receive(payload),
+      (since) => this.recover(since),
+    );
   }
 
   async stop(): Promise<void> {
@@ -191,7 +211,8 @@ export function changedSince(
 ): ChangeSource {
   return async (since) => {
     const rows = await read(since, CATCH_UP_LIMIT);
-    if (rows.length === CATCH_UP_LIMIT) logger.warn({ since, topic, limit: CATCH_UP_LIMIT }, 'catch-up truncated to the most recent changes');
+    if (rows.length === CATCH_UP_LIMIT)
+      logger.warn({ since, topic, limit: CATCH_UP_LIMIT }, 'catch-up truncated to the most recent changes');
     return rows.reverse().map((r) => ({ topic, merchantId: r.merchant_id, mode: r.mode, id: r.id }));
   };
 }

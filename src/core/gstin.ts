@@ -9,7 +9,8 @@ import { GST_STATES } from './gst-states';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
-export const isGstStateCode = (code: unknown): code is string => typeof code === 'string' && /^\d{2}$/.test(code) && code in GST_STATES;
+export const isGstStateCode = (code: unknown): code is string =>
+  typeof code === 'string' && /^\d{2}$/.test(code) && code in GST_STATES;
 
 /**
  * The check character of a GSTIN's first 14 characters: each character's value (0-9, A-Z as 0..35) times 1, 2, 1, 2,
@@ -30,9 +31,11 @@ export function normaliseGstin(value: unknown, param: string): string {
   if (!/^\d{2}[0-9A-Z]{13}$/.test(gstin)) {
     throw invalid(param, `${param} must be a 15-character GSTIN: a 2-digit state code, then 13 letters or digits.`);
   }
-  if (!isGstStateCode(gstin.slice(0, 2))) throw invalid(param, `${param} starts with ${gstin.slice(0, 2)}, which is not a GST state code.`);
+  if (!isGstStateCode(gstin.slice(0, 2)))
+    throw invalid(param, `${param} starts with ${gstin.slice(0, 2)}, which is not a GST state code.`);
   const check = gstinCheckCharacter(gstin.slice(0, 14));
-  if (gstin[14] !== check) throw invalid(param, `${param} ${gstin} fails the GSTIN checksum (its check character would be ${check}).`);
+  if (gstin[14] !== check)
+    throw invalid(param, `${param} ${gstin} fails the GSTIN checksum (its check character would be ${check}).`);
   return gstin;
 }
 

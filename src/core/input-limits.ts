@@ -66,7 +66,9 @@ function pathTo(value: unknown, max: number, depth = 1): (string | number)[] | n
   if (value === null || typeof value !== 'object') return null;
   if (depth > max) return [];
   if (value instanceof Date) return null;
-  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((x, i) => [i, x]) : Object.entries(value);
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((x, i) => [i, x])
+    : Object.entries(value);
   for (const [k, x] of entries) {
     const rest = pathTo(x, max, depth + 1);
     if (rest) return [k, ...rest];
@@ -121,7 +123,10 @@ export const nestedTooDeep = (param: string | null) =>
 
 /** The answer to a GraphQL document whose brackets nest past MAX_QUERY_NESTING. */
 export const queryTooDeep = () =>
-  new DomainError('query_too_complex', `The query nests brackets deeper than the limit of ${MAX_QUERY_NESTING} levels.`);
+  new DomainError(
+    'query_too_complex',
+    `The query nests brackets deeper than the limit of ${MAX_QUERY_NESTING} levels.`,
+  );
 
 /**
  * A GraphQL operation's document and variables against the limits (each variable's value is level 1), for every

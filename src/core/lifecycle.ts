@@ -5,7 +5,10 @@ import { logger } from './logger';
  * The process entry points (`npm start`, `npm run worker`) share one life cycle: run `main`, report a failed start
  * clearly, and on SIGINT/SIGTERM run the `stop` steps once, in order, exiting 1 if they outlast `forceAfterMs`.
  */
-export function runProcess(name: string, main: () => Promise<{ stop: () => Promise<void>; forceAfterMs: number }>): void {
+export function runProcess(
+  name: string,
+  main: () => Promise<{ stop: () => Promise<void>; forceAfterMs: number }>,
+): void {
   boundHeapGrowth(); // memory stays near the live data (src/core/heap.ts)
   // Node ends the process on a rejection nobody handled. Every background task catches its own failures; one that
   // slips through (a query of a dropped connection, say) is logged as the bug it is instead of taking every request

@@ -54,7 +54,10 @@ export class PgListener {
   private closing: Promise<void> = Promise.resolve();
   private opening: Promise<void> = Promise.resolve();
 
-  constructor(private readonly url: string, options: PgListenerOptions = {}) {
+  constructor(
+    private readonly url: string,
+    options: PgListenerOptions = {},
+  ) {
     this.opts = { minDelayMs: 100, maxDelayMs: 10_000, heartbeatMs: 30_000, timeoutMs: 10_000, ...options };
   }
 
@@ -68,21 +71,30 @@ export class PgListener {
    * after every reconnection, to catch up on what was NOTIFYed meanwhile. Resolves once the channel is LISTENed when
    * connected (at once otherwise: the next connection LISTENs it). Answers the one function that stops both.
    */
-  async listen(channel: string, handler: NotificationHandler, onReconnect?: ReconnectHandler): Promise<() => Promise<void>> {
+  async listen(
+    channel: string,
+    handler: NotificationHandler,
+    onReconnect?: ReconnectHandler,
+  ): Promise<() => Promise<void>> {
     if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
     const offReconnect = onReconnect ? this.onReconnect(onReconnect) : () => undefined;
     let set = this.handlers.get(channel);
     if (!set) this.handlers.set(channel, (set = new Set()));
     set.add(handler);
     const client = this.client;
-    if (client && this.up && !this.listening.has(channel)) await this.run(client, `listen ${channel}`).then(() => this.listening.add(channel), () => undefined);
+    if (client && this.up && !this.listening.has(channel))
+      await this.run(client, `listen ${channel}`).then(
+        () => this.listening.add(channel),
+        () => undefined,
+      );
     return async () => {
       offReconnect();
       const handlers = this.handlers.get(channel);
       if (!handlers?.delete(handler) || handlers.size) return;
       this.handlers.delete(channel);
       const c = this.client;
-      if (c && this.up && this.listening.delete(channel)) await this.run(c, `unlisten ${channel}`).catch(() => undefined);
+      if (c && this.up && this.listening.delete(channel))
+        await this.run(c, `unlisten ${channel}`).catch(() => undefined);
     };
   }
 
@@ -188,7 +200,8 @@ export class PgListener {
       if (wasUp) {
         // A message from the server (it has a SQLSTATE, e.g. 57P01 on pg_terminate_backend) came after everything
         // sent before it; a silent loss leaves only the last sign of life.
-        const said = typeof (err as { code?: unknown })?.code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+        const said =
+          typeof (err as { code?: unknown })?.code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
         this.missedSince = said ? new Date() : this.aliveAt;
       } else {
         this.missedSince ??= new Date(this.aliveAt);
@@ -196,7 +209,10 @@ export class PgListener {
       this.close(client);
       if (!this.running) return;
       const delay = backoffDelay(this.failures++, this.opts.minDelayMs, this.opts.maxDelayMs);
-      logger.warn({ err, attempt: this.failures, retry_in_ms: delay }, wasUp ? 'LISTEN connection lost; reconnecting' : 'LISTEN connection failed; retrying');
+      logger.warn(
+        { err, attempt: this.failures, retry_in_ms: delay },
+        wasUp ? 'LISTEN connection lost; reconnecting' : 'LISTEN connection failed; retrying',
+      );
       const closing = this.closing;
       this.retry = setTimeout(() => void closing.then(() => this.open()), delay);
       this.retry.unref();

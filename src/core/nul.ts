@@ -86,7 +86,8 @@ function faultPath(value: unknown, root: string | number, mask: number): TextFau
         const f = fault(k, mask);
         if (f) return { path: [...pathOf(e), k], fault: f, key: true };
       }
-      for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (v as Record<string, unknown>)[keys[i]], key: keys[i], parent: e });
+      for (let i = keys.length - 1; i >= 0; i--)
+        stack.push({ value: (v as Record<string, unknown>)[keys[i]], key: keys[i], parent: e });
     }
   }
   return null;
@@ -111,11 +112,18 @@ export function refuseInvalidText(field: GraphQLField<unknown, unknown>, args: R
     if (!hit) continue;
     if (hit.fault === NUL) {
       const param = paramFromPath(hit.path);
-      throw new DomainError('parameter_invalid', `${param ?? def.name} must not contain the NUL character (\\u0000).`, param);
+      throw new DomainError(
+        'parameter_invalid',
+        `${param ?? def.name} must not contain the NUL character (\\u0000).`,
+        param,
+      );
     }
     const param = paramFromPath(toInputField(hit.path, def.type)) ?? def.name;
     const what = hit.key ? 'a key' : 'a string';
-    throw invalid(param, `${param} holds ${what} that is not valid Unicode: a lone UTF-16 surrogate (\\ud800-\\udfff without its pair).`);
+    throw invalid(
+      param,
+      `${param} holds ${what} that is not valid Unicode: a lone UTF-16 surrogate (\\ud800-\\udfff without its pair).`,
+    );
   }
 }
 

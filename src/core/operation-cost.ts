@@ -33,10 +33,12 @@ function windowDays(args: Record<string, unknown>, defaultDays = DEFAULT_DAYS): 
 const isWeekly = (v: unknown) => String(v ?? '').toLowerCase() === 'week';
 
 /** An analytics answer over a window: 100, and 20 a bucket (week or month) of its series. */
-export const analyticsCost = (bucketArg = 'interval', defaultDays = DEFAULT_DAYS): ComplexityEstimator => ({ args, childComplexity }) => {
-  const days = windowDays(args, defaultDays);
-  return 100 + 20 * Math.ceil(days / (isWeekly(args[bucketArg]) ? 7 : 30)) + childComplexity;
-};
+export const analyticsCost =
+  (bucketArg = 'interval', defaultDays = DEFAULT_DAYS): ComplexityEstimator =>
+  ({ args, childComplexity }) => {
+    const days = windowDays(args, defaultDays);
+    return 100 + 20 * Math.ceil(days / (isWeekly(args[bucketArg]) ? 7 : 30)) + childComplexity;
+  };
 
 /** Retention cohorts: a row per cohort and a cell per later period, so the cost grows with the square of the buckets. */
 export const cohortsCost: ComplexityEstimator = ({ args, childComplexity }) => {
@@ -60,12 +62,28 @@ const connectionEstimator: ComplexityEstimator = ({ field, args, childComplexity
 const estimators = [fieldExtensionsEstimator(), connectionEstimator];
 
 /** The operation's cost; variables as sent (coerced here as graphql-js would). */
-function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Record<string, unknown> | null): number {
-  return getComplexity({ schema, query: document, operationName: operationName ?? undefined, variables: variables ?? {}, estimators });
+function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  variables?: Record<string, unknown> | null,
+): number {
+  return getComplexity({
+    schema,
+    query: document,
+    operationName: operationName ?? undefined,
+    variables: variables ?? {},
+    estimators,
+  });
 }
 
 /** 400 `query_too_complex` for an operation over MAX_COST; null when it fits. */
-export function operationCostError(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Record<string, unknown> | null): GraphQLError | null {
+export function operationCostError(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  variables?: Record<string, unknown> | null,
+): GraphQLError | null {
   let cost: number;
   try {
     cost = operationCost(schema, document, operationName, variables);

@@ -18,7 +18,10 @@ export interface ServicePool {
   /** The pool's size: the ORM's `pool.max`. */
   readonly options: { readonly max: number };
   /** One statement on a connection of the pool (a named config is a prepared statement of that connection), with pg's type parsers. */
-  query<R extends QueryResultRow = QueryResultRow>(config: QueryConfig | string, values?: unknown[]): Promise<QueryResult<R>>;
+  query<R extends QueryResultRow = QueryResultRow>(
+    config: QueryConfig | string,
+    values?: unknown[],
+  ): Promise<QueryResult<R>>;
   /**
    * A connection held until `release()`; `release(err)` closes it instead (its session may hold a lock or a
    * transaction). Its own parsers are the ORM's: statements pass `types: plainTypes` (src/core/sql.ts does).
@@ -38,15 +41,26 @@ function sessionSurvives(err: unknown): boolean {
 class OrmPool implements ServicePool {
   readonly options: { readonly max: number };
 
-  constructor(private readonly knex: KnexConnections, max: number) {
+  constructor(
+    private readonly knex: KnexConnections,
+    max: number,
+  ) {
     this.options = { max };
   }
 
-  async query<R extends QueryResultRow = QueryResultRow>(config: QueryConfig | string, values?: unknown[]): Promise<QueryResult<R>> {
+  async query<R extends QueryResultRow = QueryResultRow>(
+    config: QueryConfig | string,
+    values?: unknown[],
+  ): Promise<QueryResult<R>> {
     const conn = (await this.knex.acquire()) as KnexConnection;
     let result: QueryResult<R>;
     try {
-      const q: QueryConfig = typeof config === 'string' ? { text: config, types: plainTypes } : config.types ? config : { ...config, types: plainTypes };
+      const q: QueryConfig =
+        typeof config === 'string'
+          ? { text: config, types: plainTypes }
+          : config.types
+            ? config
+            : { ...config, types: plainTypes };
       result = await conn.query<R>(q, values);
     } catch (err) {
       await this.giveBack(conn, sessionSurvives(err) ? undefined : err);

@@ -35,7 +35,8 @@ const encodeCursor = (id: string) => Buffer.from(id, 'utf8').toString('base64url
 
 function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!isUuid(id) || encodeCursor(id) !== cursor) throw new DomainError('parameter_invalid', 'Invalid cursor.', 'after');
+  if (!isUuid(id) || encodeCursor(id) !== cursor)
+    throw new DomainError('parameter_invalid', 'Invalid cursor.', 'after');
   return id;
 }
 

@@ -55,7 +55,10 @@ export class CatalogReadCache {
   readonly maxEntryBytes: number;
 
   /** `versionOf` runs on every cached read: a prepared statement on the service pool, not the ORM. */
-  constructor(private readonly versionOf: VersionSource, readonly budgetBytes: number) {
+  constructor(
+    private readonly versionOf: VersionSource,
+    readonly budgetBytes: number,
+  ) {
     this.maxEntryBytes = Math.floor(budgetBytes * MAX_ENTRY_SHARE);
     this.entries =
       budgetBytes > 0 && this.maxEntryBytes > ENTRY_OVERHEAD_BYTES
@@ -108,7 +111,9 @@ export class CatalogReadCache {
    * many requests instead of one each; a lookup waits at most one round trip more).
    */
   version(merchantId: string, mode: Mode): Promise<string> {
-    return new Promise((resolve, reject) => this.lookups.add(`${merchantId}:${mode}`, { merchantId, mode, resolve, reject }));
+    return new Promise((resolve, reject) =>
+      this.lookups.add(`${merchantId}:${mode}`, { merchantId, mode, resolve, reject }),
+    );
   }
 
   /** Whether anything is stored under `key` (of any version): spares the version lookup for reads never cached. */

@@ -34,7 +34,12 @@ import {
 
 /** A pg pool, a checked-out client or a plain client: anything that runs `query({ name, text, values })`. */
 export interface Queryable {
-  query(config: { name?: string; text: string; values?: unknown[]; types?: typeof plainTypes }): Promise<{ rows: unknown[] }>;
+  query(config: {
+    name?: string;
+    text: string;
+    values?: unknown[];
+    types?: typeof plainTypes;
+  }): Promise<{ rows: unknown[] }>;
 }
 /** Where a statement runs: the request's EntityManager (its transaction, else the service pool) or a pg connection. */
 export type Db = EntityManager | Queryable;
@@ -223,13 +228,22 @@ function tenantOfEm(em: EntityManager): TenantParams {
 }
 
 /** A statement over rows of the EntityManager's tenant; `{tenant}` in `sql` becomes `merchant_id = ? and mode = ?`. */
-export async function tenantQuery<R = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
+export async function tenantQuery<R = Record<string, unknown>>(
+  em: EntityManager,
+  sql: string,
+  params: unknown[],
+): Promise<R[]> {
   const [text, values] = withTenant(sql, params, tenantOfEm(em));
   return run<R>(em, text, values);
 }
 
 /** `tenantQuery` with the tenant given: for work outside a request (the worker, the catalog cache). */
-export async function tenantQueryAs<R = Record<string, unknown>>(db: Db, tenant: TenantParams, sql: string, params: unknown[]): Promise<R[]> {
+export async function tenantQueryAs<R = Record<string, unknown>>(
+  db: Db,
+  tenant: TenantParams,
+  sql: string,
+  params: unknown[],
+): Promise<R[]> {
   const [text, values] = withTenant(sql, params, tenant);
   return run<R>(db, text, values);
 }
@@ -293,7 +307,11 @@ export const sendStatementsWithCommit: EventSubscriber = {
 };
 
 /** A statement about no single tenant (auth, cross-tenant sweeps, locks, catch-ups): each use is a decision. */
-export async function systemQuery<R = Record<string, unknown>>(db: Db, sql: string, params: unknown[] = []): Promise<R[]> {
+export async function systemQuery<R = Record<string, unknown>>(
+  db: Db,
+  sql: string,
+  params: unknown[] = [],
+): Promise<R[]> {
   if (sql.match(TENANT)) throw new Error('{tenant} in a system statement: use tenantQuery');
   return run<R>(db, sql, params);
 }
@@ -330,7 +348,9 @@ export async function ping(em: EntityManager): Promise<void> {
 /** The columns an entity persists, by metadata (named, so a column added by a later migration changes no statement). */
 function persistedColumns(em: EntityManager, entity: ClassType<object>): string[] {
   const meta = em.getMetadata().get(entity.name);
-  return meta.props.filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length).flatMap((p) => p.fieldNames);
+  return meta.props
+    .filter((p) => p.persist !== false && !p.formula && p.fieldNames?.length)
+    .flatMap((p) => p.fieldNames);
 }
 
 /** `select` list of an entity's columns: named, so a column added by a later migration leaves the statement as it was. */
@@ -338,7 +358,9 @@ const selectList = new Map<string, string>();
 function columnsOf(em: EntityManager, entity: ClassType<TenantEntity>): string {
   let list = selectList.get(entity.name);
   if (!list) {
-    list = `${persistedColumns(em, entity).map((c) => `"${c}"`).join(', ')} from "${em.getMetadata().get(entity.name).tableName}"`;
+    list = `${persistedColumns(em, entity)
+      .map((c) => `"${c}"`)
+      .join(', ')} from "${em.getMetadata().get(entity.name).tableName}"`;
     selectList.set(entity.name, list);
   }
   return list;
@@ -353,7 +375,9 @@ export function aliasedColumns(em: EntityManager, entity: ClassType<object>, ali
   const key = `${entity.name}|${alias}`;
   let list = aliasedLists.get(key);
   if (!list) {
-    list = persistedColumns(em, entity).map((c) => `${alias}."${c}" as "${alias}.${c}"`).join(', ');
+    list = persistedColumns(em, entity)
+      .map((c) => `${alias}."${c}" as "${alias}.${c}"`)
+      .join(', ');
     aliasedLists.set(key, list);
   }
   return list;

@@ -40,7 +40,8 @@ export class WorkerPool<In, Out> {
   /** Runs one task for `tenant`; 429 when that tenant, or the pool as a whole, already has all it may have. */
   async run(tenant: string, input: In): Promise<Out> {
     const mine = this.inFlight.get(tenant) ?? 0;
-    if (mine >= this.options.perTenant) throw this.busy(`${mine} ${this.options.name} tasks of this account are already running`);
+    if (mine >= this.options.perTenant)
+      throw this.busy(`${mine} ${this.options.name} tasks of this account are already running`);
     if (this.pool.queueSize >= this.options.maxQueue) throw this.busy(`the ${this.options.name} queue is full`);
     this.inFlight.set(tenant, mine + 1);
     try {
@@ -58,9 +59,14 @@ export class WorkerPool<In, Out> {
   }
 
   private busy(why: string): DomainError {
-    return new DomainError('rate_limited', `Too many requests for ${this.options.name}: ${why}. Retry after the time in Retry-After.`, null, {
-      'Retry-After': '1',
-    });
+    return new DomainError(
+      'rate_limited',
+      `Too many requests for ${this.options.name}: ${why}. Retry after the time in Retry-After.`,
+      null,
+      {
+        'Retry-After': '1',
+      },
+    );
   }
 }
 

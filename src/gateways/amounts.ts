@@ -7,7 +7,23 @@ import { GatewayError, ProviderName, PROVIDERS } from './port';
  */
 
 /** Stripe's zero-decimal currencies (https://docs.stripe.com/currencies#zero-decimal), all ISO exponent 0. */
-const STRIPE_ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+const STRIPE_ZERO_DECIMAL = new Set([
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'JPY',
+  'KMF',
+  'KRW',
+  'MGA',
+  'PYG',
+  'RWF',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
+]);
 
 /**
  * Stripe's special cases: ISK and UGX are ISO exponent 0 but stay two-decimal in Stripe's API for backwards
@@ -53,7 +69,10 @@ export function toGatewayAmount(provider: ProviderName, amount: number, currency
   } else {
     const f = 10 ** (iso - gw);
     if (amount % f !== 0) {
-      throw new GatewayError('gateway_rejected', `${code} amounts must be whole multiples of ${f} subunits at ${provider} (got ${amount}).`);
+      throw new GatewayError(
+        'gateway_rejected',
+        `${code} amounts must be whole multiples of ${f} subunits at ${provider} (got ${amount}).`,
+      );
     }
     out = amount / f;
   }

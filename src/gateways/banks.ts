@@ -69,7 +69,14 @@ export function bankFromVpa(vpa: unknown): string | null {
   if (typeof vpa !== 'string') return null;
   const at = vpa.lastIndexOf('@');
   if (at < 0) return null;
-  return UPI_HANDLES[vpa.slice(at + 1).trim().toLowerCase()] ?? null;
+  return (
+    UPI_HANDLES[
+      vpa
+        .slice(at + 1)
+        .trim()
+        .toLowerCase()
+    ] ?? null
+  );
 }
 
 /** How a mandate was set up, as analytics count it: the gateways' own method names, anything else `unknown`. */

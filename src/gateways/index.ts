@@ -14,7 +14,11 @@ export { RAZORPAY_EVENTS } from './razorpay.events';
  * The adapter for one connection. With `sandboxUrl` (the service default) both SDKs talk to the local sandbox;
  * without it, to the real gateways.
  */
-export function createGateway(provider: ProviderName, credentials: Credentials, opts: AdapterOptions = {}): GatewayPort {
+export function createGateway(
+  provider: ProviderName,
+  credentials: Credentials,
+  opts: AdapterOptions = {},
+): GatewayPort {
   switch (provider) {
     case 'stripe':
       return new StripeAdapter(credentials as StripeCredentials, opts);

@@ -185,7 +185,8 @@ export interface GatewayCheckout {
 
 /** A subscription as the gateway holds it now (reconciliation: what webhooks may have failed to say). */
 export interface GatewaySubscription {
-  status: 'pending_authorization' | 'trialing' | 'active' | 'past_due' | 'paused' | 'cancelled' | 'completed' | 'halted';
+  status:
+    'pending_authorization' | 'trialing' | 'active' | 'past_due' | 'paused' | 'cancelled' | 'completed' | 'halted';
   currentPeriodStart: Date | null;
   currentPeriodEnd: Date | null;
   trialEnd: Date | null;
@@ -260,7 +261,10 @@ export interface GatewayPort {
    * over is an answer, not an error: `expired` when it can no longer complete (expired, cancelled, failed), `completed`
    * when the customer authorised the mandate first (its event moves the subscription).
    */
-  expireSubscriptionCheckout(checkout: { checkoutSessionId: string | null; providerSubscriptionId: string | null }): Promise<'expired' | 'completed'>;
+  expireSubscriptionCheckout(checkout: {
+    checkoutSessionId: string | null;
+    providerSubscriptionId: string | null;
+  }): Promise<'expired' | 'completed'>;
   /** A one-off payment's checkout as the gateway holds it (Stripe: the Checkout Session; Razorpay: the payment link). */
   getPaymentCheckout(checkoutSessionId: string): Promise<GatewayCheckout>;
   /** The subscription as the gateway holds it, with its latest charge. */

@@ -42,11 +42,16 @@ export function razorpayError(err: unknown): GatewayError {
   const e = err as { statusCode?: number; error?: { description?: string; code?: string } };
   if (e && typeof e === 'object' && typeof e.statusCode === 'number') {
     const msg = e.error?.description ?? e.error?.code ?? `HTTP ${e.statusCode}`;
-    if (e.statusCode < 500 && e.statusCode !== 429) return new GatewayError('gateway_rejected', `Razorpay: ${msg}`, err);
+    if (e.statusCode < 500 && e.statusCode !== 429)
+      return new GatewayError('gateway_rejected', `Razorpay: ${msg}`, err);
     return new GatewayError('gateway_unavailable', `Razorpay unavailable: ${msg}`, err);
   }
   // Network errors make the SDK's own error handler throw a TypeError (it reads err.response.status): no answer.
-  return new GatewayError('gateway_unavailable', `Razorpay unavailable: ${(err as Error)?.message ?? String(err)}`, err);
+  return new GatewayError(
+    'gateway_unavailable',
+    `Razorpay unavailable: ${(err as Error)?.message ?? String(err)}`,
+    err,
+  );
 }
 
 const STATUS: Record<string, GatewaySubscription['status']> = {
@@ -81,7 +86,10 @@ export class RazorpayAdapter implements GatewayPort {
   readonly provider = 'razorpay' as const;
   private readonly shared: RazorpayClient;
 
-  constructor(private readonly credentials: RazorpayCredentials, private readonly opts: AdapterOptions = {}) {
+  constructor(
+    private readonly credentials: RazorpayCredentials,
+    private readonly opts: AdapterOptions = {},
+  ) {
     this.shared = this.client();
   }
 
@@ -107,7 +115,12 @@ export class RazorpayAdapter implements GatewayPort {
 
   async registerWebhook(url: string): Promise<void> {
     await this.call(() =>
-      this.shared.webhooks.create({ url, secret: this.credentials.webhook_secret, events: RAZORPAY_EVENTS, alert_email: '' } as any),
+      this.shared.webhooks.create({
+        url,
+        secret: this.credentials.webhook_secret,
+        events: RAZORPAY_EVENTS,
+        alert_email: '',
+      } as any),
     );
   }
 
@@ -173,11 +186,22 @@ export class RazorpayAdapter implements GatewayPort {
     if (input.trialDays > 0) params.start_at = Math.floor(Date.now() / 1000) + input.trialDays * 86_400;
     if (input.setupFee > 0) {
       params.addons = [
-        { item: { name: 'Setup fee', amount: toGatewayAmount('razorpay', input.setupFee, input.currency), currency: input.currency.toUpperCase() } },
+        {
+          item: {
+            name: 'Setup fee',
+            amount: toGatewayAmount('razorpay', input.setupFee, input.currency),
+            currency: input.currency.toUpperCase(),
+          },
+        },
       ];
     }
     const sub = (await this.call(() => this.client(input.idempotencyKey).subscriptions.create(params as any))) as Obj;
-    return { checkoutSessionId: sub.id, checkoutUrl: sub.short_url, providerSubscriptionId: sub.id, providerCustomerId: sub.customer_id ?? null };
+    return {
+      checkoutSessionId: sub.id,
+      checkoutUrl: sub.short_url,
+      providerSubscriptionId: sub.id,
+      providerCustomerId: sub.customer_id ?? null,
+    };
   }
 
   async pauseSubscription(providerSubscriptionId: string): Promise<void> {
@@ -197,7 +221,10 @@ export class RazorpayAdapter implements GatewayPort {
    * short_url. Read first, so a mandate authorised meanwhile is never cancelled here; a cancel refused because it ended
    * in between is read again.
    */
-  async expireSubscriptionCheckout(checkout: { checkoutSessionId: string | null; providerSubscriptionId: string | null }): Promise<'expired' | 'completed'> {
+  async expireSubscriptionCheckout(checkout: {
+    checkoutSessionId: string | null;
+    providerSubscriptionId: string | null;
+  }): Promise<'expired' | 'completed'> {
     const id = checkout.providerSubscriptionId ?? checkout.checkoutSessionId;
     if (!id) return 'expired';
     const outcome = async (): Promise<'expired' | 'completed' | null> => {
@@ -237,7 +264,11 @@ export class RazorpayAdapter implements GatewayPort {
   async retrySubscriptionCharge(providerSubscriptionId: string, idempotencyKey: string): Promise<RetryChargeResult> {
     // The real Razorpay retries a pending subscription on its own schedule and has no API to charge it now.
     if (!this.opts.sandboxUrl) return { outcome: 'nothing_due', failureReason: null };
-    const answer = await this.sandboxPost(this.client(idempotencyKey), `/test_helpers/subscriptions/${encodeURIComponent(providerSubscriptionId)}/retry_charge`, {});
+    const answer = await this.sandboxPost(
+      this.client(idempotencyKey),
+      `/test_helpers/subscriptions/${encodeURIComponent(providerSubscriptionId)}/retry_charge`,
+      {},
+    );
     const outcome = answer.outcome === 'succeeded' || answer.outcome === 'failed' ? answer.outcome : 'nothing_due';
     return { outcome, failureReason: outcome === 'failed' ? String(answer.failure_reason ?? 'payment_failed') : null };
   }
@@ -249,7 +280,11 @@ export class RazorpayAdapter implements GatewayPort {
   async chargeSubscriptionOneOff(input: OneOffChargeInput): Promise<OneOffChargeResult> {
     await this.call(() =>
       this.client(input.idempotencyKey).subscriptions.createAddon(input.providerSubscriptionId, {
-        item: { name: input.description, amount: toGatewayAmount('razorpay', input.amount, input.currency), currency: input.currency.toUpperCase() },
+        item: {
+          name: input.description,
+          amount: toGatewayAmount('razorpay', input.amount, input.currency),
+          currency: input.currency.toUpperCase(),
+        },
         quantity: 1,
       } as any),
     );
@@ -260,15 +295,19 @@ export class RazorpayAdapter implements GatewayPort {
   async getPaymentCheckout(checkoutSessionId: string): Promise<GatewayCheckout> {
     const link = (await this.call(() => this.shared.paymentLink.fetch(checkoutSessionId))) as Obj;
     const payment = ((link.payments as Obj[] | null) ?? []).find((p) => p?.status === 'captured') ?? null;
-    const status = link.status === 'paid' ? 'paid' : link.status === 'cancelled' || link.status === 'expired' ? 'expired' : 'open';
+    const status =
+      link.status === 'paid' ? 'paid' : link.status === 'cancelled' || link.status === 'expired' ? 'expired' : 'open';
     return { status, providerPaymentId: payment?.payment_id ?? null, method: payment?.method ?? null, bank: null };
   }
 
   async getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription> {
     const sub = (await this.call(() => this.shared.subscriptions.fetch(providerSubscriptionId))) as Obj;
-    const invoices = (await this.call(() => this.shared.invoices.all({ subscription_id: providerSubscriptionId, count: 5 } as any))) as Obj;
+    const invoices = (await this.call(() =>
+      this.shared.invoices.all({ subscription_id: providerSubscriptionId, count: 5 } as any),
+    )) as Obj;
     // The newest invoice of a billing cycle (not the mandate authorisation's).
-    const invoice = ((invoices.items ?? []) as Obj[]).find((i) => i.billing_start != null && Number(i.amount) > 0) ?? null;
+    const invoice =
+      ((invoices.items ?? []) as Obj[]).find((i) => i.billing_start != null && Number(i.amount) > 0) ?? null;
     let latestCharge: GatewaySubscription['latestCharge'] = null;
     if (invoice && (invoice.status === 'paid' || invoice.payment_id)) {
       const paid = invoice.status === 'paid';
@@ -300,9 +339,16 @@ export class RazorpayAdapter implements GatewayPort {
 
   async advanceTestClock(to: Date, opts: AdvanceOptions = {}): Promise<void> {
     if (!this.opts.sandboxUrl) {
-      throw new GatewayError('gateway_rejected', 'Razorpay: the account clock is a gateway sandbox extension; the real Razorpay has no test clock.');
+      throw new GatewayError(
+        'gateway_rejected',
+        'Razorpay: the account clock is a gateway sandbox extension; the real Razorpay has no test clock.',
+      );
     }
-    await this.sandboxPost(opts.nothingDue ? this.shared : this.client(undefined, advanceTimeoutMs(this.opts)), '/test_helpers/advance', { frozen_time: to.getTime() / 1000 });
+    await this.sandboxPost(
+      opts.nothingDue ? this.shared : this.client(undefined, advanceTimeoutMs(this.opts)),
+      '/test_helpers/advance',
+      { frozen_time: to.getTime() / 1000 },
+    );
   }
 
   parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent {
@@ -317,7 +363,9 @@ export class RazorpayAdapter implements GatewayPort {
       throw new GatewayError('signature_invalid', 'Razorpay webhook body is not JSON', err);
     }
     // X-Razorpay-Event-Id identifies the event across redeliveries; without it, the body itself does.
-    const eventId = header(headers, 'x-razorpay-event-id') ?? `body_${crypto.createHash('sha256').update(rawBody).digest('hex').slice(0, 32)}`;
+    const eventId =
+      header(headers, 'x-razorpay-event-id') ??
+      `body_${crypto.createHash('sha256').update(rawBody).digest('hex').slice(0, 32)}`;
     return normaliseRazorpayEvent(body, eventId);
   }
 }

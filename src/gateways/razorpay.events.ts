@@ -172,10 +172,20 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
       case 'subscription.activated': {
         // Authorised with a later start (start_at): a trial until the first charge.
         const trial = sub.status === 'authenticated' && sub.current_start == null;
-        return { ...common, kind: 'subscription.authorized', ...(trial ? { trialEnd: at(sub.start_at ?? sub.charge_at) } : period) };
+        return {
+          ...common,
+          kind: 'subscription.authorized',
+          ...(trial ? { trialEnd: at(sub.start_at ?? sub.charge_at) } : period),
+        };
       }
       case 'subscription.charged':
-        return { ...common, kind: 'subscription.charged', ...period, attempt, ...money(payment?.amount, payment?.currency) };
+        return {
+          ...common,
+          kind: 'subscription.charged',
+          ...period,
+          attempt,
+          ...money(payment?.amount, payment?.currency),
+        };
       case 'subscription.pending':
       case 'subscription.halted':
         return {

@@ -20,7 +20,16 @@ import {
   SubscriptionCheckoutInput,
 } from './port';
 import { advanceTimeoutMs, ClientOptions, stripeClient } from './transport';
-import { fromUnix, idOf, invoicePeriod, normaliseStripeEvent, paymentDetails, refundStatus, STRIPE_EVENTS, subscriptionPeriod } from './stripe.events';
+import {
+  fromUnix,
+  idOf,
+  invoicePeriod,
+  normaliseStripeEvent,
+  paymentDetails,
+  refundStatus,
+  STRIPE_EVENTS,
+  subscriptionPeriod,
+} from './stripe.events';
 
 /** `sandboxUrl` (e.g. http://127.0.0.1:4100; unset: the real gateway) and `timeoutMs`, each call's bound (transport.ts). */
 export type AdapterOptions = ClientOptions;
@@ -55,7 +64,7 @@ const STATUS: Record<string, GatewaySubscription['status']> = {
 
 /** A card error's reason: the decline code when it says more than "generic", else the error code. */
 const declineReason = (e: { decline_code?: string; code?: string }) =>
-  e.decline_code && e.decline_code !== 'generic_decline' ? e.decline_code : e.code ?? 'payment_failed';
+  e.decline_code && e.decline_code !== 'generic_decline' ? e.decline_code : (e.code ?? 'payment_failed');
 
 const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
   const v = headers[name] ?? headers[name.toLowerCase()];
@@ -69,7 +78,10 @@ export class StripeAdapter implements GatewayPort {
   /** The client of test-clock advances that charge what falls due (a longer bound: transport.ts), made when first used. */
   private advancing: Stripe | null = null;
 
-  constructor(private readonly credentials: StripeCredentials, private readonly opts: AdapterOptions = {}) {
+  constructor(
+    private readonly credentials: StripeCredentials,
+    private readonly opts: AdapterOptions = {},
+  ) {
     this.sandbox = Boolean(opts.sandboxUrl);
     this.stripe = stripeClient(credentials.secret_key, opts);
   }
@@ -109,7 +121,11 @@ export class StripeAdapter implements GatewayPort {
         line_items: [
           {
             quantity: 1,
-            price_data: { currency: input.currency.toLowerCase(), unit_amount: amount, product_data: { name: input.description } },
+            price_data: {
+              currency: input.currency.toLowerCase(),
+              unit_amount: amount,
+              product_data: { name: input.description },
+            },
           },
         ],
         metadata: { payment_id: input.paymentId },
@@ -200,7 +216,9 @@ export class StripeAdapter implements GatewayPort {
   }
 
   async pauseSubscription(providerSubscriptionId: string): Promise<void> {
-    await this.call(() => this.stripe.subscriptions.update(providerSubscriptionId, { pause_collection: { behavior: 'void' } }));
+    await this.call(() =>
+      this.stripe.subscriptions.update(providerSubscriptionId, { pause_collection: { behavior: 'void' } }),
+    );
   }
 
   async resumeSubscription(providerSubscriptionId: string): Promise<void> {
@@ -216,7 +234,10 @@ export class StripeAdapter implements GatewayPort {
   }
 
   /** Expires the Checkout Session; one no longer open (completed, or expired by Stripe at its expires_at) is read back. */
-  async expireSubscriptionCheckout(checkout: { checkoutSessionId: string | null; providerSubscriptionId: string | null }): Promise<'expired' | 'completed'> {
+  async expireSubscriptionCheckout(checkout: {
+    checkoutSessionId: string | null;
+    providerSubscriptionId: string | null;
+  }): Promise<'expired' | 'completed'> {
     const id = checkout.checkoutSessionId;
     if (!id) return 'expired';
     try {
@@ -257,7 +278,8 @@ export class StripeAdapter implements GatewayPort {
     } catch (err) {
       // A decline is Stripe's 402 card_error: the retry's outcome, not a gateway failure.
       const e = err as { type?: string; statusCode?: number; decline_code?: string; code?: string };
-      if (e?.type === 'StripeCardError' || e?.statusCode === 402) return { outcome: 'failed', failureReason: declineReason(e) };
+      if (e?.type === 'StripeCardError' || e?.statusCode === 402)
+        return { outcome: 'failed', failureReason: declineReason(e) };
       throw stripeError(err);
     }
   }
@@ -268,8 +290,13 @@ export class StripeAdapter implements GatewayPort {
    */
   async chargeSubscriptionOneOff(input: OneOffChargeInput): Promise<OneOffChargeResult> {
     const customer =
-      input.providerCustomerId ?? idOf((await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId))).customer);
-    if (!customer) throw new GatewayError('gateway_rejected', `Stripe: subscription ${input.providerSubscriptionId} has no customer.`);
+      input.providerCustomerId ??
+      idOf((await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId))).customer);
+    if (!customer)
+      throw new GatewayError(
+        'gateway_rejected',
+        `Stripe: subscription ${input.providerSubscriptionId} has no customer.`,
+      );
     await this.call(() =>
       this.stripe.invoiceItems.create(
         {
@@ -284,7 +311,12 @@ export class StripeAdapter implements GatewayPort {
     );
     const invoice = await this.call(() =>
       this.stripe.invoices.create(
-        { customer, subscription: input.providerSubscriptionId, auto_advance: false, pending_invoice_items_behavior: 'include' },
+        {
+          customer,
+          subscription: input.providerSubscriptionId,
+          auto_advance: false,
+          pending_invoice_items_behavior: 'include',
+        },
         { idempotencyKey: `${input.idempotencyKey}-invoice` },
       ),
     );
@@ -294,7 +326,13 @@ export class StripeAdapter implements GatewayPort {
       return { outcome: 'succeeded', providerPaymentId: idOf(pi), failureReason: null };
     } catch (err) {
       // A decline is Stripe's 402 card_error: the charge's outcome, not a gateway failure.
-      const e = err as { type?: string; statusCode?: number; decline_code?: string; code?: string; payment_intent?: unknown };
+      const e = err as {
+        type?: string;
+        statusCode?: number;
+        decline_code?: string;
+        code?: string;
+        payment_intent?: unknown;
+      };
       if (e?.type === 'StripeCardError' || e?.statusCode === 402) {
         return { outcome: 'failed', providerPaymentId: idOf(e.payment_intent), failureReason: declineReason(e) };
       }
@@ -303,10 +341,17 @@ export class StripeAdapter implements GatewayPort {
   }
 
   async getPaymentCheckout(checkoutSessionId: string): Promise<GatewayCheckout> {
-    const s = (await this.call(() => this.stripe.checkout.sessions.retrieve(checkoutSessionId, { expand: ['payment_intent.latest_charge'] }))) as unknown as Record<string, any>;
+    const s = (await this.call(() =>
+      this.stripe.checkout.sessions.retrieve(checkoutSessionId, { expand: ['payment_intent.latest_charge'] }),
+    )) as unknown as Record<string, any>;
     const d = paymentDetails(s.payment_intent);
     const paid = s.status === 'complete' && (s.payment_status === 'paid' || s.payment_status === 'no_payment_required');
-    return { status: paid ? 'paid' : s.status === 'expired' ? 'expired' : 'open', providerPaymentId: d.providerPaymentId, method: d.method, bank: d.bank };
+    return {
+      status: paid ? 'paid' : s.status === 'expired' ? 'expired' : 'open',
+      providerPaymentId: d.providerPaymentId,
+      method: d.method,
+      bank: d.bank,
+    };
   }
 
   async getSubscription(providerSubscriptionId: string): Promise<GatewaySubscription> {
@@ -315,7 +360,9 @@ export class StripeAdapter implements GatewayPort {
     const period = subscriptionPeriod(s);
     const invoiceId = idOf(sub.latest_invoice);
     const invoice = invoiceId
-      ? ((await this.call(() => this.stripe.invoices.retrieve(invoiceId, { expand: ['payments.data.payment.payment_intent'] }))) as unknown as Record<string, any>)
+      ? ((await this.call(() =>
+          this.stripe.invoices.retrieve(invoiceId, { expand: ['payments.data.payment.payment_intent'] }),
+        )) as unknown as Record<string, any>)
       : null;
     let latestCharge: GatewaySubscription['latestCharge'] = null;
     // A zero-amount invoice (Stripe's at a trial's start) charged nothing; draft and void ones were never charged.
@@ -325,15 +372,19 @@ export class StripeAdapter implements GatewayPort {
       const pi = invoice.payments?.data?.[0]?.payment?.payment_intent;
       latestCharge = {
         status: paid ? 'succeeded' : 'failed',
-        failureReason: paid ? null : paymentDetails(pi).failureReason ?? 'payment_failed',
+        failureReason: paid ? null : (paymentDetails(pi).failureReason ?? 'payment_failed'),
         periodStart: bounds.start,
         periodEnd: bounds.end,
-        amount: fromGatewayAmount('stripe', Number(paid ? invoice.amount_paid : invoice.amount_due), String(invoice.currency)),
+        amount: fromGatewayAmount(
+          'stripe',
+          Number(paid ? invoice.amount_paid : invoice.amount_due),
+          String(invoice.currency),
+        ),
       };
     }
     const paused = s.pause_collection != null && ['active', 'past_due', 'trialing'].includes(sub.status);
     return {
-      status: paused ? 'paused' : STATUS[sub.status] ?? 'active',
+      status: paused ? 'paused' : (STATUS[sub.status] ?? 'active'),
       currentPeriodStart: period.start,
       currentPeriodEnd: period.end,
       trialEnd: fromUnix(s.trial_end),
@@ -344,10 +395,20 @@ export class StripeAdapter implements GatewayPort {
 
   async advanceTestClock(to: Date, opts: AdvanceOptions = {}): Promise<void> {
     if (!this.sandbox) {
-      throw new GatewayError('gateway_rejected', "Stripe: the account clock is a gateway sandbox extension; use Stripe's own test clocks against the real Stripe.");
+      throw new GatewayError(
+        'gateway_rejected',
+        "Stripe: the account clock is a gateway sandbox extension; use Stripe's own test clocks against the real Stripe.",
+      );
     }
-    const client = opts.nothingDue ? this.stripe : (this.advancing ??= stripeClient(this.credentials.secret_key, { ...this.opts, timeoutMs: advanceTimeoutMs(this.opts) }));
-    await this.call(() => client.rawRequest('POST', '/v1/test_helpers/sandbox/advance', { frozen_time: to.getTime() / 1000 }));
+    const client = opts.nothingDue
+      ? this.stripe
+      : (this.advancing ??= stripeClient(this.credentials.secret_key, {
+          ...this.opts,
+          timeoutMs: advanceTimeoutMs(this.opts),
+        }));
+    await this.call(() =>
+      client.rawRequest('POST', '/v1/test_helpers/sandbox/advance', { frozen_time: to.getTime() / 1000 }),
+    );
   }
 
   parseEvent(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent {
@@ -357,7 +418,11 @@ export class StripeAdapter implements GatewayPort {
     try {
       event = this.stripe.webhooks.constructEvent(rawBody, signature, this.credentials.webhook_secret);
     } catch (err) {
-      throw new GatewayError('signature_invalid', `Stripe signature verification failed: ${(err as Error).message}`, err);
+      throw new GatewayError(
+        'signature_invalid',
+        `Stripe signature verification failed: ${(err as Error).message}`,
+        err,
+      );
     }
     return normaliseStripeEvent(event);
   }

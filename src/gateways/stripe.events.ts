@@ -27,7 +27,13 @@ export const STRIPE_EVENTS = [
 
 /** The id of an expandable field: the string itself, or the expanded object's id. */
 export const idOf = (v: unknown): string | null =>
-  v == null ? null : typeof v === 'string' ? v : typeof (v as { id?: unknown }).id === 'string' ? (v as { id: string }).id : null;
+  v == null
+    ? null
+    : typeof v === 'string'
+      ? v
+      : typeof (v as { id?: unknown }).id === 'string'
+        ? (v as { id: string }).id
+        : null;
 
 /** Stripe's refund status -> Cadence's; null: not one Cadence reads. */
 export function refundStatus(status: string | null | undefined): RefundResult['status'] | null {
@@ -40,14 +46,30 @@ export function refundStatus(status: string | null | undefined): RefundResult['s
 type Obj = Record<string, any>;
 
 /** Payment method, bank and failure reason from a PaymentIntent or Charge when the event carries them expanded. */
-export function paymentDetails(pi: unknown): { method: string | null; bank: string | null; failureReason: string | null; providerPaymentId: string | null } {
-  const out = { method: null as string | null, bank: null as string | null, failureReason: null as string | null, providerPaymentId: idOf(pi) };
+export function paymentDetails(pi: unknown): {
+  method: string | null;
+  bank: string | null;
+  failureReason: string | null;
+  providerPaymentId: string | null;
+} {
+  const out = {
+    method: null as string | null,
+    bank: null as string | null,
+    failureReason: null as string | null,
+    providerPaymentId: idOf(pi),
+  };
   if (!pi || typeof pi !== 'object') return out;
   const p = pi as Obj;
   const err = p.last_payment_error ?? p.last_setup_error;
-  if (err) out.failureReason = err.decline_code && err.decline_code !== 'generic_decline' ? err.decline_code : err.code ?? null;
+  if (err)
+    out.failureReason =
+      err.decline_code && err.decline_code !== 'generic_decline' ? err.decline_code : (err.code ?? null);
   const charge = typeof p.latest_charge === 'object' && p.latest_charge ? (p.latest_charge as Obj) : null;
-  const pmd: Obj | null = charge?.payment_method_details ?? (typeof p.payment_method === 'object' ? p.payment_method : null) ?? err?.payment_method ?? null;
+  const pmd: Obj | null =
+    charge?.payment_method_details ??
+    (typeof p.payment_method === 'object' ? p.payment_method : null) ??
+    err?.payment_method ??
+    null;
   if (pmd?.type) {
     out.method = pmd.type;
     // The card's issuing bank; UPI names only the VPA, whose handle belongs to one PSP bank.
@@ -58,12 +80,16 @@ export function paymentDetails(pi: unknown): { method: string | null; bank: stri
 }
 
 /** Unix seconds -> Date (null when absent). */
-export const fromUnix = (v: unknown): Date | null => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000) : null);
+export const fromUnix = (v: unknown): Date | null =>
+  typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000) : null;
 
 /** A subscription's current period (on its first item since API 2025-03-31; on the subscription before). */
 export function subscriptionPeriod(sub: Obj): { start: Date | null; end: Date | null } {
   const item = sub.items?.data?.[0] ?? {};
-  return { start: fromUnix(item.current_period_start ?? sub.current_period_start), end: fromUnix(item.current_period_end ?? sub.current_period_end) };
+  return {
+    start: fromUnix(item.current_period_start ?? sub.current_period_start),
+    end: fromUnix(item.current_period_end ?? sub.current_period_end),
+  };
 }
 
 /**
@@ -73,7 +99,10 @@ export function subscriptionPeriod(sub: Obj): { start: Date | null; end: Date | 
 export function invoicePeriod(invoice: Obj): { start: Date | null; end: Date | null } {
   const lines = (invoice.lines?.data ?? []) as Obj[];
   const line = lines.find((l) => l.period && Number(l.period.end) > Number(l.period.start)) ?? lines[0];
-  return { start: fromUnix(line?.period?.start ?? invoice.period_start), end: fromUnix(line?.period?.end ?? invoice.period_end) };
+  return {
+    start: fromUnix(line?.period?.start ?? invoice.period_start),
+    end: fromUnix(line?.period?.end ?? invoice.period_end),
+  };
 }
 
 /** Invoices that bill a subscription's period (the first, or a renewal). */
@@ -163,7 +192,7 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
         checkoutSessionId: obj.id,
         providerPaymentId: d.providerPaymentId,
         ...money(obj.amount_total, obj.currency),
-        failureReason: expired ? null : d.failureReason ?? 'payment_failed',
+        failureReason: expired ? null : (d.failureReason ?? 'payment_failed'),
         method: d.method,
         bank: d.bank,
       };
@@ -227,7 +256,7 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
         providerCustomerId: idOf(obj.customer),
         providerPaymentId: d.providerPaymentId,
         ...money(paid ? obj.amount_paid : obj.amount_due, obj.currency),
-        failureReason: paid ? null : d.failureReason ?? 'payment_failed',
+        failureReason: paid ? null : (d.failureReason ?? 'payment_failed'),
         method: d.method,
         bank: d.bank,
       };

@@ -91,7 +91,11 @@ export const RAZORPAY_IDEMPOTENCY_HEADER = 'X-Idempotency-Key';
  * A Razorpay SDK client. The SDK has no base-URL, timeout or agent option, so they are set on its axios instance;
  * a call with an idempotency key gets an instance of its own so the header never leaks into concurrent calls.
  */
-export function razorpayClient(credentials: { key_id: string; key_secret: string }, opts: ClientOptions, idempotencyKey?: string): RazorpayClient {
+export function razorpayClient(
+  credentials: { key_id: string; key_secret: string },
+  opts: ClientOptions,
+  idempotencyKey?: string,
+): RazorpayClient {
   const timeout = timeoutOf(opts);
   const rzp = new Razorpay({ key_id: credentials.key_id || 'rzp_missing', key_secret: credentials.key_secret });
   const defaults = razorpayRequestDefaults(rzp);

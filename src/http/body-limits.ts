@@ -3,7 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { toSnake } from '../core/case';
 import { DomainError } from '../core/errors';
-import { MAX_JSON_DEPTH, MAX_QUERY_NESTING, nestedTooDeep as tooDeep, pathDeeperThan, queryTooDeep, textNesting } from '../core/input-limits';
+import {
+  MAX_JSON_DEPTH,
+  MAX_QUERY_NESTING,
+  nestedTooDeep as tooDeep,
+  pathDeeperThan,
+  queryTooDeep,
+  textNesting,
+} from '../core/input-limits';
 
 /**
  * Refuses over-deep input right after the body is parsed, before anything walks it recursively: a JSON body
@@ -15,7 +22,13 @@ import { MAX_JSON_DEPTH, MAX_QUERY_NESTING, nestedTooDeep as tooDeep, pathDeeper
 export function bodyLimits(req: Request, _res: Response, next: NextFunction): void {
   const bad = undecodableQuery(req.url);
   if (bad !== undefined) {
-    return next(new DomainError('parameter_invalid', `${bad ?? 'The query string'} is not valid percent-encoded UTF-8 text.`, bad));
+    return next(
+      new DomainError(
+        'parameter_invalid',
+        `${bad ?? 'The query string'} is not valid percent-encoded UTF-8 text.`,
+        bad,
+      ),
+    );
   }
   const graphql = req.path === '/graphql';
   const body = req.body as unknown;

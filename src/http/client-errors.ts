@@ -18,14 +18,13 @@ export function answerClientErrors(server: http.Server): void {
       else socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
       return;
     }
-    const error = code === 'HPE_HEADER_OVERFLOW'
-      ? new DomainError('request_too_large', 'The request line and headers are larger than 16 KiB.')
-      : new DomainError('parameter_invalid', 'Malformed HTTP request.');
+    const error =
+      code === 'HPE_HEADER_OVERFLOW'
+        ? new DomainError('request_too_large', 'The request line and headers are larger than 16 KiB.')
+        : new DomainError('parameter_invalid', 'Malformed HTTP request.');
     const requestId = newRequestId();
     const graphql = /^[A-Z]+ \/graphql[?# ]/.test(err.rawPacket?.subarray(0, 64).toString('latin1') ?? '');
-    const body = JSON.stringify(
-      graphql ? graphQLErrorBody(error, requestId) : errorBody(error, requestId),
-    );
+    const body = JSON.stringify(graphql ? graphQLErrorBody(error, requestId) : errorBody(error, requestId));
     socket.end(
       `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -16,7 +16,13 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Ctx } from '../core/context';
 import { MerchantPrincipal, merchantPrincipal, operationContext } from './principal';
-import { DomainError, formatGraphQLError, isDatabaseUnavailable, operationNotFound, serviceUnavailable } from '../core/errors';
+import {
+  DomainError,
+  formatGraphQLError,
+  isDatabaseUnavailable,
+  operationNotFound,
+  serviceUnavailable,
+} from '../core/errors';
 import { operationCostError } from '../core/operation-cost';
 import { operationTooDeep } from '../core/input-limits';
 import { logger } from '../core/logger';
@@ -222,10 +228,16 @@ export function mountGraphQLWs(opts: {
           return tagged([asGraphQLError(serviceUnavailable())], requestId);
         }
         if (key) sockets.expireAt(state, key.expiresAt);
-        if (!key || key.apiKeyId !== state.principal.apiKeyId || (state.expiresAt !== null && state.expiresAt <= Date.now())) {
+        if (
+          !key ||
+          key.apiKeyId !== state.principal.apiKeyId ||
+          (state.expiresAt !== null && state.expiresAt <= Date.now())
+        ) {
           const errors = tagged([asGraphQLError(invalidKey())], requestId);
           // Answer, then close: graphql-ws would send its own answer after this hook, to a socket already closing.
-          state.socket.send(stringifyMessage({ id, type: MessageType.Error, payload: errors.map((e) => format(e, requestId)) }));
+          state.socket.send(
+            stringifyMessage({ id, type: MessageType.Error, payload: errors.map((e) => format(e, requestId)) }),
+          );
           closeRetired(state);
           return errors;
         }
@@ -252,7 +264,8 @@ export function mountGraphQLWs(opts: {
         if (!operation) return tagged([asGraphQLError(operationNotFound(payload.operationName))], requestId);
 
         if (operation.operation === 'subscription' && maxSubscriptions > 0) {
-          for (const running of state.subscriptions) if (!(running in ctx.subscriptions)) state.subscriptions.delete(running);
+          for (const running of state.subscriptions)
+            if (!(running in ctx.subscriptions)) state.subscriptions.delete(running);
           if (state.subscriptions.size >= maxSubscriptions) {
             const err = new DomainError(
               'rate_limited',
@@ -294,7 +307,9 @@ export function mountGraphQLWs(opts: {
   // itself (1009, 1002, ...); graphql-ws would print each one with its stack on the console: one log line instead.
   wsServer.on('connection', (socket) => {
     socket.removeAllListeners('error');
-    socket.on('error', (err: Error & { code?: string }) => logger.info({ code: err.code, reason: err.message }, 'websocket closed on a protocol error'));
+    socket.on('error', (err: Error & { code?: string }) =>
+      logger.info({ code: err.code, reason: err.message }, 'websocket closed on a protocol error'),
+    );
   });
 
   return {

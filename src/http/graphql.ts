@@ -70,10 +70,14 @@ function catalogCachePlugin(services: Services): ApolloServerPlugin<Ctx> {
           const p = contextValue.principal;
           // Without an operation (several and no operationName, or an unknown name) this is no catalog read: Apollo
           // then answers its own 400.
-          if (!services.catalogCache.enabled || !isCatalogRead(operation) || p.kind !== 'merchant' || !request.query) return null;
+          if (!services.catalogCache.enabled || !isCatalogRead(operation) || p.kind !== 'merchant' || !request.query)
+            return null;
           const seen = contextValue.extras.get(CATALOG_LOOKUP) as CatalogLookup | undefined; // GET: none
-          const key = seen ? seen.key : graphqlReadKey(p.merchantId, p.mode, request.operationName, request.query, request.variables);
-          if (key) cached = { key, version: seen?.version ?? (await services.catalogCache.version(p.merchantId, p.mode)) };
+          const key = seen
+            ? seen.key
+            : graphqlReadKey(p.merchantId, p.mode, request.operationName, request.query, request.variables);
+          if (key)
+            cached = { key, version: seen?.version ?? (await services.catalogCache.version(p.merchantId, p.mode)) };
           return null;
         },
         async willSendResponse({ response }) {
@@ -93,10 +97,18 @@ function catalogCacheHits(services: Services): RequestHandler {
     try {
       const p = req.principal;
       const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown } | undefined;
-      if (!services.catalogCache.enabled || req.method !== 'POST' || p?.kind !== 'merchant' || !body || typeof body.query !== 'string') {
+      if (
+        !services.catalogCache.enabled ||
+        req.method !== 'POST' ||
+        p?.kind !== 'merchant' ||
+        !body ||
+        typeof body.query !== 'string'
+      ) {
         return next();
       }
-      const lookup: CatalogLookup = { key: graphqlReadKey(p.merchant.id, p.mode, body.operationName, body.query, body.variables) };
+      const lookup: CatalogLookup = {
+        key: graphqlReadKey(p.merchant.id, p.mode, body.operationName, body.query, body.variables),
+      };
       catalogLookups.set(req, lookup);
       if (!lookup.key || !services.catalogCache.has(lookup.key)) return next();
       lookup.version = await services.catalogCache.version(p.merchant.id, p.mode);
@@ -124,7 +136,13 @@ export async function mountGraphQL(opts: {
 
   // Operations over graphql-ws: the same key, rate limit and document rules as HTTP (src/http/graphql-ws.ts).
   const ws = mountGraphQLWs({
-    httpServer, schema, orm, services, pubsub: opts.pubsub, validationRules: protection.validationRules, maxTokens: MAX_TOKENS,
+    httpServer,
+    schema,
+    orm,
+    services,
+    pubsub: opts.pubsub,
+    validationRules: protection.validationRules,
+    maxTokens: MAX_TOKENS,
   });
 
   const apollo = new ApolloServer<Ctx>({
@@ -135,7 +153,15 @@ export async function mountGraphQL(opts: {
       ApolloServerPluginDrainHttpServer({ httpServer }),
       // Cache hints are unused, and the plugin would wrap every field resolver of the shared schema.
       ApolloServerPluginCacheControlDisabled(),
-      { async serverWillStart() { return { async drainServer() { await ws.dispose(); } }; } },
+      {
+        async serverWillStart() {
+          return {
+            async drainServer() {
+              await ws.dispose();
+            },
+          };
+        },
+      },
       catalogCachePlugin(services),
       graphqlHttpLimits(), // subscriptions over HTTP: 400
       idempotencyReport(), // Idempotent-Replayed: true
@@ -161,7 +187,8 @@ export async function mountGraphQL(opts: {
     // main.ts owns shutdown: Apollo's own signal handlers would race it and leave the process hanging.
     stopOnTerminationSignals: false,
     introspection: true,
-    formatError: (_formatted, error) => formatGraphQLError(error, (err) => logger.error({ err }, 'graphql internal error')),
+    formatError: (_formatted, error) =>
+      formatGraphQLError(error, (err) => logger.error({ err }, 'graphql internal error')),
   });
   await apollo.start();
 
@@ -173,7 +200,11 @@ export async function mountGraphQL(opts: {
   router.get('/graphql', (req: Request, res: Response, next) => {
     if (!req.accepts('html') || req.query.query) return next();
     res.type('html').send(
-      ruruHTML({ endpoint: '/graphql', staticPath: '/graphql-ide/', clientConfig: { debugTools: ['explain'] } } as never),
+      ruruHTML({
+        endpoint: '/graphql',
+        staticPath: '/graphql-ide/',
+        clientConfig: { debugTools: ['explain'] },
+      } as never),
     );
   });
   router.use(
@@ -189,7 +220,12 @@ export async function mountGraphQL(opts: {
       context: async ({ req, res }) => {
         trackGraphQLResponse(req.requestId, res);
         const ctx = operationContext({
-          em: orm.em as never, principal: req.principal!, requestId: req.requestId, log: req.log, services, signal: () => signals.for(res),
+          em: orm.em as never,
+          principal: req.principal!,
+          requestId: req.requestId,
+          log: req.log,
+          services,
+          signal: () => signals.for(res),
         });
         useIdempotencyHeader(ctx, req.get('Idempotency-Key')); // for the operation's one idempotent mutation
         const lookup = catalogLookups.get(req);

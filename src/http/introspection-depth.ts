@@ -1,4 +1,11 @@
-import { FragmentDefinitionNode, GraphQLError, Kind, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
+import {
+  FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  SelectionSetNode,
+  ValidationContext,
+  ValidationRule,
+} from 'graphql';
 
 /**
  * graphql-armor's depth limit skips `__schema`, so an `ofType` chain hundreds deep passed validation. Introspection gets
@@ -37,7 +44,11 @@ export function introspectionDepthRule(limit = MAX_INTROSPECTION_DEPTH): Validat
         if (node.name.value !== '__schema' && node.name.value !== '__type') return;
         const depth = 1 + depthOf(node.selectionSet, ctx, memo);
         if (depth > limit) {
-          ctx.reportError(new GraphQLError(`Syntax Error: Introspection depth limit of ${limit} exceeded, found ${depth}.`, { nodes: [node] }));
+          ctx.reportError(
+            new GraphQLError(`Syntax Error: Introspection depth limit of ${limit} exceeded, found ${depth}.`, {
+              nodes: [node],
+            }),
+          );
         }
         return false; // measured as a whole: no need to visit (or re-measure) the fields inside
       },

@@ -36,7 +36,8 @@ export function operationContext(args: {
   const p = args.principal;
   const ctx = createContext({
     ...args,
-    principal: p.kind === 'merchant' ? { kind: 'merchant', merchantId: p.merchant.id, mode: p.mode, apiKeyId: p.apiKeyId } : p,
+    principal:
+      p.kind === 'merchant' ? { kind: 'merchant', merchantId: p.merchant.id, mode: p.mode, apiKeyId: p.apiKeyId } : p,
   });
   if (p.kind === 'merchant') primeMerchant(ctx, p.merchant);
   return ctx;

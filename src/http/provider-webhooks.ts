@@ -20,7 +20,8 @@ export function providerWebhooks(orm: MikroORM, services: Services): Router {
       const { provider, connectionId } = req.params as { provider: string; connectionId: string };
       try {
         const connection = await services.providers.findForWebhook(orm.em as never, provider, connectionId);
-        if (!connection) throw new DomainError('resource_not_found', `No such ${provider} connection: '${connectionId}'`);
+        if (!connection)
+          throw new DomainError('resource_not_found', `No such ${provider} connection: '${connectionId}'`);
         const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         let event;
         try {

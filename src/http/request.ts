@@ -62,7 +62,10 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
       // originalUrl, not req.path: inside a router req.path is relative to its mount (`/payments` for /v1/payments).
       const path = req.originalUrl.split('?')[0];
       const code = (res.locals as { errorCode?: string }).errorCode;
-      req.log.info({ method: req.method, path, status: res.statusCode, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 }, 'request');
+      req.log.info(
+        { method: req.method, path, status: res.statusCode, ...(code ? { code } : {}), ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
     });
   }
   next();
@@ -119,7 +122,10 @@ export function trackGraphQLResponse(requestId: string, res: Response): void {
   res.once('close', () => graphqlResponses.delete(requestId));
 }
 
-export function noteGraphQLErrorCode(requestId: string, errors: readonly { extensions?: Record<string, unknown> }[]): void {
+export function noteGraphQLErrorCode(
+  requestId: string,
+  errors: readonly { extensions?: Record<string, unknown> }[],
+): void {
   const res = graphqlResponses.get(requestId);
   const code = errors[0]?.extensions?.code;
   if (res && typeof code === 'string') noteErrorCode(res, code);
@@ -144,7 +150,14 @@ export function sendError(req: Request, res: Response, err: DomainError): void {
  * Only body-parser's own 5xx (a stream misused by the server) stay internal errors.
  */
 export function bodyParserError(err: unknown): DomainError | null {
-  const e = err as { type?: unknown; status?: unknown; statusCode?: unknown; code?: unknown; encoding?: unknown; charset?: unknown };
+  const e = err as {
+    type?: unknown;
+    status?: unknown;
+    statusCode?: unknown;
+    code?: unknown;
+    encoding?: unknown;
+    charset?: unknown;
+  };
   if (!e || typeof e !== 'object') return null;
   const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : null;
   switch (e.type) {
@@ -153,9 +166,15 @@ export function bodyParserError(err: unknown): DomainError | null {
     case 'entity.parse.failed':
       return new DomainError('invalid_json', 'Request body is not valid JSON.');
     case 'encoding.unsupported':
-      return new DomainError('parameter_invalid', `Unsupported Content-Encoding${typeof e.encoding === 'string' ? ` '${e.encoding.slice(0, 40)}'` : ''}: send identity, gzip, deflate or br.`);
+      return new DomainError(
+        'parameter_invalid',
+        `Unsupported Content-Encoding${typeof e.encoding === 'string' ? ` '${e.encoding.slice(0, 40)}'` : ''}: send identity, gzip, deflate or br.`,
+      );
     case 'charset.unsupported':
-      return new DomainError('parameter_invalid', `Unsupported charset${typeof e.charset === 'string' ? ` '${e.charset.slice(0, 40)}'` : ''}: JSON bodies must be UTF-8.`);
+      return new DomainError(
+        'parameter_invalid',
+        `Unsupported charset${typeof e.charset === 'string' ? ` '${e.charset.slice(0, 40)}'` : ''}: JSON bodies must be UTF-8.`,
+      );
     case 'request.aborted':
     case 'request.size.invalid':
       return new DomainError('parameter_invalid', 'The request body ended before its Content-Length.');
@@ -172,7 +191,9 @@ export function bodyParserError(err: unknown): DomainError | null {
     const compression = typeof e.code === 'string' && /^(Z_|ERR_)/.test(e.code);
     return new DomainError(
       'parameter_invalid',
-      compression ? 'The request body does not decompress as its Content-Encoding says.' : 'The request body could not be read.',
+      compression
+        ? 'The request body does not decompress as its Content-Encoding says.'
+        : 'The request body could not be read.',
     );
   }
   return null;
@@ -186,7 +207,8 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   else if (err instanceof URIError) {
     // A path the router cannot percent-decode names no resource.
     domain = new DomainError('resource_not_found', `Unrecognized request URL (${req.method} ${req.originalUrl}).`);
-  } else if (isDatabaseUnavailable(err)) domain = serviceUnavailable(); // e.g. a key lookup while the database is away
+  } else if (isDatabaseUnavailable(err))
+    domain = serviceUnavailable(); // e.g. a key lookup while the database is away
   else domain = bodyParserError(err);
   if (!domain) {
     req.log.error({ err }, 'unhandled error');

@@ -18,7 +18,12 @@ type ErrorHandler = (err: unknown, req: Request, res: Response, next: NextFuncti
  * The request is set up as `app.handle` sets it up (prototypes: the server's classes, expressClasses; `res.locals`),
  * with the URL relative to `/v1` as a router mounted there sees it, so handlers cannot tell the lanes apart.
  */
-export function restLane(app: Express, rest: RestShim, before: RequestHandler[], onError: ErrorHandler): http.RequestListener {
+export function restLane(
+  app: Express,
+  rest: RestShim,
+  before: RequestHandler[],
+  onError: ErrorHandler,
+): http.RequestListener {
   // Each route's whole chain (`before`, then its own handlers), built once.
   const chains = new WeakMap<RequestHandler[], RequestHandler[]>();
   const setUp = appHandleSetup(app);

@@ -11,7 +11,8 @@ export interface DiscountTerms {
 }
 
 export function discountOn(amount: number, terms: DiscountTerms): number {
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new Error(`discountOn: amount must be a non-negative integer, got ${amount}`);
+  if (!Number.isSafeInteger(amount) || amount < 0)
+    throw new Error(`discountOn: amount must be a non-negative integer, got ${amount}`);
   if (terms.percentOffBps != null) return Number(divRound(BigInt(amount) * BigInt(terms.percentOffBps), 10_000n));
   if (terms.amountOff != null) return Math.min(terms.amountOff, amount);
   return 0;

@@ -64,8 +64,26 @@ export function formatUnitPrice(decimalSubunits: string, currency: string): stri
 }
 
 const ONES = [
-  '', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve', 'Thirteen',
-  'Fourteen', 'Fifteen', 'Sixteen', 'Seventeen', 'Eighteen', 'Nineteen',
+  '',
+  'One',
+  'Two',
+  'Three',
+  'Four',
+  'Five',
+  'Six',
+  'Seven',
+  'Eight',
+  'Nine',
+  'Ten',
+  'Eleven',
+  'Twelve',
+  'Thirteen',
+  'Fourteen',
+  'Fifteen',
+  'Sixteen',
+  'Seventeen',
+  'Eighteen',
+  'Nineteen',
 ];
 const TENS = ['', '', 'Twenty', 'Thirty', 'Forty', 'Fifty', 'Sixty', 'Seventy', 'Eighty', 'Ninety'];
 
@@ -82,7 +100,11 @@ export function indianNumberInWords(n: number): string {
   const crore = Math.floor(n / 10_000_000);
   if (crore) parts.push(`${indianNumberInWords(crore)} Crore`);
   let rest = n % 10_000_000;
-  const scales: [number, string][] = [[100_000, 'Lakh'], [1_000, 'Thousand'], [100, 'Hundred']];
+  const scales: [number, string][] = [
+    [100_000, 'Lakh'],
+    [1_000, 'Thousand'],
+    [100, 'Hundred'],
+  ];
   for (const [size, name] of scales) {
     const count = Math.floor(rest / size);
     if (count) parts.push(`${belowHundred(count)} ${name}`);
@@ -99,6 +121,8 @@ export function rupeesInWords(paise: number): string {
   const rupees = Math.floor(abs / 100);
   const p = abs % 100;
   const sign = paise < 0 ? 'Minus ' : '';
-  const words = p ? `Rupees ${indianNumberInWords(rupees)} and ${belowHundred(p)} Paise` : `Rupees ${indianNumberInWords(rupees)}`;
+  const words = p
+    ? `Rupees ${indianNumberInWords(rupees)} and ${belowHundred(p)} Paise`
+    : `Rupees ${indianNumberInWords(rupees)}`;
   return `${sign}${words} Only`;
 }

@@ -35,8 +35,10 @@ export function taxTreatment(args: {
  * IGST = round(subtotal x rate), `none` nothing. Rates in basis points (1800 = 18%).
  */
 export function gstOn(subtotal: number, treatment: TaxTreatment, rateBps: number): Gst {
-  if (!Number.isSafeInteger(subtotal) || subtotal < 0) throw new Error(`gst: subtotal must be a non-negative integer, got ${subtotal}`);
-  if (!Number.isInteger(rateBps) || rateBps < 0) throw new Error(`gst: rateBps must be a non-negative integer, got ${rateBps}`);
+  if (!Number.isSafeInteger(subtotal) || subtotal < 0)
+    throw new Error(`gst: subtotal must be a non-negative integer, got ${subtotal}`);
+  if (!Number.isInteger(rateBps) || rateBps < 0)
+    throw new Error(`gst: rateBps must be a non-negative integer, got ${rateBps}`);
   if (treatment === 'intra') {
     const half = share(subtotal, rateBps, 20_000);
     return { cgst: half, sgst: half, igst: 0, tax: 2 * half, total: subtotal + 2 * half };
@@ -80,7 +82,14 @@ export interface TaxSnapshot {
  * is subtotal + GST): each period, the period invoice's total; on the first charge, also the setup fee, taken as the
  * difference so that the first charge equals the first invoice's total (GST is rounded once, on the whole subtotal).
  */
-export function gatewayAmounts(amount: number, setupFee: number, tax: TaxSnapshot): { recurring: number; setupFee: number } {
+export function gatewayAmounts(
+  amount: number,
+  setupFee: number,
+  tax: TaxSnapshot,
+): { recurring: number; setupFee: number } {
   const recurring = gstOn(amount, tax.treatment, tax.rateBps).total;
-  return { recurring, setupFee: setupFee > 0 ? gstOn(amount + setupFee, tax.treatment, tax.rateBps).total - recurring : 0 };
+  return {
+    recurring,
+    setupFee: setupFee > 0 ? gstOn(amount + setupFee, tax.treatment, tax.rateBps).total - recurring : 0,
+  };
 }

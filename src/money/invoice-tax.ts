@@ -53,7 +53,9 @@ export function allocate(total: number, weights: readonly number[]): number[] {
     return { i, floor, remainder: exact - floor * sum };
   });
   let left = t - shares.reduce((s, x) => s + x.floor, 0n);
-  const order = [...shares].sort((a, b) => (a.remainder === b.remainder ? a.i - b.i : a.remainder > b.remainder ? -1 : 1));
+  const order = [...shares].sort((a, b) =>
+    a.remainder === b.remainder ? a.i - b.i : a.remainder > b.remainder ? -1 : 1,
+  );
   for (const s of order) {
     if (left <= 0n) break;
     s.floor += 1n;

@@ -7,7 +7,8 @@ import { divRound } from './rounding';
  */
 export function monthlyAmount(amount: number, frequency: string, interval: number): number {
   if (!Number.isSafeInteger(amount)) throw new Error(`monthlyAmount: amount must be an integer, got ${amount}`);
-  if (!Number.isInteger(interval) || interval < 1) throw new Error(`monthlyAmount: interval must be an integer >= 1, got ${interval}`);
+  if (!Number.isInteger(interval) || interval < 1)
+    throw new Error(`monthlyAmount: interval must be an integer >= 1, got ${interval}`);
   const a = BigInt(amount);
   const n = BigInt(interval);
   switch (frequency) {

@@ -23,7 +23,10 @@ export function prorate(args: {
   at: Date;
   sameCadence: boolean;
 }): Proration {
-  for (const [name, v] of [['oldAmount', args.oldAmount], ['newAmount', args.newAmount]] as const) {
+  for (const [name, v] of [
+    ['oldAmount', args.oldAmount],
+    ['newAmount', args.newAmount],
+  ] as const) {
     if (!Number.isSafeInteger(v) || v < 0) throw new Error(`prorate: ${name} must be a non-negative integer, got ${v}`);
   }
   const T = Math.floor((args.periodEnd.getTime() - args.periodStart.getTime()) / 1000);

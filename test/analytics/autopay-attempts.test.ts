@@ -15,10 +15,20 @@ import { createSubscription, events, ok, recurringPlan, sandboxEventsAbout } fro
 const h = useHarness();
 jest.setTimeout(120_000);
 
-const EMPTY = { attempts: 0, authorized: 0, failed: 0, success_rate: null, by_method: [], failure_reasons: [], banks: [] };
+const EMPTY = {
+  attempts: 0,
+  authorized: 0,
+  failed: 0,
+  success_rate: null,
+  by_method: [],
+  failure_reasons: [],
+  banks: [],
+};
 
 /** The autopay answer for exactly one attempt: authorised, or failed for `reason`. */
-function oneAttempt(a: { method: string; bank: string | null } & ({ authorized: true } | { authorized: false; reason: string })) {
+function oneAttempt(
+  a: { method: string; bank: string | null } & ({ authorized: true } | { authorized: false; reason: string }),
+) {
   const won = a.authorized ? 1 : 0;
   return {
     attempts: 1,
@@ -54,14 +64,21 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
 
   it('the decline keeps the checkout open: back to its page, the subscription still created and its trail unchanged', async () => {
     const trail = await events(m.test, sub.id);
-    const r = await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'upi', vpa: 'declined@sandbox', keep_open: 'true' });
+    const r = await submitCheckout(sub.checkout_url, {
+      outcome: 'success',
+      method: 'upi',
+      vpa: 'declined@sandbox',
+      keep_open: 'true',
+    });
     expect(r.status).toBe(303);
     declinedAt = r.location!;
     expect(declinedAt).toBe(`${sub.checkout_url}?declined=card_declined`);
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'created' });
     expect(await events(m.test, sub.id)).toEqual(trail);
     // The gateway reported the attempt with its own event, delivered (and answered) before the redirect.
-    expect((await sandboxEventsAbout(h.app, sub)).map((e) => [e.type, e.delivered])).toEqual([['payment.failed', true]]);
+    expect((await sandboxEventsAbout(h.app, sub)).map((e) => [e.type, e.delivered])).toEqual([
+      ['payment.failed', true],
+    ]);
     const page = await request(declinedAt);
     expect(page.status).toBe(200);
     expect(page.text).toContain('The last attempt was declined (card_declined)');
@@ -69,7 +86,9 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
   });
 
   it('counts the declined attempt at once', async () => {
-    expect(await autopay(m)).toEqual(oneAttempt({ method: 'upi', bank: null, authorized: false, reason: 'card_declined' }));
+    expect(await autopay(m)).toEqual(
+      oneAttempt({ method: 'upi', bank: null, authorized: false, reason: 'card_declined' }),
+    );
   });
 
   it('a successful try on the same checkout authorises the mandate: still one attempt, now authorised', async () => {
@@ -84,10 +103,16 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
 
   it('the decline reported again after the success (the same event, or under another event id) changes nothing', async () => {
     const [failed] = (await sandboxEventsAbout(h.app, sub)).filter((e) => e.type === 'payment.failed');
-    const same = await postEvent(rp.connection.webhook_url, { payload: failed.body, headers: signedHeaders('razorpay', rp.webhookSecret, failed.body, failed.id) });
+    const same = await postEvent(rp.connection.webhook_url, {
+      payload: failed.body,
+      headers: signedHeaders('razorpay', rp.webhookSecret, failed.body, failed.id),
+    });
     expect(same.body).toEqual({ received: true, duplicate: true });
     const id = `evt_${crypto.randomBytes(7).toString('hex')}`;
-    const again = await postEvent(rp.connection.webhook_url, { payload: failed.body, headers: signedHeaders('razorpay', rp.webhookSecret, failed.body, id) });
+    const again = await postEvent(rp.connection.webhook_url, {
+      payload: failed.body,
+      headers: signedHeaders('razorpay', rp.webhookSecret, failed.body, id),
+    });
     expect(again.body).toEqual({ received: true, duplicate: false });
     expect(await autopay(m)).toEqual(BOTH);
     expect(await countRows(h.app, 'mandate_attempts', 'subscription_id = ?', [sub.id])).toBe(1);
@@ -111,7 +136,10 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
       error_reason: 'insufficient_funds',
       created_at: Math.floor(Date.now() / 1000),
     };
-    const r = await postEvent(rp.connection.webhook_url, razorpayEvent(rp.webhookSecret, 'payment.failed', { payment }));
+    const r = await postEvent(
+      rp.connection.webhook_url,
+      razorpayEvent(rp.webhookSecret, 'payment.failed', { payment }),
+    );
     expect(r.body).toEqual({ received: true, duplicate: false });
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toEqual(before);
     expect(await events(m.test, sub.id)).toEqual(trail);
@@ -119,7 +147,15 @@ describe('Razorpay: a declined UPI attempt, then a successful one on the same ch
   });
 
   it('an event signed with another secret is refused and records nothing; other merchants see none of it', async () => {
-    const payment = { id: `pay_${crypto.randomBytes(7).toString('hex')}`, entity: 'payment', status: 'failed', method: 'upi', subscription_id: sub.provider_subscription_id, notes: { subscription_id: sub.id }, error_reason: 'card_declined' };
+    const payment = {
+      id: `pay_${crypto.randomBytes(7).toString('hex')}`,
+      entity: 'payment',
+      status: 'failed',
+      method: 'upi',
+      subscription_id: sub.provider_subscription_id,
+      notes: { subscription_id: sub.id },
+      error_reason: 'card_declined',
+    };
     const forged = razorpayEvent(crypto.randomBytes(16).toString('hex'), 'payment.failed', { payment });
     const r = await postEvent(rp.connection.webhook_url, forged);
     expect(r.status).toBe(400);
@@ -146,7 +182,9 @@ describe('Razorpay: several declined tries on one checkout', () => {
       expect(r.location).toMatch(/\?declined=/);
     }
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'created' });
-    expect(await autopay(m)).toEqual(oneAttempt({ method: 'emandate', bank: 'SBI', authorized: false, reason: 'payment_failed' }));
+    expect(await autopay(m)).toEqual(
+      oneAttempt({ method: 'emandate', bank: 'SBI', authorized: false, reason: 'payment_failed' }),
+    );
     await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'upi', vpa: 'asha@oksbi' });
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'active' });
     // The VPA handle's bank (@oksbi).
@@ -162,8 +200,16 @@ describe('Razorpay: several declined tries on one checkout', () => {
     expect(r.location).toBe('https://merchant.example/pricing');
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'cancelled' });
     // Both stored in one transaction (their stored order is arbitrary); delivered in this order.
-    expect((await sandboxEventsAbout(h.app, sub)).map((e) => e.type).sort()).toEqual(['payment.failed', 'subscription.cancelled']);
-    expect(await autopay(m)).toMatchObject({ attempts: 1, authorized: 0, failed: 1, failure_reasons: [{ reason: 'card_declined', count: 1 }] });
+    expect((await sandboxEventsAbout(h.app, sub)).map((e) => e.type).sort()).toEqual([
+      'payment.failed',
+      'subscription.cancelled',
+    ]);
+    expect(await autopay(m)).toMatchObject({
+      attempts: 1,
+      authorized: 0,
+      failed: 1,
+      failure_reasons: [{ reason: 'card_declined', count: 1 }],
+    });
   });
 });
 
@@ -174,13 +220,20 @@ describe('Stripe: a declined attempt on a checkout that stays open', () => {
     const { plan } = await recurringPlan(m.test);
     const sub = await createSubscription(m.test, plan.id, { provider: 'stripe' });
     const trail = await events(m.test, sub.id);
-    const r = await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'card', card_number: '4000000000000002', keep_open: 'true' });
+    const r = await submitCheckout(sub.checkout_url, {
+      outcome: 'success',
+      method: 'card',
+      card_number: '4000000000000002',
+      keep_open: 'true',
+    });
     expect(r.status).toBe(303);
     expect(r.location).toBe(`${sub.checkout_url}?declined=card_declined`);
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({ status: 'created' });
     expect(await events(m.test, sub.id)).toEqual(trail);
     // Received and acknowledged through the webhook path, but it leads to no subscription.
-    expect(await countRows(h.app, 'gateway_events', "merchant_id = ? and type = 'payment_intent.payment_failed'", [m.id])).toBe(1);
+    expect(
+      await countRows(h.app, 'gateway_events', "merchant_id = ? and type = 'payment_intent.payment_failed'", [m.id]),
+    ).toBe(1);
     expect(await autopay(m)).toEqual(EMPTY);
 
     const done = await submitCheckout(sub.checkout_url, { outcome: 'success', method: 'card' });

@@ -76,7 +76,15 @@ const EXPECTED = {
   ],
 };
 
-const EMPTY = { attempts: 0, authorized: 0, failed: 0, success_rate: null, by_method: [], failure_reasons: [], banks: [] };
+const EMPTY = {
+  attempts: 0,
+  authorized: 0,
+  failed: 0,
+  success_rate: null,
+  by_method: [],
+  failure_reasons: [],
+  banks: [],
+};
 
 let m: TestMerchant;
 const conns = {} as Record<ProviderName, Connected>;
@@ -101,11 +109,21 @@ beforeAll(async () => {
 
 it('the checkouts moved their subscriptions as the gateways said', () => {
   expect(subs.map((s) => s.status)).toEqual([
-    'active', 'active', 'cancelled', 'cancelled', 'active', 'cancelled', 'active', 'cancelled', 'trialing', 'cancelled', 'active',
+    'active',
+    'active',
+    'cancelled',
+    'cancelled',
+    'active',
+    'cancelled',
+    'active',
+    'cancelled',
+    'trialing',
+    'cancelled',
+    'active',
   ]);
 });
 
-it('counts attempts, rates, methods, banks and failure reasons over the default window (30 days to the merchant\'s now)', async () => {
+it("counts attempts, rates, methods, banks and failure reasons over the default window (30 days to the merchant's now)", async () => {
   const r = await ok(m.test.get('/analytics/autopay'));
   expect(r).toEqual({ ...EXPECTED, from: expect.any(String), to: expect.any(String) });
   // The default window ends at the merchant's now (the test clock), 30 days long.
@@ -115,7 +133,8 @@ it('counts attempts, rates, methods, banks and failure reasons over the default 
 });
 
 it('answers the same through GraphQL, methods as enum values', async () => {
-  const r = await m.test.gql(`{ autopay { attempts authorized failed successRate byMethod { method attempts authorized successRate }
+  const r = await m.test
+    .gql(`{ autopay { attempts authorized failed successRate byMethod { method attempts authorized successRate }
     failureReasons { reason count } banks { bank attempts authorized successRate } } }`);
   expect(r.errors).toBeUndefined();
   expect(r.data.autopay).toEqual({
@@ -123,9 +142,19 @@ it('answers the same through GraphQL, methods as enum values', async () => {
     authorized: EXPECTED.authorized,
     failed: EXPECTED.failed,
     successRate: EXPECTED.success_rate,
-    byMethod: EXPECTED.by_method.map((x) => ({ method: x.method.toUpperCase(), attempts: x.attempts, authorized: x.authorized, successRate: x.success_rate })),
+    byMethod: EXPECTED.by_method.map((x) => ({
+      method: x.method.toUpperCase(),
+      attempts: x.attempts,
+      authorized: x.authorized,
+      successRate: x.success_rate,
+    })),
     failureReasons: EXPECTED.failure_reasons,
-    banks: EXPECTED.banks.map((x) => ({ bank: x.bank, attempts: x.attempts, authorized: x.authorized, successRate: x.success_rate })),
+    banks: EXPECTED.banks.map((x) => ({
+      bank: x.bank,
+      attempts: x.attempts,
+      authorized: x.authorized,
+      successRate: x.success_rate,
+    })),
   });
 });
 
@@ -136,30 +165,53 @@ it('records each attempt once: a webhook re-posted as it was, or re-sent under a
     const delivered = (await sandboxEventsAbout(h.app, sub)).filter((e) => e.delivered);
     expect(delivered.length).toBeGreaterThan(0);
     for (const e of delivered) {
-      const same = await postEvent(conns[provider].connection.webhook_url, { payload: e.body, headers: signedHeaders(provider, conns[provider].webhookSecret, e.body, e.id) });
+      const same = await postEvent(conns[provider].connection.webhook_url, {
+        payload: e.body,
+        headers: signedHeaders(provider, conns[provider].webhookSecret, e.body, e.id),
+      });
       expect(same.body).toEqual({ received: true, duplicate: true });
       // The gateway sending it again under another event id: a new event, the same checkout.
-      const id = provider === 'stripe' ? `evt_${crypto.randomBytes(12).toString('hex')}` : `evt_${crypto.randomBytes(7).toString('hex')}`;
+      const id =
+        provider === 'stripe'
+          ? `evt_${crypto.randomBytes(12).toString('hex')}`
+          : `evt_${crypto.randomBytes(7).toString('hex')}`;
       const body = provider === 'stripe' ? JSON.stringify({ ...JSON.parse(e.body), id }) : e.body;
-      const again = await postEvent(conns[provider].connection.webhook_url, { payload: body, headers: signedHeaders(provider, conns[provider].webhookSecret, body, id) });
+      const again = await postEvent(conns[provider].connection.webhook_url, {
+        payload: body,
+        headers: signedHeaders(provider, conns[provider].webhookSecret, body, id),
+      });
       expect(again.status).toBe(200);
     }
   }
   expect(await ok(m.test.get('/analytics/autopay'))).toMatchObject(EXPECTED);
-  const rows = await h.app.orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from mandate_attempts where merchant_id = ?', [m.id]);
+  const rows = await h.app.orm.em
+    .getConnection()
+    .execute<{ n: number }[]>('select count(*)::int as n from mandate_attempts where merchant_id = ?', [m.id]);
   expect(rows[0].n).toBe(EXPECTED.attempts);
 });
 
 it('windows are (from, to] in merchant time: attempts are dated by the test clock', async () => {
   const wallNow = Date.now();
   // A window around wall time ends before the test clock's checkouts.
-  const wall = await ok(m.test.get(`/analytics/autopay?from=${new Date(wallNow - DAY).toISOString()}&to=${new Date(wallNow + DAY).toISOString()}`));
+  const wall = await ok(
+    m.test.get(
+      `/analytics/autopay?from=${new Date(wallNow - DAY).toISOString()}&to=${new Date(wallNow + DAY).toISOString()}`,
+    ),
+  );
   expect(wall).toMatchObject(EMPTY);
-  const around = await ok(m.test.get(`/analytics/autopay?from=${new Date(clockAtCheckouts.getTime() - 1000).toISOString()}&to=${new Date(clockAtCheckouts.getTime() + DAY).toISOString()}`));
+  const around = await ok(
+    m.test.get(
+      `/analytics/autopay?from=${new Date(clockAtCheckouts.getTime() - 1000).toISOString()}&to=${new Date(clockAtCheckouts.getTime() + DAY).toISOString()}`,
+    ),
+  );
   expect(around).toMatchObject({ attempts: EXPECTED.attempts, authorized: EXPECTED.authorized });
   expect(around.from).toBe(new Date(clockAtCheckouts.getTime() - 1000).toISOString());
   // A window that starts after the checkouts has none.
-  const later = await ok(m.test.get(`/analytics/autopay?from=${new Date(clockAtCheckouts.getTime() + DAY).toISOString()}&to=${new Date(clockAtCheckouts.getTime() + 2 * DAY).toISOString()}`));
+  const later = await ok(
+    m.test.get(
+      `/analytics/autopay?from=${new Date(clockAtCheckouts.getTime() + DAY).toISOString()}&to=${new Date(clockAtCheckouts.getTime() + 2 * DAY).toISOString()}`,
+    ),
+  );
   expect(later).toMatchObject(EMPTY);
 });
 
@@ -189,13 +241,25 @@ it('takes currency: the attempts of subscriptions billed in it (every currency w
   const { plan } = await recurringPlan(m.test, {}, { currency: 'USD', amount: 1500 });
   const sub = await createSubscription(m.test, plan.id, { provider: 'stripe' });
   expect(sub.currency).toBe('USD');
-  expect((await submitCheckout(sub.checkout_url, checkoutForm({ method: 'card', card_number: '4000000000000002' }))).status).toBe(303);
+  expect(
+    (await submitCheckout(sub.checkout_url, checkoutForm({ method: 'card', card_number: '4000000000000002' }))).status,
+  ).toBe(303);
 
   const usd = { attempts: 1, authorized: 0, failed: 1, success_rate: 0 };
-  expect(await ok(m.test.get('/analytics/autopay?currency=usd'))).toMatchObject({ ...usd, failure_reasons: [{ reason: 'card_declined', count: 1 }] });
-  expect(await ok(m.test.get('/analytics/autopay?currency=INR'))).toEqual({ ...EXPECTED, from: expect.any(String), to: expect.any(String) });
+  expect(await ok(m.test.get('/analytics/autopay?currency=usd'))).toMatchObject({
+    ...usd,
+    failure_reasons: [{ reason: 'card_declined', count: 1 }],
+  });
+  expect(await ok(m.test.get('/analytics/autopay?currency=INR'))).toEqual({
+    ...EXPECTED,
+    from: expect.any(String),
+    to: expect.any(String),
+  });
   expect(await ok(m.test.get('/analytics/autopay?currency=EUR'))).toMatchObject(EMPTY);
-  expect(await ok(m.test.get('/analytics/autopay'))).toMatchObject({ attempts: EXPECTED.attempts + 1, authorized: EXPECTED.authorized });
+  expect(await ok(m.test.get('/analytics/autopay'))).toMatchObject({
+    attempts: EXPECTED.attempts + 1,
+    authorized: EXPECTED.authorized,
+  });
   const g = await m.test.gql('{ autopay(currency: "usd") { attempts failed } }');
   expect(g.data.autopay).toEqual({ attempts: 1, failed: 1 });
 });

@@ -29,10 +29,29 @@ const PLANS = [
 ];
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('subscribe' as const), plan: fc.nat(PLANS.length - 1), customer: fc.nat(3) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('pause' as const, 'resume' as const, 'cancel' as const), target: fc.nat(9) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('change' as const), target: fc.nat(9), plan: fc.nat(PLANS.length - 1) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 24 * 40 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('subscribe' as const),
+      plan: fc.nat(PLANS.length - 1),
+      customer: fc.nat(3),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('pause' as const, 'resume' as const, 'cancel' as const),
+      target: fc.nat(9),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('change' as const), target: fc.nat(9), plan: fc.nat(PLANS.length - 1) }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), hours: fc.integer({ min: 1, max: 24 * 40 }) }),
+  },
 );
 
 /** MRR the subscriptions' state gives now: each active or past_due one at its plan's normalised amount. */
@@ -53,7 +72,10 @@ it('the movements of any window sum to the change of MRR, and MRR follows the su
   await fc.assert(
     fc.asyncProperty(
       fc.array(command, { minLength: 3, maxLength: 8 }),
-      fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 2, maxLength: 4 }),
+      fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true })), {
+        minLength: 2,
+        maxLength: 4,
+      }),
       async (commands, windows) => {
         const m = await h.merchant();
         await connect(m.test, 'stripe');
@@ -83,7 +105,10 @@ it('the movements of any window sum to the change of MRR, and MRR follows the su
             const r =
               c.kind === 'change'
                 ? await m.test.post(`/subscriptions/${sub.id}/change-plan`, { plan_id: planIds[c.plan] })
-                : await m.test.post(`/subscriptions/${sub.id}/${c.kind}`, c.kind === 'cancel' ? { cancel_at_period_end: false } : {});
+                : await m.test.post(
+                    `/subscriptions/${sub.id}/${c.kind}`,
+                    c.kind === 'cancel' ? { cancel_at_period_end: false } : {},
+                  );
             // Commands the state table refuses (409) or a plan change to the same plan (400) change nothing.
             expect([200, 400, 409]).toContain(r.status);
           }
@@ -95,16 +120,24 @@ it('the movements of any window sum to the change of MRR, and MRR follows the su
         const end = checkpoints[checkpoints.length - 1].at;
         for (const cp of checkpoints.slice(1)) {
           const a = await analytics(m.test, 'mrr', { from: new Date(start.getTime() - 1000), to: cp.at });
-          expect([cp.at.toISOString(), a.mrr, a.active_subscriptions]).toEqual([cp.at.toISOString(), cp.mrr, cp.counted]);
+          expect([cp.at.toISOString(), a.mrr, a.active_subscriptions]).toEqual([
+            cp.at.toISOString(),
+            cp.mrr,
+            cp.counted,
+          ]);
         }
         // Any window: checkpoints and random instants between the first and the last.
         const span = end.getTime() - start.getTime();
         const pairs: [Date, Date][] = windows.map(([x, y]) => {
           const [lo, hi] = [Math.min(x, y), Math.max(x, y)];
-          return [new Date(start.getTime() - 1000 + Math.floor(lo * span)), new Date(start.getTime() + Math.ceil(hi * span) + 1000)];
+          return [
+            new Date(start.getTime() - 1000 + Math.floor(lo * span)),
+            new Date(start.getTime() + Math.ceil(hi * span) + 1000),
+          ];
         });
         pairs.push([checkpoints[0].at, end]);
-        for (let i = 1; i + 1 < checkpoints.length && i < 4; i++) pairs.push([checkpoints[i].at, checkpoints[i + 1].at]);
+        for (let i = 1; i + 1 < checkpoints.length && i < 4; i++)
+          pairs.push([checkpoints[i].at, checkpoints[i + 1].at]);
         for (const [from, to] of pairs) {
           if (from.getTime() >= to.getTime()) continue;
           const before = await analytics(m.test, 'mrr', { from: new Date(from.getTime() - 1000), to: from });
@@ -123,9 +156,12 @@ it('the movements of any window sum to the change of MRR, and MRR follows the su
               expect(p.mrr).toBe(running);
             }
             const churn = await analytics(m.test, 'churn', { from, to, interval });
-            expect([churn.mrr_at_start, churn.subscriptions_at_start, churn.churned_mrr, churn.contraction_mrr]).toEqual([
-              before.mrr, before.active_subscriptions, mv.churn, mv.contraction,
-            ]);
+            expect([
+              churn.mrr_at_start,
+              churn.subscriptions_at_start,
+              churn.churned_mrr,
+              churn.contraction_mrr,
+            ]).toEqual([before.mrr, before.active_subscriptions, mv.churn, mv.contraction]);
           }
         }
       },

@@ -13,7 +13,7 @@ import { SubscriptionStatus } from '../../src/modules/subscriptions/subscription
 const h = useHarness();
 jest.setTimeout(120_000);
 
-describe('a subscription\'s MRR', () => {
+describe("a subscription's MRR", () => {
   it.each([
     // [amount, frequency, interval, expected, arithmetic]
     [49900, 'monthly', 1, 49900, '49900 / 1'],
@@ -56,7 +56,15 @@ describe('a subscription\'s MRR', () => {
     expect(mrrAmountOf({ ...base, ...coupon, discountCycles: 3 })).toBe(49900);
     expect(mrrAmountOf({ ...base, ...coupon, discountCycles: 1 })).toBe(49900);
     expect(mrrAmountOf({ ...base, couponId: 'c', discountAmountOff: 60000 })).toBe(0); // never below 0
-    expect(mrrStateOf({ ...base, amount: 132000, billingFrequency: 'yearly' as any, couponId: 'c', discountAmountOff: 12000 })).toEqual({
+    expect(
+      mrrStateOf({
+        ...base,
+        amount: 132000,
+        billingFrequency: 'yearly' as any,
+        couponId: 'c',
+        discountAmountOff: 12000,
+      }),
+    ).toEqual({
       counted: true,
       mrr: 10000, // (132000 - 12000) / 12
     });
@@ -75,15 +83,60 @@ describe('the movement of a change', () => {
   const off = { counted: false, mrr: 0 };
 
   it.each([
-    ['a customer\'s first', facts(), on(100), { kind: 'new', amount: 100, mrrBefore: 0, mrrAfter: 100, subscriptionDelta: 1, customerDelta: 1 }],
-    ['a second subscription', facts({ otherCounted: 1, customerEverCounted: true }), on(50), { kind: 'expansion', amount: 50, subscriptionDelta: 1, customerDelta: 0 }],
-    ['a resume', facts({ subscriptionEverCounted: true, customerEverCounted: true }), on(100), { kind: 'reactivation', amount: 100, subscriptionDelta: 1, customerDelta: 1 }],
-    ['a resume beside another', facts({ subscriptionEverCounted: true, customerEverCounted: true, otherCounted: 1 }), on(100), { kind: 'reactivation', subscriptionDelta: 1, customerDelta: 0 }],
-    ['back after churn, a new subscription', facts({ customerEverCounted: true }), on(70), { kind: 'reactivation', amount: 70, customerDelta: 1 }],
-    ['stopped, the last', facts({ subscription: on(100), subscriptionEverCounted: true, customerEverCounted: true }), off, { kind: 'churn', amount: -100, mrrBefore: 100, mrrAfter: 0, subscriptionDelta: -1, customerDelta: -1 }],
-    ['stopped, one of two', facts({ subscription: on(100), otherCounted: 1 }), off, { kind: 'churn', amount: -100, subscriptionDelta: -1, customerDelta: 0 }],
-    ['upgrade', facts({ subscription: on(100) }), on(250), { kind: 'expansion', amount: 150, mrrBefore: 100, mrrAfter: 250, subscriptionDelta: 0, customerDelta: 0 }],
-    ['downgrade', facts({ subscription: on(250) }), on(200), { kind: 'contraction', amount: -50, subscriptionDelta: 0, customerDelta: 0 }],
+    [
+      "a customer's first",
+      facts(),
+      on(100),
+      { kind: 'new', amount: 100, mrrBefore: 0, mrrAfter: 100, subscriptionDelta: 1, customerDelta: 1 },
+    ],
+    [
+      'a second subscription',
+      facts({ otherCounted: 1, customerEverCounted: true }),
+      on(50),
+      { kind: 'expansion', amount: 50, subscriptionDelta: 1, customerDelta: 0 },
+    ],
+    [
+      'a resume',
+      facts({ subscriptionEverCounted: true, customerEverCounted: true }),
+      on(100),
+      { kind: 'reactivation', amount: 100, subscriptionDelta: 1, customerDelta: 1 },
+    ],
+    [
+      'a resume beside another',
+      facts({ subscriptionEverCounted: true, customerEverCounted: true, otherCounted: 1 }),
+      on(100),
+      { kind: 'reactivation', subscriptionDelta: 1, customerDelta: 0 },
+    ],
+    [
+      'back after churn, a new subscription',
+      facts({ customerEverCounted: true }),
+      on(70),
+      { kind: 'reactivation', amount: 70, customerDelta: 1 },
+    ],
+    [
+      'stopped, the last',
+      facts({ subscription: on(100), subscriptionEverCounted: true, customerEverCounted: true }),
+      off,
+      { kind: 'churn', amount: -100, mrrBefore: 100, mrrAfter: 0, subscriptionDelta: -1, customerDelta: -1 },
+    ],
+    [
+      'stopped, one of two',
+      facts({ subscription: on(100), otherCounted: 1 }),
+      off,
+      { kind: 'churn', amount: -100, subscriptionDelta: -1, customerDelta: 0 },
+    ],
+    [
+      'upgrade',
+      facts({ subscription: on(100) }),
+      on(250),
+      { kind: 'expansion', amount: 150, mrrBefore: 100, mrrAfter: 250, subscriptionDelta: 0, customerDelta: 0 },
+    ],
+    [
+      'downgrade',
+      facts({ subscription: on(250) }),
+      on(200),
+      { kind: 'contraction', amount: -50, subscriptionDelta: 0, customerDelta: 0 },
+    ],
   ] as const)('%s', (_name, f, after, expected) => {
     expect(decideMovement(f, after)).toMatchObject(expected);
   });
@@ -119,7 +172,7 @@ async function ledger(m: TestMerchant, subscriptionIds?: string[]): Promise<Row[
   return subscriptionIds ? rows.filter((r) => subscriptionIds.includes(r.subscription_id)) : rows;
 }
 
-describe('rows a subscription\'s life writes', () => {
+describe("rows a subscription's life writes", () => {
   let m: TestMerchant;
   beforeAll(async () => {
     m = await h.merchant();
@@ -128,7 +181,10 @@ describe('rows a subscription\'s life writes', () => {
 
   it('activation, renewals (nothing), upgrade, pause, resume, cancel: one row each, at merchant time, with its cause', async () => {
     const basic = await recurringPlan(m.test, {}, { amount: 10000 });
-    const pro = await ok(m.test.post(`/products/${basic.product.id}/plans`, { name: 'Pro', billing_frequency: 'monthly' }), 201);
+    const pro = await ok(
+      m.test.post(`/products/${basic.product.id}/plans`, { name: 'Pro', billing_frequency: 'monthly' }),
+      201,
+    );
     await ok(m.test.post(`/plans/${pro.id}/prices`, { currency: 'INR', amount: 25000, is_default: true }), 201);
     const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, basic.plan.id));
     expect(sub.status).toBe('active');
@@ -147,7 +203,9 @@ describe('rows a subscription\'s life writes', () => {
     await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: false }));
 
     const rows = await ledger(m, [sub.id]);
-    expect(rows.map((r) => [r.kind, r.amount, r.mrr_before, r.mrr_after, r.subscription_delta, r.customer_delta, r.cause])).toEqual([
+    expect(
+      rows.map((r) => [r.kind, r.amount, r.mrr_before, r.mrr_after, r.subscription_delta, r.customer_delta, r.cause]),
+    ).toEqual([
       ['new', 10000, 0, 10000, 1, 1, 'subscription.activated'],
       ['expansion', 15000, 10000, 25000, 0, 0, 'subscription.plan_changed'],
       ['churn', -25000, 25000, 0, -1, -1, 'subscription.paused'],
@@ -158,7 +216,9 @@ describe('rows a subscription\'s life writes', () => {
     // Merchant time: the pause happened at the test clock's time, the resume an hour (of test clock) later.
     const [, , pause, resume] = rows;
     expect(Math.abs(new Date(pause.occurred_at).getTime() - pausedAt.getTime())).toBeLessThan(5_000);
-    expect(new Date(resume.occurred_at).getTime() - new Date(pause.occurred_at).getTime()).toBeGreaterThanOrEqual(3600_000);
+    expect(new Date(resume.occurred_at).getTime() - new Date(pause.occurred_at).getTime()).toBeGreaterThanOrEqual(
+      3600_000,
+    );
   });
 
   it('two subscriptions of one customer activating at the same moment: one new, one expansion', async () => {
@@ -224,7 +284,9 @@ describe('the daily rollup (mrr_movement_days)', () => {
           from generate_series(1, 40) i`);
         expect(Number((await tx.raw('select count(*) as n from mrr_movement_days')).rows[0].n)).toBeGreaterThan(1);
         expect(await diff(tx)).toBe(0);
-        await tx.raw(`update mrr_movements set amount = amount + 1, occurred_at = occurred_at - interval '3 days' where id in (select id from mrr_movements order by id limit 5)`);
+        await tx.raw(
+          `update mrr_movements set amount = amount + 1, occurred_at = occurred_at - interval '3 days' where id in (select id from mrr_movements order by id limit 5)`,
+        );
         expect(await diff(tx)).toBe(0);
         await tx.raw(`delete from mrr_movements where id in (select id from mrr_movements order by id desc limit 7)`);
         expect(await diff(tx)).toBe(0);

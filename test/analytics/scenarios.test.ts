@@ -65,7 +65,12 @@ it('monthly, quarterly, yearly, weekly and daily plans are normalised to months'
   expect(Math.abs(new Date(a.as_of).getTime() - now.getTime())).toBeLessThan(5_000);
   // Nothing was lost: no quick ratio, and no ratio is not healthy (docs/analytics.md: `healthy` when > 4).
   expect(await analytics(m.test, 'quick-ratio', { from: iso('01-01') })).toMatchObject({
-    new_mrr: MRR, expansion_mrr: 0, contraction_mrr: 0, churn_mrr: 0, quick_ratio: null, healthy: false,
+    new_mrr: MRR,
+    expansion_mrr: 0,
+    contraction_mrr: 0,
+    churn_mrr: 0,
+    quick_ratio: null,
+    healthy: false,
   });
 });
 
@@ -121,7 +126,8 @@ it('upgrade, downgrade, pause, resume, cancel and a customer coming back, month 
   expect(weeks.movements).toEqual(a.movements);
   expect(weeks.series[0].period_start).toBe(iso('01-01'));
   expect(weeks.series.at(-1).period_end).toBe(iso('03-31'));
-  for (const p of weeks.series.slice(1)) expect([new Date(p.period_start).getUTCDay(), p.period_start.slice(11)]).toEqual([1, '00:00:00.000Z']);
+  for (const p of weeks.series.slice(1))
+    expect([new Date(p.period_start).getUTCDay(), p.period_start.slice(11)]).toEqual([1, '00:00:00.000Z']);
   for (const [i, p] of weeks.series.entries()) if (i > 0) expect(p.period_start).toBe(weeks.series[i - 1].period_end);
   for (const k of ['new', 'expansion', 'contraction', 'churn', 'reactivation'] as const) {
     expect(weeks.series.reduce((s: number, p: any) => s + p[k], 0)).toBe(a.movements[k]);
@@ -143,11 +149,22 @@ it('upgrade, downgrade, pause, resume, cancel and a customer coming back, month 
     revenue_churn_rate: 1.8, // (40000 + 5000) / 25000
   });
   // From Jan 1 nothing was counted: losses from nothing have no rate.
-  expect(await analytics(m.test, 'churn', window)).toMatchObject({ subscriptions_at_start: 0, churned_subscriptions: 2, logo_churn_rate: null, revenue_churn_rate: null });
+  expect(await analytics(m.test, 'churn', window)).toMatchObject({
+    subscriptions_at_start: 0,
+    churned_subscriptions: 2,
+    logo_churn_rate: null,
+    revenue_churn_rate: null,
+  });
 
   // Quick ratio over the quarter: (10000 + 15000) / (5000 + 40000) = 0.5555...
   const q = await analytics(m.test, 'quick-ratio', window);
-  expect(q).toMatchObject({ new_mrr: 10000, expansion_mrr: 15000, contraction_mrr: 5000, churn_mrr: 40000, healthy: false });
+  expect(q).toMatchObject({
+    new_mrr: 10000,
+    expansion_mrr: 15000,
+    contraction_mrr: 5000,
+    churn_mrr: 40000,
+    healthy: false,
+  });
   expect(q.quick_ratio).toBeCloseTo(25000 / 45000, 12);
   // January alone: gains only.
   expect(q.series[0]).toMatchObject({ new_mrr: 10000, expansion_mrr: 15000, quick_ratio: null, healthy: false });
@@ -161,9 +178,26 @@ it('upgrade, downgrade, pause, resume, cancel and a customer coming back, month 
     window,
   );
   expect(g.errors).toBeUndefined();
-  expect(g.data.mrr).toMatchObject({ currency: 'INR', asOf: iso('03-31'), mrr: 10000, arr: 120000, activeSubscriptions: 1, payingCustomers: 1, arpu: 10000 });
-  expect(g.data.mrr.movements).toEqual({ new: 10000, expansion: 15000, contraction: 5000, churn: 40000, reactivation: 30000, netNew: 10000 });
-  expect(g.data.mrr.series.map((p: any) => [p.periodStart, p.periodEnd, p.mrr])).toEqual(a.series.map((p: any) => [p.period_start, p.period_end, p.mrr]));
+  expect(g.data.mrr).toMatchObject({
+    currency: 'INR',
+    asOf: iso('03-31'),
+    mrr: 10000,
+    arr: 120000,
+    activeSubscriptions: 1,
+    payingCustomers: 1,
+    arpu: 10000,
+  });
+  expect(g.data.mrr.movements).toEqual({
+    new: 10000,
+    expansion: 15000,
+    contraction: 5000,
+    churn: 40000,
+    reactivation: 30000,
+    netNew: 10000,
+  });
+  expect(g.data.mrr.series.map((p: any) => [p.periodStart, p.periodEnd, p.mrr])).toEqual(
+    a.series.map((p: any) => [p.period_start, p.period_end, p.mrr]),
+  );
   expect(g.data.churn).toEqual({ logoChurnRate: 2, revenueChurnRate: 1.8, churnedMrr: 40000 });
   expect(g.data.quickRatio).toEqual({ quickRatio: q.quick_ratio, healthy: false });
 });
@@ -199,10 +233,21 @@ it('a trial counts only once it is paid for', async () => {
   const plan = await planAt(m.test, { trial_period_days: 7 }, { amount: 20000 });
   const sub = await subscribed(m.test, plan.id);
   expect(sub.status).toBe('trialing');
-  expect(await analytics(m.test, 'mrr', { from: iso('01-01') })).toMatchObject({ mrr: 0, active_subscriptions: 0, paying_customers: 0, arpu: 0, movements: { ...ZERO, net_new: 0 } });
+  expect(await analytics(m.test, 'mrr', { from: iso('01-01') })).toMatchObject({
+    mrr: 0,
+    active_subscriptions: 0,
+    paying_customers: 0,
+    arpu: 0,
+    movements: { ...ZERO, net_new: 0 },
+  });
   await h.clock.advance(m, d('01-18')); // the trial ends Jan 17: charged, active
   const a = await analytics(m.test, 'mrr', { from: iso('01-01'), interval: 'week' });
-  expect(a).toMatchObject({ mrr: 20000, active_subscriptions: 1, paying_customers: 1, movements: { ...ZERO, new: 20000, net_new: 20000 } });
+  expect(a).toMatchObject({
+    mrr: 20000,
+    active_subscriptions: 1,
+    paying_customers: 1,
+    movements: { ...ZERO, new: 20000, net_new: 20000 },
+  });
   // The movement is in the week of Jan 17 (the trial's end), not of Jan 10 (its start).
   const inWeek = a.series.find((p: any) => p.new === 20000);
   // (The charge runs when the clock reaches the trial's end, a moment after it: the bucket (start, end] holding it.)
@@ -221,17 +266,33 @@ it('two currencies are answered apart, never converted', async () => {
   await subscribed(m.test, plan.id, { currency: 'USD', customer_id: x.customer_id }); // X's first in USD: new too
 
   expect(await analytics(m.test, 'mrr', { from: iso('01-01') })).toMatchObject({
-    currency: 'INR', mrr: 49900, active_subscriptions: 1, paying_customers: 1, arpu: 49900, movements: { new: 49900 },
+    currency: 'INR',
+    mrr: 49900,
+    active_subscriptions: 1,
+    paying_customers: 1,
+    arpu: 49900,
+    movements: { new: 49900 },
   });
   expect(await analytics(m.test, 'mrr', { from: iso('01-01'), currency: 'usd' })).toMatchObject({
-    currency: 'USD', mrr: 3000, active_subscriptions: 2, paying_customers: 2, arpu: 1500, movements: { new: 3000, net_new: 3000 },
+    currency: 'USD',
+    mrr: 3000,
+    active_subscriptions: 2,
+    paying_customers: 2,
+    arpu: 1500,
+    movements: { new: 3000, net_new: 3000 },
   });
-  expect(await analytics(m.test, 'mrr', { from: iso('01-01'), currency: 'EUR' })).toMatchObject({ currency: 'EUR', mrr: 0, paying_customers: 0 });
+  expect(await analytics(m.test, 'mrr', { from: iso('01-01'), currency: 'EUR' })).toMatchObject({
+    currency: 'EUR',
+    mrr: 0,
+    paying_customers: 0,
+  });
   // The rate stored with each movement: 1 in the reporting currency, none (not converted) in another.
-  const rows = await h.app.orm.em.getConnection().execute<{ currency: string; reporting_currency: string; fx_rate: string | null }[]>(
-    `select currency, reporting_currency, fx_rate::text as fx_rate from mrr_movements where merchant_id = ? order by currency`,
-    [m.id],
-  );
+  const rows = await h.app.orm.em
+    .getConnection()
+    .execute<{ currency: string; reporting_currency: string; fx_rate: string | null }[]>(
+      `select currency, reporting_currency, fx_rate::text as fx_rate from mrr_movements where merchant_id = ? order by currency`,
+      [m.id],
+    );
   expect(rows).toEqual([
     { currency: 'INR', reporting_currency: 'INR', fx_rate: '1' },
     { currency: 'USD', reporting_currency: 'INR', fx_rate: null },
@@ -252,7 +313,11 @@ it('dunning: past_due still counts; a hard decline halts (churn); a recovered re
   expect((await ok(m.test.get(`/subscriptions/${halted.id}`))).status).toBe('halted');
   expect((await ok(m.test.get(`/subscriptions/${recovers.id}`))).status).toBe('past_due');
   // past_due is counted: 10000 left.
-  expect(await analytics(m.test, 'mrr', { from: iso('01-01') })).toMatchObject({ mrr: 10000, active_subscriptions: 1, paying_customers: 1 });
+  expect(await analytics(m.test, 'mrr', { from: iso('01-01') })).toMatchObject({
+    mrr: 10000,
+    active_subscriptions: 1,
+    paying_customers: 1,
+  });
   await h.clock.advance(m, d('02-12')); // the first retry (a day after the failure) succeeds
   expect((await ok(m.test.get(`/subscriptions/${recovers.id}`))).status).toBe('active');
 
@@ -267,10 +332,21 @@ it('dunning: past_due still counts; a hard decline halts (churn); a recovered re
   });
   // From Feb 1: 2 subscriptions (MRR 20000) at the start, 1 churned (10000).
   expect(await analytics(m.test, 'churn', { from: iso('02-01'), to: iso('02-28') })).toMatchObject({
-    subscriptions_at_start: 2, churned_subscriptions: 1, logo_churn_rate: 0.5, mrr_at_start: 20000, churned_mrr: 10000, contraction_mrr: 0, revenue_churn_rate: 0.5,
+    subscriptions_at_start: 2,
+    churned_subscriptions: 1,
+    logo_churn_rate: 0.5,
+    mrr_at_start: 20000,
+    churned_mrr: 10000,
+    contraction_mrr: 0,
+    revenue_churn_rate: 0.5,
   });
   // (20000 + 0) / (0 + 10000) = 2: not healthy.
-  expect(await analytics(m.test, 'quick-ratio', window)).toMatchObject({ new_mrr: 20000, churn_mrr: 10000, quick_ratio: 2, healthy: false });
+  expect(await analytics(m.test, 'quick-ratio', window)).toMatchObject({
+    new_mrr: 20000,
+    churn_mrr: 10000,
+    quick_ratio: 2,
+    healthy: false,
+  });
 });
 
 it('LTV from the last 90 days of logo churn', async () => {
@@ -284,7 +360,13 @@ it('LTV from the last 90 days of logo churn', async () => {
   await subscribed(m.test, small.id);
 
   // No churn yet: no LTV. ARPU = (4 x 10000 + 5000) / 5 = 9000.
-  expect(await analytics(m.test, 'ltv')).toMatchObject({ currency: 'INR', arpu: 9000, monthly_logo_churn_rate: 0, ltv: null, expected_lifetime_months: null });
+  expect(await analytics(m.test, 'ltv')).toMatchObject({
+    currency: 'INR',
+    arpu: 9000,
+    monthly_logo_churn_rate: 0,
+    ltv: null,
+    expected_lifetime_months: null,
+  });
 
   await h.clock.advance(m, d('04-20')); // 90 days back is in late January: the four yearly subscriptions were counted then
   await ok(m.test.post(`/subscriptions/${subs[0].id}/cancel`, { cancel_at_period_end: false }));
@@ -301,7 +383,12 @@ it('LTV from the last 90 days of logo churn', async () => {
   // `to` ends the window: the 90 days to the day before the cancellation saw no churn.
   expect(await analytics(m.test, 'ltv', { to: iso('04-19') })).toMatchObject({
     from: new Date(d('04-19').getTime() - 90 * 86_400_000).toISOString(),
-    to: iso('04-19'), as_of: iso('04-19'), arpu: 9000, monthly_logo_churn_rate: 0, ltv: null, expected_lifetime_months: null,
+    to: iso('04-19'),
+    as_of: iso('04-19'),
+    arpu: 9000,
+    monthly_logo_churn_rate: 0,
+    ltv: null,
+    expected_lifetime_months: null,
   });
   // `from` starts it: 30 days from 03-22 (5 subscriptions counted then, 1 churned): logo churn 1/5 over 30 days, so
   // monthly 1/5 x 30 / 30 = 0.2; ARPU at 04-21 = 8750; LTV = 8750 / 0.2 = 43750; lifetime 5 months.
@@ -310,14 +397,23 @@ it('LTV from the last 90 days of logo churn', async () => {
   expect(month.monthly_logo_churn_rate).toBeCloseTo(0.2, 12);
   expect(month.expected_lifetime_months).toBeCloseTo(5, 12);
   // 60 days to 04-21 (from late February: 4 counted then): 1/4 x 30 / 60 = 1/8 a month; LTV = 8750 x 8 = 70000.
-  const two = await analytics(m.test, 'ltv', { from: new Date(d('04-21').getTime() - 60 * 86_400_000), to: iso('04-21') });
+  const two = await analytics(m.test, 'ltv', {
+    from: new Date(d('04-21').getTime() - 60 * 86_400_000),
+    to: iso('04-21'),
+  });
   expect(two).toMatchObject({ arpu: 8750, ltv: 70000 });
   expect(two.monthly_logo_churn_rate).toBeCloseTo(1 / 8, 12);
-  const g = await m.test.gql(`query($from: String, $to: String) { ltv(from: $from, to: $to) { from to ltv monthlyLogoChurnRate } }`, { from: iso('03-22'), to: iso('04-21') });
+  const g = await m.test.gql(
+    `query($from: String, $to: String) { ltv(from: $from, to: $to) { from to ltv monthlyLogoChurnRate } }`,
+    { from: iso('03-22'), to: iso('04-21') },
+  );
   expect(g.data.ltv).toMatchObject({ from: iso('03-22'), to: iso('04-21'), ltv: 43750 });
 
   // Gains 40000 + 5000 against the churn of 10000: 4.5, healthy.
   expect(await analytics(m.test, 'quick-ratio', { from: iso('01-01'), to: iso('04-30') })).toMatchObject({
-    new_mrr: 45000, churn_mrr: 10000, quick_ratio: 4.5, healthy: true,
+    new_mrr: 45000,
+    churn_mrr: 10000,
+    quick_ratio: 4.5,
+    healthy: true,
   });
 });

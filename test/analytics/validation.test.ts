@@ -53,7 +53,9 @@ describe.each(PATHS)('/analytics/%s', (path) => {
   });
 
   it('accepts dates, offsets and any case', async () => {
-    const r = await a.test.get(`/analytics/${path}?currency=inr&from=2026-01-01&to=2026-01-31T05:30:00%2B05:30&interval=WEEK`);
+    const r = await a.test.get(
+      `/analytics/${path}?currency=inr&from=2026-01-01&to=2026-01-31T05:30:00%2B05:30&interval=WEEK`,
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ currency: 'INR', interval: 'week' });
     const to = path === 'mrr' ? r.body.as_of : r.body.to;
@@ -74,18 +76,32 @@ describe('/analytics/ltv', () => {
       const r = await a.test.get(`/analytics/ltv?${qs}`);
       expect([qs, r.status, r.body.error?.code, r.body.error?.param]).toEqual([qs, 400, 'parameter_invalid', param]);
     }
-    expect((await a.test.get('/analytics/ltv?interval=week')).body.error).toMatchObject({ code: 'parameter_unknown', param: 'interval' });
+    expect((await a.test.get('/analytics/ltv?interval=week')).body.error).toMatchObject({
+      code: 'parameter_unknown',
+      param: 'interval',
+    });
     expect((await a.test.get('/analytics/ltv?currency=inr')).status).toBe(200);
     const byTo = await analytics(a.test, 'ltv', { currency: 'inr', to: '2026-01-31' });
     // 90 days before 2026-01-31: 31 (January) + 30 (December) + 29 (November) days.
-    expect(byTo).toMatchObject({ currency: 'INR', from: '2025-11-02T00:00:00.000Z', to: '2026-01-31T00:00:00.000Z', as_of: '2026-01-31T00:00:00.000Z' });
+    expect(byTo).toMatchObject({
+      currency: 'INR',
+      from: '2025-11-02T00:00:00.000Z',
+      to: '2026-01-31T00:00:00.000Z',
+      as_of: '2026-01-31T00:00:00.000Z',
+    });
     // Long before the subscription: nothing there, nothing churned.
     expect(byTo).toMatchObject({ arpu: 0, monthly_logo_churn_rate: 0, ltv: null, expected_lifetime_months: null });
     const both = await analytics(a.test, 'ltv', { from: '2026-01-01', to: '2026-01-31T05:30:00+05:30' });
     expect([both.from, both.to]).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-31T00:00:00.000Z']);
     const g = await a.test.gql('{ ltv(from: "2026-01-01", to: "2026-01-31") { currency from to asOf ltv } }');
     expect(g.errors).toBeUndefined();
-    expect(g.data.ltv).toEqual({ currency: 'INR', from: '2026-01-01T00:00:00.000Z', to: '2026-01-31T00:00:00.000Z', asOf: '2026-01-31T00:00:00.000Z', ltv: null });
+    expect(g.data.ltv).toEqual({
+      currency: 'INR',
+      from: '2026-01-01T00:00:00.000Z',
+      to: '2026-01-31T00:00:00.000Z',
+      asOf: '2026-01-31T00:00:00.000Z',
+      ltv: null,
+    });
   });
 });
 
@@ -106,7 +122,7 @@ it('GraphQL answers bad arguments with the same codes and params', async () => {
   expect(bad.errors?.[0]?.extensions?.code).toBe('parameter_invalid');
 });
 
-it('defaults: the reporting currency, the 30 days ending at the merchant\'s (test clock) now', async () => {
+it("defaults: the reporting currency, the 30 days ending at the merchant's (test clock) now", async () => {
   const before = await h.clock.now(a);
   const r = await analytics(a.test, 'mrr');
   const asOf = new Date(r.as_of).getTime();
@@ -120,12 +136,25 @@ it('defaults: the reporting currency, the 30 days ending at the merchant\'s (tes
 });
 
 it('another merchant, and the other mode, see none of the movements', async () => {
-  expect(await analytics(a.test, 'mrr')).toMatchObject({ mrr: 49900, active_subscriptions: 1, movements: { new: 49900 } });
+  expect(await analytics(a.test, 'mrr')).toMatchObject({
+    mrr: 49900,
+    active_subscriptions: 1,
+    movements: { new: 49900 },
+  });
   for (const c of [b.test, b.live, a.live]) {
     const mrr = await analytics(c, 'mrr');
-    expect(mrr).toMatchObject({ mrr: 0, active_subscriptions: 0, paying_customers: 0, movements: { new: 0, net_new: 0 } });
+    expect(mrr).toMatchObject({
+      mrr: 0,
+      active_subscriptions: 0,
+      paying_customers: 0,
+      movements: { new: 0, net_new: 0 },
+    });
     expect(mrr.series.every((p: any) => p.mrr === 0 && p.new === 0)).toBe(true);
-    expect(await analytics(c, 'churn')).toMatchObject({ subscriptions_at_start: 0, mrr_at_start: 0, churned_subscriptions: 0 });
+    expect(await analytics(c, 'churn')).toMatchObject({
+      subscriptions_at_start: 0,
+      mrr_at_start: 0,
+      churned_subscriptions: 0,
+    });
     expect(await analytics(c, 'quick-ratio')).toMatchObject({ new_mrr: 0, quick_ratio: null, healthy: false });
     expect(await analytics(c, 'ltv')).toMatchObject({ arpu: 0, ltv: null });
     const g = await c.gql('{ mrr { mrr activeSubscriptions } }');

@@ -15,22 +15,45 @@ describe('catalog over REST', () => {
   it('creates a product, a plan and prices, and reads them back nested', async () => {
     const p = await m.test.post('/products', { name: 'Pro', description: 'All features', type: 'subscription' });
     expect(p.status).toBe(201);
-    expect(p.body).toMatchObject({ object: 'product', name: 'Pro', type: 'subscription', status: 'active', livemode: false, plans: [] });
+    expect(p.body).toMatchObject({
+      object: 'product',
+      name: 'Pro',
+      type: 'subscription',
+      status: 'active',
+      livemode: false,
+      plans: [],
+    });
     expect(p.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(p.body.created_at).toMatch(/Z$/);
 
     const plan = await m.test.post(`/products/${p.body.id}/plans`, {
-      name: 'Monthly', billing_frequency: 'monthly', trial_period_days: 7,
+      name: 'Monthly',
+      billing_frequency: 'monthly',
+      trial_period_days: 7,
     });
     expect(plan.status).toBe(201);
     expect(plan.body).toMatchObject({
-      object: 'plan', product_id: p.body.id, billing_frequency: 'monthly', billing_interval: 1, trial_period_days: 7,
-      trial_end_action: 'start_subscription', max_cycles: null, prices: [], default_price: null,
+      object: 'plan',
+      product_id: p.body.id,
+      billing_frequency: 'monthly',
+      billing_interval: 1,
+      trial_period_days: 7,
+      trial_end_action: 'start_subscription',
+      max_cycles: null,
+      prices: [],
+      default_price: null,
     });
 
     const inr = await m.test.post(`/plans/${plan.body.id}/prices`, { currency: 'inr', amount: 49900 });
     expect(inr.status).toBe(201);
-    expect(inr.body).toMatchObject({ object: 'price', currency: 'INR', amount: 49900, setup_fee: 0, is_default: true, provider_price_ids: {} });
+    expect(inr.body).toMatchObject({
+      object: 'price',
+      currency: 'INR',
+      amount: 49900,
+      setup_fee: 0,
+      is_default: true,
+      provider_price_ids: {},
+    });
 
     const usd = await m.test.post(`/plans/${plan.body.id}/prices`, { currency: 'USD', amount: 999, setup_fee: 100 });
     expect(usd.body.is_default).toBe(true); // first USD price becomes the USD default
@@ -63,7 +86,9 @@ describe('catalog over REST', () => {
     const p = await m.test.post('/products', { name: 'Race', type: 'subscription' });
     const plan = await m.test.post(`/products/${p.body.id}/plans`, { name: 'M', billing_frequency: 'monthly' });
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => m.test.post(`/plans/${plan.body.id}/prices`, { currency: 'INR', amount: 1000 + i, is_default: true })),
+      Array.from({ length: 12 }, (_, i) =>
+        m.test.post(`/plans/${plan.body.id}/prices`, { currency: 'INR', amount: 1000 + i, is_default: true }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
     const got = await m.test.get(`/plans/${plan.body.id}`);
@@ -93,7 +118,11 @@ describe('catalog over REST', () => {
   it('stores max_cycles, intervals and trial_end_action', async () => {
     const p = await m.test.post('/products', { name: 'Quarterly', type: 'subscription' });
     const plan = await m.test.post(`/products/${p.body.id}/plans`, {
-      name: 'Q', billing_frequency: 'monthly', billing_interval: 3, max_cycles: 4, trial_end_action: 'cancel_subscription',
+      name: 'Q',
+      billing_frequency: 'monthly',
+      billing_interval: 3,
+      max_cycles: 4,
+      trial_end_action: 'cancel_subscription',
     });
     expect(plan.body).toMatchObject({ billing_interval: 3, max_cycles: 4, trial_end_action: 'cancel_subscription' });
   });
@@ -125,20 +154,101 @@ describe('catalog validation', () => {
     ['missing name', () => m.test.post('/products', { type: 'subscription' }), 400, 'parameter_missing', 'name'],
     ['missing type', () => m.test.post('/products', { name: 'x' }), 400, 'parameter_missing', 'type'],
     ['bad type', () => m.test.post('/products', { name: 'x', type: 'forever' }), 400, 'parameter_invalid', 'type'],
-    ['name not a string', () => m.test.post('/products', { name: 5, type: 'one_time' }), 400, 'parameter_invalid', 'name'],
+    [
+      'name not a string',
+      () => m.test.post('/products', { name: 5, type: 'one_time' }),
+      400,
+      'parameter_invalid',
+      'name',
+    ],
     ['empty name', () => m.test.post('/products', { name: '', type: 'one_time' }), 400, 'parameter_invalid', 'name'],
-    ['unknown field', () => m.test.post('/products', { name: 'x', type: 'one_time', bogus_field: 1 }), 400, 'parameter_unknown', 'bogus_field'],
-    ['camelCase field', () => m.test.post('/products', { name: 'x', type: 'one_time', productFamilyId: null }), 400, 'parameter_unknown', 'productFamilyId'],
-    ['unknown family', () => m.test.post('/products', { name: 'x', type: 'one_time', product_family_id: '01900000-0000-7000-8000-000000000000' }), 404, 'resource_not_found', 'product_family_id'],
-    ['missing frequency', () => m.test.post(`/plans/${planId}/prices`, { amount: 100 }), 400, 'parameter_missing', 'currency'],
-    ['bad currency', () => m.test.post(`/plans/${planId}/prices`, { currency: 'XYZ', amount: 100 }), 400, 'parameter_invalid', 'currency'],
-    ['negative amount', () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: -1 }), 400, 'parameter_invalid', 'amount'],
-    ['fractional amount', () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: 10.5 }), 400, 'parameter_invalid', 'amount'],
-    ['amount as string', () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: '100' }), 400, 'parameter_invalid', 'amount'],
+    [
+      'unknown field',
+      () => m.test.post('/products', { name: 'x', type: 'one_time', bogus_field: 1 }),
+      400,
+      'parameter_unknown',
+      'bogus_field',
+    ],
+    [
+      'camelCase field',
+      () => m.test.post('/products', { name: 'x', type: 'one_time', productFamilyId: null }),
+      400,
+      'parameter_unknown',
+      'productFamilyId',
+    ],
+    [
+      'unknown family',
+      () =>
+        m.test.post('/products', {
+          name: 'x',
+          type: 'one_time',
+          product_family_id: '01900000-0000-7000-8000-000000000000',
+        }),
+      404,
+      'resource_not_found',
+      'product_family_id',
+    ],
+    [
+      'missing frequency',
+      () => m.test.post(`/plans/${planId}/prices`, { amount: 100 }),
+      400,
+      'parameter_missing',
+      'currency',
+    ],
+    [
+      'bad currency',
+      () => m.test.post(`/plans/${planId}/prices`, { currency: 'XYZ', amount: 100 }),
+      400,
+      'parameter_invalid',
+      'currency',
+    ],
+    [
+      'negative amount',
+      () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: -1 }),
+      400,
+      'parameter_invalid',
+      'amount',
+    ],
+    [
+      'fractional amount',
+      () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: 10.5 }),
+      400,
+      'parameter_invalid',
+      'amount',
+    ],
+    [
+      'amount as string',
+      () => m.test.post(`/plans/${planId}/prices`, { currency: 'INR', amount: '100' }),
+      400,
+      'parameter_invalid',
+      'amount',
+    ],
     // Three-decimal currencies: both gateways take them only in tens of fils (gateways/amounts.ts).
-    ['KWD amount not ending in 0', () => m.test.post(`/plans/${planId}/prices`, { currency: 'kwd', amount: 1505 }), 400, 'parameter_invalid', 'amount'],
-    ['BHD setup fee not ending in 0', () => m.test.post(`/plans/${planId}/prices`, { currency: 'BHD', amount: 1500, setup_fee: 1 }), 400, 'parameter_invalid', 'setup_fee'],
-    ['interval zero', () => m.test.post(`/products/${'01900000-0000-7000-8000-000000000000'}/plans`, { name: 'x', billing_frequency: 'monthly' }), 404, 'resource_not_found', null],
+    [
+      'KWD amount not ending in 0',
+      () => m.test.post(`/plans/${planId}/prices`, { currency: 'kwd', amount: 1505 }),
+      400,
+      'parameter_invalid',
+      'amount',
+    ],
+    [
+      'BHD setup fee not ending in 0',
+      () => m.test.post(`/plans/${planId}/prices`, { currency: 'BHD', amount: 1500, setup_fee: 1 }),
+      400,
+      'parameter_invalid',
+      'setup_fee',
+    ],
+    [
+      'interval zero',
+      () =>
+        m.test.post(`/products/${'01900000-0000-7000-8000-000000000000'}/plans`, {
+          name: 'x',
+          billing_frequency: 'monthly',
+        }),
+      404,
+      'resource_not_found',
+      null,
+    ],
     ['unknown plan', () => m.test.get('/plans/01900000-0000-7000-8000-000000000000'), 404, 'resource_not_found', null],
     ['malformed id', () => m.test.get('/products/not-a-uuid'), 404, 'resource_not_found', null],
     ['limit too big', () => m.test.get('/products?limit=101'), 400, 'parameter_invalid', 'limit'],
@@ -164,22 +274,38 @@ describe('catalog validation', () => {
     expect(kwd.body.error.message).toMatch(/end in 0/);
     const ok = await m.test.post(`/plans/${planId}/prices`, { currency: 'KWD', amount: 1510, setup_fee: 500 });
     expect([ok.status, ok.body.amount, ok.body.setup_fee, ok.body.currency]).toEqual([201, 1510, 500, 'KWD']);
-    for (const [currency, amount] of [['JPY', 501], ['INR', 49901], ['OMR', 0]] as const) {
+    for (const [currency, amount] of [
+      ['JPY', 501],
+      ['INR', 49901],
+      ['OMR', 0],
+    ] as const) {
       expect((await m.test.post(`/plans/${planId}/prices`, { currency, amount })).status).toBe(201);
     }
     const g = await m.test.gql(
       'mutation($planId: ID!, $input: CreatePriceInput!) { createPrice(planId: $planId, input: $input) { id } }',
       { planId, input: { currency: 'JOD', amount: 2001 } },
     );
-    expect(g.errors?.[0]?.extensions).toMatchObject({ code: 'parameter_invalid', param: 'amount', http: { status: 400 } });
+    expect(g.errors?.[0]?.extensions).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'amount',
+      http: { status: 400 },
+    });
   });
 
   it('rejects a bad billing_interval and trial length', async () => {
     const p = await m.test.post('/products', { name: 'I', type: 'subscription' });
-    const r = await m.test.post(`/products/${p.body.id}/plans`, { name: 'x', billing_frequency: 'monthly', billing_interval: 0 });
+    const r = await m.test.post(`/products/${p.body.id}/plans`, {
+      name: 'x',
+      billing_frequency: 'monthly',
+      billing_interval: 0,
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'parameter_invalid', param: 'billing_interval' });
-    const r2 = await m.test.post(`/products/${p.body.id}/plans`, { name: 'x', billing_frequency: 'monthly', trial_period_days: -1 });
+    const r2 = await m.test.post(`/products/${p.body.id}/plans`, {
+      name: 'x',
+      billing_frequency: 'monthly',
+      trial_period_days: -1,
+    });
     expect(r2.body.error).toMatchObject({ code: 'parameter_invalid', param: 'trial_period_days' });
     const r3 = await m.test.post(`/products/${p.body.id}/plans`, { name: 'x' });
     expect(r3.body.error).toMatchObject({ code: 'parameter_missing', param: 'billing_frequency' });
@@ -189,9 +315,16 @@ describe('catalog validation', () => {
 describe('cached catalog reads', () => {
   it('see a write made by another process as soon as it commits', async () => {
     const orm2 = await openDatabase(h.app.databaseUrl, entities, 4);
-    const app2 = await startApp({ ...loadConfig({}), port: 0, databaseUrl: h.app.databaseUrl, sandbox: false, rateLimitPerSecond: 10_000 }, orm2, 0);
+    const app2 = await startApp(
+      { ...loadConfig({}), port: 0, databaseUrl: h.app.databaseUrl, sandbox: false, rateLimitPerSecond: 10_000 },
+      orm2,
+      0,
+    );
     try {
-      const other = (path: string) => fetch(`${app2.url}/v1${path}`, { headers: { authorization: `Bearer ${m.keys.test}` } }).then((r) => r.json() as Promise<any>);
+      const other = (path: string) =>
+        fetch(`${app2.url}/v1${path}`, { headers: { authorization: `Bearer ${m.keys.test}` } }).then(
+          (r) => r.json() as Promise<any>,
+        );
       const p = await m.test.post('/products', { name: 'Cached', type: 'subscription' });
       const before = await other(`/products/${p.body.id}`);
       expect(before.plans).toEqual([]);
@@ -213,7 +346,9 @@ describe('cached catalog reads', () => {
       expect((await gql(q)).data.product.plans[0].defaultPrice.amount).toBe(1234);
       // another merchant never gets this merchant's cached answer
       const m2 = await h.merchant();
-      const foreign = await fetch(`${app2.url}/v1/products/${p.body.id}`, { headers: { authorization: `Bearer ${m2.keys.test}` } });
+      const foreign = await fetch(`${app2.url}/v1/products/${p.body.id}`, {
+        headers: { authorization: `Bearer ${m2.keys.test}` },
+      });
       expect(foreign.status).toBe(404);
       const foreignGql = await fetch(`${app2.url}/graphql`, {
         method: 'POST',

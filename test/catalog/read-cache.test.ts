@@ -96,26 +96,42 @@ describe('read keys', () => {
     const a = restReadKey(M, 'test', route, () => ({ first: 100, after: 'c1' }));
     expect(restReadKey(M, 'test', route, () => ({ after: 'c1', first: 100 }))).toBe(a);
     expect(restReadKey(M, 'live', route, () => ({ first: 100, after: 'c1' }))).not.toBe(a);
-    expect(restReadKey('00000000-0000-0000-0000-000000000002', 'test', route, () => ({ first: 100, after: 'c1' }))).not.toBe(a);
-    expect(restReadKey(M, 'test', { method: 'get', path: '/product-families' }, () => ({ first: 100, after: 'c1' }))).not.toBe(a);
+    expect(
+      restReadKey('00000000-0000-0000-0000-000000000002', 'test', route, () => ({ first: 100, after: 'c1' })),
+    ).not.toBe(a);
+    expect(
+      restReadKey(M, 'test', { method: 'get', path: '/product-families' }, () => ({ first: 100, after: 'c1' })),
+    ).not.toBe(a);
     expect(restReadKey(M, 'test', route, () => ({ first: 99, after: 'c1' }))).not.toBe(a);
     expect(a!.startsWith(`${M}:test:`)).toBe(true);
     expect(a!.length).toBeLessThan(120); // hashed: short whatever the request's size
   });
 
   it('are null (the read is computed, uncached) when the variables cannot be parsed', () => {
-    expect(restReadKey(M, 'test', route, () => { throw new Error('Received unknown parameter: x'); })).toBeNull();
+    expect(
+      restReadKey(M, 'test', route, () => {
+        throw new Error('Received unknown parameter: x');
+      }),
+    ).toBeNull();
   });
 
   it('GraphQL: same operation, text and variables in another key order are one key; another text is not', () => {
     const q = 'query P($first: Int, $after: String) { products(first: $first, after: $after) { totalCount } }';
     const a = graphqlReadKey(M, 'test', 'P', q, { first: 5, after: 'x', filter: { b: 1, a: [1, { d: 2, c: 3 }] } });
-    expect(graphqlReadKey(M, 'test', 'P', q, { filter: { a: [1, { c: 3, d: 2 }], b: 1 }, after: 'x', first: 5 })).toBe(a);
+    expect(graphqlReadKey(M, 'test', 'P', q, { filter: { a: [1, { c: 3, d: 2 }], b: 1 }, after: 'x', first: 5 })).toBe(
+      a,
+    );
     expect(graphqlReadKey(M, 'test', null, q, {})).toBe(graphqlReadKey(M, 'test', undefined, q, undefined));
-    expect(graphqlReadKey(M, 'test', 'Q', q, { first: 5, after: 'x', filter: { b: 1, a: [1, { d: 2, c: 3 }] } })).not.toBe(a);
-    expect(graphqlReadKey(M, 'test', 'P', `${q} `, { first: 5, after: 'x', filter: { b: 1, a: [1, { d: 2, c: 3 }] } })).not.toBe(a);
+    expect(
+      graphqlReadKey(M, 'test', 'Q', q, { first: 5, after: 'x', filter: { b: 1, a: [1, { d: 2, c: 3 }] } }),
+    ).not.toBe(a);
+    expect(
+      graphqlReadKey(M, 'test', 'P', `${q} `, { first: 5, after: 'x', filter: { b: 1, a: [1, { d: 2, c: 3 }] } }),
+    ).not.toBe(a);
     // The parts cannot run into each other.
-    expect(graphqlReadKey(M, 'test', 'P', '{ a }', { x: 1 })).not.toBe(graphqlReadKey(M, 'test', 'P', '{ a }\n{"x":1}', {}));
+    expect(graphqlReadKey(M, 'test', 'P', '{ a }', { x: 1 })).not.toBe(
+      graphqlReadKey(M, 'test', 'P', '{ a }\n{"x":1}', {}),
+    );
   });
 
   it('do not overflow the stack on variables nested 100,000 deep (that read is simply not cached)', () => {
@@ -138,7 +154,11 @@ describe('catalog read cache through HTTP', () => {
     productIds = [];
     for (let i = 0; i < 20; i++) {
       // Long descriptions: a page of 20 is ~100 KB, just under an eighth of the budget.
-      const p = await m.test.post('/products', { name: `Long ${i}`, description: `${i} `.padEnd(5000, 'lorem ipsum '), type: 'subscription' });
+      const p = await m.test.post('/products', {
+        name: `Long ${i}`,
+        description: `${i} `.padEnd(5000, 'lorem ipsum '),
+        type: 'subscription',
+      });
       expect(p.status).toBe(201);
       productIds.push(p.body.id);
     }
@@ -180,13 +200,20 @@ describe('catalog read cache through HTTP', () => {
   });
 
   it('keys GraphQL reads by operation, text and canonical variables', async () => {
-    const q = 'query Page($first: Int, $after: String) { products(first: $first, after: $after) { totalCount edges { node { id description } } } }';
-    const r1 = await request(`${h.app.url}/graphql`, { key: m.keys.test, body: { query: q, operationName: 'Page', variables: { first: 3, after: null } } });
+    const q =
+      'query Page($first: Int, $after: String) { products(first: $first, after: $after) { totalCount edges { node { id description } } } }';
+    const r1 = await request(`${h.app.url}/graphql`, {
+      key: m.keys.test,
+      body: { query: q, operationName: 'Page', variables: { first: 3, after: null } },
+    });
     expect(r1.status).toBe(200);
     expect(r1.body.data.products.edges).toHaveLength(3);
     const entries = cache().size;
     h.app.sql.reset();
-    const r2 = await request(`${h.app.url}/graphql`, { key: m.keys.test, body: { variables: { after: null, first: 3 }, operationName: 'Page', query: q } });
+    const r2 = await request(`${h.app.url}/graphql`, {
+      key: m.keys.test,
+      body: { variables: { after: null, first: 3 }, operationName: 'Page', query: q },
+    });
     expect(r2.text).toBe(r1.text);
     expect(h.app.sql.count).toBe(0);
     expect(cache().size).toBe(entries);

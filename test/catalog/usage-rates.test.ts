@@ -18,7 +18,10 @@ beforeAll(async () => {
 
 async function plan(frequency: string | null = 'monthly') {
   const product = await m.test.post('/products', { name: 'Metered', type: frequency ? 'subscription' : 'one_time' });
-  const p = await m.test.post(`/products/${product.body.id}/plans`, frequency ? { name: 'API', billing_frequency: frequency } : { name: 'Once' });
+  const p = await m.test.post(
+    `/products/${product.body.id}/plans`,
+    frequency ? { name: 'API', billing_frequency: frequency } : { name: 'Once' },
+  );
   expect(p.status).toBe(201);
   return { product: product.body, plan: p.body };
 }
@@ -31,7 +34,11 @@ async function rateCount(): Promise<number> {
 describe('usage rates over REST', () => {
   it('creates rates (canonical decimals, currency upper case) and lists them newest first', async () => {
     const { plan: p } = await plan();
-    const a = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'api_calls', currency: 'inr', unit_amount_decimal: '0.2500' });
+    const a = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'api_calls',
+      currency: 'inr',
+      unit_amount_decimal: '0.2500',
+    });
     expect(a.status).toBe(201);
     expect(a.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -43,13 +50,29 @@ describe('usage rates over REST', () => {
       livemode: false,
       created_at: expect.stringMatching(/Z$/),
     });
-    const b = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'storage_gb', currency: 'INR', unit_amount_decimal: '007' });
+    const b = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'storage_gb',
+      currency: 'INR',
+      unit_amount_decimal: '007',
+    });
     expect(b.body.unit_amount_decimal).toBe('7');
-    const c = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'api_calls', currency: 'USD', unit_amount_decimal: '0.000000000001' });
+    const c = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'api_calls',
+      currency: 'USD',
+      unit_amount_decimal: '0.000000000001',
+    });
     expect(c.body.unit_amount_decimal).toBe('0.000000000001');
-    const zero = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'free_calls', currency: 'INR', unit_amount_decimal: '0.000' });
+    const zero = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'free_calls',
+      currency: 'INR',
+      unit_amount_decimal: '0.000',
+    });
     expect(zero.body.unit_amount_decimal).toBe('0');
-    const big = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'big', currency: 'INR', unit_amount_decimal: '999999999.999999999999' });
+    const big = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'big',
+      currency: 'INR',
+      unit_amount_decimal: '999999999.999999999999',
+    });
     expect(big.body.unit_amount_decimal).toBe('999999999.999999999999');
 
     const list = await m.test.get(`/plans/${p.id}/usage-rates?limit=2`);
@@ -63,7 +86,11 @@ describe('usage rates over REST', () => {
 
   it('shows them wherever plans are read: the plan, the product, the product list', async () => {
     const { product, plan: p } = await plan();
-    const rate = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'sms', currency: 'INR', unit_amount_decimal: '12.5' });
+    const rate = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'sms',
+      currency: 'INR',
+      unit_amount_decimal: '12.5',
+    });
     const one = await m.test.get(`/plans/${p.id}`);
     expect(one.body.usage_rates).toEqual([rate.body]);
     const prod = await m.test.get(`/products/${product.id}`);
@@ -96,7 +123,12 @@ describe('usage rates over REST', () => {
   ])('refuses %j: 400 naming %s, nothing stored', async (fields, param) => {
     const { plan: p } = await plan();
     const before = await rateCount();
-    const r = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'api_calls', currency: 'INR', unit_amount_decimal: '1', ...fields });
+    const r = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'api_calls',
+      currency: 'INR',
+      unit_amount_decimal: '1',
+      ...fields,
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param });
     expect(['parameter_invalid', 'parameter_unknown']).toContain(r.body.error.code);
@@ -116,9 +148,17 @@ describe('usage rates over REST', () => {
     const { plan: p } = await plan();
     const body = { event_type: 'api_calls', currency: 'INR', unit_amount_decimal: '0.25' };
     expect((await m.test.post(`/plans/${p.id}/usage-rates`, body)).status).toBe(201);
-    const again = await m.test.post(`/plans/${p.id}/usage-rates`, { ...body, currency: 'inr', unit_amount_decimal: '0.5' });
+    const again = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      ...body,
+      currency: 'inr',
+      unit_amount_decimal: '0.5',
+    });
     expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ type: 'invalid_request_error', code: 'usage_rate_exists', param: 'event_type' });
+    expect(again.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'usage_rate_exists',
+      param: 'event_type',
+    });
     expect((await m.test.get(`/plans/${p.id}/usage-rates`)).body.data).toHaveLength(1);
     expect((await m.test.post(`/plans/${p.id}/usage-rates`, { ...body, currency: 'USD' })).status).toBe(201);
     const { plan: q } = await plan();
@@ -131,17 +171,29 @@ describe('usage rates over REST', () => {
 
   it('a one_time plan has no usage: 400 plan_not_recurring', async () => {
     const { plan: p } = await plan(null);
-    const r = await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'api_calls', currency: 'INR', unit_amount_decimal: '1' });
+    const r = await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'api_calls',
+      currency: 'INR',
+      unit_amount_decimal: '1',
+    });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('plan_not_recurring');
   });
 
   it("another merchant's plan, the other mode's plan and an unknown plan answer 404, and nothing is created", async () => {
     const { plan: p } = await plan();
-    await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'api_calls', currency: 'INR', unit_amount_decimal: '1' });
+    await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'api_calls',
+      currency: 'INR',
+      unit_amount_decimal: '1',
+    });
     const before = await rateCount();
     for (const client of [other.test, m.live]) {
-      const w = await client.post(`/plans/${p.id}/usage-rates`, { event_type: 'x', currency: 'INR', unit_amount_decimal: '1' });
+      const w = await client.post(`/plans/${p.id}/usage-rates`, {
+        event_type: 'x',
+        currency: 'INR',
+        unit_amount_decimal: '1',
+      });
       expect(w.status).toBe(404);
       expect(w.body.error.code).toBe('resource_not_found');
       expect((await client.get(`/plans/${p.id}/usage-rates`)).status).toBe(404);
@@ -160,12 +212,18 @@ describe('usage rates over REST', () => {
       expect((await m.test.get(`/plans/${p.id}/usage-rates`)).body.data).toEqual([]);
       expect((await m.test.gql(q, { id: p.id })).data.plan.usageRates).toEqual([]);
     }
-    await m.test.post(`/plans/${p.id}/usage-rates`, { event_type: 'api_calls', currency: 'INR', unit_amount_decimal: '0.25' });
+    await m.test.post(`/plans/${p.id}/usage-rates`, {
+      event_type: 'api_calls',
+      currency: 'INR',
+      unit_amount_decimal: '0.25',
+    });
     const rate = [{ event_type: 'api_calls', unit_amount_decimal: '0.25' }];
     expect((await m.test.get(`/plans/${p.id}`)).body.usage_rates).toMatchObject(rate);
     expect((await m.test.get(`/products/${product.id}`)).body.plans[0].usage_rates).toMatchObject(rate);
     expect((await m.test.get(`/plans/${p.id}/usage-rates`)).body.data).toMatchObject(rate);
-    expect((await m.test.gql(q, { id: p.id })).data.plan.usageRates).toEqual([{ eventType: 'api_calls', unitAmountDecimal: '0.25' }]);
+    expect((await m.test.gql(q, { id: p.id })).data.plan.usageRates).toEqual([
+      { eventType: 'api_calls', unitAmountDecimal: '0.25' },
+    ]);
   });
 });
 
@@ -176,14 +234,30 @@ describe('usage rates over GraphQL', () => {
       `mutation($planId: ID!, $input: CreateUsageRateInput!) { createUsageRate(planId: $planId, input: $input) { id object planId eventType currency unitAmountDecimal } }`,
       { planId: p.id, input: { eventType: 'tokens', currency: 'inr', unitAmountDecimal: '0.0030' } },
     );
-    expect(created.data.createUsageRate).toMatchObject({ object: 'usage_rate', planId: p.id, eventType: 'tokens', currency: 'INR', unitAmountDecimal: '0.003' });
-    const tree = await m.test.gql(`{ products(first: 100) { edges { node { id plans { id usageRates { id eventType } } } } } }`);
+    expect(created.data.createUsageRate).toMatchObject({
+      object: 'usage_rate',
+      planId: p.id,
+      eventType: 'tokens',
+      currency: 'INR',
+      unitAmountDecimal: '0.003',
+    });
+    const tree = await m.test.gql(
+      `{ products(first: 100) { edges { node { id plans { id usageRates { id eventType } } } } } }`,
+    );
     const node = tree.data.products.edges.find((e: any) => e.node.id === product.id).node;
     expect(node.plans[0].usageRates).toEqual([{ id: created.data.createUsageRate.id, eventType: 'tokens' }]);
-    const list = await m.test.gql(`query($id: ID!) { usageRates(planId: $id) { totalCount edges { node { id } } } }`, { id: p.id });
-    expect(list.data.usageRates).toMatchObject({ totalCount: 1, edges: [{ node: { id: created.data.createUsageRate.id } }] });
+    const list = await m.test.gql(`query($id: ID!) { usageRates(planId: $id) { totalCount edges { node { id } } } }`, {
+      id: p.id,
+    });
+    expect(list.data.usageRates).toMatchObject({
+      totalCount: 1,
+      edges: [{ node: { id: created.data.createUsageRate.id } }],
+    });
 
-    const bad = await h.graphql(m.keys.test, `mutation { createUsageRate(planId: "${p.id}", input: { eventType: "x", currency: "INR", unitAmountDecimal: "-0.5" }) { id } }`);
+    const bad = await h.graphql(
+      m.keys.test,
+      `mutation { createUsageRate(planId: "${p.id}", input: { eventType: "x", currency: "INR", unitAmountDecimal: "-0.5" }) { id } }`,
+    );
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'parameter_invalid' });
   });
 });

@@ -9,7 +9,9 @@ const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'merchant.js'
 const h = useHarness();
 
 const cli = (...args: string[]) =>
-  run(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: h.app.databaseUrl, LOG_LEVEL: 'silent' } });
+  run(process.execPath, [CLI, ...args], {
+    env: { ...process.env, DATABASE_URL: h.app.databaseUrl, LOG_LEVEL: 'silent' },
+  });
 
 describe('operator CLI', () => {
   it('creates a merchant whose keys work against the service, and rolls a key', async () => {
@@ -35,7 +37,10 @@ describe('operator CLI', () => {
   });
 
   it('refuses bad input with a clear message and a non-zero exit', async () => {
-    await expect(cli('create', '--name', 'X', '--state-code', '7')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('state_code') });
+    await expect(cli('create', '--name', 'X', '--state-code', '7')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('state_code'),
+    });
     await expect(cli('frobnicate')).rejects.toMatchObject({ code: 2 });
   });
 });

@@ -62,7 +62,9 @@ describe('the ORM adapters (MikroORM, knex, pg)', () => {
     const a = await k.acquire();
     expect(a).toBeInstanceOf(Client);
     // A named (prepared) statement on it, with pg's own parsers given per statement.
-    expect((await a.query({ name: 'adapters_probe', text: 'select $1::int as n', values: [7] })).rows).toEqual([{ n: 7 }]);
+    expect((await a.query({ name: 'adapters_probe', text: 'select $1::int as n', values: [7] })).rows).toEqual([
+      { n: 7 },
+    ]);
     // orm-pool.ts gives a checked-out connection pg-pool's `release`: pg's Client must not have one of its own.
     expect('release' in Client.prototype).toBe(false);
     await k.release(a);
@@ -87,7 +89,9 @@ describe('the ORM adapters (MikroORM, knex, pg)', () => {
       const conn = await transactionConnection(trx);
       expect(conn).toBeInstanceOf(Client);
       // The same session and transaction as the ORM's statements.
-      const [orm1] = await em.getConnection().execute<{ txid: string }[]>('select txid_current()::text as txid', [], 'all', trx);
+      const [orm1] = await em
+        .getConnection()
+        .execute<{ txid: string }[]>('select txid_current()::text as txid', [], 'all', trx);
       expect((await conn.query<{ txid: string }>('select txid_current()::text as txid')).rows[0].txid).toBe(orm1.txid);
       await em.transactional(async (inner) => {
         const savepoint = currentTransaction(inner);
@@ -165,7 +169,13 @@ describe('express-dispatch (express 5)', () => {
       const seen: { req?: Request; res?: Response }[] = [];
       app.use((req, res) => void seen.push({ req, res }));
       const theirs = exchange(app);
-      await reach(app, seen, () => (app as unknown as { handle(q: Request, s: Response, d: () => void): void }).handle(theirs.req, theirs.res, () => undefined));
+      await reach(app, seen, () =>
+        (app as unknown as { handle(q: Request, s: Response, d: () => void): void }).handle(
+          theirs.req,
+          theirs.res,
+          () => undefined,
+        ),
+      );
       const ours = exchange(app);
       const setUp = appHandleSetup(app);
       await reach(app, seen, () => {
@@ -244,7 +254,8 @@ describe('graphql-field-resolve', () => {
 describe('graphql-jit-variables', () => {
   it('coerces what it accepts, answers errors for what it refuses, leaves absent variables absent', () => {
     const schema = buildSchema('input In { a: Int! } type Query { f(x: In, n: Int!, s: String): Int }');
-    const op = parse('query Q($x: In, $n: Int!, $s: String) { f(x: $x, n: $n, s: $s) }').definitions[0] as OperationDefinitionNode;
+    const op = parse('query Q($x: In, $n: Int!, $s: String) { f(x: $x, n: $n, s: $s) }')
+      .definitions[0] as OperationDefinitionNode;
     const coerce = compiledVariableCoercion(schema, op.variableDefinitions!);
     expect(coerce({ x: { a: 1 }, n: 2, s: 'z' })).toEqual({ coerced: { x: { a: 1 }, n: 2, s: 'z' } });
     const partial = coerce({ n: 2 });
@@ -309,9 +320,16 @@ describe('razorpay-http', () => {
   it("the SDK's request defaults steer its calls; its post reaches extension routes with its auth and error shape", async () => {
     const seen: { method?: string; url?: string; auth?: string; probe?: string; body: string }[] = [];
     const server = await localServer((req, body, res) => {
-      seen.push({ method: req.method, url: req.url, auth: req.headers.authorization, probe: req.headers['x-probe'] as string, body });
+      seen.push({
+        method: req.method,
+        url: req.url,
+        auth: req.headers.authorization,
+        probe: req.headers['x-probe'] as string,
+        body,
+      });
       res.setHeader('content-type', 'application/json');
-      if (req.url?.endsWith('/refuse')) res.writeHead(400).end(JSON.stringify({ error: { code: 'BAD_REQUEST_ERROR', description: 'no' } }));
+      if (req.url?.endsWith('/refuse'))
+        res.writeHead(400).end(JSON.stringify({ error: { code: 'BAD_REQUEST_ERROR', description: 'no' } }));
       else res.end(JSON.stringify(req.method === 'GET' ? { id: 'cust_1', entity: 'customer' } : { ok: true }));
     });
     try {

@@ -64,7 +64,9 @@ describe('API_PROCESSES', () => {
     expect(loadConfig({ API_PROCESSES: '1' }).apiProcesses).toBe(1);
     expect(loadConfig({ API_PROCESSES: '64' }).apiProcesses).toBe(64);
     for (const bad of ['0', '65', '-2', '2.5', 'two', '1e1', '0x2']) {
-      expect(() => loadConfig({ API_PROCESSES: bad })).toThrow(`API_PROCESSES must be a whole number from 1 to 64, got "${bad}"`);
+      expect(() => loadConfig({ API_PROCESSES: bad })).toThrow(
+        `API_PROCESSES must be a whole number from 1 to 64, got "${bad}"`,
+      );
     }
   });
 
@@ -75,7 +77,9 @@ describe('API_PROCESSES', () => {
     child.stderr!.on('data', (d) => (err += d));
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(err).toContain('Cadence failed to start: Error: API_PROCESSES must be a whole number from 1 to 64, got "100"');
+    expect(err).toContain(
+      'Cadence failed to start: Error: API_PROCESSES must be a whole number from 1 to 64, got "100"',
+    );
   });
 });
 
@@ -96,10 +100,14 @@ describe('API_PROCESSES=2', () => {
     const answers: { status: number; requestId: string }[] = [];
     for (let i = 0; i < n; i++) answers.push(await freshGet(`${url}/healthz`));
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
-    return eventually(() => {
-      const pids = answers.map((a) => out.servedBy(a.requestId));
-      return pids.every(Boolean) && new Set(pids as number[]);
-    }, 5_000, 'the request log lines');
+    return eventually(
+      () => {
+        const pids = answers.map((a) => out.servedBy(a.requestId));
+        return pids.every(Boolean) && new Set(pids as number[]);
+      },
+      5_000,
+      'the request log lines',
+    );
   }
 
   beforeAll(async () => {
@@ -123,7 +131,9 @@ describe('API_PROCESSES=2', () => {
     const banner = await eventually(
       () => {
         if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${err}`);
-        return /Cadence is running at (\S+)[\s\S]*Processes +2 API processes \(pids (\d+), (\d+)\) under supervisor (\d+)/.exec(out.text);
+        return /Cadence is running at (\S+)[\s\S]*Processes +2 API processes \(pids (\d+), (\d+)\) under supervisor (\d+)/.exec(
+          out.text,
+        );
       },
       40_000,
       'the banner',
@@ -148,12 +158,18 @@ describe('API_PROCESSES=2', () => {
     expect(new Set(apiPids).size).toBe(2);
     expect(await servingPids(6)).toEqual(new Set(apiPids));
     // Gateway calls go to the supervisor's sandbox (SANDBOX_URL in the API processes).
-    const merchant = await request(`${url}/v1/admin/merchants`, { key: adminToken, body: { name: 'Cluster', reporting_currency: 'INR' } });
+    const merchant = await request(`${url}/v1/admin/merchants`, {
+      key: adminToken,
+      body: { name: 'Cluster', reporting_currency: 'INR' },
+    });
     expect(merchant.status).toBe(201);
     const secret = crypto.randomBytes(6).toString('hex');
     const connected = await request(`${url}/v1/providers/connections`, {
       key: merchant.body.api_keys.test,
-      body: { provider: 'stripe', credentials: { secret_key: `sk_test_cluster${secret}`, webhook_secret: `whsec_${secret}` } },
+      body: {
+        provider: 'stripe',
+        credentials: { secret_key: `sk_test_cluster${secret}`, webhook_secret: `whsec_${secret}` },
+      },
     });
     expect(connected.status).toBe(201);
   });
@@ -161,11 +177,20 @@ describe('API_PROCESSES=2', () => {
   it('replaces an API process that dies, and keeps answering meanwhile', async () => {
     const [killed, survivor] = apiPids;
     process.kill(killed, 'SIGKILL');
-    await eventually(() => out.lines.some((l) => l.msg === 'API process died (signal SIGKILL): replacing it' && l.memberPid === killed), 5_000, 'the death logged');
+    await eventually(
+      () =>
+        out.lines.some((l) => l.msg === 'API process died (signal SIGKILL): replacing it' && l.memberPid === killed),
+      5_000,
+      'the death logged',
+    );
     // The survivor answers every connection until the replacement listens (after a 1 s backoff).
     expect(await servingPids(4)).toEqual(new Set([survivor]));
     const replacement = await eventually(
-      () => out.lines.find((l) => l.msg === 'API process listening' && l.memberPid !== killed && !apiPids.includes(l.memberPid as number))?.memberPid as number,
+      () =>
+        out.lines.find(
+          (l) =>
+            l.msg === 'API process listening' && l.memberPid !== killed && !apiPids.includes(l.memberPid as number),
+        )?.memberPid as number,
       20_000,
       'the replacement listening',
     );
@@ -178,6 +203,11 @@ describe('API_PROCESSES=2', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(apiPids.filter(alive)).toEqual([]);
-    expect(out.lines.filter((l) => l.msg === 'Cadence shutting down').map((l) => l.pid).sort()).toEqual([supervisor, ...apiPids].sort());
+    expect(
+      out.lines
+        .filter((l) => l.msg === 'Cadence shutting down')
+        .map((l) => l.pid)
+        .sort(),
+    ).toEqual([supervisor, ...apiPids].sort());
   });
 });

@@ -21,7 +21,11 @@ describe('src/core', () => {
     const under = (target: string, dir: string) => target === dir || target.startsWith(`${dir}/`);
     const allowed = (target: string) =>
       target.startsWith('src/core/') || under(target, 'src/migrations') || under(target, 'src/money');
-    const offending = files.flatMap((f) => relativeImports(f).filter((t) => !allowed(t)).map((t) => `${rel(f)} -> ${t}`));
+    const offending = files.flatMap((f) =>
+      relativeImports(f)
+        .filter((t) => !allowed(t))
+        .map((t) => `${rel(f)} -> ${t}`),
+    );
     expect(offending).toEqual([]);
   });
 });
@@ -68,6 +72,10 @@ it('the check can fail: it sees every form of import', () => {
     "import '../entities';",
   ].join('\n');
   expect(relativeImports(file, text)).toEqual([
-    'src/services', 'src/modules/payments/payment.service', 'src/http/request', 'src/container', 'src/entities',
+    'src/services',
+    'src/modules/payments/payment.service',
+    'src/http/request',
+    'src/container',
+    'src/entities',
   ]);
 });

@@ -112,7 +112,11 @@ function configuredConnections(): number {
 
 /** Recovered: the listener is back, LISTENing every channel, and has caught up. */
 const recovered = () =>
-  eventually(async () => h.app.app.listener.ready && (await listenConnections()) === 1, 25_000, 'the LISTEN connection to come back');
+  eventually(
+    async () => h.app.app.listener.ready && (await listenConnections()) === 1,
+    25_000,
+    'the LISTEN connection to come back',
+  );
 
 describe('database connection loss', () => {
   it('survives repeated terminations and an outage, with one LISTEN connection, catch-up and prompt webhooks', async () => {
@@ -123,7 +127,11 @@ describe('database connection loss', () => {
     // Terminations in a row, with traffic in between (connections are checked out as they are killed).
     for (let i = 0; i < 6; i++) {
       expect(await terminateAll()).toBeGreaterThan(0);
-      await Promise.allSettled([m.test.get('/payments?limit=5'), m.test.post('/test-clock/advance', { seconds: 60 }), m.test.post('/webhooks/trigger-test')]);
+      await Promise.allSettled([
+        m.test.get('/payments?limit=5'),
+        m.test.post('/test-clock/advance', { seconds: 60 }),
+        m.test.post('/webhooks/trigger-test'),
+      ]);
       await sleep(150 + 50 * i);
       maxListen = Math.max(maxListen, await listenConnections());
     }
@@ -134,12 +142,29 @@ describe('database connection loss', () => {
       await terminateAll();
       await eventually(async () => (await serviceConnections()) === 0, 5_000, 'every backend gone');
       // Meanwhile another process changes a payment and writes an event: their NOTIFYs reach no listener of ours.
-      await other.query(`update payments set status = 'failed', failure_reason = 'changed during the outage', updated_at = now() where id = $1`, [missed.id]);
-      await other.query('select pg_notify($1, $2)', ['cadence_changes', JSON.stringify({ topic: 'payment', merchantId: m.id, mode: 'test', id: missed.id })]);
+      await other.query(
+        `update payments set status = 'failed', failure_reason = 'changed during the outage', updated_at = now() where id = $1`,
+        [missed.id],
+      );
+      await other.query('select pg_notify($1, $2)', [
+        'cadence_changes',
+        JSON.stringify({ topic: 'payment', merchantId: m.id, mode: 'test', id: missed.id }),
+      ]);
       const eventId = uuidv7();
       await other.query(
         `insert into outbox_events (id, created_at, merchant_id, mode, type, payload) values ($1, now(), $2, 'test', 'payment.failed', $3)`,
-        [eventId, m.id, { id: eventId, object: 'event', type: 'payment.failed', livemode: false, created_at: new Date().toISOString(), data: { object: { id: missed.id, object: 'payment' } } }],
+        [
+          eventId,
+          m.id,
+          {
+            id: eventId,
+            object: 'event',
+            type: 'payment.failed',
+            livemode: false,
+            created_at: new Date().toISOString(),
+            data: { object: { id: missed.id, object: 'payment' } },
+          },
+        ],
       );
       const outageEnds = Date.now() + 3_500;
       while (Date.now() < outageEnds) {
@@ -154,7 +179,11 @@ describe('database connection loss', () => {
       // Catch-up: the subscriber re-reads the payment changed while we were cut off...
       await eventually(async () => eventsOf(missed.id).some((e) => e.status === 'FAILED'), 10_000, 'the missed change');
       // ...and the sweep after the reconnection delivers the event, long before the 60 s poll.
-      const hook = await eventually(async () => rx.received.find((r) => r.headers['webhook-id'] === eventId), 10_000, 'the missed webhook');
+      const hook = await eventually(
+        async () => rx.received.find((r) => r.headers['webhook-id'] === eventId),
+        10_000,
+        'the missed webhook',
+      );
       expect(hook.at - back).toBeLessThan(10_000);
     } finally {
       await admin.query(`alter database "${db}" allow_connections true`);
@@ -200,7 +229,9 @@ describe('database connection loss', () => {
 
   it('reconnects after 100 ms doubling up to 10 s, with full jitter', () => {
     const top = () => 0.999_999;
-    expect([0, 1, 2, 3, 6, 7, 50].map((n) => backoffDelay(n, 100, 10_000, top))).toEqual([99, 199, 399, 799, 6399, 9999, 9999]);
+    expect([0, 1, 2, 3, 6, 7, 50].map((n) => backoffDelay(n, 100, 10_000, top))).toEqual([
+      99, 199, 399, 799, 6399, 9999, 9999,
+    ]);
     expect(backoffDelay(5, 100, 10_000, () => 0)).toBe(0);
   });
 });

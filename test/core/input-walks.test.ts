@@ -22,7 +22,9 @@ const json: fc.Arbitrary<Json> = fc.letrec((tie) => ({
 })).value;
 
 const depthOf = (v: Json): number =>
-  v === null || typeof v !== 'object' ? 0 : 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v as object)).map(depthOf));
+  v === null || typeof v !== 'object'
+    ? 0
+    : 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v as object)).map(depthOf));
 
 const at = (v: Json, path: (string | number)[]): Json => path.reduce((o: any, k) => o[k], v);
 

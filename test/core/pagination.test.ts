@@ -18,12 +18,17 @@ beforeAll(async () => {
   other = await h.merchant();
   // Sequential, so creation order is known; one in three is inactive (for the filter cases).
   for (let i = 0; i < 45; i++) {
-    const r = await m.test.post('/products', { name: `P${i}`, type: 'one_time', status: i % 3 === 0 ? 'inactive' : 'active' });
+    const r = await m.test.post('/products', {
+      name: `P${i}`,
+      type: 'one_time',
+      status: i % 3 === 0 ? 'inactive' : 'active',
+    });
     expect(r.status).toBe(201);
     created.push(r.body.id);
   }
   for (let i = 0; i < 10; i++) familyIds.push((await m.test.post('/product-families', { name: `F${i}` })).body.id);
-  for (let i = 0; i < 5; i++) otherIds.push((await other.test.post('/products', { name: `O${i}`, type: 'one_time' })).body.id);
+  for (let i = 0; i < 5; i++)
+    otherIds.push((await other.test.post('/products', { name: `O${i}`, type: 'one_time' })).body.id);
 });
 
 const newestFirst = (ids: string[]) => [...ids].reverse();
@@ -69,13 +74,20 @@ describe('limit', () => {
     expect(r.body.next_cursor === null).toBe(limit >= 45);
   });
 
-  it.each(['0', '101', '-1', '1000000', 'ten', '1.5', '', ' 5', '0x10', '5abc', 'null'])('refuses limit=%p with 400 param limit', async (v) => {
-    for (const path of ['/products', '/product-families']) {
-      const r = await m.test.get(`${path}?limit=${encodeURIComponent(v)}`);
-      expect(r.status).toBe(400);
-      expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'limit' });
-    }
-  });
+  it.each(['0', '101', '-1', '1000000', 'ten', '1.5', '', ' 5', '0x10', '5abc', 'null'])(
+    'refuses limit=%p with 400 param limit',
+    async (v) => {
+      for (const path of ['/products', '/product-families']) {
+        const r = await m.test.get(`${path}?limit=${encodeURIComponent(v)}`);
+        expect(r.status).toBe(400);
+        expect(r.body.error).toMatchObject({
+          type: 'invalid_request_error',
+          code: 'parameter_invalid',
+          param: 'limit',
+        });
+      }
+    },
+  );
 
   it('refuses a repeated limit', async () => {
     const r = await m.test.get('/products?limit=5&limit=6');
@@ -146,7 +158,7 @@ describe('empty lists', () => {
 });
 
 describe('cursors', () => {
-  it('a cursor of another merchant or another list is harmless: only the caller\'s records, never foreign ones', async () => {
+  it("a cursor of another merchant or another list is harmless: only the caller's records, never foreign ones", async () => {
     const theirs = await other.test.get('/products?limit=2');
     const foreignCursor = theirs.body.next_cursor;
     expect(typeof foreignCursor).toBe('string');
@@ -241,16 +253,26 @@ describe('GraphQL connections', () => {
     expect(r.data.products.pageInfo.hasNextPage).toBe(true);
     for (const first of [0, 101, -1]) {
       const bad = await gqlRequest(h.app.url, m.keys.test, Q, { first });
-      expect(bad.body.errors[0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'first', http: { status: 400 } });
+      expect(bad.body.errors[0].extensions).toMatchObject({
+        code: 'parameter_invalid',
+        param: 'first',
+        http: { status: 400 },
+      });
     }
     const cur = await gqlRequest(h.app.url, m.keys.test, Q, { after: 'garbage' });
-    expect(cur.body.errors[0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'after', http: { status: 400 } });
+    expect(cur.body.errors[0].extensions).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'after',
+      http: { status: 400 },
+    });
     const str = await gqlRequest(h.app.url, m.keys.test, Q, { first: '5' });
     expect(str.body.errors[0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'first' });
   });
 
   it('productFamilies is a connection too', async () => {
-    const r = await m.test.gql('{ productFamilies(first: 4) { totalCount edges { node { id } } pageInfo { hasNextPage endCursor } } }');
+    const r = await m.test.gql(
+      '{ productFamilies(first: 4) { totalCount edges { node { id } } pageInfo { hasNextPage endCursor } } }',
+    );
     expect(r.data.productFamilies.totalCount).toBe(10);
     expect(r.data.productFamilies.edges.map((e: any) => e.node.id)).toEqual(newestFirst(familyIds).slice(0, 4));
     expect(r.data.productFamilies.pageInfo.hasNextPage).toBe(true);

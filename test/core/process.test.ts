@@ -11,13 +11,15 @@ const MAIN = path.join(ROOT, 'dist', 'src', 'main.js'); // built by `npm test`
 
 /** The node flags `npm start` runs the service with (package.json's start script). */
 function startFlags(): string[] {
-  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = (
+    JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
   const m = /\bnode ((?:--[\w-]+(?:=\S+)? )*)dist\/src\/main\.js$/.exec(script);
   if (!m) throw new Error(`unexpected start script: ${script}`);
   return m[1].split(' ').filter(Boolean);
 }
 
-it('npm start runs the service with the API processes\' node flags', () => {
+it("npm start runs the service with the API processes' node flags", () => {
   expect(startFlags()).toEqual(expect.arrayContaining([...API_NODE_FLAGS]));
   expect(missingApiFlags(startFlags())).toEqual([]);
   expect(missingApiFlags([])).toEqual([...API_NODE_FLAGS]);

@@ -11,7 +11,9 @@ import { freshDatabase } from '../harness/database';
  */
 
 it('reads a socket directory from the host parameter, and nothing else', () => {
-  expect(socketHost('postgresql://postgres@localhost:5432/db?host=/var/run/postgresql')).toEqual({ host: '/var/run/postgresql' });
+  expect(socketHost('postgresql://postgres@localhost:5432/db?host=/var/run/postgresql')).toEqual({
+    host: '/var/run/postgresql',
+  });
   expect(socketHost('postgresql://postgres@localhost/db?host=%2Ftmp')).toEqual({ host: '/tmp' });
   expect(socketHost('postgresql://postgres@127.0.0.1:5432/db')).toEqual({});
   expect(socketHost('postgresql://postgres@127.0.0.1:5432/db?host=db.internal')).toEqual({}); // a host name: the URL's own rules
@@ -23,7 +25,9 @@ it('connects the ORM pool and the plain connections through the socket the URL n
   try {
     const admin = new Client({ connectionString: db.url });
     await admin.connect();
-    const { rows } = await admin.query(`select current_setting('unix_socket_directories') as dirs, current_setting('port') as port`);
+    const { rows } = await admin.query(
+      `select current_setting('unix_socket_directories') as dirs, current_setting('port') as port`,
+    );
     await admin.end();
     const dir = String(rows[0].dirs).split(',')[0].trim();
     if (!dir.startsWith('/')) {
@@ -37,7 +41,9 @@ it('connects the ORM pool and the plain connections through the socket the URL n
     const orm = await openDatabase(u.toString(), entities, 2);
     try {
       // A Unix-socket session has no client address; a TCP one (what the URL's host name alone would give) has one.
-      const [viaOrm] = await orm.em.getConnection().execute<{ addr: string | null; db: string }[]>('select inet_client_addr() as addr, current_database() as db');
+      const [viaOrm] = await orm.em
+        .getConnection()
+        .execute<{ addr: string | null; db: string }[]>('select inet_client_addr() as addr, current_database() as db');
       expect(viaOrm).toEqual({ addr: null, db: db.name });
       const plain = new Client({ connectionString: u.toString() });
       await plain.connect();

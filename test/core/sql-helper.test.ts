@@ -16,7 +16,9 @@ const B = { merchantId: '00000000-0000-0000-0000-00000000000b', mode: Mode.TEST 
 beforeAll(async () => {
   db = await freshDatabase('cadence_sql');
   pool = new Pool({ connectionString: db.url, max: 2 });
-  await pool.query(`create table notes (id int primary key, merchant_id uuid not null, mode text not null, body text not null)`);
+  await pool.query(
+    `create table notes (id int primary key, merchant_id uuid not null, mode text not null, body text not null)`,
+  );
 });
 afterAll(async () => {
   await pool?.end();
@@ -30,7 +32,8 @@ describe('tenant statements', () => {
     await tenantQueryAs(pool, A, ins, [2, 'a2']);
     await tenantQueryAs(pool, B, ins, [3, 'b1']);
     await tenantQueryAs(pool, { ...A, mode: Mode.LIVE }, ins, [4, 'a-live']);
-    const mine = (t: typeof A) => tenantQueryAs<{ body: string }>(pool, t, 'select body from notes where {tenant} and id > ? order by id', [0]);
+    const mine = (t: typeof A) =>
+      tenantQueryAs<{ body: string }>(pool, t, 'select body from notes where {tenant} and id > ? order by id', [0]);
     expect((await mine(A)).map((r) => r.body)).toEqual(['a1', 'a2']);
     expect((await mine(B)).map((r) => r.body)).toEqual(['b1']);
     expect((await mine({ ...A, mode: Mode.LIVE })).map((r) => r.body)).toEqual(['a-live']);
@@ -44,13 +47,19 @@ describe('tenant statements', () => {
       [2, 'a%'],
     );
     expect(rows).toEqual([{ id: 2 }]);
-    const dollar = await tenantQueryAs<{ id: number }>(pool, B, 'select id from notes where body = $1 and {tenant}', ['b1']);
+    const dollar = await tenantQueryAs<{ id: number }>(pool, B, 'select id from notes where body = $1 and {tenant}', [
+      'b1',
+    ]);
     expect(dollar).toEqual([{ id: 3 }]);
   });
 
   it('refuses to run without a tenant, or without naming the tenant columns', async () => {
-    await expect(tenantQueryAs(pool, { merchantId: '', mode: Mode.TEST }, 'select id from notes where {tenant}', [])).rejects.toThrow(/without a tenant/);
-    await expect(tenantQueryAs(pool, undefined as never, 'select id from notes where {tenant}', [])).rejects.toThrow(/without a tenant/);
+    await expect(
+      tenantQueryAs(pool, { merchantId: '', mode: Mode.TEST }, 'select id from notes where {tenant}', []),
+    ).rejects.toThrow(/without a tenant/);
+    await expect(tenantQueryAs(pool, undefined as never, 'select id from notes where {tenant}', [])).rejects.toThrow(
+      /without a tenant/,
+    );
     await expect(tenantQueryAs(pool, A, 'select id from notes', [])).rejects.toThrow(/without \{tenant\}/);
     await expect(systemQuery(pool, 'select id from notes where {tenant}')).rejects.toThrow(/system statement/);
     expect(await systemQuery<{ n: number }>(pool, 'select count(*)::int as n from notes')).toEqual([{ n: 4 }]);

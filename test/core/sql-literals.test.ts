@@ -24,7 +24,8 @@ const EXCEPTIONS: Record<string, string> = {
 };
 
 /** A string that is a SQL statement (or a piece of one), not prose that happens to say "select" or "update". */
-const SQL = /\b(?:select\s+(?:[\s\S]{1,400}?\bfrom\s+"?[a-z_]|1\b|pg_\w+\s*\(|exists\b|count\s*\()|insert\s+into\s+\w+|update\s+\w+(?:\s+(?:as\s+)?\w+)?\s+set\s|delete\s+from\s+\w+)/i;
+const SQL =
+  /\b(?:select\s+(?:[\s\S]{1,400}?\bfrom\s+"?[a-z_]|1\b|pg_\w+\s*\(|exists\b|count\s*\()|insert\s+into\s+\w+|update\s+\w+(?:\s+(?:as\s+)?\w+)?\s+set\s|delete\s+from\s+\w+)/i;
 
 /** The string literals of TypeScript source (quotes, double quotes, templates), with their lines; comments skipped. */
 export function stringLiterals(source: string): { line: number; text: string }[] {
@@ -95,7 +96,9 @@ function misplaced(): string[] {
   return tsFiles(SRC).flatMap((abs) => {
     const file = path.relative(ROOT, abs).split(path.sep).join('/');
     if (allowed(file) || file in EXCEPTIONS) return [];
-    return sqlLiterals(fs.readFileSync(abs, 'utf8')).map((s) => `${file}:${s.line}: ${s.text.replace(/\s+/g, ' ').slice(0, 100)}`);
+    return sqlLiterals(fs.readFileSync(abs, 'utf8')).map(
+      (s) => `${file}:${s.line}: ${s.text.replace(/\s+/g, ' ').slice(0, 100)}`,
+    );
   });
 }
 
@@ -112,9 +115,9 @@ describe('SQL lives in stores', () => {
       "x('delete from outbox_events where id < $1')",
       "run('select 1')",
       "run('select pg_notify(?, ?)', [a, b])",
-      "run(`select count(*) as n from refunds r join payments p on p.id = r.payment_id`)",
-      "q(`select customer_id, sum(amount - amount_refunded)::bigint as amount from payments where {tenant}`)",
-      "const u = `insert into customers as x (id) values (?)`",
+      'run(`select count(*) as n from refunds r join payments p on p.id = r.payment_id`)',
+      'q(`select customer_id, sum(amount - amount_refunded)::bigint as amount from payments where {tenant}`)',
+      'const u = `insert into customers as x (id) values (?)`',
       "const v = 'update webhook_deliveries d set status = 1'",
     ];
     for (const src of planted) expect(sqlLiterals(src)).toHaveLength(1);
@@ -122,7 +125,7 @@ describe('SQL lives in stores', () => {
       "throw new Error('Select a plan before you update the subscription')",
       "const d = 'Payments updated since the last sweep, selected from the outbox'",
       'hash.update(tail).digest("hex")',
-      "// select id from payments where id = $1\nconst a = 1;",
+      '// select id from payments where id = $1\nconst a = 1;',
       "/* insert into payments (id) values (1) */ const b = 'ok';",
       'const key = `${merchantId}:${mode}:${hash.update(tail).digest("hex")}`;',
     ];
@@ -130,7 +133,8 @@ describe('SQL lives in stores', () => {
   });
 
   it('fails on a literal planted in a service, and allows it in a store', () => {
-    const fixture = "export const find = (db: any, id: string) => db.query('select * from payments where id = $1', [id]);\n";
+    const fixture =
+      "export const find = (db: any, id: string) => db.query('select * from payments where id = $1', [id]);\n";
     expect(sqlLiterals(fixture)).toEqual([{ line: 1, text: 'select * from payments where id = $1' }]);
     expect(allowed('src/modules/payments/payment.service.ts')).toBe(false);
     expect(allowed('src/modules/payments/payment.store.ts')).toBe(true);

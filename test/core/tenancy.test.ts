@@ -22,30 +22,55 @@ beforeAll(async () => {
   a = await h.merchant();
   b = await h.merchant();
   A['product-families'] = (await a.test.post('/product-families', { name: 'A family' })).body.id;
-  A.products = (await a.test.post('/products', { name: 'A product', type: 'subscription', product_family_id: A['product-families'] })).body.id;
-  A.plans = (await a.test.post(`/products/${A.products}/plans`, { name: 'A plan', billing_frequency: 'monthly' })).body.id;
+  A.products = (
+    await a.test.post('/products', {
+      name: 'A product',
+      type: 'subscription',
+      product_family_id: A['product-families'],
+    })
+  ).body.id;
+  A.plans = (
+    await a.test.post(`/products/${A.products}/plans`, { name: 'A plan', billing_frequency: 'monthly' })
+  ).body.id;
   A.prices = (await a.test.post(`/plans/${A.plans}/prices`, { currency: 'INR', amount: 1000 })).body.id;
   for (const v of Object.values(A)) expect(v).toMatch(/^[0-9a-f-]{36}$/);
   A2['product-families'] = (await a.test.post('/product-families', { name: 'A family 2' })).body.id;
   A2.products = (await a.test.post('/products', { name: 'A product 2', type: 'subscription' })).body.id;
-  A2.plans = (await a.test.post(`/products/${A2.products}/plans`, { name: 'A plan 2', billing_frequency: 'monthly' })).body.id;
+  A2.plans = (
+    await a.test.post(`/products/${A2.products}/plans`, { name: 'A plan 2', billing_frequency: 'monthly' })
+  ).body.id;
   A2.prices = (await a.test.post(`/plans/${A2.plans}/prices`, { currency: 'INR', amount: 2000 })).body.id;
 
   // Gateway connections (sandbox credentials), a payment and its customer.
   A.providers = (await a.test.post('/providers/connections', { provider: 'stripe', credentials: STRIPE_TEST })).body.id;
-  A2.providers = (await a.test.post('/providers/connections', { provider: 'razorpay', credentials: RAZORPAY_TEST })).body.id;
+  A2.providers = (
+    await a.test.post('/providers/connections', { provider: 'razorpay', credentials: RAZORPAY_TEST })
+  ).body.id;
   const pay = (email: string) =>
-    a.test.post('/payments', { amount: 5000, currency: 'INR', customer_email: email, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no' });
+    a.test.post('/payments', {
+      amount: 5000,
+      currency: 'INR',
+      customer_email: email,
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/no',
+    });
   A.payments = (await pay('a1@example.com')).body.id;
   A2.payments = (await pay('a2@example.com')).body.id;
   const subscribe = (email: string, set: Record<string, string>) =>
     a.test.post('/subscriptions', {
-      plan_id: set.plans, price_id: set.prices, customer_email: email, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no',
+      plan_id: set.plans,
+      price_id: set.prices,
+      customer_email: email,
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/no',
     });
   A.subscriptions = (await subscribe('a1@example.com', A)).body.id;
   A2.subscriptions = (await subscribe('a2@example.com', A2)).body.id;
   // Paid payments have invoices.
-  for (const [set, email] of [[A, 'a3@example.com'], [A2, 'a4@example.com']] as const) {
+  for (const [set, email] of [
+    [A, 'a3@example.com'],
+    [A2, 'a4@example.com'],
+  ] as const) {
     const payment = (await pay(email)).body;
     expect((await submitCheckout(payment.checkout_url)).status).toBe(303);
     set.invoices = (await a.test.get(`/invoices?customer_id=${payment.customer_id}`)).body.data[0]?.id;
@@ -53,12 +78,17 @@ beforeAll(async () => {
   const customers = (await a.test.get('/customers?limit=100')).body.data as any[];
   A.customers = customers.find((c) => c.email === 'a1@example.com')?.id;
   A2.customers = customers.find((c) => c.email === 'a2@example.com')?.id;
-  for (const set of [A, A2]) for (const [k, v] of Object.entries(set)) expect([k, v]).toEqual([k, expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+  for (const set of [A, A2])
+    for (const [k, v] of Object.entries(set)) expect([k, v]).toEqual([k, expect.stringMatching(/^[0-9a-f-]{36}$/)]);
 
   // Webhook endpoints and a delivery to each (trigger-test aimed at one endpoint).
   for (const set of [A, A2]) {
-    set['webhooks/endpoints'] = (await a.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/hook', mode: 'test' })).body.id;
-    set['webhooks/deliveries'] = (await a.test.post('/webhooks/trigger-test', { endpoint_id: set['webhooks/endpoints'] })).body.deliveries[0].id;
+    set['webhooks/endpoints'] = (
+      await a.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/hook', mode: 'test' })
+    ).body.id;
+    set['webhooks/deliveries'] = (
+      await a.test.post('/webhooks/trigger-test', { endpoint_id: set['webhooks/endpoints'] })
+    ).body.deliveries[0].id;
   }
 
   // Coupons (codes are per tenant: B and A's live mode may use the same code).
@@ -70,19 +100,32 @@ beforeAll(async () => {
   A2.entitlements = (await a.test.post('/entitlements', { lookup_key: 'a_gate_2', name: 'A gate 2' })).body.id;
 
   // Experiments: a draft of each set, on an offering of A's (the control starts, then stops A2's).
-  for (const [set, n] of [[A, 1], [A2, 2]] as const) {
+  for (const [set, n] of [
+    [A, 1],
+    [A2, 2],
+  ] as const) {
     const offeringId = (await a.test.post('/offerings', { lookup_key: `exp-offer-${n}`, name: 'A offering' })).body.id;
-    set.experiments = (await a.test.post('/experiments', { name: 'A experiment', variants: [
-      { key: 'a', offering_id: offeringId, traffic_percent: 50, is_control: true },
-      { key: 'b', offering_id: offeringId, traffic_percent: 50 },
-    ] })).body.id;
+    set.experiments = (
+      await a.test.post('/experiments', {
+        name: 'A experiment',
+        variants: [
+          { key: 'a', offering_id: offeringId, traffic_percent: 50, is_control: true },
+          { key: 'b', offering_id: offeringId, traffic_percent: 50 },
+        ],
+      })
+    ).body.id;
   }
 
   // Offerings, packages and paywalls.
-  for (const [set, n] of [[A, 1], [A2, 2]] as const) {
+  for (const [set, n] of [
+    [A, 1],
+    [A2, 2],
+  ] as const) {
     set.offerings = (await a.test.post('/offerings', { lookup_key: `a_offering_${n}`, name: 'A offering' })).body.id;
     set.packages = (await a.test.post('/packages', { lookup_key: `a_package_${n}`, name: 'A package' })).body.id;
-    set.paywalls = (await a.test.post('/paywalls', { name: 'A paywall', offering_id: set.offerings, template: 'simple' })).body.id;
+    set.paywalls = (
+      await a.test.post('/paywalls', { name: 'A paywall', offering_id: set.offerings, template: 'simple' })
+    ).body.id;
   }
 
   other.bFamily = (await b.test.post('/product-families', { name: 'B family' })).body.id;
@@ -115,13 +158,25 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   'get /customers/{id}': {},
   'get /subscriptions/{id}': {},
   'get /offerings/{id}': {},
-  'post /offerings/{id}/packages': { get body() { return { package_id: A.packages, position: 0 }; } },
+  'post /offerings/{id}/packages': {
+    get body() {
+      return { package_id: A.packages, position: 0 };
+    },
+  },
   'post /offerings/{id}/make-current': {},
   'get /packages/{id}': {},
-  'post /packages/{id}/products': { get body() { return { product_ids: [A.products] }; } },
+  'post /packages/{id}/products': {
+    get body() {
+      return { product_ids: [A.products] };
+    },
+  },
   'get /paywalls/{id}': {},
   'get /entitlements/{id}': {},
-  'post /entitlements/{id}/products': { get body() { return { product_ids: [A.products] }; } },
+  'post /entitlements/{id}/products': {
+    get body() {
+      return { product_ids: [A.products] };
+    },
+  },
   'get /experiments/{id}': {},
   'post /experiments/{id}': { body: { name: 'Stolen' } },
   'post /experiments/{id}/start': {},
@@ -135,7 +190,10 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   'post /subscriptions/{id}/resume': { own: [409, 'invalid_state_transition'] },
   'post /subscriptions/{id}/cancel': {},
   // After the control's cancel above, A2's subscription has ended: 409 for its owner.
-  'post /subscriptions/{id}/change-plan': { body: { plan_id: '00000000-0000-7000-8000-000000000000' }, own: [409, 'invalid_state_transition'] },
+  'post /subscriptions/{id}/change-plan': {
+    body: { plan_id: '00000000-0000-7000-8000-000000000000' },
+    own: [409, 'invalid_state_transition'],
+  },
   'get /invoices/{id}': {},
   // A PDF, not JSON: found for its owner.
   'get /invoices/{id}/pdf': { own: [200, undefined as unknown as string] },
@@ -151,7 +209,11 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
 const idRoutes = routes.filter((r) => r.path.includes('{id}'));
 
 function call(client: Client_, method: string, path: string, body?: Record<string, unknown>) {
-  return method === 'get' ? client.get(path) : method === 'delete' ? client.delete(path) : client.post(path, body ?? {});
+  return method === 'get'
+    ? client.get(path)
+    : method === 'delete'
+      ? client.delete(path)
+      : client.post(path, body ?? {});
 }
 
 /** Merchant A's record for a route: `/plans/{id}/prices` -> A's plan. */
@@ -232,7 +294,11 @@ describe("writes through another tenant's id change nothing", () => {
     expect(r.status).toBe(404);
     expect(r.body.error).toMatchObject({ code: 'resource_not_found', param: 'product_family_id' });
     expect(errorFingerprint(r, A['product-families'])).toEqual(errorFingerprint(none, ghost));
-    const live = await a.live.post('/products', { name: 'x', type: 'one_time', product_family_id: A['product-families'] });
+    const live = await a.live.post('/products', {
+      name: 'x',
+      type: 'one_time',
+      product_family_id: A['product-families'],
+    });
     expect(live.status).toBe(404);
   });
 });
@@ -278,23 +344,31 @@ describe('lists', () => {
 
   // (GET /test-clock is no list: it answers live keys 400 test_mode_only, see test/test-clock/test-clock.test.ts)
   // (GET /usage/summary needs a subscription_id: see 'usage' below)
-  it.each(routes.filter((r) => r.method === 'get' && !r.path.includes('{') && r.auth !== 'admin' && r.path !== '/test-clock' && r.path !== '/usage/summary').map((r) => [r.path]))(
-    "GET %s never shows merchant A's test records to another key",
-    async (path) => {
-      const mine = await a.test.get(path);
-      expect(mine.status).toBe(200);
-      const ownIds = Object.values(A).filter((id) => mine.text.includes(id));
-      for (const c of [b.test, b.live, a.live]) {
-        const r = await c.get(path);
-        expect(r.status).toBe(200);
-        for (const id of Object.values(A)) expect(r.text).not.toContain(id);
-      }
-      // the list is not trivially empty for its owner (a check that can fail)
-      if (['/products', '/product-families', '/payments', '/customers', '/providers/connections'].includes(path)) {
-        expect(ownIds.length).toBeGreaterThan(0);
-      }
-    },
-  );
+  it.each(
+    routes
+      .filter(
+        (r) =>
+          r.method === 'get' &&
+          !r.path.includes('{') &&
+          r.auth !== 'admin' &&
+          r.path !== '/test-clock' &&
+          r.path !== '/usage/summary',
+      )
+      .map((r) => [r.path]),
+  )("GET %s never shows merchant A's test records to another key", async (path) => {
+    const mine = await a.test.get(path);
+    expect(mine.status).toBe(200);
+    const ownIds = Object.values(A).filter((id) => mine.text.includes(id));
+    for (const c of [b.test, b.live, a.live]) {
+      const r = await c.get(path);
+      expect(r.status).toBe(200);
+      for (const id of Object.values(A)) expect(r.text).not.toContain(id);
+    }
+    // the list is not trivially empty for its owner (a check that can fail)
+    if (['/products', '/product-families', '/payments', '/customers', '/providers/connections'].includes(path)) {
+      expect(ownIds.length).toBeGreaterThan(0);
+    }
+  });
 
   it('filters do not widen the scope', async () => {
     const r = await b.test.get('/products?status=active&type=subscription&limit=100');
@@ -329,8 +403,9 @@ describe('GraphQL', () => {
     }
   });
 
-  it('products and productFamilies list only the caller\'s records', async () => {
-    const q = '{ products(first: 100) { totalCount edges { node { id livemode } } } productFamilies(first: 100) { totalCount edges { node { id } } } }';
+  it("products and productFamilies list only the caller's records", async () => {
+    const q =
+      '{ products(first: 100) { totalCount edges { node { id livemode } } } productFamilies(first: 100) { totalCount edges { node { id } } } }';
     const seen = async (key: string) => {
       const r = await gqlRequest(h.app.url, key, q);
       expect(r.body.errors).toBeUndefined();
@@ -342,7 +417,10 @@ describe('GraphQL', () => {
         families: d.productFamilies.edges.map((e: any) => e.node.id),
       };
     };
-    expect(await seen(a.keys.test)).toEqual({ products: [A2.products, A.products], families: [A2['product-families'], A['product-families']] });
+    expect(await seen(a.keys.test)).toEqual({
+      products: [A2.products, A.products],
+      families: [A2['product-families'], A['product-families']],
+    });
     expect(await seen(a.keys.live)).toEqual({ products: other.aLive, families: [] });
     expect(await seen(b.keys.test)).toEqual({ products: other.bTest, families: [other.bFamily] });
     expect(await seen(b.keys.live)).toEqual({ products: [], families: [] });
@@ -351,8 +429,14 @@ describe('GraphQL', () => {
   it("mutations on another tenant's records are not found and change nothing", async () => {
     const mutations: [string, Record<string, unknown>][] = [
       ['mutation($id: ID!) { updateProduct(id: $id, input: { name: "Stolen" }) { id } }', { id: A.products }],
-      ['mutation($id: ID!) { createPlan(productId: $id, input: { name: "X", billingFrequency: MONTHLY }) { id } }', { id: A.products }],
-      ['mutation($id: ID!) { createPrice(planId: $id, input: { currency: "INR", amount: 5 }) { id } }', { id: A.plans }],
+      [
+        'mutation($id: ID!) { createPlan(productId: $id, input: { name: "X", billingFrequency: MONTHLY }) { id } }',
+        { id: A.products },
+      ],
+      [
+        'mutation($id: ID!) { createPrice(planId: $id, input: { currency: "INR", amount: 5 }) { id } }',
+        { id: A.plans },
+      ],
     ];
     for (const [q, vars] of mutations) {
       for (const key of [b.keys.test, a.keys.live]) {
@@ -360,7 +444,9 @@ describe('GraphQL', () => {
         expect(r.body.errors?.[0]?.extensions).toMatchObject({ code: 'resource_not_found', http: { status: 404 } });
       }
     }
-    const r = await a.test.gql('query($id: ID!) { product(id: $id) { name plans { id prices { id } } } }', { id: A.products });
+    const r = await a.test.gql('query($id: ID!) { product(id: $id) { name plans { id prices { id } } } }', {
+      id: A.products,
+    });
     expect(r.data).toEqual({ product: { name: 'A product', plans: [{ id: A.plans, prices: [{ id: A.prices }] }] } });
   });
 });
@@ -370,12 +456,21 @@ describe('usage', () => {
   let active: string;
   beforeAll(async () => {
     // An active subscription of A's (Stripe is connected in test mode) with one event.
-    const sub = (await a.test.post('/subscriptions', {
-      plan_id: A.plans, price_id: A.prices, customer_email: 'usage@example.com', success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no',
-    })).body;
+    const sub = (
+      await a.test.post('/subscriptions', {
+        plan_id: A.plans,
+        price_id: A.prices,
+        customer_email: 'usage@example.com',
+        success_url: 'https://shop.example/ok',
+        cancel_url: 'https://shop.example/no',
+      })
+    ).body;
     expect((await submitCheckout(sub.checkout_url)).status).toBe(303);
     active = sub.id;
-    expect((await a.test.post('/usage/events', { subscription_id: active, event_type: 'calls', quantity: 1, unit: 'u' })).status).toBe(201);
+    expect(
+      (await a.test.post('/usage/events', { subscription_id: active, event_type: 'calls', quantity: 1, unit: 'u' }))
+        .status,
+    ).toBe(201);
   });
 
   const event = (id: string) => ({ subscription_id: id, event_type: 'calls', quantity: 5, unit: 'u' });
@@ -384,28 +479,31 @@ describe('usage', () => {
     ['another merchant', () => b.test],
     ["the same merchant's live key", () => a.live],
     ["another merchant's live key", () => b.live],
-  ])("%s cannot report against A's subscription or read its usage: 404, exactly like an unknown id", async (_who, client) => {
-    const c = client();
-    for (const [path, body, param] of [
-      ['/usage/events', event, 'subscription_id'],
-      ['/usage/events/batch', (id: string) => ({ events: [event(id)] }), 'events[0].subscription_id'],
-    ] as const) {
+  ])(
+    "%s cannot report against A's subscription or read its usage: 404, exactly like an unknown id",
+    async (_who, client) => {
+      const c = client();
+      for (const [path, body, param] of [
+        ['/usage/events', event, 'subscription_id'],
+        ['/usage/events/batch', (id: string) => ({ events: [event(id)] }), 'events[0].subscription_id'],
+      ] as const) {
+        const ghost = ghostSub();
+        const theirs = await c.post(path, body(active));
+        const none = await c.post(path, body(ghost));
+        expect(theirs.status).toBe(404);
+        expect(theirs.body.error).toMatchObject({ code: 'resource_not_found', param });
+        expect(errorFingerprint(theirs, active)).toEqual(errorFingerprint(none, ghost));
+      }
       const ghost = ghostSub();
-      const theirs = await c.post(path, body(active));
-      const none = await c.post(path, body(ghost));
-      expect(theirs.status).toBe(404);
-      expect(theirs.body.error).toMatchObject({ code: 'resource_not_found', param });
-      expect(errorFingerprint(theirs, active)).toEqual(errorFingerprint(none, ghost));
-    }
-    const ghost = ghostSub();
-    const read = await c.get(`/usage/summary?subscription_id=${active}`);
-    const none = await c.get(`/usage/summary?subscription_id=${ghost}`);
-    expect(read.status).toBe(404);
-    expect(errorFingerprint(read, active)).toEqual(errorFingerprint(none, ghost));
-    const q = 'query($id: ID!) { usageSummary(subscriptionId: $id) { aggregations { totalQuantityDecimal } } }';
-    const gql = await gqlRequest(h.app.url, c.key, q, { id: active });
-    expect(gql.body.errors?.[0]?.extensions).toMatchObject({ code: 'resource_not_found', http: { status: 404 } });
-  });
+      const read = await c.get(`/usage/summary?subscription_id=${active}`);
+      const none = await c.get(`/usage/summary?subscription_id=${ghost}`);
+      expect(read.status).toBe(404);
+      expect(errorFingerprint(read, active)).toEqual(errorFingerprint(none, ghost));
+      const q = 'query($id: ID!) { usageSummary(subscriptionId: $id) { aggregations { totalQuantityDecimal } } }';
+      const gql = await gqlRequest(h.app.url, c.key, q, { id: active });
+      expect(gql.body.errors?.[0]?.extensions).toMatchObject({ code: 'resource_not_found', http: { status: 404 } });
+    },
+  );
 
   it("A's usage is as A reported it, nothing added by the others", async () => {
     const r = await a.test.get(`/usage/summary?subscription_id=${active}`);

@@ -32,7 +32,10 @@ it('experiment results count MRR net of forever coupons only', async () => {
   for (const [i, [plan, terms]] of cases.entries()) {
     expect(await resolve(m.test, ids[i])).not.toBeNull();
     const coupon = terms ? await createCoupon(m.test, terms) : null;
-    const sub = await createSubscription(m.test, plan, { customer_id: ids[i], ...(coupon ? { coupon_code: coupon.code } : {}) });
+    const sub = await createSubscription(m.test, plan, {
+      customer_id: ids[i],
+      ...(coupon ? { coupon_code: coupon.code } : {}),
+    });
     expect((await authorise(m.test, sub)).subscription.status).toBe('active');
   }
   const results = await ok(m.test.get(`/experiments/${experiment.id}/results`));

@@ -1,6 +1,13 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
-import { authorise, createSubscription, invoicesOf, ok, recurringPlan, subscriptionBody } from '../subscriptions/helpers';
+import {
+  authorise,
+  createSubscription,
+  invoicesOf,
+  ok,
+  recurringPlan,
+  subscriptionBody,
+} from '../subscriptions/helpers';
 import { createCoupon, validate } from './helpers';
 
 /**
@@ -23,7 +30,10 @@ async function counts(m: TestMerchant) {
 }
 
 const redemptions = (couponId: string) =>
-  sql<{ subscription_id: string; status: string }>('select subscription_id, status from coupon_redemptions where coupon_id = ? order by id', [couponId]);
+  sql<{ subscription_id: string; status: string }>(
+    'select subscription_id, status from coupon_redemptions where coupon_id = ? order by id',
+    [couponId],
+  );
 
 describe('a coupon that cannot be applied: 400 on coupon_code with the reason, nothing created', () => {
   let m: TestMerchant;
@@ -34,10 +44,20 @@ describe('a coupon that cannot be applied: 400 on coupon_code with the reason, n
     catalog = await recurringPlan(m.test);
   });
 
-  async function refusedWith(code: string, reason: string, overrides: Record<string, unknown> = {}, planId = catalog.plan.id) {
+  async function refusedWith(
+    code: string,
+    reason: string,
+    overrides: Record<string, unknown> = {},
+    planId = catalog.plan.id,
+  ) {
     const before = await counts(m);
     const r = await m.test.post('/subscriptions', subscriptionBody(planId, { coupon_code: code, ...overrides }));
-    expect([r.status, r.body.error?.type, r.body.error?.code, r.body.error?.param]).toEqual([400, 'invalid_request_error', 'parameter_invalid', 'coupon_code']);
+    expect([r.status, r.body.error?.type, r.body.error?.code, r.body.error?.param]).toEqual([
+      400,
+      'invalid_request_error',
+      'parameter_invalid',
+      'coupon_code',
+    ]);
     expect(r.body.error.message).toContain(reason);
     expect(await counts(m)).toEqual(before);
   }
@@ -78,8 +98,13 @@ describe('a coupon that cannot be applied: 400 on coupon_code with the reason, n
   });
 
   it('currency_mismatch with the price', async () => {
-    const usd = await ok(m.test.post(`/plans/${catalog.plan.id}/prices`, { currency: 'USD', amount: 999, is_default: true }), 201);
-    await refusedWith((await createCoupon(m.test, { amount_off: 100, currency: 'INR' })).code, 'currency_mismatch', { price_id: usd.id });
+    const usd = await ok(
+      m.test.post(`/plans/${catalog.plan.id}/prices`, { currency: 'USD', amount: 999, is_default: true }),
+      201,
+    );
+    await refusedWith((await createCoupon(m.test, { amount_off: 100, currency: 'INR' })).code, 'currency_mismatch', {
+      price_id: usd.id,
+    });
   });
 
   it('a discount that leaves less than Razorpay can charge per period', async () => {
@@ -106,7 +131,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const limit = 3;
     const c = await createCoupon(m.test, { max_redemptions: limit, duration: 'forever' });
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => m.test.post('/subscriptions', subscriptionBody(plan.id, { coupon_code: i % 2 ? c.code.toLowerCase() : c.code }))),
+      Array.from({ length: 12 }, (_, i) =>
+        m.test.post(
+          '/subscriptions',
+          subscriptionBody(plan.id, { coupon_code: i % 2 ? c.code.toLowerCase() : c.code }),
+        ),
+      ),
     );
     const won = answers.filter((r) => r.status === 201);
     expect(won).toHaveLength(limit);
@@ -155,7 +185,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   it('a cancel command before the checkout completes releases it; a cancellation after authorisation does not', async () => {
     const c = await createCoupon(m.test);
     const open = await createSubscription(m.test, plan.id, { coupon_code: c.code });
-    const { subscription: running } = await authorise(m.test, await createSubscription(m.test, plan.id, { coupon_code: c.code }));
+    const { subscription: running } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { coupon_code: c.code }),
+    );
     expect((await ok(m.test.get(`/coupons/${c.id}`))).times_redeemed).toBe(2);
     expect((await ok(m.test.post(`/subscriptions/${open.id}/cancel`))).status).toBe('cancelled');
     expect((await ok(m.test.post(`/subscriptions/${running.id}/cancel`))).status).toBe('cancelled');
@@ -175,18 +208,49 @@ describe('REST and GraphQL agree on a subscription with a coupon', () => {
     const c = await createCoupon(m.test, { duration: 'repeating', duration_in_cycles: 3 });
     const g = await m.test.gql(
       `mutation($input: CreateSubscriptionInput!) { createSubscription(input: $input) { id couponCode couponId discountCyclesUsed discountCyclesRemaining periodDiscount } }`,
-      { input: { planId: plan.id, customerEmail: 'gql@example.com', successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no', couponCode: c.code.toLowerCase() } },
+      {
+        input: {
+          planId: plan.id,
+          customerEmail: 'gql@example.com',
+          successUrl: 'https://shop.example/ok',
+          cancelUrl: 'https://shop.example/no',
+          couponCode: c.code.toLowerCase(),
+        },
+      },
     );
     expect(g.errors).toBeUndefined();
     const sub = g.data.createSubscription;
-    expect(sub).toEqual({ id: expect.any(String), couponCode: c.code, couponId: c.id, discountCyclesUsed: 0, discountCyclesRemaining: 3, periodDiscount: 0 });
+    expect(sub).toEqual({
+      id: expect.any(String),
+      couponCode: c.code,
+      couponId: c.id,
+      discountCyclesUsed: 0,
+      discountCyclesRemaining: 3,
+      periodDiscount: 0,
+    });
     expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({
-      coupon_code: c.code, coupon_id: c.id, discount_cycles_used: 0, discount_cycles_remaining: 3, period_discount: 0,
+      coupon_code: c.code,
+      coupon_id: c.id,
+      discount_cycles_used: 0,
+      discount_cycles_remaining: 3,
+      period_discount: 0,
     });
     const bad = await m.test.gql(
       `mutation($input: CreateSubscriptionInput!) { createSubscription(input: $input) { id } }`,
-      { input: { planId: plan.id, customerEmail: 'gql@example.com', successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/no', couponCode: 'NOPE' } },
+      {
+        input: {
+          planId: plan.id,
+          customerEmail: 'gql@example.com',
+          successUrl: 'https://shop.example/ok',
+          cancelUrl: 'https://shop.example/no',
+          couponCode: 'NOPE',
+        },
+      },
     );
-    expect(bad.errors![0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'coupon_code', http: { status: 400 } });
+    expect(bad.errors![0].extensions).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'coupon_code',
+      http: { status: 400 },
+    });
   });
 });

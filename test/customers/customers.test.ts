@@ -19,8 +19,18 @@ beforeAll(async () => {
 describe('customers', () => {
   it('are found or created by e-mail, per merchant and mode, and show lifetime revenue less refunds', async () => {
     const email = 'Priya.Shah@Example.com';
-    const a = await createPayment(m.test, { customer_email: email, customer_name: 'Priya Shah', amount: 10000, customer_state_code: '27' });
-    const b = await createPayment(m.test, { customer_email: email.toLowerCase(), amount: 5000, provider: 'razorpay', customer_phone: '+91 98765 43210' });
+    const a = await createPayment(m.test, {
+      customer_email: email,
+      customer_name: 'Priya Shah',
+      amount: 10000,
+      customer_state_code: '27',
+    });
+    const b = await createPayment(m.test, {
+      customer_email: email.toLowerCase(),
+      amount: 5000,
+      provider: 'razorpay',
+      customer_phone: '+91 98765 43210',
+    });
     const usd = await createPayment(m.test, { customer_email: email, amount: 2000, currency: 'usd' });
     const pending = await createPayment(m.test, { customer_email: email, amount: 7000 });
     const failed = await createPayment(m.test, { customer_email: email, amount: 9000 });
@@ -51,14 +61,22 @@ describe('customers', () => {
     expect(c.body.created_at).toMatch(/Z$/);
     const revenue = [...c.body.lifetime_revenue].sort((x: any, y: any) => x.currency.localeCompare(y.currency));
     // Pending and failed payments count for nothing; a fully refunded USD payment nets 0.
-    expect(revenue).toEqual([{ currency: 'INR', amount: 12500 }, { currency: 'USD', amount: 0 }]);
+    expect(revenue).toEqual([
+      { currency: 'INR', amount: 12500 },
+      { currency: 'USD', amount: 0 },
+    ]);
 
     const g = await m.test.gql(
       `query($id: ID!) { customer(id: $id) { id email activeSubscriptionCount totalLifetimeRevenue lifetimeRevenue { currency amount } } }`,
       { id },
     );
     expect(g.errors).toBeUndefined();
-    expect(g.data.customer).toMatchObject({ id, email: 'priya.shah@example.com', activeSubscriptionCount: 0, totalLifetimeRevenue: 12500 });
+    expect(g.data.customer).toMatchObject({
+      id,
+      email: 'priya.shah@example.com',
+      activeSubscriptionCount: 0,
+      totalLifetimeRevenue: 12500,
+    });
 
     // Live mode has its own customer for the same e-mail.
     const live = await createPayment(m.live, { customer_email: email, amount: 3000 });
@@ -100,7 +118,9 @@ describe('customers', () => {
 
   it('concurrent payments for a new e-mail create one customer', async () => {
     const email = `race-${Date.now()}@example.com`;
-    const payments = await Promise.all(Array.from({ length: 10 }, () => createPayment(m.test, { customer_email: email })));
+    const payments = await Promise.all(
+      Array.from({ length: 10 }, () => createPayment(m.test, { customer_email: email })),
+    );
     expect(new Set(payments.map((p) => p.customer_id)).size).toBe(1);
     const list = await m.test.get(`/customers?email=${encodeURIComponent(email)}`);
     expect(list.body.data).toHaveLength(1);
@@ -116,7 +136,10 @@ describe('customers', () => {
     expect((await authorise(g.test, sub)).subscription.status).toBe('active');
     const id = sub.customer_id;
     // A subscription alone: its first invoice, 49900 + CGST 4491 + SGST 4491 = 58882 paid.
-    expect(await ok(g.test.get(`/customers/${id}`))).toMatchObject({ total_lifetime_revenue: 58882, lifetime_revenue: [{ currency: 'INR', amount: 58882 }] });
+    expect(await ok(g.test.get(`/customers/${id}`))).toMatchObject({
+      total_lifetime_revenue: 58882,
+      lifetime_revenue: [{ currency: 'INR', amount: 58882 }],
+    });
 
     // A month on the test clock: the renewal is charged and its invoice paid.
     await h.clock.advance(g, new Date((await h.clock.now(g)).getTime() + 32 * DAY));
@@ -128,9 +151,14 @@ describe('customers', () => {
     await pay(g.test, p);
     const refund = await ok(g.test.post(`/payments/${p.id}/refund`, { amount: 2950 }), 201);
 
-    const invoices = (await ok(g.test.get(`/invoices?customer_id=${id}&limit=100`))).data.filter((i: any) => i.type === 'invoice');
+    const invoices = (await ok(g.test.get(`/invoices?customer_id=${id}&limit=100`))).data.filter(
+      (i: any) => i.type === 'invoice',
+    );
     const bySubscription = invoices.filter((i: any) => i.subscription_id === sub.id);
-    expect(bySubscription.map((i: any) => [i.status, i.amount_paid])).toEqual([['paid', 58882], ['paid', 58882]]);
+    expect(bySubscription.map((i: any) => [i.status, i.amount_paid])).toEqual([
+      ['paid', 58882],
+      ['paid', 58882],
+    ]);
     expect(invoices.filter((i: any) => i.payment_id === p.id).map((i: any) => i.amount_paid)).toEqual([11800]);
     const paid = invoices.reduce((n: number, i: any) => n + i.amount_paid, 0);
     const returned = refund.gateway_amount;
@@ -139,9 +167,19 @@ describe('customers', () => {
     expect(paid - returned).toBe(expected);
 
     const c = await ok(g.test.get(`/customers/${id}`));
-    expect(c).toMatchObject({ total_lifetime_revenue: expected, lifetime_revenue: [{ currency: 'INR', amount: expected }], active_subscription_count: 1 });
-    const q = await g.test.gql(`query($id: ID!) { customer(id: $id) { totalLifetimeRevenue lifetimeRevenue { currency amount } } }`, { id });
-    expect(q.data.customer).toEqual({ totalLifetimeRevenue: expected, lifetimeRevenue: [{ currency: 'INR', amount: expected }] });
+    expect(c).toMatchObject({
+      total_lifetime_revenue: expected,
+      lifetime_revenue: [{ currency: 'INR', amount: expected }],
+      active_subscription_count: 1,
+    });
+    const q = await g.test.gql(
+      `query($id: ID!) { customer(id: $id) { totalLifetimeRevenue lifetimeRevenue { currency amount } } }`,
+      { id },
+    );
+    expect(q.data.customer).toEqual({
+      totalLifetimeRevenue: expected,
+      lifetimeRevenue: [{ currency: 'INR', amount: expected }],
+    });
     const listed = (await ok(g.test.get(`/customers?email=${encodeURIComponent(email)}`))).data[0];
     expect(listed.lifetime_revenue).toEqual([{ currency: 'INR', amount: expected }]);
   });

@@ -37,7 +37,10 @@ async function listAll(m: TestMerchant, mode: 'test' | 'live' = 'test'): Promise
 describe('create, retrieve, list', () => {
   it('creates with 201 and answers the contract fields; retrieve and list show the same object', async () => {
     const key = `premium.v2:${rnd()}`;
-    const e = await ok(a.test.post('/entitlements', { lookup_key: key, name: '  Premium  ', description: 'All premium features' }), 201);
+    const e = await ok(
+      a.test.post('/entitlements', { lookup_key: key, name: '  Premium  ', description: 'All premium features' }),
+      201,
+    );
     expect(e).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       object: 'entitlement',
@@ -50,7 +53,12 @@ describe('create, retrieve, list', () => {
     });
     expect(await ok(a.test.get(`/entitlements/${e.id}`))).toEqual(e);
     const list = await ok(a.test.get('/entitlements?limit=1'));
-    expect(list).toEqual({ object: 'list', data: [e], has_more: expect.any(Boolean), next_cursor: list.has_more ? expect.any(String) : null });
+    expect(list).toEqual({
+      object: 'list',
+      data: [e],
+      has_more: expect.any(Boolean),
+      next_cursor: list.has_more ? expect.any(String) : null,
+    });
   });
 
   it('lists newest first, page by page', async () => {
@@ -63,8 +71,14 @@ describe('create, retrieve, list', () => {
     const second = await ok(m.test.get(`/entitlements?limit=2&cursor=${first.next_cursor}`));
     expect(second.data.map((e: any) => e.lookup_key)).toEqual(['k2', 'k1']);
     expect((await listAll(m)).map((e) => e.id)).toEqual(made.reverse().map((e) => e.id));
-    expect((await m.test.get('/entitlements?limit=0')).body.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
-    expect((await m.test.get('/entitlements?cursor=nope')).body.error).toMatchObject({ code: 'parameter_invalid', param: 'cursor' });
+    expect((await m.test.get('/entitlements?limit=0')).body.error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'limit',
+    });
+    expect((await m.test.get('/entitlements?cursor=nope')).body.error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'cursor',
+    });
   });
 
   it('GraphQL: createEntitlement, entitlement(id) and the entitlements connection answer what REST answers', async () => {
@@ -81,14 +95,29 @@ describe('create, retrieve, list', () => {
     );
     expect(linked.data.linkEntitlementProducts).toEqual({ id, productIds: [p.id] });
     const rest = await ok(a.test.get(`/entitlements/${id}`));
-    const gql = (await a.test.gql(`query($id: ID!) { entitlement(id: $id) { id object lookupKey name description productIds livemode createdAt } }`, { id })).data.entitlement;
+    const gql = (
+      await a.test.gql(
+        `query($id: ID!) { entitlement(id: $id) { id object lookupKey name description productIds livemode createdAt } }`,
+        { id },
+      )
+    ).data.entitlement;
     expect(gql).toEqual({
-      id: rest.id, object: rest.object, lookupKey: rest.lookup_key, name: rest.name, description: rest.description,
-      productIds: rest.product_ids, livemode: rest.livemode, createdAt: rest.created_at,
+      id: rest.id,
+      object: rest.object,
+      lookupKey: rest.lookup_key,
+      name: rest.name,
+      description: rest.description,
+      productIds: rest.product_ids,
+      livemode: rest.livemode,
+      createdAt: rest.created_at,
     });
-    const conn = await a.test.gql(`{ entitlements(first: 100) { edges { cursor node { id productIds } } pageInfo { hasNextPage endCursor } totalCount } }`);
+    const conn = await a.test.gql(
+      `{ entitlements(first: 100) { edges { cursor node { id productIds } } pageInfo { hasNextPage endCursor } totalCount } }`,
+    );
     const restAll = await listAll(a);
-    expect(conn.data.entitlements.edges.map((e: any) => e.node)).toEqual(restAll.map((e) => ({ id: e.id, productIds: e.product_ids })));
+    expect(conn.data.entitlements.edges.map((e: any) => e.node)).toEqual(
+      restAll.map((e) => ({ id: e.id, productIds: e.product_ids })),
+    );
     expect(conn.data.entitlements.totalCount).toBe(restAll.length);
   });
 });
@@ -99,20 +128,34 @@ describe('lookup_key is unique per merchant and mode', () => {
     await createEntitlement(a.test, { lookup_key: key });
     const again = await a.test.post('/entitlements', { lookup_key: key, name: 'Again' });
     expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ type: 'invalid_request_error', code: 'lookup_key_exists', param: 'lookup_key' });
+    expect(again.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'lookup_key_exists',
+      param: 'lookup_key',
+    });
     expect(again.body.error.message).toContain(key);
     // Case-sensitive, like Stripe's lookup keys.
     await createEntitlement(a.test, { lookup_key: key.toUpperCase() });
     await createEntitlement(a.live, { lookup_key: key });
     await createEntitlement(b.test, { lookup_key: key });
-    const gql = await gqlRequest(h.app.url, a.keys.test, 'mutation { createEntitlement(input: { lookupKey: "' + key + '", name: "x" }) { id } }');
-    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'lookup_key_exists', param: 'lookup_key', http: { status: 409 } });
+    const gql = await gqlRequest(
+      h.app.url,
+      a.keys.test,
+      'mutation { createEntitlement(input: { lookupKey: "' + key + '", name: "x" }) { id } }',
+    );
+    expect(gql.body.errors[0].extensions).toMatchObject({
+      code: 'lookup_key_exists',
+      param: 'lookup_key',
+      http: { status: 409 },
+    });
   });
 
   it('creates exactly one of 12 concurrent creates with the same lookup_key; the others answer 409', async () => {
     const m = await h.merchant();
     const key = `race_${rnd()}`;
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => m.test.post('/entitlements', { lookup_key: key, name: `Racer ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => m.test.post('/entitlements', { lookup_key: key, name: `Racer ${i}` })),
+    );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
     const refused = answers.filter((r) => r.status !== 201);
     expect(refused).toHaveLength(11);
@@ -130,12 +173,27 @@ describe('validation: 400 with param, nothing created', () => {
     ['a space in lookup_key', 'parameter_invalid', 'lookup_key', { lookup_key: 'has space', name: 'x' }],
     ['a non-ASCII lookup_key', 'parameter_invalid', 'lookup_key', { lookup_key: 'emoji✓', name: 'x' }],
     ['a lookup_key of 101 characters', 'parameter_invalid', 'lookup_key', { lookup_key: 'k'.repeat(101), name: 'x' }],
-    ['a lookup_key of 100,000 characters', 'parameter_invalid', 'lookup_key', { lookup_key: 'k'.repeat(100_000), name: 'x' }],
+    [
+      'a lookup_key of 100,000 characters',
+      'parameter_invalid',
+      'lookup_key',
+      { lookup_key: 'k'.repeat(100_000), name: 'x' },
+    ],
     ['a blank name', 'parameter_invalid', 'name', { lookup_key: 'pro', name: '   ' }],
     ['a name of 256 characters', 'parameter_invalid', 'name', { lookup_key: 'pro', name: 'n'.repeat(256) }],
-    ['a description of 5,001 characters', 'parameter_invalid', 'description', { lookup_key: 'pro', name: 'x', description: 'd'.repeat(5001) }],
+    [
+      'a description of 5,001 characters',
+      'parameter_invalid',
+      'description',
+      { lookup_key: 'pro', name: 'x', description: 'd'.repeat(5001) },
+    ],
     ['an unknown field', 'parameter_unknown', 'bogus_field', { lookup_key: 'pro', name: 'x', bogus_field: 1 }],
-    ['product_ids (linked separately)', 'parameter_unknown', 'product_ids', { lookup_key: 'pro', name: 'x', product_ids: [] }],
+    [
+      'product_ids (linked separately)',
+      'parameter_unknown',
+      'product_ids',
+      { lookup_key: 'pro', name: 'x', product_ids: [] },
+    ],
     ['a number as lookup_key', 'parameter_invalid', 'lookup_key', { lookup_key: 7, name: 'x' }],
   ])('%s -> %s on %s', async (_what, code, param, body) => {
     const m = await h.merchant();
@@ -146,7 +204,11 @@ describe('validation: 400 with param, nothing created', () => {
   });
 
   it('accepts the longest lookup_key, name and description', async () => {
-    const e = await createEntitlement(a.test, { lookup_key: `${'k'.repeat(92)}${rnd()}`, name: 'n'.repeat(255), description: 'd'.repeat(5000) });
+    const e = await createEntitlement(a.test, {
+      lookup_key: `${'k'.repeat(92)}${rnd()}`,
+      name: 'n'.repeat(255),
+      description: 'd'.repeat(5000),
+    });
     expect(e.lookup_key).toHaveLength(100);
   });
 });
@@ -166,7 +228,9 @@ describe('linking products', () => {
     const ps = await Promise.all(Array.from({ length: 4 }, () => product(a)));
     const e = await createEntitlement(a.test);
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => a.test.post(`/entitlements/${e.id}/products`, { product_ids: [ps[i % 4].id, ps[(i + 1) % 4].id] })),
+      Array.from({ length: 12 }, (_, i) =>
+        a.test.post(`/entitlements/${e.id}/products`, { product_ids: [ps[i % 4].id, ps[(i + 1) % 4].id] }),
+      ),
     );
     for (const r of answers) expect(r.status).toBe(200);
     const now = (await ok(a.test.get(`/entitlements/${e.id}`))).product_ids;
@@ -185,7 +249,11 @@ describe('linking products', () => {
     for (const [id] of cases) {
       const r = await a.test.post(`/entitlements/${e.id}/products`, { product_ids: [mine.id, id] });
       expect(r.status).toBe(404);
-      expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_not_found', param: 'product_ids[1]' });
+      expect(r.body.error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'resource_not_found',
+        param: 'product_ids[1]',
+      });
     }
     // Another tenant's product answers exactly like an unknown one.
     const theirs = await a.test.post(`/entitlements/${e.id}/products`, { product_ids: [cases[0][0]] });
@@ -223,7 +291,11 @@ describe('linking products', () => {
     const ids = rows.map((r) => r.id);
     const e = await createEntitlement(m.test);
     // 11 requests of 91 new products each: 1,001 in all, so exactly one of them must be refused, whole.
-    const answers = await Promise.all(Array.from({ length: 11 }, (_, i) => m.test.post(`/entitlements/${e.id}/products`, { product_ids: ids.slice(i * 91, i * 91 + 91) })));
+    const answers = await Promise.all(
+      Array.from({ length: 11 }, (_, i) =>
+        m.test.post(`/entitlements/${e.id}/products`, { product_ids: ids.slice(i * 91, i * 91 + 91) }),
+      ),
+    );
     expect(answers.filter((r) => r.status === 200)).toHaveLength(10);
     const refused = answers.filter((r) => r.status !== 200);
     expect(refused).toHaveLength(1);
@@ -242,8 +314,10 @@ describe('tenancy', () => {
         ['get', `/entitlements/{id}`, undefined],
         ['post', `/entitlements/{id}/products`, { product_ids: [p.id] }],
       ] as const) {
-        const theirs = method === 'get' ? await c.get(path.replace('{id}', e.id)) : await c.post(path.replace('{id}', e.id), body);
-        const none = method === 'get' ? await c.get(path.replace('{id}', ghost)) : await c.post(path.replace('{id}', ghost), body);
+        const theirs =
+          method === 'get' ? await c.get(path.replace('{id}', e.id)) : await c.post(path.replace('{id}', e.id), body);
+        const none =
+          method === 'get' ? await c.get(path.replace('{id}', ghost)) : await c.post(path.replace('{id}', ghost), body);
         expect(theirs.status).toBe(404);
         expect(theirs.body.error).toMatchObject({ code: 'resource_not_found' });
         expect(errorFingerprint(theirs, e.id)).toEqual(errorFingerprint(none, ghost));

@@ -108,18 +108,28 @@ describe('two processes', () => {
     await admin.connect();
     try {
       const db = new URL(h.app.databaseUrl).pathname.slice(1);
-      await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = 'cadence-listener'", [db]);
+      await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and application_name = 'cadence-listener'",
+        [db],
+      );
     } finally {
       await admin.end();
     }
-    await eventually(() => cache.stats.clears > clears && second.listener.ready, 25_000, 'the listener to come back and clear');
+    await eventually(
+      () => cache.stats.clears > clears && second.listener.ready,
+      25_000,
+      'the listener to come back and clear',
+    );
     expect(cache.size).toBe(0);
     expect((await entitlementsOf(other, subscription.customer_id)).entitlements).toHaveLength(1);
   });
 });
 
 describe('the bound', () => {
-  const answer = (i: number) => JSON.stringify([{ entitlement_id: `e${i}`, lookup_key: 'pro', name: 'Pro', subscription_ids: [`s${i}`], expires_at_ms: 1 }]);
+  const answer = (i: number) =>
+    JSON.stringify([
+      { entitlement_id: `e${i}`, lookup_key: 'pro', name: 'Pro', subscription_ids: [`s${i}`], expires_at_ms: 1 },
+    ]);
 
   it('holds at most its budget in bytes, dropping the least recently used, and forgets their subscriptions', () => {
     const budget = 64 * 1024;

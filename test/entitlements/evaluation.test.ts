@@ -67,8 +67,14 @@ describe('what a customer holds', () => {
     await link(m.test, monthly.entitlement.id, [yearly.product.id]);
     const alpha = await createEntitlement(m.test, { lookup_key: `alpha_${Date.now()}` });
     await link(m.test, alpha.id, [yearly.product.id]);
-    const { subscription: s1 } = await authorise(m.test, await createSubscription(m.test, monthly.plan.id, { customer_email: email }));
-    const { subscription: s2 } = await authorise(m.test, await createSubscription(m.test, yearly.plan.id, { customer_email: email }));
+    const { subscription: s1 } = await authorise(
+      m.test,
+      await createSubscription(m.test, monthly.plan.id, { customer_email: email }),
+    );
+    const { subscription: s2 } = await authorise(
+      m.test,
+      await createSubscription(m.test, yearly.plan.id, { customer_email: email }),
+    );
     expect(s2.customer_id).toBe(s1.customer_id);
     const got = await evaluation(s1.customer_id);
     expect(got.entitlements.map((e: any) => [e.lookup_key, e.subscription_ids, e.expires_at])).toEqual([
@@ -94,7 +100,13 @@ describe('through the lifecycle', () => {
     const { subscription: trialing } = await authorise(m.test, await createSubscription(m.test, plan.id));
     expect(trialing.status).toBe('trialing');
     let got = await evaluation(trialing.customer_id);
-    expect(got.entitlements).toEqual([expect.objectContaining({ lookup_key: entitlement.lookup_key, subscription_ids: [trialing.id], expires_at: trialing.trial_end })]);
+    expect(got.entitlements).toEqual([
+      expect.objectContaining({
+        lookup_key: entitlement.lookup_key,
+        subscription_ids: [trialing.id],
+        expires_at: trialing.trial_end,
+      }),
+    ]);
 
     await h.clock.advance(m, after(trialing.trial_end));
     const active = await get(trialing.id);
@@ -131,7 +143,10 @@ describe('through the lifecycle', () => {
 
   it('past_due after a failed renewal (none), halted when the retries fail (none)', async () => {
     const { plan, entitlement } = await gatedPlan(`dunning_${Date.now()}`);
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id), { outcome: 'success', card_number: '4000000000000341' });
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id), {
+      outcome: 'success',
+      card_number: '4000000000000341',
+    });
     expect(await keysOf(m.test, subscription.customer_id)).toEqual([entitlement.lookup_key]);
     await h.clock.advance(m, after(subscription.current_period_end));
     expect((await get(subscription.id)).status).toBe('past_due');
@@ -143,8 +158,14 @@ describe('through the lifecycle', () => {
 
   it('a hard decline halts at once: the gate goes with it; a successful retry brings it back', async () => {
     const { plan, entitlement } = await gatedPlan(`hard_${Date.now()}`);
-    const { subscription: stolen } = await authorise(m.test, await createSubscription(m.test, plan.id), { outcome: 'success', card_number: '4000000000009979' });
-    const { subscription: flaky } = await authorise(m.test, await createSubscription(m.test, plan.id), { outcome: 'success', card_number: '4000000000000119' });
+    const { subscription: stolen } = await authorise(m.test, await createSubscription(m.test, plan.id), {
+      outcome: 'success',
+      card_number: '4000000000009979',
+    });
+    const { subscription: flaky } = await authorise(m.test, await createSubscription(m.test, plan.id), {
+      outcome: 'success',
+      card_number: '4000000000000119',
+    });
     for (const s of [stolen, flaky]) expect(await keysOf(m.test, s.customer_id)).toEqual([entitlement.lookup_key]);
     await h.clock.advance(m, after(stolen.current_period_end));
     expect((await get(stolen.id)).status).toBe('halted');
@@ -155,7 +176,11 @@ describe('through the lifecycle', () => {
     const recovered = await get(flaky.id);
     expect(recovered.status).toBe('active');
     expect((await evaluation(flaky.customer_id)).entitlements).toEqual([
-      expect.objectContaining({ lookup_key: entitlement.lookup_key, subscription_ids: [flaky.id], expires_at: recovered.current_period_end }),
+      expect.objectContaining({
+        lookup_key: entitlement.lookup_key,
+        subscription_ids: [flaky.id],
+        expires_at: recovered.current_period_end,
+      }),
     ]);
   });
 
@@ -181,7 +206,11 @@ describe('tenancy and errors', () => {
       const ghost = unknownId();
       const none = await c.get(`/subscriptions/customer/${ghost}/entitlements`);
       expect(theirs.status).toBe(404);
-      expect(theirs.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_not_found', param: 'customer_id' });
+      expect(theirs.body.error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'resource_not_found',
+        param: 'customer_id',
+      });
       expect(errorFingerprint(theirs, subscription.customer_id)).toEqual(errorFingerprint(none, ghost));
       expect(theirs.text).not.toContain(subscription.id);
       const gql = await c.gql(CUSTOMER_ENTITLEMENTS, { id: subscription.customer_id });
@@ -194,7 +223,9 @@ describe('tenancy and errors', () => {
     const long = await m.test.get(`/subscriptions/customer/${'x'.repeat(2000)}/entitlements`);
     expect(long.status).toBe(404);
     // An upper-case spelling of the id is the same customer.
-    expect((await entitlementsOf(m.test, subscription.customer_id.toUpperCase())).customer_id).toBe(subscription.customer_id);
+    expect((await entitlementsOf(m.test, subscription.customer_id.toUpperCase())).customer_id).toBe(
+      subscription.customer_id,
+    );
   });
 
   it("does not grant through another tenant's links: a live-mode link of the same product id cannot exist", async () => {

@@ -20,7 +20,11 @@ beforeAll(async () => {
 });
 
 const enrolments = (experimentId: string) =>
-  sql<{ customer_id: string; variant_id: string }>(h, 'select customer_id, variant_id from experiment_enrolments where experiment_id = ? order by id', [experimentId]);
+  sql<{ customer_id: string; variant_id: string }>(
+    h,
+    'select customer_id, variant_id from experiment_enrolments where experiment_id = ? order by id',
+    [experimentId],
+  );
 
 /** Stops every running experiment of the merchant's test mode, so each test starts from none. */
 afterEach(async () => {
@@ -62,11 +66,16 @@ it('keeps enrolled customers in their variant across edits of split, targeting a
   const control = e.variants.find((v: any) => v.is_control);
   const treatment = e.variants.find((v: any) => !v.is_control);
   // Everything new to the treatment, and a targeting the enrolled customers do not match.
-  await ok(m.test.post(`/experiments/${e.id}`, {
-    name: 'Edited while running',
-    targeting: { country: 'NZ' },
-    variants: [{ key: control.key, traffic_percent: 0 }, { key: treatment.key, traffic_percent: 100 }],
-  }));
+  await ok(
+    m.test.post(`/experiments/${e.id}`, {
+      name: 'Edited while running',
+      targeting: { country: 'NZ' },
+      variants: [
+        { key: control.key, traffic_percent: 0 },
+        { key: treatment.key, traffic_percent: 100 },
+      ],
+    }),
+  );
   for (const id of before) expect([id, (await resolve(m.test, id))?.variant_id]).toEqual([id, first.get(id)]);
   const after = await customers(h, m, 10);
   for (const id of after) {
@@ -87,10 +96,15 @@ it('targets by attribute: scalar, array, array attribute, missing attribute', as
   expect(await resolve(m.test, wrong, { country: 'IN', platform: 'web' })).toBeNull();
   expect((await resolve(m.test, sharedList, { country: 'IN', platform: ['web', 'ios'] }))?.experiment_id).toBe(e.id);
   // the unmatched were not enrolled; a later matching resolve enrols them
-  expect((await enrolments(e.id)).map((r) => r.customer_id).sort()).toEqual([scalarAndArray, arrayAttribute, sharedList].sort());
+  expect((await enrolments(e.id)).map((r) => r.customer_id).sort()).toEqual(
+    [scalarAndArray, arrayAttribute, sharedList].sort(),
+  );
   expect((await resolve(m.test, missing, { country: 'IN', platform: 'ios' }))?.experiment_id).toBe(e.id);
   // a bad attribute is a 400 naming it
-  const bad = await m.test.post('/offerings/resolve', { customer_id: wrong, attributes: { platform: [{ os: 'ios' }] } });
+  const bad = await m.test.post('/offerings/resolve', {
+    customer_id: wrong,
+    attributes: { platform: [{ os: 'ios' }] },
+  });
   expect([bad.status, bad.body.error?.param]).toEqual([400, 'attributes.platform[0]']);
 });
 
@@ -123,7 +137,9 @@ it('serves the first running experiment (by start) that matches; a sticky enrolm
 it('enrols a customer once under 20 concurrent resolves: one row, one variant for all', async () => {
   const e = await running(m.test, twoArms(o1, o2));
   const [id] = await customers(h, m, 1);
-  const answers = await Promise.all(Array.from({ length: 20 }, () => m.test.post('/offerings/resolve', { customer_id: id, attributes: {} })));
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => m.test.post('/offerings/resolve', { customer_id: id, attributes: {} })),
+  );
   expect(answers.map((r) => r.status)).toEqual(new Array(20).fill(200));
   const variants = new Set(answers.map((r) => r.body.experiment?.variant_id));
   expect([...variants]).toEqual([expectedVariant(e, id).id]);
@@ -135,8 +151,15 @@ it('enrols once under concurrent resolves racing a split edit: every answer is t
   const ids = await customers(h, m, 8);
   const control = e.variants.find((v: any) => v.is_control);
   const treatment = e.variants.find((v: any) => !v.is_control);
-  const edit = m.test.post(`/experiments/${e.id}`, { variants: [{ key: control.key, traffic_percent: 100 }, { key: treatment.key, traffic_percent: 0 }] });
-  const answers = await Promise.all(ids.flatMap((id) => Array.from({ length: 5 }, () => resolve(m.test, id).then((x) => [id, x!.variant_id] as const))));
+  const edit = m.test.post(`/experiments/${e.id}`, {
+    variants: [
+      { key: control.key, traffic_percent: 100 },
+      { key: treatment.key, traffic_percent: 0 },
+    ],
+  });
+  const answers = await Promise.all(
+    ids.flatMap((id) => Array.from({ length: 5 }, () => resolve(m.test, id).then((x) => [id, x!.variant_id] as const))),
+  );
   await ok(edit);
   const rows = await enrolments(e.id);
   expect(rows.map((r) => r.customer_id).sort()).toEqual([...ids].sort());
@@ -145,14 +168,17 @@ it('enrols once under concurrent resolves racing a split edit: every answer is t
 });
 
 describe('the service entry point (what resolve calls)', () => {
-  it("refuses a customer of another tenant: 404 customer_id, nothing enrolled", async () => {
+  it('refuses a customer of another tenant: 404 customer_id, nothing enrolled', async () => {
     const e = await running(m.test, twoArms(o1, o2));
     const other = await h.merchant();
     const [theirs] = await customers(h, other, 1);
     const [liveOne] = await customers(h, m, 1, Mode.LIVE);
     const experiments = h.app.app.services.experiments;
     for (const id of [theirs, liveOne, '00000000-0000-7000-8000-000000000000', 'not-a-uuid']) {
-      await expect(experiments.assignment(serviceCtx(h, m), id, {})).rejects.toMatchObject({ code: 'resource_not_found', param: 'customer_id' });
+      await expect(experiments.assignment(serviceCtx(h, m), id, {})).rejects.toMatchObject({
+        code: 'resource_not_found',
+        param: 'customer_id',
+      });
     }
     expect(await enrolments(e.id)).toEqual([]);
   });

@@ -5,7 +5,11 @@
 import crypto from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { bucketOf, variantForBucket } from '../../src/modules/experiments/experiment.bucketing';
-import { matchesTargeting, validateAttributes, validateTargeting } from '../../src/modules/experiments/experiment.targeting';
+import {
+  matchesTargeting,
+  validateAttributes,
+  validateTargeting,
+} from '../../src/modules/experiments/experiment.targeting';
 import { expectedBucket } from './helpers';
 
 describe('bucketOf', () => {
@@ -44,7 +48,14 @@ describe('variantForBucket', () => {
     // given out of order: sorted, b (30) holds 0..29, c (50) 30..79, d (20) 80..99
     const variants = [v('0000000d', 20), v('0000000b', 30), v('0000000c', 50)];
     const at = (bucket: number) => variantForBucket(variants, bucket)?.id;
-    expect([0, 29, 30, 79, 80, 99].map(at)).toEqual(['0000000b', '0000000b', '0000000c', '0000000c', '0000000d', '0000000d']);
+    expect([0, 29, 30, 79, 80, 99].map(at)).toEqual([
+      '0000000b',
+      '0000000b',
+      '0000000c',
+      '0000000c',
+      '0000000d',
+      '0000000d',
+    ]);
   });
 
   it('never picks a 0% variant', () => {
@@ -104,8 +115,15 @@ describe('targeting', () => {
     expect(param(() => validateTargeting({ platform: [] }))).toBe('targeting.platform');
     expect(param(() => validateTargeting({ note: 'x'.repeat(501) }))).toBe('targeting.note');
     expect(param(() => validateTargeting({ ['k'.repeat(65)]: 'x' }))).toBe(`targeting.${'k'.repeat(64)}`);
-    expect(param(() => validateTargeting(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`a${i}`, 1]))))).toBe('targeting');
-    expect(validateTargeting({ country: 'IN', n: 1.5, beta: false, platform: ['ios'] })).toEqual({ country: 'IN', n: 1.5, beta: false, platform: ['ios'] });
+    expect(param(() => validateTargeting(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`a${i}`, 1]))))).toBe(
+      'targeting',
+    );
+    expect(validateTargeting({ country: 'IN', n: 1.5, beta: false, platform: ['ios'] })).toEqual({
+      country: 'IN',
+      n: 1.5,
+      beta: false,
+      platform: ['ios'],
+    });
     expect(param(() => validateAttributes({ tags: [{}] }))).toBe('attributes.tags[0]');
     expect(param(() => validateAttributes('x'))).toBe('attributes');
     expect(validateAttributes({ country: null, platform: 'ios' })).toEqual({ platform: 'ios' });

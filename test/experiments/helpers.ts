@@ -32,7 +32,12 @@ export async function customers(h: Harness, m: TestMerchant, n: number, mode = M
 }
 
 /** A two-arm experiment body: control `a` and treatment `b` on the given offerings. */
-export function twoArms(control: string, treatment: string, over: Record<string, unknown> = {}, split: [number, number] = [50, 50]) {
+export function twoArms(
+  control: string,
+  treatment: string,
+  over: Record<string, unknown> = {},
+  split: [number, number] = [50, 50],
+) {
   return {
     name: `Paywall test ${rnd()}`,
     targeting: {},
@@ -57,7 +62,10 @@ export function expectedBucket(experimentId: string, customerId: string): number
 }
 
 /** Step 4 by hand: the experiment's variants sorted by id, cumulative traffic ranges. */
-export function expectedVariant(experiment: { id: string; variants: { id: string; traffic_percent: number }[] }, customerId: string) {
+export function expectedVariant(
+  experiment: { id: string; variants: { id: string; traffic_percent: number }[] },
+  customerId: string,
+) {
   const bucket = expectedBucket(experiment.id, customerId);
   const sorted = [...experiment.variants].sort((a, b) => (a.id < b.id ? -1 : 1));
   let from = 0;

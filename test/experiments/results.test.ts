@@ -63,10 +63,16 @@ it('counts visitors, conversions, trial starts, revenue and MRR per variant from
   const outcome = new Map<string, Outcome>([[early, nothing()]]);
   const [active, trialing, oneOff, abandoned, dollars, annual, declined, idle] = ids;
   // active monthly subscription: a conversion, its first invoice, MRR 49900
-  await authorise(m.test, await createSubscription(m.test, monthly.plan.id, { customer_id: active, customer_email: undefined }));
+  await authorise(
+    m.test,
+    await createSubscription(m.test, monthly.plan.id, { customer_id: active, customer_email: undefined }),
+  );
   outcome.set(active, { converted: true, trial: false, revenue: await subscriptionInvoicesPaid(active), mrr: 49900 });
   // a trial: a conversion and a trial start; trials have no MRR
-  const trialSub = await createSubscription(m.test, trial.plan.id, { customer_id: trialing, customer_email: undefined });
+  const trialSub = await createSubscription(m.test, trial.plan.id, {
+    customer_id: trialing,
+    customer_email: undefined,
+  });
   expect((await authorise(m.test, trialSub)).subscription.status).toBe('trialing');
   outcome.set(trialing, { converted: true, trial: true, revenue: await subscriptionInvoicesPaid(trialing), mrr: 0 });
   // a one-off INR payment: a conversion and its amount
@@ -76,13 +82,22 @@ it('counts visitors, conversions, trial starts, revenue and MRR per variant from
   await createSubscription(m.test, monthly.plan.id, { customer_id: abandoned, customer_email: undefined });
   outcome.set(abandoned, nothing());
   // a USD payment: a conversion, but not revenue in the INR reporting currency
-  await pay(m.test, await createPayment(m.test, { customer_email: await emailOf(dollars), amount: 2500, currency: 'USD' }));
+  await pay(
+    m.test,
+    await createPayment(m.test, { customer_email: await emailOf(dollars), amount: 2500, currency: 'USD' }),
+  );
   outcome.set(dollars, { converted: true, trial: false, revenue: 0, mrr: 0 });
   // a yearly subscription: MRR 120000 / 12
-  await authorise(m.test, await createSubscription(m.test, yearly.plan.id, { customer_id: annual, customer_email: undefined }));
+  await authorise(
+    m.test,
+    await createSubscription(m.test, yearly.plan.id, { customer_id: annual, customer_email: undefined }),
+  );
   outcome.set(annual, { converted: true, trial: false, revenue: await subscriptionInvoicesPaid(annual), mrr: 10000 });
   // a declined payment: nothing
-  const failed = await pay(m.test, await createPayment(m.test, { customer_email: await emailOf(declined) }), { outcome: 'success', card_number: '4000000000000002' });
+  const failed = await pay(m.test, await createPayment(m.test, { customer_email: await emailOf(declined) }), {
+    outcome: 'success',
+    card_number: '4000000000000002',
+  });
   expect(failed.payment.status).toBe('failed');
   outcome.set(declined, nothing());
   outcome.set(idle, nothing());
@@ -104,7 +119,10 @@ it('counts visitors, conversions, trial starts, revenue and MRR per variant from
         is_winner: false,
       });
       expect(v.conversion_rate).toBeCloseTo(mine.length ? conversions / mine.length : 0, 6);
-      perVisitorMrr.set(v.variant_id, mine.map((o) => o.mrr));
+      perVisitorMrr.set(
+        v.variant_id,
+        mine.map((o) => o.mrr),
+      );
     }
     const control = r.variants.find((v: any) => v.is_control);
     const treatment = r.variants.find((v: any) => !v.is_control);
@@ -133,7 +151,12 @@ it('counts visitors, conversions, trial starts, revenue and MRR per variant from
   await h.clock.advance(m, new Date((await h.clock.now(m)).getTime() + 32 * DAY));
   const trialNow = await ok(m.test.get(`/subscriptions/${trialSub.id}`));
   expect(trialNow.status).toBe('active');
-  outcome.set(trialing, { converted: true, trial: true, revenue: await subscriptionInvoicesPaid(trialing), mrr: 29900 });
+  outcome.set(trialing, {
+    converted: true,
+    trial: true,
+    revenue: await subscriptionInvoicesPaid(trialing),
+    mrr: 29900,
+  });
   outcome.set(active, { ...outcome.get(active)!, revenue: await subscriptionInvoicesPaid(active) });
   expect(outcome.get(active)!.revenue).toBeGreaterThanOrEqual(2 * 49900);
   expect(outcome.get(trialing)!.revenue).toBeGreaterThanOrEqual(29900);
@@ -166,7 +189,14 @@ it('warns of a sample-ratio mismatch on a skewed split, and starts the check ove
   expect(r.sample_ratio_mismatch.p_value).toBeCloseTo(7.744216e-6, 10);
 
   // A new split while running: the earlier visitors were bucketed under the old one, so the check starts over.
-  await ok(m.test.post(`/experiments/${e.id}`, { variants: [{ key: 'a', traffic_percent: 60 }, { key: 'b', traffic_percent: 40 }] }));
+  await ok(
+    m.test.post(`/experiments/${e.id}`, {
+      variants: [
+        { key: 'a', traffic_percent: 60 },
+        { key: 'b', traffic_percent: 40 },
+      ],
+    }),
+  );
   const after = await results(e.id);
   expect(after.total_visitors).toBe(500);
   expect(after.sample_ratio_mismatch).toEqual({ chi_square: 0, p_value: 1, degrees_of_freedom: 1, warning: false });

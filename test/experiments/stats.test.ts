@@ -6,7 +6,13 @@
 import { Experiment, ExperimentStatus, ExperimentVariant } from '../../src/modules/experiments/experiment.entities';
 import { buildResults } from '../../src/modules/experiments/experiment.results';
 import type { VariantCounts } from '../../src/modules/experiments/experiment.store';
-import { chanceToWin, chiSquareSurvival, logGamma, mrrLift, sampleRatioMismatch } from '../../src/modules/experiments/experiment.stats';
+import {
+  chanceToWin,
+  chiSquareSurvival,
+  logGamma,
+  mrrLift,
+  sampleRatioMismatch,
+} from '../../src/modules/experiments/experiment.stats';
 
 /**
  * P(p_B > p_A) = ∫ f_A(x) (1 - F_B(x)) dx for p ~ Beta(1 + c, 1 + v - c), by the trapezoid rule on a fine grid over
@@ -93,7 +99,10 @@ describe('chance to win', () => {
     [arm(3, 1), arm(40_000, 9000)],
   ])('agrees with numerical integration to 1e-4: control %o, treatment %o', (control, treatment) => {
     const exact = chanceToWin(control, treatment);
-    const numeric = integrate({ v: control.visitors, c: control.conversions }, { v: treatment.visitors, c: treatment.conversions });
+    const numeric = integrate(
+      { v: control.visitors, c: control.conversions },
+      { v: treatment.visitors, c: treatment.conversions },
+    );
     expect(Math.abs(exact - numeric)).toBeLessThan(1e-4);
   });
 
@@ -118,7 +127,8 @@ describe('chance to win', () => {
 
 describe('chi-square survival', () => {
   it('matches the closed forms: 2 degrees of freedom is exp(-x/2), 1 is erfc(√(x/2))', () => {
-    for (const x of [0.1, 1, 2.5, 5.991464547107979, 13.8, 40]) expect(chiSquareSurvival(x, 2)).toBeCloseTo(Math.exp(-x / 2), 12);
+    for (const x of [0.1, 1, 2.5, 5.991464547107979, 13.8, 40])
+      expect(chiSquareSurvival(x, 2)).toBeCloseTo(Math.exp(-x / 2), 12);
     // erfc by its continued-fraction-free series for these moderate values: 1 - (2/√π) Σ (-1)^n z^(2n+1) / (n! (2n+1))
     const erfc = (z: number) => {
       let sum = 0;
@@ -144,22 +154,36 @@ describe('chi-square survival', () => {
 
 describe('sample-ratio mismatch', () => {
   it('warns on a skewed split (p < 0.001) and not on a fair one', () => {
-    const skewed = sampleRatioMismatch([{ observed: 560, percent: 50 }, { observed: 440, percent: 50 }]);
+    const skewed = sampleRatioMismatch([
+      { observed: 560, percent: 50 },
+      { observed: 440, percent: 50 },
+    ]);
     expect(skewed.chiSquare).toBeCloseTo(14.4, 10); // (60² + 60²) / 500
     expect(skewed.degreesOfFreedom).toBe(1);
     expect(skewed.pValue).toBeLessThan(0.001);
     expect(skewed.warning).toBe(true);
-    const fair = sampleRatioMismatch([{ observed: 515, percent: 50 }, { observed: 485, percent: 50 }]);
+    const fair = sampleRatioMismatch([
+      { observed: 515, percent: 50 },
+      { observed: 485, percent: 50 },
+    ]);
     expect(fair.warning).toBe(false);
     expect(fair.pValue).toBeGreaterThan(0.3);
   });
 
   it('tests against the configured split, not an even one, and leaves out 0% variants', () => {
-    const r = sampleRatioMismatch([{ observed: 900, percent: 90 }, { observed: 100, percent: 10 }, { observed: 0, percent: 0 }]);
+    const r = sampleRatioMismatch([
+      { observed: 900, percent: 90 },
+      { observed: 100, percent: 10 },
+      { observed: 0, percent: 0 },
+    ]);
     expect(r.chiSquare).toBeCloseTo(0, 12);
     expect(r.degreesOfFreedom).toBe(1);
     expect(r.warning).toBe(false);
-    const three = sampleRatioMismatch([{ observed: 250, percent: 20 }, { observed: 300, percent: 30 }, { observed: 450, percent: 50 }]);
+    const three = sampleRatioMismatch([
+      { observed: 250, percent: 20 },
+      { observed: 300, percent: 30 },
+      { observed: 450, percent: 50 },
+    ]);
     // expected 200, 300, 500: 2500/200 + 0 + 2500/500 = 17.5 with 2 degrees of freedom
     expect(three.chiSquare).toBeCloseTo(17.5, 10);
     expect(three.pValue).toBeCloseTo(Math.exp(-17.5 / 2), 12);
@@ -167,7 +191,12 @@ describe('sample-ratio mismatch', () => {
   });
 
   it('has nothing to test without visitors', () => {
-    expect(sampleRatioMismatch([{ observed: 0, percent: 50 }, { observed: 0, percent: 50 }])).toEqual({ chiSquare: 0, pValue: 1, degreesOfFreedom: 1, warning: false });
+    expect(
+      sampleRatioMismatch([
+        { observed: 0, percent: 50 },
+        { observed: 0, percent: 50 },
+      ]),
+    ).toEqual({ chiSquare: 0, pValue: 1, degreesOfFreedom: 1, warning: false });
   });
 });
 
@@ -186,15 +215,39 @@ describe('MRR lift', () => {
 });
 
 describe('results from counts: the winner rule', () => {
-  const experiment = Object.assign(new Experiment(), { id: 'e', name: 'Paywall test', status: ExperimentStatus.RUNNING, trafficVersion: 1 });
+  const experiment = Object.assign(new Experiment(), {
+    id: 'e',
+    name: 'Paywall test',
+    status: ExperimentStatus.RUNNING,
+    trafficVersion: 1,
+  });
   const variant = (id: string, isControl: boolean, trafficPercent = 50) =>
     Object.assign(new ExperimentVariant(), { id, key: id, name: id, offeringId: 'o', trafficPercent, isControl });
-  const counts = (variant_id: string, visitors: number, conversions: number, extra: Partial<VariantCounts> = {}): VariantCounts => ({
-    variant_id, visitors, current_visitors: visitors, conversions, trial_starts: 0, revenue: 0, mrr: 0, mrr_mean: 0, mrr_variance: 0, ...extra,
+  const counts = (
+    variant_id: string,
+    visitors: number,
+    conversions: number,
+    extra: Partial<VariantCounts> = {},
+  ): VariantCounts => ({
+    variant_id,
+    visitors,
+    current_visitors: visitors,
+    conversions,
+    trial_starts: 0,
+    revenue: 0,
+    mrr: 0,
+    mrr_mean: 0,
+    mrr_variance: 0,
+    ...extra,
   });
 
   it('declares a treatment the winner at chance to win >= 0.95 with >= 100 visitors in it and in the control', () => {
-    const r = buildResults(experiment, [variant('a', true), variant('b', false)], [counts('a', 1000, 100), counts('b', 1000, 130)], 'INR');
+    const r = buildResults(
+      experiment,
+      [variant('a', true), variant('b', false)],
+      [counts('a', 1000, 100), counts('b', 1000, 130)],
+      'INR',
+    );
     const [control, treatment] = r.variants;
     expect(control.chanceToWin).toBeNull();
     expect(control.mrrLift).toBeNull();
@@ -206,16 +259,31 @@ describe('results from counts: the winner rule', () => {
   });
 
   it('declares none below 100 visitors in an arm, however sure', () => {
-    const r = buildResults(experiment, [variant('a', true), variant('b', false)], [counts('a', 99, 0), counts('b', 99, 60)], 'INR');
+    const r = buildResults(
+      experiment,
+      [variant('a', true), variant('b', false)],
+      [counts('a', 99, 0), counts('b', 99, 60)],
+      'INR',
+    );
     expect(r.variants[1].chanceToWin).toBeGreaterThan(0.999);
     expect(r.winnerVariantId).toBeNull();
     expect(r.variants.some((v) => v.isWinner)).toBe(false);
-    const control100 = buildResults(experiment, [variant('a', true), variant('b', false)], [counts('a', 100, 0), counts('b', 99, 60)], 'INR');
+    const control100 = buildResults(
+      experiment,
+      [variant('a', true), variant('b', false)],
+      [counts('a', 100, 0), counts('b', 99, 60)],
+      'INR',
+    );
     expect(control100.winnerVariantId).toBeNull();
   });
 
   it('declares none below 0.95, and picks the likeliest of several qualifying treatments', () => {
-    const close = buildResults(experiment, [variant('a', true), variant('b', false)], [counts('a', 1000, 100), counts('b', 1000, 115)], 'INR');
+    const close = buildResults(
+      experiment,
+      [variant('a', true), variant('b', false)],
+      [counts('a', 1000, 100), counts('b', 1000, 115)],
+      'INR',
+    );
     expect(close.variants[1].chanceToWin).toBeLessThan(0.95);
     expect(close.winnerVariantId).toBeNull();
     const three = buildResults(
@@ -230,8 +298,21 @@ describe('results from counts: the winner rule', () => {
   });
 
   it('reports a variant without visitors with zeros, and the sample-ratio check over the current split', () => {
-    const r = buildResults(experiment, [variant('a', true), variant('b', false)], [counts('a', 700, 10, { current_visitors: 560 })], 'INR');
-    expect(r.variants[1]).toMatchObject({ visitors: 0, conversions: 0, conversionRate: 0, revenue: 0, mrr: 0, chanceToWin: expect.any(Number), mrrLift: null });
+    const r = buildResults(
+      experiment,
+      [variant('a', true), variant('b', false)],
+      [counts('a', 700, 10, { current_visitors: 560 })],
+      'INR',
+    );
+    expect(r.variants[1]).toMatchObject({
+      visitors: 0,
+      conversions: 0,
+      conversionRate: 0,
+      revenue: 0,
+      mrr: 0,
+      chanceToWin: expect.any(Number),
+      mrrLift: null,
+    });
     expect(r.totalVisitors).toBe(700);
     // 560 against 0 under a 50/50 split
     expect(r.sampleRatioMismatch.warning).toBe(true);

@@ -19,7 +19,10 @@ const CANCEL_ROUTE: Record<ProviderName, { method: string; path: string }> = {
   razorpay: { method: 'POST', path: '/razorpay/v1/subscriptions/*/cancel' },
 };
 /** The sandbox event a gateway sends when a subscription ends. */
-const CANCELLED_EVENT: Record<ProviderName, string> = { stripe: 'customer.subscription.deleted', razorpay: 'subscription.cancelled' };
+const CANCELLED_EVENT: Record<ProviderName, string> = {
+  stripe: 'customer.subscription.deleted',
+  razorpay: 'subscription.cancelled',
+};
 /** The sandbox route that pauses a subscription, per provider. */
 const PAUSE_ROUTE: Record<ProviderName, { method: string; path: string }> = {
   stripe: { method: 'POST', path: '/v1/subscriptions/' },
@@ -32,7 +35,11 @@ const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
 };
 
 async function fault(rule: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
+  const res = await fetch(`${h.app.app.sandboxUrl}/_faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(rule),
+  });
   if (res.status !== 201) throw new Error(`POST /_faults answered ${res.status}: ${await res.text()}`);
 }
 afterEach(async () => {
@@ -66,13 +73,18 @@ async function gatewayCollected(provider: ProviderName, providerSubscriptionId: 
 }
 
 async function gatewayStatus(providerSubscriptionId: string): Promise<string> {
-  const [row] = await sql<{ status: string }>(`select data->>'status' as status from sandbox_objects where id = ?`, [providerSubscriptionId]);
+  const [row] = await sql<{ status: string }>(`select data->>'status' as status from sandbox_objects where id = ?`, [
+    providerSubscriptionId,
+  ]);
   return row.status;
 }
 
 /** How many times the gateway ended the subscription (its cancellation events). */
 async function cancellations(provider: ProviderName, providerSubscriptionId: string): Promise<number> {
-  const [row] = await sql<{ n: string }>(`select count(*) as n from sandbox_events where type = ? and body like ?`, [CANCELLED_EVENT[provider], `%${providerSubscriptionId}%`]);
+  const [row] = await sql<{ n: string }>(`select count(*) as n from sandbox_events where type = ? and body like ?`, [
+    CANCELLED_EVENT[provider],
+    `%${providerSubscriptionId}%`,
+  ]);
   return Number(row.n);
 }
 
@@ -80,10 +92,14 @@ const COMMANDS = `query($id: ID!) { subscription(id: $id) { status gatewayComman
 const commandsOf = async (m: TestMerchant, id: string) => (await m.test.gql(COMMANDS, { id })).data.subscription;
 /** The subscription's latest gateway command, once it is in `status` (waits up to `ms`). */
 const latestCommandOnce = (m: TestMerchant, id: string, status: 'SUCCEEDED' | 'FAILED', ms: number) =>
-  eventually(async () => {
-    const [c] = (await commandsOf(m, id)).gatewayCommands;
-    return c.status === status ? c : null;
-  }, ms, `the command ${status.toLowerCase()}`);
+  eventually(
+    async () => {
+      const [c] = (await commandsOf(m, id)).gatewayCommands;
+      return c.status === status ? c : null;
+    },
+    ms,
+    `the command ${status.toLowerCase()}`,
+  );
 
 describe.each(PROVIDERS)('%s', (provider) => {
   async function merchant(): Promise<TestMerchant> {
@@ -96,7 +112,10 @@ describe.each(PROVIDERS)('%s', (provider) => {
   /** An active subscription on card 4000000000000119 (its renewals fail at first), halted at its first renewal. */
   async function halted(m: TestMerchant) {
     const { plan } = await recurringPlan(m.test);
-    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }), { outcome: 'success', card_number: '4000000000000119' });
+    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }), {
+      outcome: 'success',
+      card_number: '4000000000000119',
+    });
     expect(sub.status).toBe('active');
     await h.clock.advance(m, 31 * DAY);
     return ok(m.test.get(`/subscriptions/${sub.id}`));
@@ -117,7 +136,9 @@ describe.each(PROVIDERS)('%s', (provider) => {
     expect(await gatewayStatus(sub.provider_subscription_id)).toBe(provider === 'razorpay' ? 'cancelled' : 'canceled');
     expect(await cancellations(provider, sub.provider_subscription_id)).toBe(1);
     const view = await commandsOf(m, sub.id);
-    expect(view.gatewayCommands).toMatchObject([{ action: 'stop_collection', status: 'SUCCEEDED', attempts: 1, lastError: null, nextAttemptAt: null }]);
+    expect(view.gatewayCommands).toMatchObject([
+      { action: 'stop_collection', status: 'SUCCEEDED', attempts: 1, lastError: null, nextAttemptAt: null },
+    ]);
     // The gateway's cancellation event is the echo of the command: the subscription stays halted; a cancel still works.
     expect(view.status).toBe('HALTED');
     expect((await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, {}))).status).toBe('cancelled');
@@ -131,11 +152,25 @@ describe.each(PROVIDERS)('%s', (provider) => {
     // Seen failing at once (the first attempt ran right after the halt committed), then done by the worker's retries.
     const done = await latestCommandOnce(m, sub.id, 'SUCCEEDED', 10_000);
     // The last error stays on record (what was wrong before it went through).
-    expect(done).toMatchObject({ action: 'stop_collection', attempts: 3, lastError: expect.stringMatching(/Injected fault|HTTP 500/), idempotencyKey: `stop-collection-${sub.id}` });
+    expect(done).toMatchObject({
+      action: 'stop_collection',
+      attempts: 3,
+      lastError: expect.stringMatching(/Injected fault|HTTP 500/),
+      idempotencyKey: `stop-collection-${sub.id}`,
+    });
     expect(await cancellations(provider, sub.provider_subscription_id)).toBe(1);
     // REST shows the same.
     const listed = await ok(m.test.get(`/gateway-commands?subscription_id=${sub.id}`));
-    expect(listed.data).toMatchObject([{ object: 'gateway_command', id: done.id, action: 'stop_collection', status: 'succeeded', attempts: 3, subscription_id: sub.id }]);
+    expect(listed.data).toMatchObject([
+      {
+        object: 'gateway_command',
+        id: done.id,
+        action: 'stop_collection',
+        status: 'succeeded',
+        attempts: 3,
+        subscription_id: sub.id,
+      },
+    ]);
   });
 
   it('a stop whose answer is lost is tried again, and the gateway ends the subscription once: the repeat finds it ended', async () => {
@@ -157,9 +192,17 @@ describe.each(PROVIDERS)('%s', (provider) => {
     expect(failed.attempts).toBeGreaterThanOrEqual(3);
     expect(failed.lastError).toBeTruthy();
     expect(failed.completedAt).toBeTruthy();
-    const failedEvents = await sql<{ payload: any }>(`select payload from outbox_events where merchant_id = ? and type = 'gateway_command.failed'`, [m.id]);
-    expect(failedEvents.map((e) => e.payload.data.object)).toMatchObject([{ id: failed.id, object: 'gateway_command', status: 'failed', subscription_id: sub.id }]);
-    expect((await outboxTypesOf(h.app, m.id, sub.id)).slice(-2)).toEqual(['subscription.halted', 'gateway_command.failed']);
+    const failedEvents = await sql<{ payload: any }>(
+      `select payload from outbox_events where merchant_id = ? and type = 'gateway_command.failed'`,
+      [m.id],
+    );
+    expect(failedEvents.map((e) => e.payload.data.object)).toMatchObject([
+      { id: failed.id, object: 'gateway_command', status: 'failed', subscription_id: sub.id },
+    ]);
+    expect((await outboxTypesOf(h.app, m.id, sub.id)).slice(-2)).toEqual([
+      'subscription.halted',
+      'gateway_command.failed',
+    ]);
   });
 
   describe('a pause or cancel without an answer', () => {
@@ -171,7 +214,9 @@ describe.each(PROVIDERS)('%s', (provider) => {
       expect(subscription.status).toBe('active');
       return { m, subscription };
     }
-    const pendingOf = async (m: TestMerchant, id: string) => (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status pendingGatewayCommand } }`, { id })).data.subscription;
+    const pendingOf = async (m: TestMerchant, id: string) =>
+      (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status pendingGatewayCommand } }`, { id })).data
+        .subscription;
 
     it('a pause the gateway never got answers 502, stays pending (other commands 409), then reconciliation drops it', async () => {
       const { m, subscription } = await active();
@@ -184,25 +229,43 @@ describe.each(PROVIDERS)('%s', (provider) => {
       expect(other.status).toBe(409);
       expect(other.body.error.message).toMatch(/pause/);
       // The gateway shows it active: the pause did not happen, and the subscription is free again.
-      await eventually(async () => (await pendingOf(m, subscription.id)).pendingGatewayCommand === null, 10_000, 'the pause settled');
+      await eventually(
+        async () => (await pendingOf(m, subscription.id)).pendingGatewayCommand === null,
+        10_000,
+        'the pause settled',
+      );
       expect(await pendingOf(m, subscription.id)).toEqual({ status: 'ACTIVE', pendingGatewayCommand: null });
-      expect((await ok(m.test.get(`/subscriptions/${subscription.id}/events`))).map((e: any) => e.event_type)).toEqual(['subscription.created', 'subscription.activated']);
+      expect((await ok(m.test.get(`/subscriptions/${subscription.id}/events`))).map((e: any) => e.event_type)).toEqual([
+        'subscription.created',
+        'subscription.activated',
+      ]);
       expect((await ok(m.test.post(`/subscriptions/${subscription.id}/pause`))).status).toBe('paused');
     });
 
-    it.each(['pause', 'cancel'] as const)('a %s the gateway did but whose answer was lost is applied once its outcome is known', async (command) => {
-      const { m, subscription } = await active();
-      const route = command === 'pause' ? PAUSE_ROUTE[provider] : CANCEL_ROUTE[provider];
-      await fault({ ...route, kind: 'lost', times: LOST_TIMES[provider] });
-      const r = await m.test.post(`/subscriptions/${subscription.id}/${command}`);
-      expect(r.status).toBe(502);
-      const want = command === 'pause' ? 'PAUSED' : 'CANCELLED';
-      await eventually(async () => (await pendingOf(m, subscription.id)).status === want, 10_000, `the ${command} applied`);
-      expect(await pendingOf(m, subscription.id)).toEqual({ status: want, pendingGatewayCommand: null });
-      const events = await ok(m.test.get(`/subscriptions/${subscription.id}/events`));
-      expect(events.at(-1)).toMatchObject({ from_state: 'active', to_state: command === 'pause' ? 'paused' : 'cancelled', triggered_by: 'api' });
-      expect(events).toHaveLength(3);
-    });
+    it.each(['pause', 'cancel'] as const)(
+      'a %s the gateway did but whose answer was lost is applied once its outcome is known',
+      async (command) => {
+        const { m, subscription } = await active();
+        const route = command === 'pause' ? PAUSE_ROUTE[provider] : CANCEL_ROUTE[provider];
+        await fault({ ...route, kind: 'lost', times: LOST_TIMES[provider] });
+        const r = await m.test.post(`/subscriptions/${subscription.id}/${command}`);
+        expect(r.status).toBe(502);
+        const want = command === 'pause' ? 'PAUSED' : 'CANCELLED';
+        await eventually(
+          async () => (await pendingOf(m, subscription.id)).status === want,
+          10_000,
+          `the ${command} applied`,
+        );
+        expect(await pendingOf(m, subscription.id)).toEqual({ status: want, pendingGatewayCommand: null });
+        const events = await ok(m.test.get(`/subscriptions/${subscription.id}/events`));
+        expect(events.at(-1)).toMatchObject({
+          from_state: 'active',
+          to_state: command === 'pause' ? 'paused' : 'cancelled',
+          triggered_by: 'api',
+        });
+        expect(events).toHaveLength(3);
+      },
+    );
   });
 
   describe('refunds', () => {
@@ -213,37 +276,57 @@ describe.each(PROVIDERS)('%s', (provider) => {
       expect(payment).toMatchObject({ status: 'succeeded', amount_total: 58_882 });
       return { m, payment };
     }
-    const refundOf = async (m: TestMerchant, paymentId: string): Promise<{ id: string; amount: number; status: string }[]> =>
-      (await m.test.gql(`query($id: ID!) { payment(id: $id) { refunds { id amount status } } }`, { id: paymentId })).data.payment.refunds.map((r: any) => ({ ...r, status: r.status.toLowerCase() }));
+    const refundOf = async (
+      m: TestMerchant,
+      paymentId: string,
+    ): Promise<{ id: string; amount: number; status: string }[]> =>
+      (
+        await m.test.gql(`query($id: ID!) { payment(id: $id) { refunds { id amount status } } }`, { id: paymentId })
+      ).data.payment.refunds.map((r: any) => ({ ...r, status: r.status.toLowerCase() }));
 
-    it.each(['timeout', 'lost'] as const)('a refund whose gateway call gets no answer (%s) answers 502 but stays pending, then is settled once with its credit note', async (kind) => {
-      const { m, payment } = await paidPayment();
-      await fault({ ...REFUND_ROUTE[provider], kind, times: kind === 'lost' ? LOST_TIMES[provider] : 1 });
-      const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 });
-      expect(r.status).toBe(502);
-      expect(r.body.error.code).toBe('gateway_unavailable');
-      // Not dropped: pending, its amount reserved against what is refundable.
-      const [pending] = await refundOf(m, payment.id);
-      expect(pending).toMatchObject({ amount: 10_000, status: 'pending' });
-      expect((await ok(m.test.get(`/payments/${payment.id}`))).amount_refunded).toBe(10_000);
-      const over = await m.test.post(`/payments/${payment.id}/refund`, { amount: 58_882 - 10_000 + 1 });
-      expect(over.body.error.code).toBe('amount_exceeds_refundable');
-      // The worker runs the command again with the same idempotency key: one refund at the gateway, settled here.
-      await eventually(async () => (await refundOf(m, payment.id))[0].status === 'succeeded', 15_000, 'the refund settled');
-      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 58_882, refunded: 10_000 });
-      const after = await ok(m.test.get(`/payments/${payment.id}`));
-      expect(after).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
-      const notes = (await ok(m.test.get(`/invoices?type=credit_note`))).data;
-      expect(notes.map((n: any) => [n.billing_reason, n.total])).toEqual([['refund', 10_000]]);
-      const listed = await ok(m.test.get(`/gateway-commands?payment_id=${payment.id}`));
-      expect(listed.data).toMatchObject([{ action: 'refund', status: 'succeeded', payment_id: payment.id, idempotency_key: `refund-${pending.id}` }]);
-    });
+    it.each(['timeout', 'lost'] as const)(
+      'a refund whose gateway call gets no answer (%s) answers 502 but stays pending, then is settled once with its credit note',
+      async (kind) => {
+        const { m, payment } = await paidPayment();
+        await fault({ ...REFUND_ROUTE[provider], kind, times: kind === 'lost' ? LOST_TIMES[provider] : 1 });
+        const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 });
+        expect(r.status).toBe(502);
+        expect(r.body.error.code).toBe('gateway_unavailable');
+        // Not dropped: pending, its amount reserved against what is refundable.
+        const [pending] = await refundOf(m, payment.id);
+        expect(pending).toMatchObject({ amount: 10_000, status: 'pending' });
+        expect((await ok(m.test.get(`/payments/${payment.id}`))).amount_refunded).toBe(10_000);
+        const over = await m.test.post(`/payments/${payment.id}/refund`, { amount: 58_882 - 10_000 + 1 });
+        expect(over.body.error.code).toBe('amount_exceeds_refundable');
+        // The worker runs the command again with the same idempotency key: one refund at the gateway, settled here.
+        await eventually(
+          async () => (await refundOf(m, payment.id))[0].status === 'succeeded',
+          15_000,
+          'the refund settled',
+        );
+        expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+          charged: 58_882,
+          refunded: 10_000,
+        });
+        const after = await ok(m.test.get(`/payments/${payment.id}`));
+        expect(after).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
+        const notes = (await ok(m.test.get(`/invoices?type=credit_note`))).data;
+        expect(notes.map((n: any) => [n.billing_reason, n.total])).toEqual([['refund', 10_000]]);
+        const listed = await ok(m.test.get(`/gateway-commands?payment_id=${payment.id}`));
+        expect(listed.data).toMatchObject([
+          { action: 'refund', status: 'succeeded', payment_id: payment.id, idempotency_key: `refund-${pending.id}` },
+        ]);
+      },
+    );
 
     it('a refund the gateway refuses fails at once and gives its amount back', async () => {
       const { m, payment } = await paidPayment();
       await ok(m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 }), 201);
       // The gateway's record already returned more than this payment holds, as if refunded in its dashboard: refused.
-      await sql(`update sandbox_objects set data = jsonb_set(data, ?, to_jsonb(58882)) where id = ?`, [provider === 'stripe' ? '{latest_charge,amount_refunded}' : '{amount_refunded}', payment.provider_payment_id]);
+      await sql(`update sandbox_objects set data = jsonb_set(data, ?, to_jsonb(58882)) where id = ?`, [
+        provider === 'stripe' ? '{latest_charge,amount_refunded}' : '{amount_refunded}',
+        payment.provider_payment_id,
+      ]);
       const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 5_000 });
       expect(r.status).toBe(502);
       expect(r.body.error.code).toBe('gateway_rejected');
@@ -264,20 +347,32 @@ describe('razorpay: a charge the gateway makes after the halt', () => {
     // Stopping collection never gets through: the gateway goes on with the pending subscription (the issue's sequence).
     await fault({ ...CANCEL_ROUTE.razorpay, kind: 'error', times: 1000 });
     const { plan } = await recurringPlan(m.test);
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider: 'razorpay' }), { outcome: 'success', card_number: '4000000000000119' });
+    const { subscription } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { provider: 'razorpay' }),
+      { outcome: 'success', card_number: '4000000000000119' },
+    );
     for (let i = 0; i < 4; i++) await h.clock.advance(m, 31 * DAY);
     await h.app.app.sandbox!.sandbox.settle();
     const sub = await ok(m.test.get(`/subscriptions/${subscription.id}`));
     expect(sub.status).toBe('halted');
 
     // The gateway charged after the halt, each charge recorded and refunded in full.
-    const payments = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data.filter((p: any) => p.subscription_id === subscription.id);
+    const payments = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data.filter(
+      (p: any) => p.subscription_id === subscription.id,
+    );
     const stray = payments.filter((p: any) => p.status !== 'succeeded');
     expect(stray.length).toBeGreaterThanOrEqual(1);
-    await eventually(async () => {
-      const all = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data.filter((p: any) => p.subscription_id === subscription.id && p.billing_reason !== 'subscription_create');
-      return all.every((p: any) => p.status === 'refunded') ? all : null;
-    }, 15_000, 'every charge after the halt refunded');
+    await eventually(
+      async () => {
+        const all = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data.filter(
+          (p: any) => p.subscription_id === subscription.id && p.billing_reason !== 'subscription_create',
+        );
+        return all.every((p: any) => p.status === 'refunded') ? all : null;
+      },
+      15_000,
+      'every charge after the halt refunded',
+    );
     const [row] = await sql<{ captured: string; refunded: string }>(
       `select sum((data->>'amount')::bigint) as captured, sum((data->>'amount_refunded')::bigint) as refunded from sandbox_objects
         where provider = 'razorpay' and type = 'payment' and data->>'subscription_id' = ? and data->>'status' in ('captured', 'refunded') and (data->>'amount')::bigint > 0`,
@@ -295,7 +390,9 @@ describe('razorpay: a charge the gateway makes after the halt', () => {
     for (const p of all.filter((x: any) => x.status === 'refunded')) {
       const invoice = invoices.find((i) => i.payment_id === p.id);
       expect(invoice).toMatchObject({ status: 'paid', total: p.amount_total, amount_credited: p.amount_total });
-      expect(notes.filter((n: any) => n.related_invoice_id === invoice.id).reduce((s: number, n: any) => s + n.total, 0)).toBe(p.amount_total);
+      expect(
+        notes.filter((n: any) => n.related_invoice_id === invoice.id).reduce((s: number, n: any) => s + n.total, 0),
+      ).toBe(p.amount_total);
     }
   });
 });

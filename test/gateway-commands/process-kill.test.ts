@@ -47,10 +47,16 @@ describe.each(PROVIDERS)('%s', (provider) => {
     try {
       const answer = viaA.post(`/payments/${payment.id}/refund`, { amount: 10_000 }).catch(() => null);
       // A committed the refund and its command, and claimed it: it is at the gateway now.
-      await eventually(async () => {
-        const [row] = await sql<{ attempts: number }>(`select attempts from gateway_commands where payment_id = ?`, [payment.id]);
-        return row?.attempts === 1;
-      }, 5_000, 'process A claimed the refund command');
+      await eventually(
+        async () => {
+          const [row] = await sql<{ attempts: number }>(`select attempts from gateway_commands where payment_id = ?`, [
+            payment.id,
+          ]);
+          return row?.attempts === 1;
+        },
+        5_000,
+        'process A claimed the refund command',
+      );
       a.child.kill('SIGKILL');
       await new Promise((r) => a!.child.once('exit', r));
       void answer;
@@ -61,14 +67,27 @@ describe.each(PROVIDERS)('%s', (provider) => {
     expect(pending.status).toBe('pending'); // not lost with A
 
     // The lease A took runs out (4 x the timeout + 5 s); the harness's worker runs the command again.
-    await eventually(async () => {
-      const [row] = await sql<{ status: string }>(`select status from refunds where payment_id = ?`, [payment.id]);
-      return row.status === 'succeeded';
-    }, 40_000, 'the refund done by another process');
+    await eventually(
+      async () => {
+        const [row] = await sql<{ status: string }>(`select status from refunds where payment_id = ?`, [payment.id]);
+        return row.status === 'succeeded';
+      },
+      40_000,
+      'the refund done by another process',
+    );
     await sleep(500);
-    const [command] = await sql<{ status: string; attempts: number }>(`select status, attempts from gateway_commands where payment_id = ?`, [payment.id]);
+    const [command] = await sql<{ status: string; attempts: number }>(
+      `select status, attempts from gateway_commands where payment_id = ?`,
+      [payment.id],
+    );
     expect(command).toMatchObject({ status: 'succeeded', attempts: 2 });
-    expect(chargeOf(provider, await sandbox.object(payment.provider_payment_id))).toEqual({ charged: payment.amount_total, refunded: 10_000 });
-    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
+    expect(chargeOf(provider, await sandbox.object(payment.provider_payment_id))).toEqual({
+      charged: payment.amount_total,
+      refunded: 10_000,
+    });
+    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({
+      status: 'partially_refunded',
+      amount_refunded: 10_000,
+    });
   }, 90_000);
 });

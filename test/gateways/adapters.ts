@@ -55,7 +55,8 @@ export interface AdapterProfile<C extends Credentials = Credentials> {
 export const STRIPE: AdapterProfile<StripeCredentials> = {
   provider: 'stripe',
   credentials: () => ({ secret_key: randomKey('sk_test_'), webhook_secret: randomKey('whsec_') }),
-  badCredentials: () => ['pk_test_abc', 'sk_prod_abc', 'rzp_test_abc'].map((secret_key) => ({ secret_key, webhook_secret: 'whsec_x' })),
+  badCredentials: () =>
+    ['pk_test_abc', 'sk_prod_abc', 'rzp_test_abc'].map((secret_key) => ({ secret_key, webhook_secret: 'whsec_x' })),
   customer: { email: 'buyer@example.com', name: 'Buyer' },
   successUrl: (paymentId) => `https://merchant.example/ok?payment=${paymentId}&session={CHECKOUT_SESSION_ID}`,
   priceId: /^price_/,

@@ -37,7 +37,14 @@ describe('gateway amounts', () => {
   it('says why some supported gateway cannot charge an amount (null when every one can)', () => {
     expect(unchargeableAmount(1505, 'KWD')).toMatch(/stripe requires the amount to end in 0/);
     expect(unchargeableAmount(1001, 'bhd')).toMatch(/end in 0/);
-    for (const [amount, currency] of [[1500, 'KWD'], [0, 'OMR'], [5, 'ISK'], [501, 'JPY'], [49901, 'INR'], [1999, 'USD']] as const) {
+    for (const [amount, currency] of [
+      [1500, 'KWD'],
+      [0, 'OMR'],
+      [5, 'ISK'],
+      [501, 'JPY'],
+      [49901, 'INR'],
+      [1999, 'USD'],
+    ] as const) {
       expect(unchargeableAmount(amount, currency)).toBeNull();
     }
   });

@@ -82,31 +82,49 @@ describe.each(PROVIDERS)('%s: a frozen gateway', (provider) => {
 
   it('connecting to a frozen gateway answers 502 gateway_unavailable within the timeout (credential check first)', async () => {
     const other = await h.merchant();
-    const r = await frozen(() => timedPost(other.test, '/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') }));
+    const r = await frozen(() =>
+      timedPost(other.test, '/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') }),
+    );
     expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 502, code: 'gateway_unavailable' });
     expect(r.ms).toBeLessThan(TIMEOUT_MS + 3000);
   }, 90_000);
 
   // The gateway frozen mid-call: whether it carries the command out once it thaws is the gateway's business; either way
   // the service answers within the timeout, keeps the command pending, and ends up where the gateway is.
-  it.each(['pause', 'cancel'] as const)('%s: 502 gateway_unavailable within the timeout, pending, then what the gateway did', async (command) => {
-    const sub = await authorise(m.test, await createSubscription(m.test, planId, { provider })).then((x) => x.subscription);
-    const r = await frozen(() => timedPost(m.test, `/subscriptions/${sub.id}/${command}`, {}));
-    expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 502, code: 'gateway_unavailable' });
-    expect(r.ms).toBeLessThan(TIMEOUT_MS + 3000);
-    const view = async () => (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status pendingGatewayCommand } }`, { id: sub.id })).data.subscription;
-    const settled = await eventually(async () => {
-      const v = await view();
-      return v.pendingGatewayCommand === null ? v : null;
-    }, 20_000, `the ${command} settled`);
-    // Where the gateway is now (its own database): the service followed it, by the gateway's event or its read-back.
-    const atGateway = await sandbox.object(sub.provider_subscription_id);
-    const expected =
-      command === 'pause'
-        ? atGateway.status === 'paused' || atGateway.pause_collection ? 'PAUSED' : 'ACTIVE'
-        : atGateway.status === 'cancelled' || atGateway.status === 'canceled' ? 'CANCELLED' : 'ACTIVE';
-    expect(settled.status).toBe(expected);
-  }, 90_000);
+  it.each(['pause', 'cancel'] as const)(
+    '%s: 502 gateway_unavailable within the timeout, pending, then what the gateway did',
+    async (command) => {
+      const sub = await authorise(m.test, await createSubscription(m.test, planId, { provider })).then(
+        (x) => x.subscription,
+      );
+      const r = await frozen(() => timedPost(m.test, `/subscriptions/${sub.id}/${command}`, {}));
+      expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status: 502, code: 'gateway_unavailable' });
+      expect(r.ms).toBeLessThan(TIMEOUT_MS + 3000);
+      const view = async () =>
+        (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status pendingGatewayCommand } }`, { id: sub.id }))
+          .data.subscription;
+      const settled = await eventually(
+        async () => {
+          const v = await view();
+          return v.pendingGatewayCommand === null ? v : null;
+        },
+        20_000,
+        `the ${command} settled`,
+      );
+      // Where the gateway is now (its own database): the service followed it, by the gateway's event or its read-back.
+      const atGateway = await sandbox.object(sub.provider_subscription_id);
+      const expected =
+        command === 'pause'
+          ? atGateway.status === 'paused' || atGateway.pause_collection
+            ? 'PAUSED'
+            : 'ACTIVE'
+          : atGateway.status === 'cancelled' || atGateway.status === 'canceled'
+            ? 'CANCELLED'
+            : 'ACTIVE';
+      expect(settled.status).toBe(expected);
+    },
+    90_000,
+  );
 
   it('a test-clock advance over a renewal answers 502 gateway_unavailable within the advance bound', async () => {
     // The renewal is the advance's first gateway work: one sandbox clock call (it would charge the renewal, so it has

@@ -108,7 +108,12 @@ describe.each(ADAPTERS)('$provider: per-account sandbox clocks', (profile: Adapt
     const later = await subscribe(a);
     expect(later.events[1].periodStart!.getTime()).toBeGreaterThanOrEqual(Math.floor(to.getTime() / 1000) * 1000);
 
-    for (const [x, id] of [[a, sa.id], [b, sb.id], [a, later.id]] as const) await cancel(x, id);
+    for (const [x, id] of [
+      [a, sa.id],
+      [b, sb.id],
+      [a, later.id],
+    ] as const)
+      await cancel(x, id);
   });
 
   it('renews the subscriptions due at one instant at once, each instant after the earlier ones; a failed delivery stays pending', async () => {
@@ -167,7 +172,11 @@ describe.each(ADAPTERS)('$provider: per-account sandbox clocks', (profile: Adapt
     expect(new Set(delivered.map((e) => e.providerSubscriptionId))).toEqual(new Set([...early.slice(1), ...late]));
     expect(delivered).toHaveLength(11); // one renewal each
     // (The refused one's deliveries, tried again before the advance gave up, come last.)
-    const lastEarly = Math.max(...got.map((e, i) => (early.includes(e.providerSubscriptionId!) && e.providerSubscriptionId !== refused ? i : -1)));
+    const lastEarly = Math.max(
+      ...got.map((e, i) =>
+        early.includes(e.providerSubscriptionId!) && e.providerSubscriptionId !== refused ? i : -1,
+      ),
+    );
     const firstLate = got.findIndex((e) => late.includes(e.providerSubscriptionId!));
     expect(lastEarly).toBeLessThan(firstLate);
     expect(peak).toBeGreaterThan(1);
@@ -177,8 +186,14 @@ describe.each(ADAPTERS)('$provider: per-account sandbox clocks', (profile: Adapt
     expect(pending.map((e) => e.body.includes(refused))).toEqual(pending.map(() => true));
     expect(pending.length).toBeGreaterThan(0);
     await a.gw.advanceTestClock(target);
-    expect(events().filter((e) => e.kind === 'subscription.charged').map((e) => e.providerSubscriptionId)).toEqual([refused]);
-    expect(await env.sandbox.sandbox.orm.em.fork().count(SandboxEvent, { accountKey: a.key, delivered: false })).toBe(0);
+    expect(
+      events()
+        .filter((e) => e.kind === 'subscription.charged')
+        .map((e) => e.providerSubscriptionId),
+    ).toEqual([refused]);
+    expect(await env.sandbox.sandbox.orm.em.fork().count(SandboxEvent, { accountKey: a.key, delivered: false })).toBe(
+      0,
+    );
 
     for (const id of [...early, ...late]) await cancel(a, id);
   });
@@ -194,10 +209,22 @@ describe.each(ADAPTERS)('$provider: per-account sandbox clocks', (profile: Adapt
     expect(await env.sandbox.chargeDueRenewals(new Date(Date.now() + DAY / 2), filter)).toEqual([]);
     // Two days on: the account ten days ahead is at its trial's end; the other is not.
     const due = await env.sandbox.chargeDueRenewals(new Date(Date.now() + 2 * DAY), filter);
-    expect(due).toEqual([{ provider: profile.provider, providerSubscriptionId: sAhead.id, events: profile.renewalEvents }]);
-    expect(events()).toEqual([expect.objectContaining({ account: accounts.indexOf(ahead), kind: 'subscription.charged', periodStart: sAhead.events[0].trialEnd })]);
+    expect(due).toEqual([
+      { provider: profile.provider, providerSubscriptionId: sAhead.id, events: profile.renewalEvents },
+    ]);
+    expect(events()).toEqual([
+      expect.objectContaining({
+        account: accounts.indexOf(ahead),
+        kind: 'subscription.charged',
+        periodStart: sAhead.events[0].trialEnd,
+      }),
+    ]);
     // Six days on: the other's trial ends too.
-    expect((await env.sandbox.chargeDueRenewals(new Date(Date.now() + 6 * DAY), filter)).map((r) => r.providerSubscriptionId)).toEqual([sWall.id]);
+    expect(
+      (await env.sandbox.chargeDueRenewals(new Date(Date.now() + 6 * DAY), filter)).map(
+        (r) => r.providerSubscriptionId,
+      ),
+    ).toEqual([sWall.id]);
     events();
 
     await cancel(ahead, sAhead.id);
@@ -206,9 +233,15 @@ describe.each(ADAPTERS)('$provider: per-account sandbox clocks', (profile: Adapt
 
   it('a live key cannot move a clock', async () => {
     const live = profile.credentials();
-    const liveCredentials = 'secret_key' in live ? { ...live, secret_key: live.secret_key.replace('sk_test_', 'sk_live_') } : { ...live, key_id: live.key_id.replace('rzp_test_', 'rzp_live_') };
+    const liveCredentials =
+      'secret_key' in live
+        ? { ...live, secret_key: live.secret_key.replace('sk_test_', 'sk_live_') }
+        : { ...live, key_id: live.key_id.replace('rzp_test_', 'rzp_live_') };
     const gw = createGateway(profile.provider, liveCredentials, { sandboxUrl: env.sandbox.url });
-    await expect(gw.advanceTestClock(new Date(Date.now() + DAY))).rejects.toMatchObject({ name: 'GatewayError', code: 'gateway_rejected' });
+    await expect(gw.advanceTestClock(new Date(Date.now() + DAY))).rejects.toMatchObject({
+      name: 'GatewayError',
+      code: 'gateway_rejected',
+    });
     expect(await env.sandbox.sandbox.offsetMs(sandboxAccountKey(profile.provider, liveCredentials))).toBe(0);
   });
 });

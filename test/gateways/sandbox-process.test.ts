@@ -16,7 +16,13 @@ const h = useHarness(async () => {
 });
 
 beforeAll(async () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: h.app.databaseUrl, SANDBOX_PORT: new URL(sandboxUrl).port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: h.app.databaseUrl,
+    SANDBOX_PORT: new URL(sandboxUrl).port,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
   delete env.PORT;
   child = spawn(process.execPath, [SANDBOX_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
@@ -25,7 +31,8 @@ beforeAll(async () => {
   child.stderr!.on('data', (d) => (out += d));
   const deadline = Date.now() + 30_000;
   while (!out.includes('sandbox running at') && child.exitCode === null && Date.now() < deadline) await sleep(50);
-  if (!out.includes(`sandbox running at ${sandboxUrl}`)) throw new Error(`npm run sandbox did not start (exit ${child.exitCode}):\n${out}`);
+  if (!out.includes(`sandbox running at ${sandboxUrl}`))
+    throw new Error(`npm run sandbox did not start (exit ${child.exitCode}):\n${out}`);
 });
 
 h.cleanup(() => {
@@ -40,7 +47,11 @@ it('pays through a sandbox running as its own process, which then stops graceful
     await connect(m.test, provider);
     const p = await createPayment(m.test, { provider });
     expect(p.checkout_url.startsWith(`${sandboxUrl}/checkout/`)).toBe(true);
-    const done = await h.sandbox.submitCheckout(p.checkout_url, { outcome: 'success', method: 'card', card_number: '4242424242424242' });
+    const done = await h.sandbox.submitCheckout(p.checkout_url, {
+      outcome: 'success',
+      method: 'card',
+      card_number: '4242424242424242',
+    });
     expect(done.status).toBe(303);
     // The sandbox delivered the signed webhook to the service before redirecting.
     expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ id: p.id, status: 'succeeded', provider });

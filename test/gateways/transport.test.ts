@@ -39,7 +39,10 @@ it('a Stripe call whose connection never completes fails at the timeout: gateway
 });
 
 it('a Razorpay call whose connection never completes fails at the timeout: gateway_unavailable', async () => {
-  const rzp = razorpayClient({ key_id: 'rzp_test_x', key_secret: 'y' }, { sandboxUrl: 'http://127.0.0.1:9', timeoutMs: TIMEOUT_MS });
+  const rzp = razorpayClient(
+    { key_id: 'rzp_test_x', key_secret: 'y' },
+    { sandboxUrl: 'http://127.0.0.1:9', timeoutMs: TIMEOUT_MS },
+  );
   const r = await elapsed(() => rzp.plans.all({ count: 1 }));
   expect(r.err).toBeTruthy();
   expect(razorpayError(r.err)).toBeInstanceOf(GatewayError);

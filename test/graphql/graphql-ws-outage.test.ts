@@ -76,7 +76,10 @@ const ended = (s: Raw, id: string) => s.of(id).some((f) => f.type === 'error' ||
 
 /** A change of the payment as the service announces it, NOTIFYed by "another process". */
 const notifyChange = (id: string) =>
-  other.query('select pg_notify($1, $2)', ['cadence_changes', JSON.stringify({ topic: 'payment', merchantId: m.id, mode: 'test', id })]);
+  other.query('select pg_notify($1, $2)', [
+    'cadence_changes',
+    JSON.stringify({ topic: 'payment', merchantId: m.id, mode: 'test', id }),
+  ]);
 
 /** Terminates the service's backends (not `other`; not the LISTEN connection unless `listener`); answers how many. */
 async function terminate(listener: boolean): Promise<number> {
@@ -97,7 +100,8 @@ async function connections(listener: boolean): Promise<number> {
   return r.rows[0].n;
 }
 
-const refuseConnections = (refuse: boolean) => admin.query(`alter database "${db}" allow_connections ${refuse ? 'false' : 'true'}`);
+const refuseConnections = (refuse: boolean) =>
+  admin.query(`alter database "${db}" allow_connections ${refuse ? 'false' : 'true'}`);
 
 /** Every error any socket received is the retryable one; none is internal_error; no socket closed with 4500. */
 function expectNoInternalErrors() {
@@ -107,9 +111,14 @@ function expectNoInternalErrors() {
   for (const s of sockets) {
     expect(s.closed?.code).not.toBe(4500);
     for (const f of s.frames) {
-      const errors = f.type === 'error' ? f.payload : f.type === 'next' ? f.payload.errors ?? [] : [];
+      const errors = f.type === 'error' ? f.payload : f.type === 'next' ? (f.payload.errors ?? []) : [];
       for (const e of errors) {
-        expect(e.extensions).toMatchObject({ code: 'service_unavailable', type: 'api_error', retryable: true, http: { status: 503 } });
+        expect(e.extensions).toMatchObject({
+          code: 'service_unavailable',
+          type: 'api_error',
+          retryable: true,
+          http: { status: 503 },
+        });
         expect(e.message).not.toMatch(/ECONNREFUSED|accepting connections|terminat|select |knex/i);
       }
     }
@@ -146,7 +155,11 @@ describe('graphql-ws during a database outage', () => {
     subscribe(a, 'one', PAYMENT_UPDATED, { id: payment.id });
     await sleep(300);
     await notifyChange(payment.id);
-    await eventually(() => dataEvents(a, 'all').length === 1 && dataEvents(a, 'one').length === 1, 10_000, 'the first events');
+    await eventually(
+      () => dataEvents(a, 'all').length === 1 && dataEvents(a, 'one').length === 1,
+      10_000,
+      'the first events',
+    );
 
     await refuseConnections(true);
     try {
@@ -158,10 +171,19 @@ describe('graphql-ws during a database outage', () => {
 
       // An event during the outage: a retryable error on each subscription, which stays open.
       await notifyChange(payment.id);
-      await eventually(() => errorEvents(a, 'all').length === 1 && errorEvents(a, 'one').length === 1, 10_000, 'the outage errors');
+      await eventually(
+        () => errorEvents(a, 'all').length === 1 && errorEvents(a, 'one').length === 1,
+        10_000,
+        'the outage errors',
+      );
       for (const id of ['all', 'one']) {
         const [e] = errorEvents(a, id)[0].payload.errors;
-        expect(e.extensions).toMatchObject({ code: 'service_unavailable', type: 'api_error', retryable: true, http: { status: 503 } });
+        expect(e.extensions).toMatchObject({
+          code: 'service_unavailable',
+          type: 'api_error',
+          retryable: true,
+          http: { status: 503 },
+        });
         expect(e.path).toEqual(['paymentUpdated']);
       }
 
@@ -175,7 +197,11 @@ describe('graphql-ws during a database outage', () => {
       for (const id of ['late', 'query']) {
         const [answer] = a.of(id);
         expect(answer.type).toBe('error');
-        expect(answer.payload[0].extensions).toMatchObject({ code: 'service_unavailable', retryable: true, http: { status: 503 } });
+        expect(answer.payload[0].extensions).toMatchObject({
+          code: 'service_unavailable',
+          retryable: true,
+          http: { status: 503 },
+        });
       }
 
       // A new connection whose key cannot be checked: closed with 1013 Try Again Later (graphql-ws clients retry it).
@@ -245,7 +271,11 @@ describe('graphql-ws during a database outage', () => {
     // ...and new changes flow again.
     const caughtUp = dataEvents(a, 'all').length;
     await notifyChange(payment.id);
-    await eventually(() => dataEvents(a, 'all').length > caughtUp && dataEvents(a, 'again').length > 0, 10_000, 'a new event');
+    await eventually(
+      () => dataEvents(a, 'all').length > caughtUp && dataEvents(a, 'again').length > 0,
+      10_000,
+      'a new event',
+    );
     expect(a.closed).toBeNull();
     expect(ended(a, 'all') || ended(a, 'one') || ended(a, 'again')).toBe(false);
     const c = await rawSocket(fresh.keys.test);

@@ -113,8 +113,10 @@ const within = <T>(p: Promise<T>, ms: number) =>
 const count = async (sql: string, params: unknown[]) =>
   Number((await h.app.orm.em.getConnection().execute(sql, params))[0].n);
 
-const CREATE_ENDPOINT = 'mutation { createWebhookEndpoint(input: { url: "http://127.0.0.1:9/hook", mode: TEST }) { id secret } }';
-const endpointsOf = (m: TestMerchant) => count('select count(*) as n from webhook_endpoints where merchant_id = ?', [m.id]);
+const CREATE_ENDPOINT =
+  'mutation { createWebhookEndpoint(input: { url: "http://127.0.0.1:9/hook", mode: TEST }) { id secret } }';
+const endpointsOf = (m: TestMerchant) =>
+  count('select count(*) as n from webhook_endpoints where merchant_id = ?', [m.id]);
 const PAYMENT_UPDATED = 'subscription($id: ID) { paymentUpdated(id: $id) { id status } }';
 
 describe('a retired key', () => {
@@ -149,7 +151,11 @@ describe('a retired key', () => {
     // Either the operation's answer or the push's close comes first (then the client, retrying the operation on a new
     // connection with the retired key, is refused at connection_init: 4403); the endpoint is never created.
     if (r.errors) {
-      expect(r.errors[0].extensions).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error', http: { status: 401 } });
+      expect(r.errors[0].extensions).toMatchObject({
+        code: 'invalid_api_key',
+        type: 'authentication_error',
+        http: { status: 401 },
+      });
     } else {
       expect([4401, 4403]).toContain(r.closed?.code);
     }
@@ -162,11 +168,17 @@ describe('a retired key', () => {
     const s = await openSocket(x.keys.test);
     expect((await run(s.client, '{ merchant { id } }')).data).toBeDefined();
     // Expired behind the service's back: no NOTIFY, so only the per-operation check (after the 5 s key cache) sees it.
-    await h.app.orm.em.getConnection().execute(`update api_keys set expires_at = now() where merchant_id = ? and mode = 'test'`, [x.id]);
+    await h.app.orm.em
+      .getConnection()
+      .execute(`update api_keys set expires_at = now() where merchant_id = ? and mode = 'test'`, [x.id]);
     await sleep(5300);
     expect(s.closedWith()).toBeNull();
     const r = await run(s.client, CREATE_ENDPOINT);
-    expect(r.errors?.[0].extensions).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error', http: { status: 401 } });
+    expect(r.errors?.[0].extensions).toMatchObject({
+      code: 'invalid_api_key',
+      type: 'authentication_error',
+      http: { status: 401 },
+    });
     expect(r.errors?.[0].extensions.requestId).toMatch(/^req_/);
     expect((await within(s.closed, 3000)).code).toBe(4401);
     expect(await endpointsOf(x)).toBe(0);
@@ -197,7 +209,10 @@ describe('rate limit', () => {
     const s = await openSocket(slow.keys.test);
     const outcomes = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        run(s.client, 'mutation($n: String!) { createProduct(input: { name: $n, type: ONE_TIME }) { id } }', { n: `P${i}` })),
+        run(s.client, 'mutation($n: String!) { createProduct(input: { name: $n, type: ONE_TIME }) { id } }', {
+          n: `P${i}`,
+        }),
+      ),
     );
     // HTTP shares the budget the socket used up.
     const http = await slow.test.get('/products');
@@ -209,7 +224,12 @@ describe('rate limit', () => {
     expect(ok.length).toBeGreaterThanOrEqual(5);
     expect(ok.length).toBeLessThanOrEqual(10); // 5 a second, bursts of twice that
     const e = limited[0].errors![0];
-    expect(e.extensions).toMatchObject({ code: 'rate_limited', type: 'rate_limit_error', param: null, http: { status: 429 } });
+    expect(e.extensions).toMatchObject({
+      code: 'rate_limited',
+      type: 'rate_limit_error',
+      param: null,
+      http: { status: 429 },
+    });
     expect(e.extensions.http.headers['Retry-After']).toMatch(/^\d+$/);
     expect(e.message).toMatch(/Too many requests/);
     // A refused mutation changes nothing.
@@ -228,7 +248,11 @@ describe('caps', () => {
     const subs = Array.from({ length: MAX_SUBSCRIPTIONS }, () => watch(s.client, PAYMENT_UPDATED));
     await sleep(400);
     const over = await run(s.client, PAYMENT_UPDATED);
-    expect(over.errors?.[0].extensions).toMatchObject({ code: 'rate_limited', type: 'rate_limit_error', http: { status: 429 } });
+    expect(over.errors?.[0].extensions).toMatchObject({
+      code: 'rate_limited',
+      type: 'rate_limit_error',
+      http: { status: 429 },
+    });
     expect(over.errors?.[0].message).toMatch(new RegExp(`at most ${MAX_SUBSCRIPTIONS}`));
     expect(subs.every((w) => !w.done && w.errors.length === 0)).toBe(true);
     // Queries are not subscriptions: still answered on the full socket.
@@ -278,14 +302,24 @@ describe('bad documents', () => {
     const sub = watch(s.client, PAYMENT_UPDATED);
 
     const syntax = await run(s.client, '{ merchant { id }');
-    expect(syntax.errors?.[0].extensions).toMatchObject({ code: 'parameter_invalid', type: 'invalid_request_error', http: { status: 400 } });
+    expect(syntax.errors?.[0].extensions).toMatchObject({
+      code: 'parameter_invalid',
+      type: 'invalid_request_error',
+      http: { status: 400 },
+    });
     expect(syntax.errors?.[0].message).toMatch(/Syntax Error/);
 
-    const aliases = await run(s.client, `{ ${Array.from({ length: 21 }, (_, i) => `a${i}: merchant { id }`).join(' ')} }`);
+    const aliases = await run(
+      s.client,
+      `{ ${Array.from({ length: 21 }, (_, i) => `a${i}: merchant { id }`).join(' ')} }`,
+    );
     expect(aliases.errors?.[0].extensions).toMatchObject({ code: 'query_too_complex', http: { status: 400 } });
     expect(aliases.errors?.[0].message).toMatch(/Aliases limit of 20/);
 
-    const deep = await run(s.client, `{ __schema { types { fields { type { ${'ofType { '.repeat(400)}name${' }'.repeat(400)} } } } } }`);
+    const deep = await run(
+      s.client,
+      `{ __schema { types { fields { type { ${'ofType { '.repeat(400)}name${' }'.repeat(400)} } } } } }`,
+    );
     expect(deep.errors?.[0].extensions).toMatchObject({ code: 'query_too_complex', http: { status: 400 } });
 
     const tokens = await run(s.client, `{ ${'merchant { id } '.repeat(1500)} }`);
@@ -331,11 +365,17 @@ describe('over-deep variables', () => {
     const { ws, next } = await rawSocket(c.keys.test);
     const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
     const query = 'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id } }';
-    ws.send(`{"id":"d","type":"subscribe","payload":{"query":${JSON.stringify(query)},"variables":{"input":` +
-      `{"amount":49900,"currency":"INR","customerEmail":"a@example.com","metadata":${deep}}}}}`);
+    ws.send(
+      `{"id":"d","type":"subscribe","payload":{"query":${JSON.stringify(query)},"variables":{"input":` +
+        `{"amount":49900,"currency":"INR","customerEmail":"a@example.com","metadata":${deep}}}}}`,
+    );
     const answer = await next();
     expect(answer).toMatchObject({ id: 'd', type: 'error' });
-    expect(answer.payload[0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'input', http: { status: 400 } });
+    expect(answer.payload[0].extensions).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'input',
+      http: { status: 400 },
+    });
     expect(answer.payload[0].message).toMatch(/nested too deeply/);
     expect(await count('select count(*) as n from payments where merchant_id = ?', [c.id])).toBe(0);
 
@@ -357,7 +397,8 @@ describe('fan-out', () => {
     const mine: Watch[] = [];
     for (let i = 0; i < MAX_SOCKETS; i++) {
       const s = await openSocket(a.keys.test);
-      for (let j = 0; j < MAX_SUBSCRIPTIONS; j++) mine.push(watch(s.client, PAYMENT_UPDATED, j % 2 ? { id: p.id } : {}));
+      for (let j = 0; j < MAX_SUBSCRIPTIONS; j++)
+        mine.push(watch(s.client, PAYMENT_UPDATED, j % 2 ? { id: p.id } : {}));
     }
     // Others: merchant B (everything, and A's payment by id) and A's live mode.
     const bs = await openSocket(b.keys.test);

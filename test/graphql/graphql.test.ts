@@ -44,11 +44,24 @@ describe('REST / GraphQL parity', () => {
     const fam = await m.test.gql('mutation { createProductFamily(input: { name: "Fam" }) { id } }');
     const p = await m.test.gql(
       `mutation($input: CreateProductInput!) { createProduct(input: $input) { ${PRODUCT} plans { id } } }`,
-      { input: { name: 'GQL Pro', description: 'from graphql', type: 'SUBSCRIPTION', productFamilyId: fam.data.createProductFamily.id } },
+      {
+        input: {
+          name: 'GQL Pro',
+          description: 'from graphql',
+          type: 'SUBSCRIPTION',
+          productFamilyId: fam.data.createProductFamily.id,
+        },
+      },
     );
     expect(p.errors).toBeUndefined();
     const product = p.data.createProduct;
-    expect(product).toMatchObject({ object: 'product', type: 'SUBSCRIPTION', status: 'ACTIVE', livemode: false, plans: [] });
+    expect(product).toMatchObject({
+      object: 'product',
+      type: 'SUBSCRIPTION',
+      status: 'ACTIVE',
+      livemode: false,
+      plans: [],
+    });
 
     const plan = await m.test.gql(
       `mutation($id: ID!) { createPlan(productId: $id, input: { name: "Yearly", billingFrequency: YEARLY, billingInterval: 2, trialPeriodDays: 14, trialEndAction: CANCEL_SUBSCRIPTION, maxCycles: 3 }) { ${PLAN} } }`,
@@ -60,7 +73,13 @@ describe('REST / GraphQL parity', () => {
       { id: plan.data.createPlan.id },
     );
     expect(price.errors).toBeUndefined();
-    expect(price.data.createPrice).toMatchObject({ currency: 'USD', amount: 12345, setupFee: 500, isDefault: true, object: 'price' });
+    expect(price.data.createPrice).toMatchObject({
+      currency: 'USD',
+      amount: 12345,
+      setupFee: 500,
+      isDefault: true,
+      object: 'price',
+    });
 
     const restPrice = await m.test.get(`/prices/${price.data.createPrice.id}`);
     expect(restPrice.status).toBe(200);
@@ -70,13 +89,21 @@ describe('REST / GraphQL parity', () => {
     expect(restPlan.body).toEqual(
       asRest({ ...plan.data.createPlan, prices: [price.data.createPrice], defaultPrice: price.data.createPrice }),
     );
-    expect(restPlan.body).toMatchObject({ billing_frequency: 'yearly', trial_end_action: 'cancel_subscription', max_cycles: 3 });
+    expect(restPlan.body).toMatchObject({
+      billing_frequency: 'yearly',
+      trial_end_action: 'cancel_subscription',
+      max_cycles: 3,
+    });
 
     const restProduct = await m.test.get(`/products/${product.id}`);
     const { plans: _plans, ...productFields } = product;
     const { prices: _prices, ...planFields } = restPlan.body;
     expect(restProduct.body).toEqual({ ...(asRest(productFields) as object), plans: [planFields] });
-    expect(restProduct.body).toMatchObject({ type: 'subscription', status: 'active', product_family_id: fam.data.createProductFamily.id });
+    expect(restProduct.body).toMatchObject({
+      type: 'subscription',
+      status: 'active',
+      product_family_id: fam.data.createProductFamily.id,
+    });
   });
 
   it('creates through REST and reads the same values through GraphQL', async () => {
@@ -104,7 +131,9 @@ describe('REST / GraphQL parity', () => {
 
   it('every REST list entry equals its GraphQL node', async () => {
     const rest = await m.test.get('/products?limit=20');
-    const g = await m.test.gql(`{ products(first: 20) { edges { node { ${PRODUCT} plans { ${PLAN} defaultPrice { ${PRICE} } } } } } }`);
+    const g = await m.test.gql(
+      `{ products(first: 20) { edges { node { ${PRODUCT} plans { ${PLAN} defaultPrice { ${PRICE} } } } } } }`,
+    );
     expect(rest.body.data.length).toBeGreaterThanOrEqual(2);
     expect(g.errors).toBeUndefined();
     expect(g.data.products.edges.map((e: any) => asRest(e.node))).toEqual(rest.body.data);
@@ -116,7 +145,11 @@ describe('query limits', () => {
     const r = await gqlRequest(h.app.url, m.keys.test, query);
     expect(r.status).toBe(400);
     expect(r.body.data).toBeUndefined();
-    expect(r.body.errors[0].extensions).toMatchObject({ code: 'query_too_complex', type: 'invalid_request_error', http: { status: 400 } });
+    expect(r.body.errors[0].extensions).toMatchObject({
+      code: 'query_too_complex',
+      type: 'invalid_request_error',
+      http: { status: 400 },
+    });
     expect(r.body.errors[0].extensions.requestId).toBe(r.headers.get('request-id'));
     expect(r.body.errors[0].message).toMatch(/limit|tokens/i);
     expectNoLeak(r.text);
@@ -131,8 +164,11 @@ describe('query limits', () => {
   });
 
   it('refuses an over-cost query', async () => {
-    const heavy = Array.from({ length: 20 }, (_, i) =>
-      `a${i}: products(first: 100) { edges { node { id name plans { id name prices { id amount currency } defaultPrice { id amount } } } } }`).join(' ');
+    const heavy = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `a${i}: products(first: 100) { edges { node { id name plans { id name prices { id amount currency } defaultPrice { id amount } } } } }`,
+    ).join(' ');
     const r = await refused(`{ ${heavy} }`);
     expect(r.body.errors[0].message).toMatch(/Cost limit/i);
   });
@@ -160,13 +196,22 @@ describe('query limits', () => {
   });
 
   it('limits introspection depth too: a 400-deep ofType chain is refused, the full IDE query with every option passes', async () => {
-    const chain = (n: number) => `{ __schema { types { fields { type { ${'ofType { '.repeat(n)}name${' }'.repeat(n)} } } } } }`;
+    const chain = (n: number) =>
+      `{ __schema { types { fields { type { ${'ofType { '.repeat(n)}name${' }'.repeat(n)} } } } } }`;
     const r = await refused(chain(400));
     expect(r.body.errors[0].message).toMatch(/Introspection depth limit of 20/);
     // Through a fragment, and by __type as well.
-    await refused(`{ __type(name: "Query") { ...F } } fragment F on __Type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} }`);
-    const full = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true,
-      schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+    await refused(
+      `{ __type(name: "Query") { ...F } } fragment F on __Type { ${'ofType { '.repeat(30)}name${' }'.repeat(30)} }`,
+    );
+    const full = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      oneOf: true,
+    });
     const ok = await gqlRequest(h.app.url, m.keys.test, full);
     expect(ok.status).toBe(200);
     expect(ok.body.errors).toBeUndefined();
@@ -174,7 +219,9 @@ describe('query limits', () => {
   });
 
   it('refuses more than 20 directives', async () => {
-    const r = await refused(`{ merchant { id ${Array.from({ length: 25 }, (_, i) => `a${i}: name @include(if: true)`).join(' ')} } }`);
+    const r = await refused(
+      `{ merchant { id ${Array.from({ length: 25 }, (_, i) => `a${i}: name @include(if: true)`).join(' ')} } }`,
+    );
     expect(r.body.errors.map((e: any) => e.extensions.code)).toContain('query_too_complex');
   });
 
@@ -205,16 +252,52 @@ describe('validation errors carry the contract codes', () => {
   const CREATE = 'mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }';
   const cases: [string, string, Record<string, unknown> | undefined, string, string | null][] = [
     ['missing field (variables)', CREATE, { input: { type: 'ONE_TIME' } }, 'parameter_missing', 'name'],
-    ['missing field (inline)', 'mutation { createProduct(input: { type: ONE_TIME }) { id } }', undefined, 'parameter_missing', 'name'],
+    [
+      'missing field (inline)',
+      'mutation { createProduct(input: { type: ONE_TIME }) { id } }',
+      undefined,
+      'parameter_missing',
+      'name',
+    ],
     ['missing variable', CREATE, undefined, 'parameter_missing', 'input'],
-    ['unknown field (variables)', CREATE, { input: { name: 'x', type: 'ONE_TIME', bogusField: 1 } }, 'parameter_unknown', 'bogus_field'],
-    ['unknown field (inline)', 'mutation { createProduct(input: { name: "x", type: ONE_TIME, bogusField: 1 }) { id } }', undefined, 'parameter_unknown', 'bogus_field'],
+    [
+      'unknown field (variables)',
+      CREATE,
+      { input: { name: 'x', type: 'ONE_TIME', bogusField: 1 } },
+      'parameter_unknown',
+      'bogus_field',
+    ],
+    [
+      'unknown field (inline)',
+      'mutation { createProduct(input: { name: "x", type: ONE_TIME, bogusField: 1 }) { id } }',
+      undefined,
+      'parameter_unknown',
+      'bogus_field',
+    ],
     ['invalid enum (variables)', CREATE, { input: { name: 'x', type: 'one_time' } }, 'parameter_invalid', 'type'],
     ['empty name (variables)', CREATE, { input: { name: '', type: 'ONE_TIME' } }, 'parameter_invalid', 'name'],
-    ['empty name (inline)', 'mutation { createProduct(input: { name: "", type: ONE_TIME }) { id } }', undefined, 'parameter_invalid', 'name'],
+    [
+      'empty name (inline)',
+      'mutation { createProduct(input: { name: "", type: ONE_TIME }) { id } }',
+      undefined,
+      'parameter_invalid',
+      'name',
+    ],
     ['wrong scalar type', CREATE, { input: { name: 5, type: 'ONE_TIME' } }, 'parameter_invalid', 'name'],
-    ['negative amount', 'mutation($id: ID!) { createPrice(planId: $id, input: { currency: "INR", amount: -1 }) { id } }', { id: '01900000-0000-7000-8000-000000000000' }, 'parameter_invalid', 'amount'],
-    ['bad currency', 'mutation { createProductFamily(input: { name: "" }) { id } }', undefined, 'parameter_invalid', 'name'],
+    [
+      'negative amount',
+      'mutation($id: ID!) { createPrice(planId: $id, input: { currency: "INR", amount: -1 }) { id } }',
+      { id: '01900000-0000-7000-8000-000000000000' },
+      'parameter_invalid',
+      'amount',
+    ],
+    [
+      'bad currency',
+      'mutation { createProductFamily(input: { name: "" }) { id } }',
+      undefined,
+      'parameter_invalid',
+      'name',
+    ],
     ['unknown root field', '{ nope }', undefined, 'parameter_invalid', null],
     ['unknown argument', '{ merchant(x: 1) { id } }', undefined, 'parameter_invalid', null],
   ];
@@ -223,7 +306,12 @@ describe('validation errors carry the contract codes', () => {
     const before = (await m.test.gql('{ products { totalCount } }')).data.products.totalCount;
     const r = await gqlRequest(h.app.url, m.keys.test, query, variables);
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors[0].extensions).toMatchObject({ code, param, type: 'invalid_request_error', http: { status: 400 } });
+    expect(r.body.errors[0].extensions).toMatchObject({
+      code,
+      param,
+      type: 'invalid_request_error',
+      http: { status: 400 },
+    });
     expect(r.body.data ?? null).toBeNull();
     expect([200, 400]).toContain(r.status);
     expectNoLeak(r.text);
@@ -233,10 +321,18 @@ describe('validation errors carry the contract codes', () => {
   it('the same mistakes answer the same codes and params through REST', async () => {
     const rest = await m.test.post('/products', { type: 'one_time' });
     const gql = await gqlRequest(h.app.url, m.keys.test, CREATE, { input: { type: 'ONE_TIME' } });
-    expect(rest.body.error).toMatchObject({ code: gql.body.errors[0].extensions.code, param: gql.body.errors[0].extensions.param });
+    expect(rest.body.error).toMatchObject({
+      code: gql.body.errors[0].extensions.code,
+      param: gql.body.errors[0].extensions.param,
+    });
     const rest2 = await m.test.post('/products', { name: 'x', type: 'one_time', bogus_field: 1 });
-    const gql2 = await gqlRequest(h.app.url, m.keys.test, CREATE, { input: { name: 'x', type: 'ONE_TIME', bogusField: 1 } });
-    expect(rest2.body.error).toMatchObject({ code: gql2.body.errors[0].extensions.code, param: gql2.body.errors[0].extensions.param });
+    const gql2 = await gqlRequest(h.app.url, m.keys.test, CREATE, {
+      input: { name: 'x', type: 'ONE_TIME', bogusField: 1 },
+    });
+    expect(rest2.body.error).toMatchObject({
+      code: gql2.body.errors[0].extensions.code,
+      param: gql2.body.errors[0].extensions.param,
+    });
   });
 });
 
@@ -247,7 +343,12 @@ describe('merchant', () => {
     const live = await m.live.gql(q);
     expect(test.errors).toBeUndefined();
     expect(test.data.merchant).toMatchObject({
-      id: m.id, object: 'merchant', gstin: '27AAPFU0939F1ZV', stateCode: '27', reportingCurrency: 'INR', rateLimitPerSecond: null,
+      id: m.id,
+      object: 'merchant',
+      gstin: '27AAPFU0939F1ZV',
+      stateCode: '27',
+      reportingCurrency: 'INR',
+      rateLimitPerSecond: null,
     });
     expect(test.data.merchant.createdAt).toMatch(/Z$/);
     expect(live.data).toEqual(test.data);
@@ -265,7 +366,8 @@ describe('merchant', () => {
 });
 
 describe('rollApiKey', () => {
-  const ROLL = 'mutation($g: Int) { rollApiKey(graceSeconds: $g) { object secretKey mode last4 previousKeyExpiresAt } }';
+  const ROLL =
+    'mutation($g: Int) { rollApiKey(graceSeconds: $g) { object secretKey mode last4 previousKeyExpiresAt } }';
   const works = async (key: string) => (await request(`${h.app.url}/v1/products`, { key })).status;
   const gqlWorks = async (key: string) => (await gqlRequest(h.app.url, key, '{ merchant { id } }')).status;
 
@@ -343,7 +445,9 @@ describe('the IDE', () => {
     expect(staticPath).toBe('/graphql-ide/');
     const workers = [...html.matchAll(/worker\("([^"]+)"\)/g)].map((x) => staticPath + x[1]);
     const urls = [...new Set([...refs, ...workers])];
-    expect(urls).toEqual(expect.arrayContaining(['/graphql-ide/ruru.js', '/graphql-ide/ruru.css', '/graphql-ide/jsonWorker.js']));
+    expect(urls).toEqual(
+      expect.arrayContaining(['/graphql-ide/ruru.js', '/graphql-ide/ruru.css', '/graphql-ide/jsonWorker.js']),
+    );
     for (const u of urls) {
       const abs = new URL(u, `${server.url}/graphql`);
       expect(abs.origin).toBe(server.url);
@@ -360,11 +464,13 @@ describe('the IDE', () => {
     expect(files.length).toBeGreaterThan(10);
     const missing: string[] = [];
     for (let i = 0; i < files.length; i += 16) {
-      await Promise.all(files.slice(i, i + 16).map(async (f) => {
-        const r = await fetch(`${server.url}/graphql-ide/${f}`);
-        await r.arrayBuffer();
-        if (r.status !== 200) missing.push(`${f}: ${r.status}`);
-      }));
+      await Promise.all(
+        files.slice(i, i + 16).map(async (f) => {
+          const r = await fetch(`${server.url}/graphql-ide/${f}`);
+          await r.arrayBuffer();
+          if (r.status !== 200) missing.push(`${f}: ${r.status}`);
+        }),
+      );
     }
     expect(missing).toEqual([]);
     // and the main bundle does not fetch code or styles from elsewhere

@@ -21,16 +21,43 @@ beforeAll(async () => {
     em.persist(p);
     productIds.push(p.id);
     for (let j = 0; j < 3; j++) {
-      const plan = make(Plan, { ...tenant, productId: p.id, name: `Plan ${i}.${j}`, billingFrequency: BillingFrequency.MONTHLY });
+      const plan = make(Plan, {
+        ...tenant,
+        productId: p.id,
+        name: `Plan ${i}.${j}`,
+        billingFrequency: BillingFrequency.MONTHLY,
+      });
       em.persist(plan);
-      em.persist(make(Price, { ...tenant, planId: plan.id, currency: 'INR', amount: 1000 * (j + 1), setupFee: 0, isDefault: true, providerPriceIds: {} }));
-      em.persist(make(Price, { ...tenant, planId: plan.id, currency: 'USD', amount: 10 * (j + 1), setupFee: 0, isDefault: true, providerPriceIds: {} }));
+      em.persist(
+        make(Price, {
+          ...tenant,
+          planId: plan.id,
+          currency: 'INR',
+          amount: 1000 * (j + 1),
+          setupFee: 0,
+          isDefault: true,
+          providerPriceIds: {},
+        }),
+      );
+      em.persist(
+        make(Price, {
+          ...tenant,
+          planId: plan.id,
+          currency: 'USD',
+          amount: 10 * (j + 1),
+          setupFee: 0,
+          isDefault: true,
+          providerPriceIds: {},
+        }),
+      );
     }
   }
   await em.flush();
   // Noise in another merchant and mode: must neither appear nor cost statements.
   const other = await h.merchant();
-  await Promise.all(Array.from({ length: 5 }, (_, i) => other.test.post('/products', { name: `O${i}`, type: 'one_time' })));
+  await Promise.all(
+    Array.from({ length: 5 }, (_, i) => other.test.post('/products', { name: `O${i}`, type: 'one_time' })),
+  );
   await m.live.post('/products', { name: 'live', type: 'one_time' });
   // Warm the key cache so authentication is not counted.
   expect((await m.test.get('/products?limit=1')).status).toBe(200);
@@ -62,7 +89,12 @@ describe('100 products x 3 plans x 2 prices', () => {
       for (const [j, plan] of p.plans.entries()) {
         expect(plan.product_id).toBe(p.id);
         // default_price: the reporting currency's default
-        expect(plan.default_price).toMatchObject({ currency: 'INR', amount: 1000 * (j + 1), plan_id: plan.id, is_default: true });
+        expect(plan.default_price).toMatchObject({
+          currency: 'INR',
+          amount: 1000 * (j + 1),
+          plan_id: plan.id,
+          is_default: true,
+        });
         expect(plan.usage_rates).toEqual([]);
       }
     }
@@ -135,7 +167,9 @@ describe('payment statements', () => {
     await connect(m.test, 'stripe');
     await m.test.post('/payments', paymentBody()); // warm: adapter and prepared statements
     // claim the key (with the test clock), read the connection, write customer + payment, store the answer
-    const [withKey, created] = await statements(() => m.test.post('/payments', paymentBody(), { 'Idempotency-Key': `k-${Date.now()}` }));
+    const [withKey, created] = await statements(() =>
+      m.test.post('/payments', paymentBody(), { 'Idempotency-Key': `k-${Date.now()}` }),
+    );
     expect(created.status).toBe(201);
     expect(withKey).toBe(4);
     const [withoutKey, again] = await statements(() => m.test.post('/payments', paymentBody()));

@@ -30,7 +30,12 @@ export async function request<T = any>(
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const res = await fetch(url, {
+    method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body,
+    redirect: 'manual',
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -43,7 +48,10 @@ export async function request<T = any>(
 
 /** A merchant's REST and GraphQL clients, bound to one secret key (so to one mode). */
 export class Client_ {
-  constructor(readonly baseUrl: string, readonly key: string) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly key: string,
+  ) {}
   get<T = any>(path: string, headers?: Record<string, string>) {
     return request<T>(`${this.baseUrl}/v1${path}`, { key: this.key, headers });
   }
@@ -107,7 +115,12 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     ...overrides,
   };
   const app = await startApp(config, orm, 0);
-  const sql = { count: 0, reset() { this.count = 0; } };
+  const sql = {
+    count: 0,
+    reset() {
+      this.count = 0;
+    },
+  };
   const knex = (orm.em.getConnection() as unknown as { getKnex(): { on(e: string, f: () => void): void } }).getKnex();
   knex.on('query', () => void sql.count++);
   // Hot paths bypass knex's query builder (src/core/sql.ts): a request's plain statements count too.
@@ -128,7 +141,14 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     async start() {
       if (sandbox || !app.sandboxUrl) return;
       const u = new URL(app.sandboxUrl);
-      sandbox = await startSandbox({ databaseUrl, port: Number(u.port), host: u.hostname, publicUrl: app.sandboxUrl, secrets: app.sandbox!.sandbox.secrets, faults: config.sandboxFaults });
+      sandbox = await startSandbox({
+        databaseUrl,
+        port: Number(u.port),
+        host: u.hostname,
+        publicUrl: app.sandboxUrl,
+        secrets: app.sandbox!.sandbox.secrets,
+        faults: config.sandboxFaults,
+      });
     },
   };
 

@@ -22,7 +22,9 @@ export function describeBrowser(name: string, fn: () => void): void {
 /** Fails with how to install Chromium when it is missing. */
 function requireChromium(): void {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`browser tests need Chromium at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does)`);
+    throw new Error(
+      `browser tests need Chromium at ${CHROMIUM}: install it (apt-get install -y chromium; .ci/run does)`,
+    );
   }
 }
 
@@ -52,7 +54,16 @@ export function useBrowserShop(h: Harness, render: (url: URL) => Promise<string>
     url = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 60_000);
   h.cleanup(async () => {

@@ -35,7 +35,10 @@ export type CheckoutInstrument =
   | { method: 'emandate'; bank: string };
 
 /** The checkout form for an instrument and outcome (default success), for submitCheckout. */
-export function checkoutForm(instrument: CheckoutInstrument, outcome: 'success' | 'failure' | 'cancel' = 'success'): Record<string, string> {
+export function checkoutForm(
+  instrument: CheckoutInstrument,
+  outcome: 'success' | 'failure' | 'cancel' = 'success',
+): Record<string, string> {
   const form: Record<string, string> = { outcome };
   for (const [k, v] of Object.entries(instrument)) if (v !== undefined) form[k] = v;
   return form;

@@ -18,5 +18,8 @@ export default async function globalSetup() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-test-pg-'));
   const db = await startEmbeddedPostgres(dir, 'postgres', { durable: false });
   process.env.TEST_PG_ADMIN_URL = db.url;
-  (globalThis as { __cadenceEmbedded?: { stop(): Promise<void>; dir: string } }).__cadenceEmbedded = { stop: db.stop, dir };
+  (globalThis as { __cadenceEmbedded?: { stop(): Promise<void>; dir: string } }).__cadenceEmbedded = {
+    stop: db.stop,
+    dir,
+  };
 }

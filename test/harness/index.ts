@@ -102,7 +102,8 @@ export function useHarness(overrides: HarnessOverrides = {}): Harness {
         }
         // The test clock never reads less than the wall clock: within the bound of the wall clock, one call does.
         if (by.getTime() - Date.now() > MAX_ADVANCE_SECONDS * 1000) {
-          while (by.getTime() - (await clockNow(m)).getTime() > MAX_ADVANCE_SECONDS * 1000) await step({ seconds: MAX_ADVANCE_SECONDS });
+          while (by.getTime() - (await clockNow(m)).getTime() > MAX_ADVANCE_SECONDS * 1000)
+            await step({ seconds: MAX_ADVANCE_SECONDS });
         }
         return step({ to: by.toISOString() });
       },

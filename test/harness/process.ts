@@ -15,12 +15,20 @@ export interface ProcessServer {
  * Runs a TypeScript entry point (path from the repository root) in a plain Node process and resolves once its
  * stdout matches `ready`, with the match; rejects with its stderr if it exits or stays silent for 45 s.
  */
-export function spawnTs(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, ['-r', path.join(root, 'test/harness/swc-register.js'), path.join(root, script)], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function spawnTs(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(
+    process.execPath,
+    ['-r', path.join(root, 'test/harness/swc-register.js'), path.join(root, script)],
+    {
+      cwd: root,
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   return new Promise((resolve, reject) => {
@@ -48,8 +56,15 @@ export function spawnTs(script: string, env: NodeJS.ProcessEnv, ready: RegExp): 
  * The service in a plain Node process on an existing (migrated) database: for what jest's VM cannot run, such as
  * the dynamic imports the GraphQL IDE's asset server relies on.
  */
-export async function startProcessServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ProcessServer> {
-  const { child, match } = await spawnTs('test/harness/serve.ts', { WORKER: 'off', ...env, DATABASE_URL: databaseUrl }, /LISTENING (\S+)/);
+export async function startProcessServer(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<ProcessServer> {
+  const { child, match } = await spawnTs(
+    'test/harness/serve.ts',
+    { WORKER: 'off', ...env, DATABASE_URL: databaseUrl },
+    /LISTENING (\S+)/,
+  );
   return {
     url: match[1],
     child,

@@ -23,7 +23,10 @@ export class Receiver {
   private cursor = 0;
   private waiters: (() => void)[] = [];
 
-  private constructor(readonly server: http.Server, readonly url: string) {}
+  private constructor(
+    readonly server: http.Server,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<Receiver> {
     const server = http.createServer((req, res) => {

@@ -27,7 +27,12 @@ export function useGatewaySandbox(): GatewaySandbox {
   };
   beforeAll(async () => {
     const db = await freshDatabase('cadence_test_gw');
-    const sandbox = await startSandbox({ databaseUrl: db.url, port: 0, delivery: { retryDelaysMs: [20, 50], timeoutMs: 5000 }, secrets: SANDBOX_SECRETS });
+    const sandbox = await startSandbox({
+      databaseUrl: db.url,
+      port: 0,
+      delivery: { retryDelaysMs: [20, 50], timeoutMs: 5000 },
+      secrets: SANDBOX_SECRETS,
+    });
     const receiver = await Receiver.start();
     state = { databaseUrl: db.url, sandbox, receiver, drop: db.drop };
   });

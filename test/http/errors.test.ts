@@ -54,7 +54,10 @@ describe('401 invalid_api_key', () => {
   it.each(badAuth)('REST: %s', async (_name, headers) => {
     const r = await request(`${h.app.url}/v1/products`, { headers });
     expectRestError(r, 401, 'authentication_error', 'invalid_api_key');
-    const w = await request(`${h.app.url}/v1/products`, { headers: { ...headers, 'content-type': 'application/json' }, rawBody: '{"name":"x","type":"one_time"}' });
+    const w = await request(`${h.app.url}/v1/products`, {
+      headers: { ...headers, 'content-type': 'application/json' },
+      rawBody: '{"name":"x","type":"one_time"}',
+    });
     expectRestError(w, 401, 'authentication_error', 'invalid_api_key');
   });
 
@@ -70,7 +73,12 @@ describe('401 invalid_api_key', () => {
 
   it('a real key with a different case or extra characters is unknown', async () => {
     for (const key of [m.keys.test.toUpperCase(), `${m.keys.test}x`, m.keys.test.slice(0, -1)]) {
-      expectRestError(await request(`${h.app.url}/v1/products`, { key }), 401, 'authentication_error', 'invalid_api_key');
+      expectRestError(
+        await request(`${h.app.url}/v1/products`, { key }),
+        401,
+        'authentication_error',
+        'invalid_api_key',
+      );
     }
     expect((await m.test.get('/products')).status).toBe(200); // control
   });
@@ -110,7 +118,11 @@ describe('Request-Id', () => {
       request(`${h.app.url}/v1/products`, { key: m.keys.test }),
       request(`${h.app.url}/v1/products`),
       request(`${h.app.url}/v1/products`, { key: m.keys.test, body: { name: 'R', type: 'one_time' } }),
-      request(`${h.app.url}/v1/products`, { key: m.keys.test, rawBody: '{', headers: { 'content-type': 'application/json' } }),
+      request(`${h.app.url}/v1/products`, {
+        key: m.keys.test,
+        rawBody: '{',
+        headers: { 'content-type': 'application/json' },
+      }),
       request(`${h.app.url}/v1/products/${unknownId()}`, { key: m.keys.test }),
       gqlRequest(h.app.url, m.keys.test, '{ products { totalCount } }'),
       gqlRequest(h.app.url, undefined, '{ products { totalCount } }'),
@@ -120,7 +132,9 @@ describe('Request-Id', () => {
     const ids = results.map((r) => r.headers.get('request-id'));
     for (const id of ids) expect(id).toMatch(REQUEST_ID);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 404, 404, 200, 401, 201, 400, 404, 200, 401, 400]);
+    expect(results.map((r) => r.status)).toEqual([
+      200, 200, 200, 200, 200, 404, 404, 200, 401, 201, 400, 404, 200, 401, 400,
+    ]);
     for (const r of results) {
       if (r.body?.error) expect(r.body.error.request_id).toBe(r.headers.get('request-id'));
       if (r.body?.errors) expect(r.body.errors[0].extensions.requestId).toBe(r.headers.get('request-id'));
@@ -131,24 +145,40 @@ describe('Request-Id', () => {
 describe('request bodies', () => {
   it('invalid JSON: 400 invalid_json', async () => {
     for (const raw of ['{', '{"name": "x",}', 'nope', '{"name": "x"} trailing']) {
-      const r = await request(`${h.app.url}/v1/products`, { key: m.keys.test, rawBody: raw, headers: { 'content-type': 'application/json' } });
+      const r = await request(`${h.app.url}/v1/products`, {
+        key: m.keys.test,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json' },
+      });
       expectRestError(r, 400, 'invalid_request_error', 'invalid_json');
     }
   });
 
   it('invalid JSON on /graphql answers in the GraphQL shape', async () => {
-    const r = await request(`${h.app.url}/graphql`, { key: m.keys.test, rawBody: '{"query":', headers: { 'content-type': 'application/json' } });
+    const r = await request(`${h.app.url}/graphql`, {
+      key: m.keys.test,
+      rawBody: '{"query":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expectGqlError(r, 400, 'invalid_request_error', 'invalid_json');
   });
 
   it('a body over 1 MiB: 413 request_too_large; just under: an ordinary validation answer', async () => {
     const over = JSON.stringify({ name: 'x'.repeat(1024 * 1024), type: 'one_time' });
-    const r = await request(`${h.app.url}/v1/products`, { key: m.keys.test, rawBody: over, headers: { 'content-type': 'application/json' } });
+    const r = await request(`${h.app.url}/v1/products`, {
+      key: m.keys.test,
+      rawBody: over,
+      headers: { 'content-type': 'application/json' },
+    });
     expectRestError(r, 413, 'invalid_request_error', 'request_too_large');
     const under = JSON.stringify({ name: 'x'.repeat(1024 * 1024 - 100), type: 'one_time' });
     expect(Buffer.byteLength(under)).toBeLessThanOrEqual(1024 * 1024);
-    const u = await request(`${h.app.url}/v1/products`, { key: m.keys.test, rawBody: under, headers: { 'content-type': 'application/json' } });
+    const u = await request(`${h.app.url}/v1/products`, {
+      key: m.keys.test,
+      rawBody: under,
+      headers: { 'content-type': 'application/json' },
+    });
     expectRestError(u, 400, 'invalid_request_error', 'parameter_invalid', 'name');
     const g = await request(`${h.app.url}/graphql`, {
       key: m.keys.test,
@@ -179,7 +209,8 @@ describe('unknown routes', () => {
 });
 
 describe('operator routes', () => {
-  const create = (key: string | undefined, url = h.app.url) => request(`${url}/v1/admin/merchants`, { key, method: 'POST', body: { name: 'Op' } });
+  const create = (key: string | undefined, url = h.app.url) =>
+    request(`${url}/v1/admin/merchants`, { key, method: 'POST', body: { name: 'Op' } });
 
   it('the right token creates a merchant (control)', async () => {
     expect((await create(ADMIN_TOKEN)).status).toBe(201);
@@ -300,7 +331,9 @@ describe('no internals in error bodies', () => {
       expectRestError(r, 404, 'invalid_request_error', 'resource_not_found');
     }
     for (const path of [`/products/${id}/plans`, `/plans/${id}/prices`]) {
-      const body = path.endsWith('plans') ? { name: 'x', billing_frequency: 'monthly' } : { currency: 'INR', amount: 1 };
+      const body = path.endsWith('plans')
+        ? { name: 'x', billing_frequency: 'monthly' }
+        : { currency: 'INR', amount: 1 };
       const r = await request(`${h.app.url}/v1${path}`, { key: m.keys.test, body });
       expectRestError(r, 404, 'invalid_request_error', 'resource_not_found');
     }
@@ -311,7 +344,12 @@ describe('no internals in error bodies', () => {
         return id;
       }
     })();
-    const g = await gqlRequest(h.app.url, m.keys.test, 'query($id: ID!) { product(id: $id) { id } plan(id: $id) { id } }', { id: decoded });
+    const g = await gqlRequest(
+      h.app.url,
+      m.keys.test,
+      'query($id: ID!) { product(id: $id) { id } plan(id: $id) { id } }',
+      { id: decoded },
+    );
     expectGqlError(g, 404, 'invalid_request_error', 'resource_not_found');
   });
 
@@ -353,7 +391,11 @@ describe('no internals in error bodies', () => {
       headers: { 'content-type': 'application/json' },
     });
     expectRestError(proto, 400, 'invalid_request_error', 'parameter_unknown', '__proto__');
-    const g = await gqlRequest(h.app.url, m.keys.test, 'mutation { createProduct(input: { name: "a\\u0000b", type: ONE_TIME }) { id } }');
+    const g = await gqlRequest(
+      h.app.url,
+      m.keys.test,
+      'mutation { createProduct(input: { name: "a\\u0000b", type: ONE_TIME }) { id } }',
+    );
     expectGqlError(g, 400, 'invalid_request_error', 'parameter_invalid');
     expect((await m.test.get('/products?limit=100')).body.data.length).toBe(before);
   });

@@ -22,7 +22,12 @@ async function invoices(m: TestMerchant, n: number): Promise<string[]> {
   const c = await customer(h, m.id, { stateCode: '29' });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const lines = Array.from({ length: 12 }, (_, k) => ({ description: `Seat ${i}.${k}`, quantity: 1, unitAmount: 1000 + k, amount: 1000 + k }));
+    const lines = Array.from({ length: 12 }, (_, k) => ({
+      description: `Seat ${i}.${k}`,
+      quantity: 1,
+      unitAmount: 1000 + k,
+      amount: 1000 + k,
+    }));
     const inv = await issue(h, m.id, draft(c, { lines }), Mode.TEST);
     ids.push(inv.id);
   }
@@ -32,16 +37,29 @@ async function invoices(m: TestMerchant, n: number): Promise<string[]> {
 const PDF = 'pdf { filename contentType base64 }';
 
 /** One request on `agent`'s kept-alive connections, its body read in full; answers the status. */
-function call(agent: http.Agent, base: string, key: string, method: string, path: string, body?: unknown): Promise<number> {
+function call(
+  agent: http.Agent,
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(`${base}${path}`, {
-      method, agent, headers: { authorization: `Bearer ${key}`, ...(text ? { 'content-type': 'application/json' } : {}) },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method,
+        agent,
+        headers: { authorization: `Bearer ${key}`, ...(text ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -49,7 +67,9 @@ function call(agent: http.Agent, base: string, key: string, method: string, path
 
 /** GET /v1/invoices/{id}/pdf's bytes. */
 async function pdfBytes(m: TestMerchant, id: string): Promise<Buffer> {
-  const res = await fetch(`${h.app.url}/v1/invoices/${id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
+  const res = await fetch(`${h.app.url}/v1/invoices/${id}/pdf`, {
+    headers: { authorization: `Bearer ${m.keys.test}` },
+  });
   expect(res.status).toBe(200);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -75,7 +95,9 @@ describe('the cost limit counts expensive fields', () => {
     expect(one.status).toBe(200);
     expect(one.body.data.a.pdf.contentType).toBe('application/pdf');
     const before = await rows(h, 'select count(*)::int as n from invoice_documents where merchant_id = ?', [m.id]);
-    refused(await h.graphql(m.keys.test, `{ a: invoice(id: "${ids[1]}") { ${PDF} } b: invoice(id: "${ids[2]}") { ${PDF} } }`));
+    refused(
+      await h.graphql(m.keys.test, `{ a: invoice(id: "${ids[1]}") { ${PDF} } b: invoice(id: "${ids[2]}") { ${PDF} } }`),
+    );
     const after = await rows(h, 'select count(*)::int as n from invoice_documents where merchant_id = ?', [m.id]);
     expect(after[0].n).toBe(before[0].n);
   });
@@ -84,7 +106,10 @@ describe('the cost limit counts expensive fields', () => {
     const client = wsClient(m.keys.test);
     const errors = await new Promise<any[]>((resolve) => {
       client.subscribe(
-        { query: `query($first: Int) { invoices(first: $first) { edges { node { ${PDF} } } } }`, variables: { first: 2 } },
+        {
+          query: `query($first: Int) { invoices(first: $first) { edges { node { ${PDF} } } } }`,
+          variables: { first: 2 },
+        },
         { next: () => undefined, error: (e) => resolve(e as any[]), complete: () => resolve([]) },
       );
     });
@@ -102,7 +127,8 @@ describe('the cost limit counts expensive fields', () => {
   });
 
   it('analytics cost by the buckets of their window; several long ones do not fit one request', async () => {
-    const long = (alias: string) => `${alias}: cohorts(granularity: WEEK, from: "2024-01-01", to: "2026-12-31") { granularity }`;
+    const long = (alias: string) =>
+      `${alias}: cohorts(granularity: WEEK, from: "2024-01-01", to: "2026-12-31") { granularity }`;
     const one = await h.graphql(m.keys.test, `{ ${long('a')} }`);
     expect(one.body.errors).toBeUndefined();
     refused(await h.graphql(m.keys.test, `{ ${long('a')} ${long('b')} }`));
@@ -115,12 +141,21 @@ describe('the cost limit counts expensive fields', () => {
   });
 
   it('usage ingestion costs by its events: one full batch fits, two do not', async () => {
-    const events = Array.from({ length: 1000 }, () => ({ subscriptionId: '00000000-0000-7000-8000-000000000000', eventType: 'api_call', quantity: 1, unit: 'call' }));
+    const events = Array.from({ length: 1000 }, () => ({
+      subscriptionId: '00000000-0000-7000-8000-000000000000',
+      eventType: 'api_call',
+      quantity: 1,
+      unit: 'call',
+    }));
     const q = `mutation($a: ReportUsageBatchInput!, $b: ReportUsageBatchInput!) {
       a: reportUsageBatch(input: $a) { data { id } } b: reportUsageBatch(input: $b) { data { id } } }`;
     refused(await h.graphql(m.keys.test, q, { a: { events }, b: { events } }));
     // One batch is not refused for its cost (it fails later, on the unknown subscription).
-    const one = await h.graphql(m.keys.test, `mutation($a: ReportUsageBatchInput!) { reportUsageBatch(input: $a) { data { id } } }`, { a: { events } });
+    const one = await h.graphql(
+      m.keys.test,
+      `mutation($a: ReportUsageBatchInput!) { reportUsageBatch(input: $a) { data { id } } }`,
+      { a: { events } },
+    );
     expect(one.body.errors[0].extensions.code).toBe('resource_not_found');
   });
 });
@@ -189,8 +224,16 @@ describe('one merchant at its full rate limit does not slow another', () => {
             kind === 0
               ? call(agentA, server.url, a.keys.test, 'GET', `/v1/invoices/${ids[i % ids.length]}/pdf`)
               : kind === 1
-                ? call(agentA, server.url, a.keys.test, 'POST', '/graphql', { query: `{ invoice(id: "${ids[(i * 7) % ids.length]}") { ${PDF} } }` })
-                : call(agentA, server.url, a.keys.test, 'GET', '/v1/analytics/mrr?interval=week&from=2024-01-01&to=2026-12-31');
+                ? call(agentA, server.url, a.keys.test, 'POST', '/graphql', {
+                    query: `{ invoice(id: "${ids[(i * 7) % ids.length]}") { ${PDF} } }`,
+                  })
+                : call(
+                    agentA,
+                    server.url,
+                    a.keys.test,
+                    'GET',
+                    '/v1/analytics/mrr?interval=week&from=2024-01-01&to=2026-12-31',
+                  );
           inFlight.push(sent.then((status) => void aStatuses.push(status)));
           await new Promise((r) => setTimeout(r, 10)); // 100 a second: A's own limit
         }

@@ -69,7 +69,9 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('documents exactly the routes of the table', () => {
-    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m} ${p}`));
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+      Object.keys(ops as object).map((m) => `${m} ${p}`),
+    );
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
     for (const r of routes) {
       const op = doc.paths[r.path][r.method];
@@ -80,7 +82,9 @@ describe('GET /v1/openapi.json', () => {
       expect(answers.slice(1, -1)).toEqual(expect.arrayContaining(['400', '401']));
       const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((x) => x[1]);
       for (const p of pathParams) {
-        expect(op.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: p, in: 'path', required: true })]));
+        expect(op.parameters).toEqual(
+          expect.arrayContaining([expect.objectContaining({ name: p, in: 'path', required: true })]),
+        );
       }
       expect(op.security).toEqual([{ [r.auth === 'admin' ? 'operatorToken' : 'secretKey']: [] }]);
     }
@@ -89,10 +93,14 @@ describe('GET /v1/openapi.json', () => {
   it('describes lists, bodies and errors in REST terms', () => {
     const inlined = inlineRefs(doc); // bodies and answers are named components (docs/api.md)
     const list = inlined.paths['/products'].get;
-    expect(list.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['limit', 'cursor', 'status', 'type']));
+    expect(list.parameters.map((p: any) => p.name)).toEqual(
+      expect.arrayContaining(['limit', 'cursor', 'status', 'type']),
+    );
     const listSchema = list.responses['200'].content['application/json'].schema;
     expect(listSchema.required).toEqual(['object', 'data', 'has_more', 'next_cursor']);
-    expect(Object.keys(listSchema.properties.data.items.properties)).toEqual(expect.arrayContaining(['id', 'object', 'created_at', 'plans']));
+    expect(Object.keys(listSchema.properties.data.items.properties)).toEqual(
+      expect.arrayContaining(['id', 'object', 'created_at', 'plans']),
+    );
     const create = inlined.paths['/products'].post.requestBody.content['application/json'].schema;
     expect(create.additionalProperties).toBe(false);
     expect(create.required).toEqual(expect.arrayContaining(['name', 'type']));
@@ -107,8 +115,15 @@ describe('GET /v1/openapi.json', () => {
     for (const [p, ops] of Object.entries(doc.paths)) {
       for (const method of Object.keys(ops as object)) {
         const url = `${h.app.url}/v1${p.replace(/\{\w+\}/g, unknownId())}`;
-        const r = await request(url, { method: method.toUpperCase(), key: m.keys.test, ...(method === 'get' ? {} : { body: {} }) });
-        expect({ op: `${method} ${p}`, unrecognized: /Unrecognized request URL/.test(r.body?.error?.message ?? '') }).toEqual({
+        const r = await request(url, {
+          method: method.toUpperCase(),
+          key: m.keys.test,
+          ...(method === 'get' ? {} : { body: {} }),
+        });
+        expect({
+          op: `${method} ${p}`,
+          unrecognized: /Unrecognized request URL/.test(r.body?.error?.message ?? ''),
+        }).toEqual({
           op: `${method} ${p}`,
           unrecognized: false,
         });
@@ -127,7 +142,9 @@ describe('GET /docs', () => {
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/(?:src|href)="\/\//);
     const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((x) => x[1]);
-    expect(assets).toEqual(expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js']));
+    expect(assets).toEqual(
+      expect.arrayContaining(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js']),
+    );
     for (const a of assets) {
       const res = await fetch(new URL(a, `${h.app.url}/docs`));
       expect({ a, status: res.status }).toEqual({ a, status: 200 });
@@ -143,7 +160,11 @@ describe('GET /docs', () => {
   });
 
   it('does not serve files outside the Swagger UI bundle', async () => {
-    for (const p of ['/docs/assets/../package.json', '/docs/assets/%2e%2e/%2e%2e/package.json', '/docs/assets/nope.js']) {
+    for (const p of [
+      '/docs/assets/../package.json',
+      '/docs/assets/%2e%2e/%2e%2e/package.json',
+      '/docs/assets/nope.js',
+    ]) {
       const r = await request(`${h.app.url}${p}`);
       expect(r.status).toBe(404);
       expect(r.text).not.toContain('"dependencies"');

@@ -3,7 +3,9 @@ import { canonicalJson, fingerprint } from '../../src/modules/idempotency/finger
 // The Idempotency-Key fingerprint decides whether a reused key is the same request: anything that differs must differ here.
 describe('idempotency fingerprint', () => {
   it('ignores key order at every level', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }));
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(
+      canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }),
+    );
   });
 
   it('tells dates apart (a GraphQL DateTime input arrives as a Date, which has no keys)', () => {

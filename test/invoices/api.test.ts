@@ -30,16 +30,42 @@ describe('one-time payments', () => {
     expect(list.body).toMatchObject({ object: 'list', has_more: false, next_cursor: null });
     expect(list.body.data).toHaveLength(1);
     expect(oneTime).toMatchObject({
-      object: 'invoice', type: 'invoice', billing_reason: 'one_time', status: 'paid', customer_id: payment.customer_id,
-      payment_id: payment.id, subscription_id: null, currency: 'INR', subtotal: 49900, cgst_amount: 0, sgst_amount: 0,
-      igst_amount: 8982, tax_amount: 8982, total: 58882, amount_paid: 58882, amount_due: 0, tax_rate_bps: 1800,
-      place_of_supply: '27', supplier_gstin: '29ABCDE1234F1ZW', livemode: false, related_invoice_id: null,
+      object: 'invoice',
+      type: 'invoice',
+      billing_reason: 'one_time',
+      status: 'paid',
+      customer_id: payment.customer_id,
+      payment_id: payment.id,
+      subscription_id: null,
+      currency: 'INR',
+      subtotal: 49900,
+      cgst_amount: 0,
+      sgst_amount: 0,
+      igst_amount: 8982,
+      tax_amount: 8982,
+      total: 58882,
+      amount_paid: 58882,
+      amount_due: 0,
+      tax_rate_bps: 1800,
+      place_of_supply: '27',
+      supplier_gstin: '29ABCDE1234F1ZW',
+      livemode: false,
+      related_invoice_id: null,
     });
     expect(oneTime.number).toBe('TINV-2627-000001'.replace('2627', fyLabel(new Date(oneTime.issued_at))));
     expect(oneTime.line_items).toEqual([
       {
-        description: 'Order order-7', quantity: 1, unit_amount: 49900, amount: 49900, period_start: null, period_end: null,
-        proration: false, hsn_sac: '998314', cgst_amount: 0, sgst_amount: 0, igst_amount: 8982,
+        description: 'Order order-7',
+        quantity: 1,
+        unit_amount: 49900,
+        amount: 49900,
+        period_start: null,
+        period_end: null,
+        proration: false,
+        hsn_sac: '998314',
+        cgst_amount: 0,
+        sgst_amount: 0,
+        igst_amount: 8982,
       },
     ]);
     expect(oneTime.paid_at).toBe(oneTime.issued_at);
@@ -48,7 +74,10 @@ describe('one-time payments', () => {
     expect(payment).toMatchObject({ amount: 49900, tax_amount: 8982, amount_total: 58882 });
     expect(Math.abs(Date.parse(oneTime.issued_at) - Date.now())).toBeLessThan(60_000);
     const created = (await outbox(h.app, m.id, 'invoice.created')).map((e) => e.payload.data.object);
-    expect(created.find((o) => o.id === oneTime.id)).toMatchObject({ payment_id: payment.id, line_items: [expect.objectContaining({ amount: 49900 })] });
+    expect(created.find((o) => o.id === oneTime.id)).toMatchObject({
+      payment_id: payment.id,
+      line_items: [expect.objectContaining({ amount: 49900 })],
+    });
   });
 
   it('GET /invoices/{id} answers the same invoice with its line items', async () => {
@@ -59,7 +88,10 @@ describe('one-time payments', () => {
 
   it('is issued at merchant time: the test clock moved a year on, so does the invoice', async () => {
     // The clock's offset is set directly: the invoice reads it, and an advance would also run (unrelated) due work.
-    await rows(h, 'insert into test_clocks (merchant_id, offset_ms, updated_at) values (?, ?, now())', [m.id, 400 * 86_400_000]);
+    await rows(h, 'insert into test_clocks (merchant_id, offset_ms, updated_at) values (?, ?, now())', [
+      m.id,
+      400 * 86_400_000,
+    ]);
     const now = await h.clock.now(m);
     expect(now.getTime() - Date.now()).toBeGreaterThan(399 * 86_400_000);
     const p = await createPayment(m.test, { amount: 1000 });
@@ -79,7 +111,8 @@ describe('lists', () => {
   let cn: any;
   beforeAll(async () => {
     c = await customer(h, m.id, { stateCode: '29' });
-    for (let i = 0; i < 3; i++) ids.push((await issue(h, m.id, draft(c, { subscriptionId: i === 0 ? payment.id : null }))).id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await issue(h, m.id, draft(c, { subscriptionId: i === 0 ? payment.id : null }))).id);
     cn = await issue(h, m.id, draft(c, { type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED }));
   });
 
@@ -109,8 +142,14 @@ describe('lists', () => {
     const bad = await m.test.get('/invoices?type=receipt');
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'parameter_invalid', param: 'type' });
-    expect((await m.test.get('/invoices?limit=101')).body.error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
-    expect((await m.test.get('/invoices?cursor=zzz')).body.error).toMatchObject({ code: 'parameter_invalid', param: 'cursor' });
+    expect((await m.test.get('/invoices?limit=101')).body.error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'limit',
+    });
+    expect((await m.test.get('/invoices?cursor=zzz')).body.error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'cursor',
+    });
   });
 
   it('GraphQL: invoice(id) and invoices(...) as a Relay connection with line items', async () => {
@@ -122,8 +161,17 @@ describe('lists', () => {
       { id: ids[0], c },
     );
     expect(r.errors).toBeUndefined();
-    expect(r.data.invoice).toMatchObject({ id: ids[0], type: 'INVOICE', status: 'OPEN', lineItems: [{ amount: 10000, cgstAmount: 900, sgstAmount: 900, igstAmount: 0, hsnSac: '998314' }] });
-    expect(r.data.invoices).toMatchObject({ edges: [{ node: { id: cn.id, type: 'CREDIT_NOTE' } }], pageInfo: { hasNextPage: false }, totalCount: 1 });
+    expect(r.data.invoice).toMatchObject({
+      id: ids[0],
+      type: 'INVOICE',
+      status: 'OPEN',
+      lineItems: [{ amount: 10000, cgstAmount: 900, sgstAmount: 900, igstAmount: 0, hsnSac: '998314' }],
+    });
+    expect(r.data.invoices).toMatchObject({
+      edges: [{ node: { id: cn.id, type: 'CREDIT_NOTE' } }],
+      pageInfo: { hasNextPage: false },
+      totalCount: 1,
+    });
   });
 });
 
@@ -156,10 +204,22 @@ describe('tax settings', () => {
   it('onboarding takes tax_rate_bps, sac_code and address', async () => {
     const r = await request(`${h.app.url}/v1/admin/merchants`, {
       key: ADMIN_TOKEN,
-      body: { name: 'Taxed', gstin: '07AAPFU0939F1ZX', tax_rate_bps: 500, sac_code: '9983', address: '  Connaught Place, Delhi ' },
+      body: {
+        name: 'Taxed',
+        gstin: '07AAPFU0939F1ZX',
+        tax_rate_bps: 500,
+        sac_code: '9983',
+        address: '  Connaught Place, Delhi ',
+      },
     });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ gstin: '07AAPFU0939F1ZX', state_code: '07', tax_rate_bps: 500, sac_code: '9983', address: 'Connaught Place, Delhi' });
+    expect(r.body).toMatchObject({
+      gstin: '07AAPFU0939F1ZX',
+      state_code: '07',
+      tax_rate_bps: 500,
+      sac_code: '9983',
+      address: 'Connaught Place, Delhi',
+    });
     const d = await request(`${h.app.url}/v1/admin/merchants`, { key: ADMIN_TOKEN, body: { name: 'Default' } });
     expect(d.body).toMatchObject({ tax_rate_bps: 1800, sac_code: null, address: null });
   });
@@ -184,23 +244,48 @@ describe('tax settings', () => {
 
   it('POST /merchant/tax-settings updates them (omitted kept, null cleared) and later invoices use them', async () => {
     const t = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
-    const r = await t.test.post('/merchant/tax-settings', { tax_rate_bps: 1200, sac_code: '998431', address: 'Koramangala' });
+    const r = await t.test.post('/merchant/tax-settings', {
+      tax_rate_bps: 1200,
+      sac_code: '998431',
+      address: 'Koramangala',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      object: 'tax_settings', merchant_id: t.id, gstin: '29ABCDE1234F1ZW', state_code: '29', tax_rate_bps: 1200, sac_code: '998431', address: 'Koramangala',
+      object: 'tax_settings',
+      merchant_id: t.id,
+      gstin: '29ABCDE1234F1ZW',
+      state_code: '29',
+      tax_rate_bps: 1200,
+      sac_code: '998431',
+      address: 'Koramangala',
     });
     // A new GSTIN brings its state; live mode sees the same settings (they are the merchant's).
     const moved = await t.live.post('/merchant/tax-settings', { gstin: '27AAPFU0939F1ZV', address: null });
-    expect(moved.body).toMatchObject({ gstin: '27AAPFU0939F1ZV', state_code: '27', tax_rate_bps: 1200, sac_code: '998431', address: null });
+    expect(moved.body).toMatchObject({
+      gstin: '27AAPFU0939F1ZV',
+      state_code: '27',
+      tax_rate_bps: 1200,
+      sac_code: '998431',
+      address: null,
+    });
     const gql = await t.test.gql('{ merchant { gstin stateCode taxRateBps sacCode address } }');
-    expect(gql.data.merchant).toEqual({ gstin: '27AAPFU0939F1ZV', stateCode: '27', taxRateBps: 1200, sacCode: '998431', address: null });
+    expect(gql.data.merchant).toEqual({
+      gstin: '27AAPFU0939F1ZV',
+      stateCode: '27',
+      taxRateBps: 1200,
+      sacCode: '998431',
+      address: null,
+    });
 
     const inv = await issue(h, t.id, draft(await customer(h, t.id, { stateCode: '29' })));
     expect(inv).toMatchObject({ taxRateBps: 1200, igstAmount: 1200, supplierGstin: '27AAPFU0939F1ZV' });
     expect(inv.lineItems[0].hsnSac).toBe('998431');
 
     // Without a GSTIN nothing is taxed.
-    expect((await t.test.post('/merchant/tax-settings', { gstin: null })).body).toMatchObject({ gstin: null, state_code: '27' });
+    expect((await t.test.post('/merchant/tax-settings', { gstin: null })).body).toMatchObject({
+      gstin: null,
+      state_code: '27',
+    });
     expect(await issue(h, t.id, draft(await customer(h, t.id)))).toMatchObject({ taxAmount: 0, taxRateBps: 0 });
   });
 
@@ -223,7 +308,13 @@ describe('tax settings', () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code, param });
     const g = await t.test.gql('{ merchant { gstin stateCode taxRateBps sacCode address } }');
-    expect(g.data.merchant).toEqual({ gstin: '29ABCDE1234F1ZW', stateCode: '29', taxRateBps: 1800, sacCode: null, address: null });
+    expect(g.data.merchant).toEqual({
+      gstin: '29ABCDE1234F1ZW',
+      stateCode: '29',
+      taxRateBps: 1800,
+      sacCode: null,
+      address: null,
+    });
   });
 
   it('accepts state code 97 (other territory) and a 0% rate', async () => {

@@ -12,7 +12,19 @@ import { CreditParts, partsTotal, refundCreditParts } from '../../src/modules/in
 import { istDate } from '../../src/modules/invoices/invoice.pdf';
 import { gstOn } from '../../src/modules/subscriptions/billing';
 import { TestMerchant, useHarness } from '../harness';
-import { Connected, connect, createPayment, gatewayCharge, outbox, pay, postEvent, PROVIDERS, ProviderName, razorpayEvent, stripeEvent } from '../payments/helpers';
+import {
+  Connected,
+  connect,
+  createPayment,
+  gatewayCharge,
+  outbox,
+  pay,
+  postEvent,
+  PROVIDERS,
+  ProviderName,
+  razorpayEvent,
+  stripeEvent,
+} from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 import { pdfText } from './pdf-text';
 
@@ -44,13 +56,28 @@ describe('refundCreditParts (the share of a refund)', () => {
     // 4491 x 2 / 58882 = 0.15 -> 0: a refund of 2 subunits is all taxable value.
     expect(refundCreditParts(intra, none, 2, false)).toEqual({ subtotal: 2, cgst: 0, sgst: 0, igst: 0 });
     // Exactly half a subunit rounds up: 10 x 5 / 20 = 2.5 -> 3.
-    expect(refundCreditParts({ subtotal: 10, cgst: 0, sgst: 0, igst: 10 }, none, 5, false)).toEqual({ subtotal: 2, cgst: 0, sgst: 0, igst: 3 });
+    expect(refundCreditParts({ subtotal: 10, cgst: 0, sgst: 0, igst: 10 }, none, 5, false)).toEqual({
+      subtotal: 2,
+      cgst: 0,
+      sgst: 0,
+      igst: 3,
+    });
   });
 
   it('the last one (or one at least what is left) takes exactly what is left', () => {
     const credited = { subtotal: 8474, cgst: 763, sgst: 763, igst: 0 };
-    expect(refundCreditParts(intra, credited, 48882, true)).toEqual({ subtotal: 41426, cgst: 3728, sgst: 3728, igst: 0 });
-    expect(refundCreditParts(intra, credited, 99999, false)).toEqual({ subtotal: 41426, cgst: 3728, sgst: 3728, igst: 0 });
+    expect(refundCreditParts(intra, credited, 48882, true)).toEqual({
+      subtotal: 41426,
+      cgst: 3728,
+      sgst: 3728,
+      igst: 0,
+    });
+    expect(refundCreditParts(intra, credited, 99999, false)).toEqual({
+      subtotal: 41426,
+      cgst: 3728,
+      sgst: 3728,
+      igst: 0,
+    });
     expect(refundCreditParts(intra, none, 58882, false)).toEqual(intra);
     expect(refundCreditParts(intra, intra, 100, true)).toEqual(none);
   });
@@ -90,7 +117,9 @@ describe('refundCreditParts (the share of a refund)', () => {
             if (i === 0 && !last) {
               // Nothing credited before: each head is its share rounded half away from zero.
               for (const k of ['cgst', 'sgst', 'igst'] as const) {
-                expect(note[k]).toBe(Number((2n * BigInt(invoice[k]) * BigInt(refund) + BigInt(total)) / (2n * BigInt(total))));
+                expect(note[k]).toBe(
+                  Number((2n * BigInt(invoice[k]) * BigInt(refund) + BigInt(total)) / (2n * BigInt(total))),
+                );
               }
             }
           });
@@ -116,7 +145,12 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     expect(payment.status).toBe('succeeded');
     const list = await ok(m.test.get(`/invoices?customer_id=${payment.customer_id}&type=invoice&limit=100`));
     const invoice = list.data.find((i: any) => i.payment_id === payment.id);
-    expect(invoice).toMatchObject({ status: 'paid', total: payment.amount_total, amount_paid: payment.amount_total, amount_credited: 0 });
+    expect(invoice).toMatchObject({
+      status: 'paid',
+      total: payment.amount_total,
+      amount_paid: payment.amount_total,
+      amount_credited: 0,
+    });
     return { payment, invoice };
   }
 
@@ -139,10 +173,23 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
 
       const r = await m.test.post(`/payments/${payment.id}/refund`, {});
       expect(r.status).toBe(201);
-      expect(r.body).toMatchObject({ object: 'refund', amount: 58882, gateway_amount: 58882, status: 'succeeded', currency: 'INR' });
+      expect(r.body).toMatchObject({
+        object: 'refund',
+        amount: 58882,
+        gateway_amount: 58882,
+        status: 'succeeded',
+        currency: 'INR',
+      });
       await settle();
-      expect(await get('payments', payment.id)).toMatchObject({ status: 'refunded', amount_refunded: 58882, amount_total: 58882 });
-      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 58882, refunded: 58882 });
+      expect(await get('payments', payment.id)).toMatchObject({
+        status: 'refunded',
+        amount_refunded: 58882,
+        amount_total: 58882,
+      });
+      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+        charged: 58882,
+        refunded: 58882,
+      });
 
       const notes = await creditNotes(invoice);
       expect(notes).toHaveLength(1);
@@ -170,11 +217,23 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
       expect(notes[0].line_items).toHaveLength(1);
       expect(notes[0].line_items[0]).toMatchObject({ amount: 49900, ...heads });
       // The invoice is still paid (the money was collected) and shows what was credited against it.
-      expect(await get('invoices', invoice.id)).toMatchObject({ status: 'paid', amount_paid: 58882, amount_credited: 58882, total: 58882 });
+      expect(await get('invoices', invoice.id)).toMatchObject({
+        status: 'paid',
+        amount_paid: 58882,
+        amount_credited: 58882,
+        total: 58882,
+      });
 
-      const created = (await outbox(h.app, m.id, 'credit_note.created')).filter((e) => e.payload.data.object.id === notes[0].id);
+      const created = (await outbox(h.app, m.id, 'credit_note.created')).filter(
+        (e) => e.payload.data.object.id === notes[0].id,
+      );
       expect(created).toHaveLength(1);
-      expect(created[0].payload.data.object).toMatchObject({ number: notes[0].number, related_invoice_id: invoice.id, billing_reason: 'refund', total: 58882 });
+      expect(created[0].payload.data.object).toMatchObject({
+        number: notes[0].number,
+        related_invoice_id: invoice.id,
+        billing_reason: 'refund',
+        total: 58882,
+      });
     });
 
     it('partial refunds (10,000, 20,000, the rest): credit notes total each refund and sum to the invoice at the end', async () => {
@@ -192,17 +251,31 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
         expect(notes.map((n) => n.total)).toEqual(refunds.map((x) => x.amount));
         expect(sum(notes, (n) => n.total)).toBe(refunded);
         for (const n of notes) expect(n.subtotal + n.cgst_amount + n.sgst_amount + n.igst_amount).toBe(n.total);
-        expect(await get('payments', payment.id)).toMatchObject({ amount_refunded: refunded, status: refunded === 58882 ? 'refunded' : 'partially_refunded' });
+        expect(await get('payments', payment.id)).toMatchObject({
+          amount_refunded: refunded,
+          status: refunded === 58882 ? 'refunded' : 'partially_refunded',
+        });
         expect((await get('invoices', invoice.id)).amount_credited).toBe(refunded);
       }
       expect(refunds.map((x) => x.amount)).toEqual([10000, 20000, 28882]);
       const notes = await creditNotes(invoice);
       // The first is the refund's share of each head, rounded: 4491 x 10000 / 58882 = 762.71; 8982 x 10000 / 58882 = 1525.42.
-      expect(headsOf(notes[0])).toEqual(stateCode === '29' ? { subtotal: 8474, cgst: 763, sgst: 763, igst: 0 } : { subtotal: 8475, cgst: 0, sgst: 0, igst: 1525 });
+      expect(headsOf(notes[0])).toEqual(
+        stateCode === '29'
+          ? { subtotal: 8474, cgst: 763, sgst: 763, igst: 0 }
+          : { subtotal: 8475, cgst: 0, sgst: 0, igst: 1525 },
+      );
       // Every part of the invoice, exactly.
-      expect({ subtotal: sum(notes, (n) => n.subtotal), cgst: sum(notes, (n) => n.cgst_amount), sgst: sum(notes, (n) => n.sgst_amount), igst: sum(notes, (n) => n.igst_amount) })
-        .toEqual(headsOf(invoice));
-      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 58882, refunded: 58882 });
+      expect({
+        subtotal: sum(notes, (n) => n.subtotal),
+        cgst: sum(notes, (n) => n.cgst_amount),
+        sgst: sum(notes, (n) => n.sgst_amount),
+        igst: sum(notes, (n) => n.igst_amount),
+      }).toEqual(headsOf(invoice));
+      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+        charged: 58882,
+        refunded: 58882,
+      });
     });
   });
 
@@ -210,7 +283,9 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     // 10,000 + 1,800 GST (intra-state) = 11,800: 16 refunds of 700 fit (11,200), the others exceed.
     const { payment, invoice } = await paidWithInvoice({ amount: 10000, customer_state_code: '29' });
     expect(payment.amount_total).toBe(11800);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => m.test.post(`/payments/${payment.id}/refund`, { amount: 700 })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => m.test.post(`/payments/${payment.id}/refund`, { amount: 700 })),
+    );
     const okAnswers = answers.filter((a) => a.status === 201);
     expect(okAnswers).toHaveLength(16);
     for (const a of answers.filter((x) => x.status !== 201)) {
@@ -218,15 +293,23 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
       expect(a.body.error).toMatchObject({ code: 'amount_exceeds_refundable', param: 'amount' });
     }
     await settle();
-    const rows = await h.app.orm.em.getConnection().execute<{ amount: string; status: string }[]>('select amount, status from refunds where payment_id = ?', [payment.id]);
-    const refunded = sum(rows.filter((x) => x.status === 'succeeded'), (x) => Number(x.amount));
+    const rows = await h.app.orm.em
+      .getConnection()
+      .execute<{ amount: string; status: string }[]>('select amount, status from refunds where payment_id = ?', [
+        payment.id,
+      ]);
+    const refunded = sum(
+      rows.filter((x) => x.status === 'succeeded'),
+      (x) => Number(x.amount),
+    );
     expect(refunded).toBe(11200);
     expect(refunded).toBeLessThanOrEqual(payment.amount_total);
     let notes = await creditNotes(invoice);
     expect(notes).toHaveLength(16);
     expect(new Set(notes.map((n) => n.refund_id))).toEqual(new Set(okAnswers.map((a) => a.body.id)));
     expect(new Set(notes.map((n) => n.number)).size).toBe(16);
-    for (const n of notes) expect(n).toMatchObject({ related_invoice_id: invoice.id, billing_reason: 'refund', total: 700 });
+    for (const n of notes)
+      expect(n).toMatchObject({ related_invoice_id: invoice.id, billing_reason: 'refund', total: 700 });
     expect(sum(notes, (n) => n.total)).toBe(refunded);
     expect(await get('payments', payment.id)).toMatchObject({ status: 'partially_refunded', amount_refunded: 11200 });
     expect((await get('invoices', invoice.id)).amount_credited).toBe(11200);
@@ -237,18 +320,21 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     await settle();
     notes = await creditNotes(invoice);
     expect(notes).toHaveLength(17);
-    expect({ subtotal: sum(notes, (n) => n.subtotal), cgst: sum(notes, (n) => n.cgst_amount), sgst: sum(notes, (n) => n.sgst_amount), igst: sum(notes, (n) => n.igst_amount) })
-      .toEqual(headsOf(invoice));
+    expect({
+      subtotal: sum(notes, (n) => n.subtotal),
+      cgst: sum(notes, (n) => n.cgst_amount),
+      sgst: sum(notes, (n) => n.sgst_amount),
+      igst: sum(notes, (n) => n.igst_amount),
+    }).toEqual(headsOf(invoice));
     expect((await get('invoices', invoice.id)).amount_credited).toBe(11800);
     expect(await get('payments', payment.id)).toMatchObject({ status: 'refunded', amount_refunded: 11800 });
   });
 
   it('GraphQL: refundPayment without amount returns amountTotal; the invoice shows amountCredited and its credit note', async () => {
     const { payment, invoice } = await paidWithInvoice({ amount: 10050, customer_state_code: '27' });
-    const g = await m.test.gql(
-      'mutation($id: ID!) { refundPayment(id: $id) { id amount gatewayAmount status } }',
-      { id: payment.id },
-    );
+    const g = await m.test.gql('mutation($id: ID!) { refundPayment(id: $id) { id amount gatewayAmount status } }', {
+      id: payment.id,
+    });
     expect(g.errors).toBeUndefined();
     expect(g.data.refundPayment).toMatchObject({ amount: 11859, gatewayAmount: 11859, status: 'SUCCEEDED' });
     await settle();
@@ -261,41 +347,78 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
       { id: invoice.id, c: payment.customer_id, p: payment.id },
     );
     expect(q.errors).toBeUndefined();
-    expect(q.data.payment).toEqual({ amount: 10050, taxAmount: 1809, amountTotal: 11859, amountRefunded: 11859, status: 'REFUNDED' });
+    expect(q.data.payment).toEqual({
+      amount: 10050,
+      taxAmount: 1809,
+      amountTotal: 11859,
+      amountRefunded: 11859,
+      status: 'REFUNDED',
+    });
     expect(q.data.invoice).toEqual({ amountCredited: 11859, total: 11859, status: 'PAID' });
     expect(q.data.invoices.edges.map((e: any) => e.node)).toEqual([
-      { relatedInvoiceId: invoice.id, refundId: g.data.refundPayment.id, billingReason: 'REFUND', subtotal: 10050, igstAmount: 1809, total: 11859 },
+      {
+        relatedInvoiceId: invoice.id,
+        refundId: g.data.refundPayment.id,
+        billingReason: 'REFUND',
+        subtotal: 10050,
+        igstAmount: 1809,
+        total: 11859,
+      },
     ]);
   });
 
-  it("a refund the gateway reports later (its event) issues the credit note then, once", async () => {
+  it('a refund the gateway reports later (its event) issues the credit note then, once', async () => {
     const { payment, invoice } = await paidWithInvoice({ amount: 10000, customer_state_code: '27' });
     // A refund still pending at the gateway (its create call answered `pending`): reserved, with the gateway's id.
     const refundId = uuidv7();
-    const providerRefundId = provider === 'stripe' ? `re_${crypto.randomBytes(8).toString('hex')}` : `rfnd_${crypto.randomBytes(7).toString('hex')}`;
+    const providerRefundId =
+      provider === 'stripe'
+        ? `re_${crypto.randomBytes(8).toString('hex')}`
+        : `rfnd_${crypto.randomBytes(7).toString('hex')}`;
     const db = h.app.orm.em.getConnection();
     await db.execute(
       `insert into refunds (id, created_at, merchant_id, mode, payment_id, amount, gateway_amount, currency, status, provider_refund_id)
        values (?, now(), ?, 'test', ?, 5900, 5900, 'INR', 'pending', ?)`,
       [refundId, m.id, payment.id, providerRefundId],
     );
-    await db.execute('update payments set amount_refunded = amount_refunded + 5900, gateway_amount_refunded = gateway_amount_refunded + 5900 where id = ?', [payment.id]);
+    await db.execute(
+      'update payments set amount_refunded = amount_refunded + 5900, gateway_amount_refunded = gateway_amount_refunded + 5900 where id = ?',
+      [payment.id],
+    );
     expect(await creditNotes(invoice)).toEqual([]);
 
     const event = () =>
       provider === 'stripe'
         ? stripeEvent(conn.webhookSecret, 'refund.updated', {
-            id: providerRefundId, object: 'refund', amount: 5900, currency: 'inr', status: 'succeeded',
-            payment_intent: payment.provider_payment_id, metadata: { payment_id: payment.id },
+            id: providerRefundId,
+            object: 'refund',
+            amount: 5900,
+            currency: 'inr',
+            status: 'succeeded',
+            payment_intent: payment.provider_payment_id,
+            metadata: { payment_id: payment.id },
           })
         : razorpayEvent(conn.webhookSecret, 'refund.processed', {
-            refund: { id: providerRefundId, entity: 'refund', amount: 5900, currency: 'INR', payment_id: payment.provider_payment_id, status: 'processed' },
+            refund: {
+              id: providerRefundId,
+              entity: 'refund',
+              amount: 5900,
+              currency: 'INR',
+              payment_id: payment.provider_payment_id,
+              status: 'processed',
+            },
           });
     const first = event();
     expect((await postEvent(conn.connection.webhook_url, first)).status).toBe(200);
     const notes = await creditNotes(invoice);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatchObject({ refund_id: refundId, billing_reason: 'refund', total: 5900, subtotal: 5000, igst_amount: 900 });
+    expect(notes[0]).toMatchObject({
+      refund_id: refundId,
+      billing_reason: 'refund',
+      total: 5900,
+      subtotal: 5000,
+      igst_amount: 900,
+    });
     expect(await get('payments', payment.id)).toMatchObject({ status: 'partially_refunded', amount_refunded: 5900 });
     // The same event again, or another event about the same refund: nothing more.
     expect((await postEvent(conn.connection.webhook_url, first)).status).toBe(200);
@@ -309,7 +432,9 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     expect((await m.test.post(`/payments/${payment.id}/refund`, { amount: 10000 })).status).toBe(201);
     await settle();
     const [note] = await creditNotes(invoice);
-    const res = await fetch(`${h.app.url}/v1/invoices/${note.id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
+    const res = await fetch(`${h.app.url}/v1/invoices/${note.id}/pdf`, {
+      headers: { authorization: `Bearer ${m.keys.test}` },
+    });
     expect(res.status).toBe(200);
     const text = await pdfText(Buffer.from(await res.arrayBuffer()));
     expect(text).toContain('Credit Note');
@@ -330,22 +455,37 @@ describe.each(PROVIDERS)("a plan change's credit note through %s", (provider: Pr
 
   it('names the invoice of the period it credits, whose amount_credited grows by it; its PDF names that invoice', async () => {
     const { plan } = await recurringPlan(m.test);
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' }));
+    const { subscription } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_state_code: '27' }),
+    );
     expect(subscription.status).toBe('active');
     const [periodInvoice] = (await invoicesOf(m.test, subscription.id)).filter((i) => i.type === 'invoice');
-    expect(periodInvoice).toMatchObject({ billing_reason: 'subscription_create', period_start: subscription.current_period_start, amount_credited: 0 });
+    expect(periodInvoice).toMatchObject({
+      billing_reason: 'subscription_create',
+      period_start: subscription.current_period_start,
+      amount_credited: 0,
+    });
     await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 20 * DAY));
     const down = await recurringPlan(m.test, { name: 'Monthly Lite' }, { amount: 19900 });
     const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: down.plan.id }));
-    expect(r.credit_note).toMatchObject({ type: 'credit_note', billing_reason: 'subscription_update', related_invoice_id: periodInvoice.id });
+    expect(r.credit_note).toMatchObject({
+      type: 'credit_note',
+      billing_reason: 'subscription_update',
+      related_invoice_id: periodInvoice.id,
+    });
     expect(r.credit_note.total).toBeGreaterThan(0);
     expect(r.credit_note.total).toBeLessThanOrEqual(periodInvoice.total);
     expect((await ok(m.test.get(`/invoices/${periodInvoice.id}`))).amount_credited).toBe(r.credit_note.total);
-    const created = (await outbox(h.app, m.id, 'credit_note.created')).filter((e) => e.payload.data.object.id === r.credit_note.id);
+    const created = (await outbox(h.app, m.id, 'credit_note.created')).filter(
+      (e) => e.payload.data.object.id === r.credit_note.id,
+    );
     expect(created).toHaveLength(1);
     expect(created[0].payload.data.object.related_invoice_id).toBe(periodInvoice.id);
 
-    const res = await fetch(`${h.app.url}/v1/invoices/${r.credit_note.id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
+    const res = await fetch(`${h.app.url}/v1/invoices/${r.credit_note.id}/pdf`, {
+      headers: { authorization: `Bearer ${m.keys.test}` },
+    });
     expect(res.status).toBe(200);
     const text = await pdfText(Buffer.from(await res.arrayBuffer()));
     expect(text).toContain('Credit Note');

@@ -30,7 +30,9 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const row = (label: string, value: string) => new RegExp(`${escape(label)}\\s+${escape(value)}`);
 
 async function pdfOf(m: TestMerchant, id: string): Promise<Buffer> {
-  const res = await fetch(`${h.app.url}/v1/invoices/${id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
+  const res = await fetch(`${h.app.url}/v1/invoices/${id}/pdf`, {
+    headers: { authorization: `Bearer ${m.keys.test}` },
+  });
   expect(res.status).toBe(200);
   return Buffer.from(await res.arrayBuffer());
 }
@@ -67,7 +69,9 @@ function expectPrintsParties(doc: any, text: string): void {
   expect(text).toContain(r.name ?? r.email);
   expect(text).toMatch(row('GSTIN', r.gstin ?? 'Unregistered'));
   expect(text).toMatch(row(doc.type === 'credit_note' ? 'Credit note no.' : 'Invoice no.', doc.number));
-  expect(text).toMatch(row(doc.type === 'credit_note' ? 'Credit note date' : 'Invoice date', istDate(new Date(doc.issued_at))));
+  expect(text).toMatch(
+    row(doc.type === 'credit_note' ? 'Credit note date' : 'Invoice date', istDate(new Date(doc.issued_at))),
+  );
   expectSacAsJson(doc, text);
 }
 
@@ -88,7 +92,11 @@ describe('issued documents do not change when the settings do', () => {
     // A one-off payment of a registered customer in another state (IGST).
     oneOffEmail = `meera-${crypto.randomBytes(3).toString('hex')}@example.com`;
     const p = await createPayment(m.test, {
-      amount: 100000, customer_email: oneOffEmail, customer_name: 'Meera Traders', customer_state_code: '27', customer_gstin: RECIPIENT_GSTIN,
+      amount: 100000,
+      customer_email: oneOffEmail,
+      customer_name: 'Meera Traders',
+      customer_state_code: '27',
+      customer_gstin: RECIPIENT_GSTIN,
       reference_id: 'order-81',
     });
     await pay(m.test, p);
@@ -98,7 +106,10 @@ describe('issued documents do not change when the settings do', () => {
     // mid-period: its credit note names the subscription's first invoice.
     subEmail = `ravi-${crypto.randomBytes(3).toString('hex')}@example.com`;
     const { plan } = await recurringPlan(m.test);
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { customer_email: subEmail, customer_name: 'Ravi Kumar' }));
+    const { subscription } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_email: subEmail, customer_name: 'Ravi Kumar' }),
+    );
     expect(subscription.status).toBe('active');
     await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 20 * DAY));
     const lite = await recurringPlan(m.test, { name: 'Lite' }, { amount: 19900 });
@@ -116,13 +127,20 @@ describe('issued documents do not change when the settings do', () => {
     expect(docs.oneOff).toMatchObject({
       supplier,
       recipient: { name: 'Meera Traders', email: oneOffEmail, gstin: RECIPIENT_GSTIN, state_code: '27', address: null },
-      supplier_gstin: '29AAGCB7383J1Z4', customer_gstin: RECIPIENT_GSTIN, place_of_supply: '27',
-      subtotal: 100000, igst_amount: 18000, total: 118000, tax_rate_bps: 1800,
+      supplier_gstin: '29AAGCB7383J1Z4',
+      customer_gstin: RECIPIENT_GSTIN,
+      place_of_supply: '27',
+      subtotal: 100000,
+      igst_amount: 18000,
+      total: 118000,
+      tax_rate_bps: 1800,
     });
     expect(docs.subscription).toMatchObject({
       supplier,
       recipient: { name: 'Ravi Kumar', email: subEmail, gstin: null, state_code: null, address: null },
-      place_of_supply: '29', cgst_amount: 4491, sgst_amount: 4491,
+      place_of_supply: '29',
+      cgst_amount: 4491,
+      sgst_amount: 4491,
     });
     expect(docs.creditNote).toMatchObject({ type: 'credit_note', supplier, recipient: docs.subscription.recipient });
     for (const d of Object.values(docs)) {
@@ -143,7 +161,11 @@ describe('issued documents do not change when the settings do', () => {
     });
 
     // The outbound event carries the same object as REST.
-    const [event] = await rows<{ payload: any }>(h, `select payload from outbox_events where type = 'invoice.created' and payload->'data'->'object'->>'id' = ?`, [docs.oneOff.id]);
+    const [event] = await rows<{ payload: any }>(
+      h,
+      `select payload from outbox_events where type = 'invoice.created' and payload->'data'->'object'->>'id' = ?`,
+      [docs.oneOff.id],
+    );
     const payload = typeof event.payload === 'string' ? JSON.parse(event.payload) : event.payload;
     expect(payload.data.object.supplier).toEqual(docs.oneOff.supplier);
     expect(payload.data.object.recipient).toEqual(docs.oneOff.recipient);
@@ -162,39 +184,73 @@ describe('issued documents do not change when the settings do', () => {
   it('a change of every merchant setting and of the customers changes no issued document, JSON or PDF', async () => {
     // Every tax setting (GSTIN and state, address, SAC, rate) through the API; the name has no API (the operator's
     // database only), so it is changed there.
-    await ok(m.test.post('/merchant/tax-settings', {
-      gstin: '27AAPFU0939F1ZV', state_code: '27', address: 'Tower B, Baner Road\nPune 411045', sac_code: '998315', tax_rate_bps: 1200,
-    }));
+    await ok(
+      m.test.post('/merchant/tax-settings', {
+        gstin: '27AAPFU0939F1ZV',
+        state_code: '27',
+        address: 'Tower B, Baner Road\nPune 411045',
+        sac_code: '998315',
+        tax_rate_bps: 1200,
+      }),
+    );
     await rows(h, 'update merchants set name = ? where id = ?', ['Bodhi Renamed Ltd', m.id]);
 
     // A later payment by the subscription customer's e-mail gives the state and GSTIN it lacked: the record gains
     // them (customer.store.ts fills what is missing and keeps what is there, so the one-off customer's details are
     // changed in the database, as a customer update would).
     const newGstin = gstin('07AAACR5055K1Z');
-    const later = await createPayment(m.test, { amount: 5000, customer_email: subEmail, customer_state_code: '07', customer_gstin: newGstin });
+    const later = await createPayment(m.test, {
+      amount: 5000,
+      customer_email: subEmail,
+      customer_state_code: '07',
+      customer_gstin: newGstin,
+    });
     expect((await ok(m.test.get(`/customers/${later.customer_id}`))).state_code).toBe('07');
     await rows(h, `update customers set name = 'Meera Exports', state_code = '33', gstin = ?, email = ? where id = ?`, [
-      gstin('33AAACM1234C1Z'), `renamed-${oneOffEmail}`, docs.oneOff.customer_id,
+      gstin('33AAACM1234C1Z'),
+      `renamed-${oneOffEmail}`,
+      docs.oneOff.customer_id,
     ]);
 
     // Stored PDFs are dropped: every document is rendered again, now from its record.
     await rows(h, 'delete from invoice_documents where merchant_id = ?', [m.id]);
     for (const [k, d] of Object.entries(docs)) {
       expect(await ok(m.test.get(`/invoices/${d.id}`))).toEqual(d);
-      const gql = await m.test.gql('query($id: ID!) { invoice(id: $id) { supplier { name gstin stateCode address } recipient { name email gstin stateCode address } } }', { id: d.id });
+      const gql = await m.test.gql(
+        'query($id: ID!) { invoice(id: $id) { supplier { name gstin stateCode address } recipient { name email gstin stateCode address } } }',
+        { id: d.id },
+      );
       expect(gql.data.invoice.supplier.name).toBe('Bodhi Labs Pvt Ltd');
       expect(await pdfText(await pdfOf(m, d.id))).toBe(texts[k]);
     }
-    expect(await rows(h, 'select count(*)::int as n from invoice_documents where merchant_id = ?', [m.id])).toEqual([{ n: 3 }]);
+    expect(await rows(h, 'select count(*)::int as n from invoice_documents where merchant_id = ?', [m.id])).toEqual([
+      { n: 3 },
+    ]);
 
     // A document issued now carries the new settings, in its JSON and its PDF alike.
-    const p = await createPayment(m.test, { amount: 20000, customer_email: `renamed-${oneOffEmail}`, reference_id: 'order-82' });
+    const p = await createPayment(m.test, {
+      amount: 20000,
+      customer_email: `renamed-${oneOffEmail}`,
+      reference_id: 'order-82',
+    });
     await pay(m.test, p);
     const fresh = await invoiceOfPayment(m, p.id);
     expect(fresh).toMatchObject({
-      supplier: { name: 'Bodhi Renamed Ltd', gstin: '27AAPFU0939F1ZV', state_code: '27', address: 'Tower B, Baner Road\nPune 411045' },
-      recipient: { name: 'Meera Exports', email: `renamed-${oneOffEmail}`, gstin: gstin('33AAACM1234C1Z'), state_code: '33', address: null },
-      tax_rate_bps: 1200, igst_amount: 2400,
+      supplier: {
+        name: 'Bodhi Renamed Ltd',
+        gstin: '27AAPFU0939F1ZV',
+        state_code: '27',
+        address: 'Tower B, Baner Road\nPune 411045',
+      },
+      recipient: {
+        name: 'Meera Exports',
+        email: `renamed-${oneOffEmail}`,
+        gstin: gstin('33AAACM1234C1Z'),
+        state_code: '33',
+        address: null,
+      },
+      tax_rate_bps: 1200,
+      igst_amount: 2400,
     });
     expect(fresh.line_items.map((l: any) => l.hsn_sac)).toEqual(['998315']);
     const text = await pdfText(await pdfOf(m, fresh.id));
@@ -233,7 +289,7 @@ describe('hsn_sac in the JSON is what the PDF prints', () => {
 });
 
 describe('the migration fills in the documents issued before it', () => {
-  it('parties from the document itself and the records as they are now; lines without a SAC take the merchant\'s', async () => {
+  it("parties from the document itself and the records as they are now; lines without a SAC take the merchant's", async () => {
     const db = await freshDatabase('cadence_parties');
     const orm = await MikroORM.init(serviceOrmConfig(db.url, entities, 2));
     try {
@@ -241,29 +297,71 @@ describe('the migration fills in the documents issued before it', () => {
       expect(mine).toBeGreaterThan(0);
       await orm.getMigrator().up({ to: migrationsList[mine - 1].name });
       const sql = (q: string, p: unknown[] = []) => orm.em.getConnection().execute<any[]>(q, p);
-      const [withSac, noSac, customer, plainCustomer, gone] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
-      await sql(`insert into merchants (id, name, gstin, state_code, sac_code, address) values (?, 'Old Name Ltd', '29AAGCB7383J1Z4', '29', '998314', 'MG Road, Bengaluru'), (?, 'Plain Co', null, '07', null, null)`, [withSac, noSac]);
-      await sql(`insert into customers (id, merchant_id, mode, email, name, state_code, gstin) values (?, ?, 'test', 'c@example.com', 'Asha', '27', null), (?, ?, 'test', 'p@example.com', null, '27', null)`, [customer, withSac, plainCustomer, noSac]);
-      const insert = (id: string, merchant: string, cust: string, number: string, supplierGstin: string | null, customerGstin: string | null, lines: unknown[]) =>
+      const [withSac, noSac, customer, plainCustomer, gone] = [
+        crypto.randomUUID(),
+        crypto.randomUUID(),
+        crypto.randomUUID(),
+        crypto.randomUUID(),
+        crypto.randomUUID(),
+      ];
+      await sql(
+        `insert into merchants (id, name, gstin, state_code, sac_code, address) values (?, 'Old Name Ltd', '29AAGCB7383J1Z4', '29', '998314', 'MG Road, Bengaluru'), (?, 'Plain Co', null, '07', null, null)`,
+        [withSac, noSac],
+      );
+      await sql(
+        `insert into customers (id, merchant_id, mode, email, name, state_code, gstin) values (?, ?, 'test', 'c@example.com', 'Asha', '27', null), (?, ?, 'test', 'p@example.com', null, '27', null)`,
+        [customer, withSac, plainCustomer, noSac],
+      );
+      const insert = (
+        id: string,
+        merchant: string,
+        cust: string,
+        number: string,
+        supplierGstin: string | null,
+        customerGstin: string | null,
+        lines: unknown[],
+      ) =>
         sql(
           `insert into invoices (id, merchant_id, mode, type, number, billing_reason, status, customer_id, currency, subtotal, total, amount_due,
                                  supplier_gstin, customer_gstin, place_of_supply, line_items, issued_at)
            values (?, ?, 'test', 'invoice', ?, 'one_time', 'paid', ?, 'INR', 100, 118, 0, ?, ?, '27', ?::jsonb, now())`,
           [id, merchant, number, cust, supplierGstin, customerGstin, JSON.stringify(lines)],
         );
-      const line = (over: Record<string, unknown>) => ({ description: 'x', quantity: 1, unitAmount: 100, amount: 100, proration: false, cgstAmount: 0, sgstAmount: 0, igstAmount: 18, ...over });
+      const line = (over: Record<string, unknown>) => ({
+        description: 'x',
+        quantity: 1,
+        unitAmount: 100,
+        amount: 100,
+        proration: false,
+        cgstAmount: 0,
+        sgstAmount: 0,
+        igstAmount: 18,
+        ...over,
+      });
       const [a, b, c] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
       const noKey = line({});
-      await insert(a, withSac, customer, 'TINV-2627-000001', '29AAGCB7383J1Z4', RECIPIENT, [noKey, line({ hsnSac: null }), line({ hsnSac: '9983' })]);
+      await insert(a, withSac, customer, 'TINV-2627-000001', '29AAGCB7383J1Z4', RECIPIENT, [
+        noKey,
+        line({ hsnSac: null }),
+        line({ hsnSac: '9983' }),
+      ]);
       await insert(b, noSac, plainCustomer, 'TINV-2627-000001', null, null, [line({})]);
       await insert(c, withSac, gone, 'TINV-2627-000002', '29AAGCB7383J1Z4', null, [line({ hsnSac: '998314' })]);
 
       await orm.getMigrator().up();
-      const got = new Map((await sql('select id, supplier, recipient, line_items from invoices')).map((r) => [r.id, r]));
+      const got = new Map(
+        (await sql('select id, supplier, recipient, line_items from invoices')).map((r) => [r.id, r]),
+      );
       expect(got.get(a)).toMatchObject({
         supplier: { name: 'Old Name Ltd', gstin: '29AAGCB7383J1Z4', stateCode: '29', address: 'MG Road, Bengaluru' },
         // The document's own GSTIN (and its state) wins over the record's; the name and e-mail are the record's now.
-        recipient: { name: 'Asha', email: 'c@example.com', gstin: RECIPIENT, stateCode: RECIPIENT.slice(0, 2), address: null },
+        recipient: {
+          name: 'Asha',
+          email: 'c@example.com',
+          gstin: RECIPIENT,
+          stateCode: RECIPIENT.slice(0, 2),
+          address: null,
+        },
       });
       expect(got.get(a).line_items.map((l: any) => l.hsnSac)).toEqual(['998314', '998314', '9983']);
       expect(got.get(a).line_items[0]).toEqual({ ...noKey, hsnSac: '998314' });
@@ -274,7 +372,9 @@ describe('the migration fills in the documents issued before it', () => {
       // The key is there, null: the merchant has no SAC.
       expect(got.get(b).line_items[0]).toHaveProperty('hsnSac', null);
       expect(got.get(c).recipient).toEqual({ name: null, email: null, gstin: null, stateCode: null, address: null });
-      const [cols] = await sql(`select count(*)::int as n from information_schema.columns where table_name = 'invoices' and column_name in ('supplier', 'recipient') and is_nullable = 'NO'`);
+      const [cols] = await sql(
+        `select count(*)::int as n from information_schema.columns where table_name = 'invoices' and column_name in ('supplier', 'recipient') and is_nullable = 'NO'`,
+      );
       expect(cols.n).toBe(2);
     } finally {
       await orm.close(true);

@@ -37,7 +37,8 @@ describe('the GSTIN rules', () => {
 
   it('knows the state codes: 01 to 38, 97 and 99; nothing else', () => {
     for (const ok of ['01', '27', '38', '97', '99']) expect(checkGstStateCode(ok, 'state_code')).toBe(ok);
-    for (const bad of ['00', '39', '96', '98', '1', '001', 'AB', 27]) expect(() => checkGstStateCode(bad, 'state_code')).toThrow(/GST state code/);
+    for (const bad of ['00', '39', '96', '98', '1', '001', 'AB', 27])
+      expect(() => checkGstStateCode(bad, 'state_code')).toThrow(/GST state code/);
   });
 });
 
@@ -45,7 +46,10 @@ describe('GSTINs through the API', () => {
   const h = useHarness();
 
   it('the operator API and tax settings refuse a wrong check character or state, and keep a lower-case GSTIN upper case', async () => {
-    const bad = await h.rest('/v1/admin/merchants', { key: ADMIN_TOKEN, body: { name: 'Acme', gstin: '29ABCDE1234F1Z5' } });
+    const bad = await h.rest('/v1/admin/merchants', {
+      key: ADMIN_TOKEN,
+      body: { name: 'Acme', gstin: '29ABCDE1234F1Z5' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'parameter_invalid', param: 'gstin' });
     const zero = await h.rest('/v1/admin/merchants', { key: ADMIN_TOKEN, body: { name: 'Acme', state_code: '00' } });
@@ -63,7 +67,12 @@ describe('GSTINs through the API', () => {
   it("a payment's customer GSTIN is checked and stored upper case; a bad one creates nothing", async () => {
     const m = await h.merchant({ gstin: '29AAGCB7383J1Z4' });
     await connect(m.test, 'stripe');
-    const base = { amount: 49900, customer_email: 'gst@example.com', success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no' };
+    const base = {
+      amount: 49900,
+      customer_email: 'gst@example.com',
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/no',
+    };
     const bad = await m.test.post('/payments', { ...base, customer_gstin: '27AAPFU0939F1ZX' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'parameter_invalid', param: 'customer_gstin' });

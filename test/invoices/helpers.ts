@@ -16,9 +16,18 @@ export function tenantEm(h: Harness, merchantId: string, mode: Mode = Mode.TEST)
 export const invoiceService = (h: Harness): InvoiceService => h.app.app.services.invoices;
 
 let n = 0;
-export async function customer(h: Harness, merchantId: string, details: { stateCode?: string | null; gstin?: string | null } = {}, mode = Mode.TEST) {
+export async function customer(
+  h: Harness,
+  merchantId: string,
+  details: { stateCode?: string | null; gstin?: string | null } = {},
+  mode = Mode.TEST,
+) {
   const em = tenantEm(h, merchantId, mode);
-  const c = make(Customer, { email: `c${++n}-${Date.now()}@example.com`, stateCode: details.stateCode ?? null, gstin: details.gstin ?? null });
+  const c = make(Customer, {
+    email: `c${++n}-${Date.now()}@example.com`,
+    stateCode: details.stateCode ?? null,
+    gstin: details.gstin ?? null,
+  });
   em.persist(c);
   await em.flush();
   return c.id;

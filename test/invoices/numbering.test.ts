@@ -15,7 +15,11 @@ const h = useHarness();
 const seq = (n: string) => Number(n.slice(-6));
 
 async function numbers(merchantId: string, mode: Mode, type: InvoiceType): Promise<string[]> {
-  const r = await rows<{ number: string }>(h, 'select number from invoices where merchant_id = ? and mode = ? and type = ? order by number', [merchantId, mode, type]);
+  const r = await rows<{ number: string }>(
+    h,
+    'select number from invoices where merchant_id = ? and mode = ? and type = ? order by number',
+    [merchantId, mode, type],
+  );
   return r.map((x) => x.number);
 }
 
@@ -32,9 +36,18 @@ describe('numbering', () => {
     const b = await issue(h, m.id, draft(c));
     const cn = await issue(h, m.id, draft(c, { type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED }));
     const live = await issue(h, m.id, draft(cLive), Mode.LIVE);
-    const liveCn = await issue(h, m.id, draft(cLive, { type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED }), Mode.LIVE);
+    const liveCn = await issue(
+      h,
+      m.id,
+      draft(cLive, { type: InvoiceType.CREDIT_NOTE, status: InvoiceStatus.ISSUED }),
+      Mode.LIVE,
+    );
     expect([a.number, b.number, cn.number, live.number, liveCn.number]).toEqual([
-      'TINV-2627-000001', 'TINV-2627-000002', 'TCN-2627-000001', 'INV-2627-000001', 'CN-2627-000001',
+      'TINV-2627-000001',
+      'TINV-2627-000002',
+      'TCN-2627-000001',
+      'INV-2627-000001',
+      'CN-2627-000001',
     ]);
     for (const inv of [a, b, cn, live, liveCn]) expect(inv.number.length).toBeLessThanOrEqual(16);
   });
@@ -47,7 +60,11 @@ describe('numbering', () => {
     expect(march.number).toBe('TINV-2627-000003');
     expect(april.number).toBe('TINV-2728-000001');
     expect(april2.number).toBe('TINV-2728-000002');
-    const [s] = await rows(h, `select last_number from invoice_sequences where merchant_id = ? and mode = 'test' and type = 'invoice' and financial_year = 2027`, [m.id]);
+    const [s] = await rows(
+      h,
+      `select last_number from invoice_sequences where merchant_id = ? and mode = 'test' and type = 'invoice' and financial_year = 2027`,
+      [m.id],
+    );
     expect(s.last_number).toBe(2);
   });
 
@@ -74,7 +91,10 @@ describe('numbering', () => {
       Array.from({ length: 30 }, (_, i) =>
         tenantEm(h, fresh.id).transactional(async (em) => {
           await sleep(Math.floor(Math.random() * 5));
-          const inv = await invoiceService(h).issue(em, draft(c, { lines: [{ description: `n${i}`, quantity: 1, unitAmount: 100 + i, amount: 100 + i }] }));
+          const inv = await invoiceService(h).issue(
+            em,
+            draft(c, { lines: [{ description: `n${i}`, quantity: 1, unitAmount: 100 + i, amount: 100 + i }] }),
+          );
           await sleep(Math.floor(Math.random() * 5)); // commit (and number) in a random order
           if (i % 3 === 0) throw new Error('rolled back on purpose');
           return inv;
@@ -82,7 +102,9 @@ describe('numbering', () => {
       ),
     );
     // Numbered by the commit: read once the transaction has answered.
-    const committed = outcomes.filter((o): o is PromiseFulfilledResult<Invoice> => o.status === 'fulfilled').map((o) => o.value.number);
+    const committed = outcomes
+      .filter((o): o is PromiseFulfilledResult<Invoice> => o.status === 'fulfilled')
+      .map((o) => o.value.number);
     const failed = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
     expect(failed).toHaveLength(10);
     for (const f of failed) expect(String(f.reason)).toContain('rolled back on purpose');
@@ -91,7 +113,11 @@ describe('numbering', () => {
     expect(stored.sort()).toEqual([...committed].sort());
     expect(stored.map(seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(new Set(stored).size).toBe(20);
-    const [s] = await rows(h, `select last_number from invoice_sequences where merchant_id = ? and mode = 'test' and type = 'invoice'`, [fresh.id]);
+    const [s] = await rows(
+      h,
+      `select last_number from invoice_sequences where merchant_id = ? and mode = 'test' and type = 'invoice'`,
+      [fresh.id],
+    );
     expect(s.last_number).toBe(20);
   });
 
@@ -110,9 +136,16 @@ describe('numbering', () => {
       expect(issued.map((i) => i.number)).toEqual([null, null, null, null]);
       return issued;
     });
-    expect([a.number, b.number, paid.number, cn.number]).toEqual(['TINV-2627-000001', 'TINV-2627-000002', 'TINV-2627-000003', 'TCN-2627-000001']);
+    expect([a.number, b.number, paid.number, cn.number]).toEqual([
+      'TINV-2627-000001',
+      'TINV-2627-000002',
+      'TINV-2627-000003',
+      'TCN-2627-000001',
+    ]);
     // Every event about them was written with the number, in the order they were recorded.
-    const events = (await outbox(h.app, fresh.id)).filter((e) => e.type.startsWith('invoice.') || e.type.startsWith('credit_note.'));
+    const events = (await outbox(h.app, fresh.id)).filter(
+      (e) => e.type.startsWith('invoice.') || e.type.startsWith('credit_note.'),
+    );
     expect(events.map((e) => `${e.type}:${e.payload.data.object.number}`)).toEqual([
       'invoice.created:TINV-2627-000001',
       'credit_note.created:TCN-2627-000001',
@@ -120,10 +153,14 @@ describe('numbering', () => {
       'invoice.created:TINV-2627-000003',
       'invoice.paid:TINV-2627-000003',
     ]);
-    expect(await numbers(fresh.id, Mode.TEST, InvoiceType.INVOICE)).toEqual(['TINV-2627-000001', 'TINV-2627-000002', 'TINV-2627-000003']);
+    expect(await numbers(fresh.id, Mode.TEST, InvoiceType.INVOICE)).toEqual([
+      'TINV-2627-000001',
+      'TINV-2627-000002',
+      'TINV-2627-000003',
+    ]);
   });
 
-  it('an invoice issued in a savepoint that rolls back takes no number: the transaction\'s others stay gap-free', async () => {
+  it("an invoice issued in a savepoint that rolls back takes no number: the transaction's others stay gap-free", async () => {
     const fresh = await h.merchant();
     const c = await customer(h, fresh.id);
     const s = invoiceService(h);
@@ -142,7 +179,10 @@ describe('numbering', () => {
     expect([first.number, dropped?.number, second.number]).toEqual(['TINV-2627-000001', null, 'TINV-2627-000002']);
     expect(await numbers(fresh.id, Mode.TEST, InvoiceType.INVOICE)).toEqual(['TINV-2627-000001', 'TINV-2627-000002']);
     const events = (await outbox(h.app, fresh.id)).filter((e) => e.type.startsWith('invoice.'));
-    expect(events.map((e) => `${e.type}:${e.payload.data.object.number}`)).toEqual(['invoice.created:TINV-2627-000001', 'invoice.created:TINV-2627-000002']);
+    expect(events.map((e) => `${e.type}:${e.payload.data.object.number}`)).toEqual([
+      'invoice.created:TINV-2627-000001',
+      'invoice.created:TINV-2627-000002',
+    ]);
   });
 
   it('numbers past 999,999 as formatInvoiceNumber does (dashes dropped to stay within 16 characters)', async () => {
@@ -150,11 +190,19 @@ describe('numbering', () => {
     const c = await customer(h, fresh.id);
     const cLive = await customer(h, fresh.id, {}, Mode.LIVE);
     const seqAt = (mode: Mode, last: number) =>
-      rows(h, `insert into invoice_sequences (merchant_id, mode, type, financial_year, last_number) values (?, ?, 'invoice', 2026, ?)
-               on conflict (merchant_id, mode, type, financial_year) do update set last_number = excluded.last_number`, [fresh.id, mode, last]);
+      rows(
+        h,
+        `insert into invoice_sequences (merchant_id, mode, type, financial_year, last_number) values (?, ?, 'invoice', 2026, ?)
+               on conflict (merchant_id, mode, type, financial_year) do update set last_number = excluded.last_number`,
+        [fresh.id, mode, last],
+      );
     const got: string[] = [];
     const want: string[] = [];
-    for (const [mode, last, cust] of [[Mode.TEST, 999_998, c], [Mode.TEST, 9_999_999, c], [Mode.LIVE, 9_999_998, cLive]] as const) {
+    for (const [mode, last, cust] of [
+      [Mode.TEST, 999_998, c],
+      [Mode.TEST, 9_999_999, c],
+      [Mode.LIVE, 9_999_998, cLive],
+    ] as const) {
       await seqAt(mode, last);
       for (let k = 1; k <= 2; k++) {
         got.push((await issue(h, fresh.id, draft(cust), mode)).number);
@@ -162,7 +210,14 @@ describe('numbering', () => {
       }
     }
     expect(got).toEqual(want);
-    expect(got).toEqual(['TINV-2627-999999', 'TINV2627-1000000', 'TINV262710000000', 'TINV262710000001', 'INV-2627-9999999', 'INV2627-10000000']);
+    expect(got).toEqual([
+      'TINV-2627-999999',
+      'TINV2627-1000000',
+      'TINV262710000000',
+      'TINV262710000001',
+      'INV-2627-9999999',
+      'INV2627-10000000',
+    ]);
   });
 
   it('a transaction that would commit an invoice without a number is refused (whatever wrote it)', async () => {

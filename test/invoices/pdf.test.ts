@@ -4,9 +4,21 @@
  * font), and GET /v1/invoices/{id}/pdf end to end, which must answer the same bytes as the GraphQL field.
  */
 import crypto from 'node:crypto';
-import { Invoice, InvoiceLineItem, InvoiceStatus, InvoiceType, BillingReason } from '../../src/modules/invoices/invoice.entities';
+import {
+  Invoice,
+  InvoiceLineItem,
+  InvoiceStatus,
+  InvoiceType,
+  BillingReason,
+} from '../../src/modules/invoices/invoice.entities';
 import { GST_STATES, gstStateLabel } from '../../src/core/gst-states';
-import { InvoicePdfInput, istDate, pdfFilename, ratePercent, renderInvoicePdf } from '../../src/modules/invoices/invoice.pdf';
+import {
+  InvoicePdfInput,
+  istDate,
+  pdfFilename,
+  ratePercent,
+  renderInvoicePdf,
+} from '../../src/modules/invoices/invoice.pdf';
 import { formatAmount, formatMoney, groupDigits, indianNumberInWords, rupeesInWords } from '../../src/money';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
@@ -56,7 +68,9 @@ describe('money and dates as invoices print them', () => {
     expect(indianNumberInWords(101)).toBe('One Hundred One');
     expect(indianNumberInWords(118000)).toBe('One Lakh Eighteen Thousand');
     expect(indianNumberInWords(10000000)).toBe('One Crore');
-    expect(indianNumberInWords(123456789)).toBe('Twelve Crore Thirty Four Lakh Fifty Six Thousand Seven Hundred Eighty Nine');
+    expect(indianNumberInWords(123456789)).toBe(
+      'Twelve Crore Thirty Four Lakh Fifty Six Thousand Seven Hundred Eighty Nine',
+    );
     expect(indianNumberInWords(1_000_000_000)).toBe('One Hundred Crore');
     expect(rupeesInWords(11800000)).toBe('Rupees One Lakh Eighteen Thousand Only');
     expect(rupeesInWords(58941)).toBe('Rupees Five Hundred Eighty Nine and Forty One Paise Only');
@@ -157,7 +171,13 @@ describe('rendered tax invoices and credit notes', () => {
       lineItems: [line({ cgstAmount: 900000, sgstAmount: 900000 })],
     }),
     supplier: SUPPLIER,
-    recipient: { name: 'Bharat Traders', email: 'accounts@bharat.example', stateCode: '27', gstin: '27AAACB1234C1ZF', address: null },
+    recipient: {
+      name: 'Bharat Traders',
+      email: 'accounts@bharat.example',
+      stateCode: '27',
+      gstin: '27AAACB1234C1ZF',
+      address: null,
+    },
   };
 
   it('is a PDF, with the same bytes each time (metadata fixed by the invoice)', async () => {
@@ -197,7 +217,12 @@ describe('rendered tax invoices and credit notes', () => {
   it('inter-state INR to an unregistered customer: IGST at the full rate', async () => {
     const text = await pdfText(
       await renderInvoicePdf({
-        invoice: invoice({ number: 'INV-2026-000043', placeOfSupply: '29', igstAmount: 1800000, lineItems: [line({ igstAmount: 1800000 })] }),
+        invoice: invoice({
+          number: 'INV-2026-000043',
+          placeOfSupply: '29',
+          igstAmount: 1800000,
+          lineItems: [line({ igstAmount: 1800000 })],
+        }),
         supplier: SUPPLIER,
         recipient: { name: null, email: 'buyer@example.com', stateCode: '29', gstin: null, address: null },
       }),
@@ -227,7 +252,9 @@ describe('rendered tax invoices and credit notes', () => {
           taxAmount: 45010,
           total: 295060,
           amountPaid: 0,
-          lineItems: [line({ description: 'Unused time on Pro plan', unitAmount: 250050, amount: 250050, proration: true })],
+          lineItems: [
+            line({ description: 'Unused time on Pro plan', unitAmount: 250050, amount: 250050, proration: true }),
+          ],
           issuedAt: new Date('2026-04-15T06:00:00Z'),
         }),
         supplier: SUPPLIER,
@@ -249,7 +276,14 @@ describe('rendered tax invoices and credit notes', () => {
     const next = await pdfText(
       await renderInvoicePdf({
         ...intraState,
-        invoice: invoice({ ...intraState.invoice, number: 'INV-2026-000044', creditApplied: 295060, amountPaid: 0, amountDue: 11504940, status: InvoiceStatus.OPEN }),
+        invoice: invoice({
+          ...intraState.invoice,
+          number: 'INV-2026-000044',
+          creditApplied: 295060,
+          amountPaid: 0,
+          amountDue: 11504940,
+          status: InvoiceStatus.OPEN,
+        }),
       }),
     );
     expect(next).toMatch(row('Less credit applied', '-₹2,950.60'));
@@ -259,7 +293,15 @@ describe('rendered tax invoices and credit notes', () => {
   it('a non-INR invoice is a zero-rated export in that currency, without words in rupees', async () => {
     const text = await pdfText(
       await renderInvoicePdf({
-        invoice: invoice({ currency: 'USD', subtotal: 4900, taxAmount: 0, total: 4900, taxRateBps: 0, placeOfSupply: null, lineItems: [line({ unitAmount: 4900, amount: 4900 })] }),
+        invoice: invoice({
+          currency: 'USD',
+          subtotal: 4900,
+          taxAmount: 0,
+          total: 4900,
+          taxRateBps: 0,
+          placeOfSupply: null,
+          lineItems: [line({ unitAmount: 4900, amount: 4900 })],
+        }),
         supplier: SUPPLIER,
         recipient: { name: 'Globex Inc', email: 'ap@globex.example', stateCode: null, gstin: null, address: null },
       }),
@@ -271,9 +313,22 @@ describe('rendered tax invoices and credit notes', () => {
   });
 
   it('many lines run onto further pages, each with the table header', async () => {
-    const lines = Array.from({ length: 60 }, (_, i) => line({ description: `Seat ${i + 1}`, unitAmount: 100, amount: 100 }));
+    const lines = Array.from({ length: 60 }, (_, i) =>
+      line({ description: `Seat ${i + 1}`, unitAmount: 100, amount: 100 }),
+    );
     const text = await pdfText(
-      await renderInvoicePdf({ ...intraState, invoice: invoice({ ...intraState.invoice, lineItems: lines, subtotal: 6000, cgstAmount: 540, sgstAmount: 540, taxAmount: 1080, total: 7080 }) }),
+      await renderInvoicePdf({
+        ...intraState,
+        invoice: invoice({
+          ...intraState.invoice,
+          lineItems: lines,
+          subtotal: 6000,
+          cgstAmount: 540,
+          sgstAmount: 540,
+          taxAmount: 1080,
+          total: 7080,
+        }),
+      }),
     );
     const pages = text.split('\f').filter((p) => p.trim());
     expect(pages.length).toBeGreaterThan(1);
@@ -286,7 +341,10 @@ describe('rendered tax invoices and credit notes', () => {
     const text = await pdfText(
       await renderInvoicePdf({
         ...intraState,
-        invoice: invoice({ ...intraState.invoice, lineItems: [line({ hsnSac: null, cgstAmount: 900000, sgstAmount: 900000 })] }),
+        invoice: invoice({
+          ...intraState.invoice,
+          lineItems: [line({ hsnSac: null, cgstAmount: 900000, sgstAmount: 900000 })],
+        }),
         recipient: { ...intraState.recipient, address: '12 MG Road\nBengaluru 560001' },
       }),
     );
@@ -306,11 +364,19 @@ describe('GET /v1/invoices/{id}/pdf', () => {
   });
 
   it('answers the invoice of a paid one-time payment as a PDF, the same bytes as the GraphQL field', async () => {
-    const settings = await m.test.post('/merchant/tax-settings', { address: '4th Floor, Tower B, Baner Road, Pune 411045', sac_code: '998314' });
+    const settings = await m.test.post('/merchant/tax-settings', {
+      address: '4th Floor, Tower B, Baner Road, Pune 411045',
+      sac_code: '998314',
+    });
     expect(settings.status).toBe(200);
 
     await connect(m.test, 'razorpay');
-    const payment = await createPayment(m.test, { amount: 118000, customer_name: 'Bharat Traders', customer_state_code: '29', customer_gstin: '29AAACB1234C1ZB' });
+    const payment = await createPayment(m.test, {
+      amount: 118000,
+      customer_name: 'Bharat Traders',
+      customer_state_code: '29',
+      customer_gstin: '29AAACB1234C1ZB',
+    });
     await pay(m.test, payment);
     let inv: any;
     for (let i = 0; i < 100 && !inv; i++) {
@@ -318,9 +384,16 @@ describe('GET /v1/invoices/{id}/pdf', () => {
       inv = list.body.data.find((x: any) => x.payment_id === payment.id);
       if (!inv) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(inv).toMatchObject({ object: 'invoice', type: 'invoice', place_of_supply: '29', customer_gstin: '29AAACB1234C1ZB' });
+    expect(inv).toMatchObject({
+      object: 'invoice',
+      type: 'invoice',
+      place_of_supply: '29',
+      customer_gstin: '29AAACB1234C1ZB',
+    });
 
-    const res = await fetch(`${h.app.url}/v1/invoices/${inv.id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
+    const res = await fetch(`${h.app.url}/v1/invoices/${inv.id}/pdf`, {
+      headers: { authorization: `Bearer ${m.keys.test}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="${pdfFilename(inv.number)}"`);
@@ -328,7 +401,9 @@ describe('GET /v1/invoices/{id}/pdf', () => {
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
 
     // REST runs the GraphQL operation: the field answers the very same file.
-    const gql = await m.test.gql('query($id: ID!) { invoice(id: $id) { pdf { filename contentType base64 } } }', { id: inv.id });
+    const gql = await m.test.gql('query($id: ID!) { invoice(id: $id) { pdf { filename contentType base64 } } }', {
+      id: inv.id,
+    });
     expect(gql.errors).toBeUndefined();
     expect(gql.data.invoice.pdf).toMatchObject({ filename: pdfFilename(inv.number), contentType: 'application/pdf' });
     expect(Buffer.from(gql.data.invoice.pdf.base64, 'base64').equals(bytes)).toBe(true);

@@ -8,7 +8,12 @@ import { gst } from '../../src/modules/subscriptions/billing';
 /** The pure parts: per-line allocation of the GST heads, the financial year in IST, number formats. */
 
 const parties = (over: Partial<Parameters<typeof invoiceTax>[1]> = {}) => ({
-  currency: 'INR', rateBps: 1800, merchantGstin: '29ABCDE1234F1ZW', merchantState: '29', customerState: '29', ...over,
+  currency: 'INR',
+  rateBps: 1800,
+  merchantGstin: '29ABCDE1234F1ZW',
+  merchantState: '29',
+  customerState: '29',
+  ...over,
 });
 
 describe('allocate (largest remainder)', () => {
@@ -28,7 +33,9 @@ describe('allocate (largest remainder)', () => {
   it('property: shares sum to the total and each is within one subunit of its exact share', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.integer({ min: 0, max: 50_000_000 }), { minLength: 1, maxLength: 12 }).filter((a) => a.some((x) => x > 0)),
+        fc
+          .array(fc.integer({ min: 0, max: 50_000_000 }), { minLength: 1, maxLength: 12 })
+          .filter((a) => a.some((x) => x > 0)),
         fc.integer({ min: 0, max: 20_000_000 }),
         (weights, total) => {
           const shares = allocate(total, weights);
@@ -43,7 +50,7 @@ describe('allocate (largest remainder)', () => {
 });
 
 describe('invoiceTax', () => {
-  it('property: invoice heads are billing.ts gst() of the subtotal, and the lines\' heads sum to them exactly', () => {
+  it("property: invoice heads are billing.ts gst() of the subtotal, and the lines' heads sum to them exactly", () => {
     fc.assert(
       fc.property(
         fc.array(fc.integer({ min: 0, max: 10_000_000 }), { minLength: 1, maxLength: 10 }),
@@ -65,8 +72,14 @@ describe('invoiceTax', () => {
   });
 
   it('no tax for a non-INR invoice or a merchant without a GSTIN', () => {
-    expect(invoiceTax([1000], parties({ currency: 'USD' }))).toMatchObject({ taxable: false, heads: { tax: 0, total: 1000 } });
-    expect(invoiceTax([1000], parties({ merchantGstin: null }))).toMatchObject({ taxable: false, heads: { tax: 0, total: 1000 } });
+    expect(invoiceTax([1000], parties({ currency: 'USD' }))).toMatchObject({
+      taxable: false,
+      heads: { tax: 0, total: 1000 },
+    });
+    expect(invoiceTax([1000], parties({ merchantGstin: null }))).toMatchObject({
+      taxable: false,
+      heads: { tax: 0, total: 1000 },
+    });
   });
 });
 
@@ -92,12 +105,17 @@ describe('invoice numbers', () => {
 
   it('property: distinct sequence numbers give distinct numbers of at most 16 characters', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 99_999_999 }), fc.integer({ min: 1, max: 99_999_999 }), fc.constantFrom(Mode.TEST, Mode.LIVE), (a, b, mode) => {
-        const x = formatInvoiceNumber(InvoiceType.INVOICE, mode, 2026, a);
-        const y = formatInvoiceNumber(InvoiceType.INVOICE, mode, 2026, b);
-        expect(x.length).toBeLessThanOrEqual(16);
-        expect(x === y).toBe(a === b);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 99_999_999 }),
+        fc.integer({ min: 1, max: 99_999_999 }),
+        fc.constantFrom(Mode.TEST, Mode.LIVE),
+        (a, b, mode) => {
+          const x = formatInvoiceNumber(InvoiceType.INVOICE, mode, 2026, a);
+          const y = formatInvoiceNumber(InvoiceType.INVOICE, mode, 2026, b);
+          expect(x.length).toBeLessThanOrEqual(16);
+          expect(x === y).toBe(a === b);
+        },
+      ),
       { seed: 3, numRuns: 2000 },
     );
   });

@@ -8,9 +8,12 @@ import { gqlRequest, REQUEST_ID } from '../harness/http';
 
 const h = useHarness();
 
-const create = (body: unknown) => request(`${h.app.url}/v1/admin/merchants`, { key: ADMIN_TOKEN, method: 'POST', body });
-const merchantCount = async () => Number((await h.app.orm.em.getConnection().execute('select count(*)::int as n from merchants'))[0].n);
-const keyCount = async () => Number((await h.app.orm.em.getConnection().execute('select count(*)::int as n from api_keys'))[0].n);
+const create = (body: unknown) =>
+  request(`${h.app.url}/v1/admin/merchants`, { key: ADMIN_TOKEN, method: 'POST', body });
+const merchantCount = async () =>
+  Number((await h.app.orm.em.getConnection().execute('select count(*)::int as n from merchants'))[0].n);
+const keyCount = async () =>
+  Number((await h.app.orm.em.getConnection().execute('select count(*)::int as n from api_keys'))[0].n);
 
 describe('validation', () => {
   const cases: [string, unknown, string, string | null][] = [
@@ -49,7 +52,12 @@ describe('validation', () => {
 
 describe('a new merchant', () => {
   it('answers 201 with its fields and one test and one live key', async () => {
-    const r = await create({ name: '  Acme Pvt Ltd  ', gstin: '29ABCDE1234F1ZW', reporting_currency: 'usd', rate_limit_per_second: 25 });
+    const r = await create({
+      name: '  Acme Pvt Ltd  ',
+      gstin: '29ABCDE1234F1ZW',
+      reporting_currency: 'usd',
+      rate_limit_per_second: 25,
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get('request-id')).toMatch(REQUEST_ID);
     expect(r.body).toMatchObject({
@@ -73,7 +81,12 @@ describe('a new merchant', () => {
   it('defaults: INR, no GSTIN, the server rate limit', async () => {
     const r = await create({ name: 'Plain' });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ gstin: null, state_code: null, reporting_currency: 'INR', rate_limit_per_second: null });
+    expect(r.body).toMatchObject({
+      gstin: null,
+      state_code: null,
+      reporting_currency: 'INR',
+      rate_limit_per_second: null,
+    });
     const s = await create({ name: 'Stated', state_code: '07' });
     expect(s.body.state_code).toBe('07');
   });
@@ -88,7 +101,9 @@ describe('a new merchant', () => {
   it('stores its keys only as hashes', async () => {
     const r = await create({ name: 'Hashed' });
     const { test, live } = r.body.api_keys as { test: string; live: string };
-    const rows: Record<string, unknown>[] = await h.app.orm.em.getConnection().execute('select * from api_keys where merchant_id = ?', [r.body.id]);
+    const rows: Record<string, unknown>[] = await h.app.orm.em
+      .getConnection()
+      .execute('select * from api_keys where merchant_id = ?', [r.body.id]);
     expect(rows).toHaveLength(2);
     const dump = JSON.stringify(rows);
     for (const key of [test, live]) {
@@ -121,7 +136,11 @@ describe('a new merchant', () => {
         expect((await c.get(path)).body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
       }
       const g = await c.gql('{ merchant { id } products { totalCount } productFamilies { totalCount } }');
-      expect(g.data).toEqual({ merchant: { id: r.body.id }, products: { totalCount: 0 }, productFamilies: { totalCount: 0 } });
+      expect(g.data).toEqual({
+        merchant: { id: r.body.id },
+        products: { totalCount: 0 },
+        productFamilies: { totalCount: 0 },
+      });
     }
     const p = await live.post('/products', { name: 'Live one', type: 'one_time' });
     expect(p.body.livemode).toBe(true);
@@ -130,13 +149,21 @@ describe('a new merchant', () => {
   });
 
   it('the operator token reaches createMerchant through GraphQL too; a merchant key does not', async () => {
-    const ok = await gqlRequest(h.app.url, ADMIN_TOKEN, 'mutation { createMerchant(input: { name: "Via GQL", stateCode: "27" }) { id object stateCode apiKeys { test live } } }');
+    const ok = await gqlRequest(
+      h.app.url,
+      ADMIN_TOKEN,
+      'mutation { createMerchant(input: { name: "Via GQL", stateCode: "27" }) { id object stateCode apiKeys { test live } } }',
+    );
     expect(ok.body.errors).toBeUndefined();
     expect(ok.body.data.createMerchant).toMatchObject({ object: 'merchant', stateCode: '27' });
     expect(ok.body.data.createMerchant.apiKeys.test).toMatch(/^sk_test_/);
     const m = await h.merchant();
     const before = await merchantCount();
-    const no = await gqlRequest(h.app.url, m.keys.test, 'mutation { createMerchant(input: { name: "Sneaky" }) { id } }');
+    const no = await gqlRequest(
+      h.app.url,
+      m.keys.test,
+      'mutation { createMerchant(input: { name: "Sneaky" }) { id } }',
+    );
     expect(no.body.errors[0].extensions).toMatchObject({ code: 'invalid_api_key', http: { status: 401 } });
     const rest = await request(`${h.app.url}/v1/admin/merchants`, { key: m.keys.live, body: { name: 'Sneaky' } });
     expect(rest.status).toBe(401);

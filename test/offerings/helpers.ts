@@ -12,7 +12,10 @@ export async function ok(p: Promise<{ status: number; text: string; body: any }>
 }
 
 /** A subscription product with a monthly plan (INR default price, USD price) and a yearly plan. */
-export async function product(c: Client_, name = `Pro ${rnd()}`): Promise<{ product: any; monthly: any; yearly: any; prices: any[] }> {
+export async function product(
+  c: Client_,
+  name = `Pro ${rnd()}`,
+): Promise<{ product: any; monthly: any; yearly: any; prices: any[] }> {
   const p = await ok(c.post('/products', { name, type: 'subscription' }), 201);
   const monthly = await ok(c.post(`/products/${p.id}/plans`, { name: 'Monthly', billing_frequency: 'monthly' }), 201);
   const yearly = await ok(c.post(`/products/${p.id}/plans`, { name: 'Yearly', billing_frequency: 'yearly' }), 201);
@@ -31,7 +34,12 @@ export const pkg = (c: Client_, body: Record<string, unknown> = {}) =>
   ok(c.post('/packages', { lookup_key: `$rc_${rnd()}`, name: 'Package', ...body }), 201);
 
 export const attach = (c: Client_, offeringId: string, packageId: string, position?: number) =>
-  ok(c.post(`/offerings/${offeringId}/packages`, position === undefined ? { package_id: packageId } : { package_id: packageId, position }));
+  ok(
+    c.post(
+      `/offerings/${offeringId}/packages`,
+      position === undefined ? { package_id: packageId } : { package_id: packageId, position },
+    ),
+  );
 
 /** The package ids of an offering, in position order, and their positions. */
 export async function order(c: Client_, offeringId: string): Promise<string[]> {
@@ -45,13 +53,22 @@ const STRIPE_LIVE = { secret_key: `sk_live_${'s'.repeat(24)}`, webhook_secret: `
 
 /** Connects the mode's sandbox Stripe account (customers come from payments: the API has no customer create). */
 export async function connect(c: Client_, live = false): Promise<void> {
-  await ok(c.post('/providers/connections', { provider: 'stripe', credentials: live ? STRIPE_LIVE : STRIPE_TEST }), 201);
+  await ok(
+    c.post('/providers/connections', { provider: 'stripe', credentials: live ? STRIPE_LIVE : STRIPE_TEST }),
+    201,
+  );
 }
 
 /** A customer of the client's merchant and mode (found or created by e-mail through a payment). */
 export async function customer(c: Client_, email = `cust-${rnd()}@example.com`): Promise<string> {
   const p = await ok(
-    c.post('/payments', { amount: 5000, currency: 'INR', customer_email: email, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no' }),
+    c.post('/payments', {
+      amount: 5000,
+      currency: 'INR',
+      customer_email: email,
+      success_url: 'https://shop.example/ok',
+      cancel_url: 'https://shop.example/no',
+    }),
     201,
   );
   return p.customer_id;

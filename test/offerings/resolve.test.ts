@@ -23,7 +23,10 @@ async function storefront(c: TestMerchant['test'], opts: { current?: boolean } =
   await ok(c.post(`/packages/${annual.id}/products`, { product_ids: [b.product.id] }));
   await attach(c, o.id, annual.id);
   await attach(c, o.id, monthly.id, 0);
-  const paywall = await ok(c.post('/paywalls', { name: 'Main', offering_id: o.id, template: 'simple', config: { title: 'Upgrade' } }), 201);
+  const paywall = await ok(
+    c.post('/paywalls', { name: 'Main', offering_id: o.id, template: 'simple', config: { title: 'Upgrade' } }),
+    201,
+  );
   return { offering: o, monthly, annual, a, b, paywall };
 }
 
@@ -46,12 +49,23 @@ describe('resolve without experiments', () => {
   it('serves the current offering with packages in order, their products, plans and prices, and the paywall', async () => {
     const s = await storefront(m.test, { current: true });
     const id = await customer(m.test);
-    const r = await ok(resolve(m.test, { customer_id: id, attributes: { country: 'IN', platform: ['ios', 'web'], beta: true, version: 3 } }));
+    const r = await ok(
+      resolve(m.test, {
+        customer_id: id,
+        attributes: { country: 'IN', platform: ['ios', 'web'], beta: true, version: 3 },
+      }),
+    );
     expect(r.customer_id).toBe(id);
     expect(r.experiment).toBeNull();
     expect(r.paywall).toEqual(s.paywall);
     const o = r.offering;
-    expect(o).toMatchObject({ id: s.offering.id, object: 'offering', lookup_key: s.offering.lookup_key, is_current: true, metadata: {} });
+    expect(o).toMatchObject({
+      id: s.offering.id,
+      object: 'offering',
+      lookup_key: s.offering.lookup_key,
+      is_current: true,
+      metadata: {},
+    });
     expect(o.packages.map((p: any) => [p.id, p.position, p.object])).toEqual([
       [s.monthly.id, 0, 'package'],
       [s.annual.id, 1, 'package'],
@@ -75,7 +89,8 @@ describe('resolve without experiments', () => {
     const { plans: catalogPlans, ...catalogProduct } = catalog;
     const { plans: offeredPlans, ...offeredProduct } = pro;
     expect(offeredProduct).toEqual(catalogProduct);
-    for (const [i, plan] of offeredPlans.entries()) expect(plan).toEqual(await ok(m.test.get(`/plans/${catalogPlans[i].id}`)));
+    for (const [i, plan] of offeredPlans.entries())
+      expect(plan).toEqual(await ok(m.test.get(`/plans/${catalogPlans[i].id}`)));
   });
 
   it('reflects every change at once: prices, product status, packages, the current offering, paywalls', async () => {
@@ -85,7 +100,10 @@ describe('resolve without experiments', () => {
     const id = await customer(mm.test);
     const get = async () => (await ok(resolve(mm.test, { customer_id: id }))) as any;
     await get(); // cached from here
-    const price = await ok(mm.test.post(`/plans/${s.b.yearly.id}/prices`, { currency: 'INR', amount: 399000, is_default: true }), 201);
+    const price = await ok(
+      mm.test.post(`/plans/${s.b.yearly.id}/prices`, { currency: 'INR', amount: 399000, is_default: true }),
+      201,
+    );
     let r = await get();
     expect(r.offering.packages[1].products[0].plans[1].default_price.id).toBe(price.id);
     // a deactivated product leaves every package; its id stays linked
@@ -104,7 +122,10 @@ describe('resolve without experiments', () => {
     await ok(mm.test.post(`/offerings/${next.id}/make-current`));
     r = await get();
     expect([r.offering.id, r.offering.packages, r.paywall]).toEqual([next.id, [], null]);
-    const wall = await ok(mm.test.post('/paywalls', { name: 'Next', offering_id: next.id, template: 'sliding_cards' }), 201);
+    const wall = await ok(
+      mm.test.post('/paywalls', { name: 'Next', offering_id: next.id, template: 'sliding_cards' }),
+      201,
+    );
     expect((await get()).paywall).toEqual(wall);
   });
 
@@ -116,7 +137,12 @@ describe('resolve without experiments', () => {
     const live = await customer(m.live);
     for (const id of [unknownId(), theirs, live, 'not-a-uuid']) {
       const r = await resolve(m.test, { customer_id: id, attributes: {} });
-      expect([r.status, r.body.error.type, r.body.error.code, r.body.error.param]).toEqual([404, 'invalid_request_error', 'resource_not_found', 'customer_id']);
+      expect([r.status, r.body.error.type, r.body.error.code, r.body.error.param]).toEqual([
+        404,
+        'invalid_request_error',
+        'resource_not_found',
+        'customer_id',
+      ]);
     }
     // and the owner resolves them
     expect((await resolve(other.test, { customer_id: theirs })).status).toBe(200);
@@ -132,7 +158,12 @@ describe('resolve without experiments', () => {
       [{ customer_id: id, attributes: { country: { code: 'IN' } } }, 400, 'parameter_invalid', 'attributes.country'],
       [{ customer_id: id, attributes: { tags: ['a', { b: 1 }] } }, 400, 'parameter_invalid', 'attributes.tags[1]'],
       [{ customer_id: id, attributes: { s: 'x'.repeat(501) } }, 400, 'parameter_invalid', 'attributes.s'],
-      [{ customer_id: id, attributes: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) }, 400, 'parameter_invalid', 'attributes'],
+      [
+        { customer_id: id, attributes: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) },
+        400,
+        'parameter_invalid',
+        'attributes',
+      ],
       [{ customer_id: unknownId(), attributes: { bad: { x: 1 } } }, 400, 'parameter_invalid', 'attributes.bad'],
       [{ customer_id: id, bogus: 1 }, 400, 'parameter_unknown', 'bogus'],
     ];
@@ -187,14 +218,24 @@ function selectionOf(v: any): string {
     .map(([k, x]) => {
       const name = k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
       if (EMPTY_OBJECT_LISTS.has(name) && Array.isArray(x) && !x.length) return `${name} { id }`;
-      if (JSON_FIELDS.has(name) || x === null || typeof x !== 'object' || (Array.isArray(x) && !x.some((y) => y && typeof y === 'object'))) return name;
+      if (
+        JSON_FIELDS.has(name) ||
+        x === null ||
+        typeof x !== 'object' ||
+        (Array.isArray(x) && !x.some((y) => y && typeof y === 'object'))
+      )
+        return name;
       return `${name} { ${selectionOf(x)} }`;
     })
     .join(' ');
 }
 
 /** Which variant the API document's five steps give (computed here, independently of the service). */
-function expectedVariant(experimentId: string, customerId: string, variants: { id: string; key: string; traffic_percent: number }[]) {
+function expectedVariant(
+  experimentId: string,
+  customerId: string,
+  variants: { id: string; key: string; traffic_percent: number }[],
+) {
   const digest = crypto.createHash('sha256').update(`${experimentId}:${customerId}`).digest('hex');
   const bucket = Number(BigInt(`0x${digest}`) % 100n);
   let start = 0;
@@ -260,7 +301,9 @@ describe('resolve through a running experiment', () => {
 
   it('keeps a customer in its variant across calls, attributes and concurrent first resolves', async () => {
     const id = await customer(mm.test);
-    const first = await Promise.all(Array.from({ length: 8 }, () => ok(resolve(mm.test, { customer_id: id, attributes: { country: 'IN' } }))));
+    const first = await Promise.all(
+      Array.from({ length: 8 }, () => ok(resolve(mm.test, { customer_id: id, attributes: { country: 'IN' } }))),
+    );
     const variants = new Set(first.map((r) => r.experiment.variant_id));
     expect(variants.size).toBe(1);
     const [variant] = [...variants];
@@ -277,10 +320,20 @@ describe('resolve through a running experiment', () => {
     const upper = await ok(resolve(mm.test, { customer_id: id.toUpperCase(), attributes: { country: 'BR' } }));
     const want = expectedVariant(experiment.id, id, experiment.variants);
     expect([upper.customer_id, upper.experiment.variant_id]).toEqual([id, want.id]);
-    const visitors = async () => (await ok(mm.test.get(`/experiments/${experiment.id}/results`))).variants.reduce((n: number, v: any) => n + v.visitors, 0);
+    const visitors = async () =>
+      (await ok(mm.test.get(`/experiments/${experiment.id}/results`))).variants.reduce(
+        (n: number, v: any) => n + v.visitors,
+        0,
+      );
     const before = await visitors();
-    const ghosts = await Promise.all([unknownId(), unknownId(), 'nope'].map((g) => resolve(mm.test, { customer_id: g, attributes: { country: 'IN' } })));
-    expect(ghosts.map((r) => [r.status, r.body.error.code, r.body.error.param])).toEqual(Array(3).fill([404, 'resource_not_found', 'customer_id']));
+    const ghosts = await Promise.all(
+      [unknownId(), unknownId(), 'nope'].map((g) =>
+        resolve(mm.test, { customer_id: g, attributes: { country: 'IN' } }),
+      ),
+    );
+    expect(ghosts.map((r) => [r.status, r.body.error.code, r.body.error.param])).toEqual(
+      Array(3).fill([404, 'resource_not_found', 'customer_id']),
+    );
     expect(await visitors()).toBe(before);
   });
 
@@ -295,13 +348,23 @@ describe('resolve through a running experiment', () => {
     const other = await customer(mm.test);
     const plain = await ok(resolve(mm.test, { customer_id: other }));
     // (the selection of the answer with an experiment: a null field gives no selection of its own)
-    const gqlPlain = await mm.test.gql(`mutation($id: ID!) { resolveOffering(input: { customerId: $id }) { ${selectionOf(rest)} } }`, { id: other });
+    const gqlPlain = await mm.test.gql(
+      `mutation($id: ID!) { resolveOffering(input: { customerId: $id }) { ${selectionOf(rest)} } }`,
+      { id: other },
+    );
     expect(gqlPlain.errors).toBeUndefined();
     expect(asRest(gqlPlain.data.resolveOffering)).toEqual(plain);
     expect(plain.offering.id).toBe(current.offering.id);
     // the same errors
-    const missing = await mm.test.gql('mutation($id: ID!) { resolveOffering(input: { customerId: $id }) { customerId } }', { id: unknownId() });
-    expect(missing.errors![0].extensions).toMatchObject({ code: 'resource_not_found', param: 'customer_id', http: { status: 404 } });
+    const missing = await mm.test.gql(
+      'mutation($id: ID!) { resolveOffering(input: { customerId: $id }) { customerId } }',
+      { id: unknownId() },
+    );
+    expect(missing.errors![0].extensions).toMatchObject({
+      code: 'resource_not_found',
+      param: 'customer_id',
+      http: { status: 404 },
+    });
   });
 
   it('serves the current offering to its customers once the experiment stops', async () => {
@@ -310,7 +373,11 @@ describe('resolve through a running experiment', () => {
     expect(during.experiment).not.toBeNull();
     await ok(mm.test.post(`/experiments/${experiment.id}/stop`));
     const after = await ok(resolve(mm.test, { customer_id: id, attributes: { country: 'IN' } }));
-    expect([after.offering.id, after.paywall.id, after.experiment]).toEqual([current.offering.id, current.paywall.id, null]);
+    expect([after.offering.id, after.paywall.id, after.experiment]).toEqual([
+      current.offering.id,
+      current.paywall.id,
+      null,
+    ]);
     const newcomer = await customer(mm.test);
     const fresh = await ok(resolve(mm.test, { customer_id: newcomer, attributes: { country: 'IN' } }));
     expect([fresh.offering.id, fresh.experiment]).toEqual([current.offering.id, null]);

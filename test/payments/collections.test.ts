@@ -16,7 +16,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const m: TestMerchant = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
     await connect(m.test, provider);
     const { plan } = await recurringPlan(m.test);
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }), { outcome: 'success', card_number: card });
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }), {
+      outcome: 'success',
+      card_number: card,
+    });
     return { m, subscription };
   }
 
@@ -27,7 +30,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(invoices.map((i) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
     const listed = (await ok(m.test.get(`/payments?customer_id=${subscription.customer_id}`))).data;
     expect(listed).toHaveLength(2);
-    for (const [i, reason] of [[0, 'subscription_create'], [1, 'subscription_cycle']] as const) {
+    for (const [i, reason] of [
+      [0, 'subscription_create'],
+      [1, 'subscription_cycle'],
+    ] as const) {
       const invoice = invoices[i];
       const payment = listed.find((p: any) => p.id === invoice.payment_id);
       expect(payment).toMatchObject({
@@ -57,15 +63,26 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
 
     const first = await ok(m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 }), 201);
     expect(first).toMatchObject({ amount: 10_000, status: 'succeeded' });
-    expect(await ok(m.test.get(`/payments/${payment.id}`))).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
+    expect(await ok(m.test.get(`/payments/${payment.id}`))).toMatchObject({
+      status: 'partially_refunded',
+      amount_refunded: 10_000,
+    });
     const rest = await ok(m.test.post(`/payments/${payment.id}/refund`, {}), 201);
     expect(rest.amount).toBe(48_882);
-    expect(await ok(m.test.get(`/payments/${payment.id}`))).toMatchObject({ status: 'refunded', amount_refunded: 58_882 });
+    expect(await ok(m.test.get(`/payments/${payment.id}`))).toMatchObject({
+      status: 'refunded',
+      amount_refunded: 58_882,
+    });
     await h.app.app.sandbox!.sandbox.settle();
-    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 58_882, refunded: 58_882 });
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+      charged: 58_882,
+      refunded: 58_882,
+    });
 
     const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data;
-    expect(notes.map((n: any) => [n.billing_reason, n.related_invoice_id, n.total]).sort((a: any, b: any) => a[2] - b[2])).toEqual([
+    expect(
+      notes.map((n: any) => [n.billing_reason, n.related_invoice_id, n.total]).sort((a: any, b: any) => a[2] - b[2]),
+    ).toEqual([
       ['refund', renewal.id, 10_000],
       ['refund', renewal.id, 48_882],
     ]);
@@ -88,9 +105,15 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect((await ok(m.test.get(`/subscriptions/${subscription.id}`))).status).toBe('active');
     const renewal = (await invoicesOf(m.test, subscription.id))[1];
     expect(renewal.status).toBe('paid');
-    expect(await ok(m.test.get(`/payments/${renewal.payment_id}`))).toMatchObject({ billing_reason: 'subscription_retry', amount_total: renewal.total, status: 'succeeded' });
+    expect(await ok(m.test.get(`/payments/${renewal.payment_id}`))).toMatchObject({
+      billing_reason: 'subscription_retry',
+      amount_total: renewal.total,
+      status: 'succeeded',
+    });
     // The invoice.paid event names the payment too.
-    const paidEvents = (await outbox(h.app, m.id, 'invoice.paid')).filter((e) => e.payload.data.object.id === renewal.id);
+    const paidEvents = (await outbox(h.app, m.id, 'invoice.paid')).filter(
+      (e) => e.payload.data.object.id === renewal.id,
+    );
     expect(paidEvents.map((e) => e.payload.data.object.payment_id)).toEqual([renewal.payment_id]);
   });
 
@@ -109,7 +132,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
         status: 'succeeded',
       });
       const [command] = (await ok(m.test.get(`/gateway-commands?subscription_id=${subscription.id}`))).data;
-      expect(command).toMatchObject({ action: 'collect_invoice', status: 'succeeded', invoice_id: adjustment.id, idempotency_key: `adjust-${adjustment.id}` });
+      expect(command).toMatchObject({
+        action: 'collect_invoice',
+        status: 'succeeded',
+        invoice_id: adjustment.id,
+        idempotency_key: `adjust-${adjustment.id}`,
+      });
     } else {
       // An add-on the next charge carries: the adjustment invoice is paid with the renewal. The gateway payment is
       // recorded as one payment per invoice it paid, each refundable on its own against that invoice.
@@ -117,19 +145,34 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       await h.clock.advance(m, after(subscription.current_period_end));
       const paid = await ok(m.test.get(`/invoices/${adjustment.id}`));
       expect(paid).toMatchObject({ status: 'paid', amount_paid: adjustment.total });
-      const renewal = (await invoicesOf(m.test, subscription.id)).find((i: any) => i.billing_reason === 'subscription_cycle');
+      const renewal = (await invoicesOf(m.test, subscription.id)).find(
+        (i: any) => i.billing_reason === 'subscription_cycle',
+      );
       const share = await ok(m.test.get(`/payments/${paid.payment_id}`));
       const main = await ok(m.test.get(`/payments/${renewal.payment_id}`));
-      expect(share).toMatchObject({ billing_reason: 'subscription_update', amount_total: adjustment.total, tax_amount: adjustment.tax_amount, status: 'succeeded' });
+      expect(share).toMatchObject({
+        billing_reason: 'subscription_update',
+        amount_total: adjustment.total,
+        tax_amount: adjustment.tax_amount,
+        status: 'succeeded',
+      });
       expect(main).toMatchObject({ billing_reason: 'subscription_cycle', amount_total: renewal.total });
       expect(share.provider_payment_id).toBe(main.provider_payment_id);
-      expect(await gatewayCharge(h.app, provider, share.provider_payment_id)).toEqual({ charged: renewal.total + adjustment.total, refunded: 0 });
+      expect(await gatewayCharge(h.app, provider, share.provider_payment_id)).toEqual({
+        charged: renewal.total + adjustment.total,
+        refunded: 0,
+      });
 
       const refund = await ok(m.test.post(`/payments/${share.id}/refund`, {}), 201);
       expect(refund).toMatchObject({ amount: adjustment.total, status: 'succeeded' });
       await h.app.app.sandbox!.sandbox.settle();
-      expect(await gatewayCharge(h.app, provider, share.provider_payment_id)).toEqual({ charged: renewal.total + adjustment.total, refunded: adjustment.total });
-      const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data.filter((n: any) => n.billing_reason === 'refund');
+      expect(await gatewayCharge(h.app, provider, share.provider_payment_id)).toEqual({
+        charged: renewal.total + adjustment.total,
+        refunded: adjustment.total,
+      });
+      const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data.filter(
+        (n: any) => n.billing_reason === 'refund',
+      );
       expect(notes.map((n: any) => [n.related_invoice_id, n.total])).toEqual([[adjustment.id, adjustment.total]]);
       expect(await ok(m.test.get(`/payments/${main.id}`))).toMatchObject({ status: 'succeeded', amount_refunded: 0 });
     }

@@ -2,8 +2,18 @@ import { TestMerchant, useHarness } from '../harness';
 import { eventually } from '../harness/wait';
 import { expectNoLeak } from '../harness/http';
 import {
-  connect, Connected, countRows, createPayment, outbox, pay, paymentBody, postEvent, PROVIDERS, razorpayEvent,
-  signedHeaders, stripeEvent,
+  connect,
+  Connected,
+  countRows,
+  createPayment,
+  outbox,
+  pay,
+  paymentBody,
+  postEvent,
+  PROVIDERS,
+  razorpayEvent,
+  signedHeaders,
+  stripeEvent,
 } from './helpers';
 
 /** Every way a payment can fail: at the checkout, at the gateway, and in the gateway's events. */
@@ -12,7 +22,9 @@ import {
 const h = useHarness({ gatewayCommandFirstRetryMs: 200 });
 
 const gatewayCheckouts = (paymentId: string) =>
-  countRows(h.app, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [`%${paymentId}%`]);
+  countRows(h.app, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [
+    `%${paymentId}%`,
+  ]);
 
 describe.each(PROVIDERS)('checkout failures through %s', (provider) => {
   let m: TestMerchant;
@@ -23,7 +35,11 @@ describe.each(PROVIDERS)('checkout failures through %s', (provider) => {
 
   it('a declined card fails the payment and redirects to cancel_url', async () => {
     const p = await createPayment(m.test);
-    const { redirect, payment } = await pay(m.test, p, { outcome: 'success', method: 'card', card_number: '4000000000000002' });
+    const { redirect, payment } = await pay(m.test, p, {
+      outcome: 'success',
+      method: 'card',
+      card_number: '4000000000000002',
+    });
     expect(redirect.startsWith(`https://merchant.example/cart?payment=${p.id}`)).toBe(true);
     expect(payment).toMatchObject({ status: 'failed', failure_reason: 'card_declined', amount_refunded: 0 });
     const events = await outbox(h.app, m.id);
@@ -103,7 +119,12 @@ describe('validation', () => {
   it('refund amounts are validated', async () => {
     const p = await createPayment(m.test, { amount: 1000 });
     await pay(m.test, p);
-    for (const [amount, code] of [[0, 'parameter_invalid'], [-5, 'parameter_invalid'], [1001, 'amount_exceeds_refundable'], [1.5, 'parameter_invalid']] as const) {
+    for (const [amount, code] of [
+      [0, 'parameter_invalid'],
+      [-5, 'parameter_invalid'],
+      [1001, 'amount_exceeds_refundable'],
+      [1.5, 'parameter_invalid'],
+    ] as const) {
       const r = await m.test.post(`/payments/${p.id}/refund`, { amount });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code, param: 'amount' });
@@ -165,7 +186,9 @@ describe.each(PROVIDERS)('gateway down through %s', (provider) => {
     // Not dropped (docs/durable-work.md): the refund is pending and its amount counts against what is refundable.
     const during = (await m.test.get(`/payments/${p.id}`)).body;
     expect(during).toMatchObject({ status: 'succeeded', amount_refunded: 2000 });
-    const refunds = (await m.test.gql(`query($id: ID!) { payment(id: $id) { refunds { amount status } } }`, { id: p.id })).data.payment.refunds;
+    const refunds = (
+      await m.test.gql(`query($id: ID!) { payment(id: $id) { refunds { amount status } } }`, { id: p.id })
+    ).data.payment.refunds;
     expect(refunds).toEqual([{ amount: 2000, status: 'PENDING' }]);
     expect(await outbox(h.app, m.id, 'payment.refunded')).toEqual([]);
     await h.sandbox.start();
@@ -173,16 +196,21 @@ describe.each(PROVIDERS)('gateway down through %s', (provider) => {
     const rest = await m.test.post(`/payments/${p.id}/refund`, {});
     expect(rest.status).toBe(201);
     expect(rest.body.amount).toBe(3000);
-    await eventually(async () => (await m.test.get(`/payments/${p.id}`)).body.status === 'refunded', 15_000, 'the pending refund done');
+    await eventually(
+      async () => (await m.test.get(`/payments/${p.id}`)).body.status === 'refunded',
+      15_000,
+      'the pending refund done',
+    );
     expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 5000 });
   });
 
   it('connecting while the gateway is down answers 502 and stores no connection', async () => {
     const other = await h.merchant();
     await h.sandbox.stop();
-    const creds = provider === 'stripe'
-      ? { secret_key: 'sk_test_downdowndowndown', webhook_secret: 'whsec_down' }
-      : { key_id: 'rzp_test_downdown', key_secret: 'x', webhook_secret: 'y' };
+    const creds =
+      provider === 'stripe'
+        ? { secret_key: 'sk_test_downdowndowndown', webhook_secret: 'whsec_down' }
+        : { key_id: 'rzp_test_downdown', key_secret: 'x', webhook_secret: 'y' };
     const r = await other.test.post('/providers/connections', { provider, credentials: creds });
     expect(r.status).toBe(502);
     expect(r.body.error.code).toBe('gateway_unavailable');
@@ -200,38 +228,95 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
 
   /** The events the sandbox really sent for a payment (exact bodies), oldest first. */
   async function sandboxEvents(p: any): Promise<{ id: string; type: string; body: string }[]> {
-    return h.app.orm.em.getConnection().execute(
-      `select id, type, body from sandbox_events where body like ? order by created_at, id`,
-      [`%${p.checkout_session_id}%`],
-    );
+    return h.app.orm.em
+      .getConnection()
+      .execute(`select id, type, body from sandbox_events where body like ? order by created_at, id`, [
+        `%${p.checkout_session_id}%`,
+      ]);
   }
-  const sign = (ev: { id: string; body: string }) => ({ payload: ev.body, headers: signedHeaders(provider, conn.webhookSecret, ev.body, ev.id) });
+  const sign = (ev: { id: string; body: string }) => ({
+    payload: ev.body,
+    headers: signedHeaders(provider, conn.webhookSecret, ev.body, ev.id),
+  });
 
   /** A late failure event for a payment, in the gateway's own shape. */
   function lateFailure(p: any) {
     return provider === 'stripe'
       ? stripeEvent(conn.webhookSecret, 'payment_intent.payment_failed', {
-          id: p.provider_payment_id ?? 'pi_late', object: 'payment_intent', amount: p.amount, currency: 'inr', status: 'requires_payment_method',
-          metadata: { payment_id: p.id }, last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds' },
+          id: p.provider_payment_id ?? 'pi_late',
+          object: 'payment_intent',
+          amount: p.amount,
+          currency: 'inr',
+          status: 'requires_payment_method',
+          metadata: { payment_id: p.id },
+          last_payment_error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds' },
         })
       : razorpayEvent(conn.webhookSecret, 'payment.failed', {
-          payment: { id: 'pay_late', entity: 'payment', amount: p.amount, currency: 'INR', status: 'failed', method: 'card',
-            notes: { payment_id: p.id, payment_link_id: p.checkout_session_id }, error_code: 'BAD_REQUEST_ERROR', error_reason: 'payment_failed' },
+          payment: {
+            id: 'pay_late',
+            entity: 'payment',
+            amount: p.amount,
+            currency: 'INR',
+            status: 'failed',
+            method: 'card',
+            notes: { payment_id: p.id, payment_link_id: p.checkout_session_id },
+            error_code: 'BAD_REQUEST_ERROR',
+            error_reason: 'payment_failed',
+          },
         });
   }
 
   /** A success event for a payment, in the gateway's own shape. */
   function success(p: any, id?: string) {
     return provider === 'stripe'
-      ? stripeEvent(conn.webhookSecret, 'checkout.session.completed', {
-          id: p.checkout_session_id, object: 'checkout.session', mode: 'payment', status: 'complete', payment_status: 'paid',
-          amount_total: p.amount, currency: 'inr', client_reference_id: p.id, metadata: { payment_id: p.id },
-          payment_intent: { id: 'pi_manual_1', object: 'payment_intent', status: 'succeeded', metadata: { payment_id: p.id } },
-        }, id)
-      : razorpayEvent(conn.webhookSecret, 'payment_link.paid', {
-          payment_link: { id: p.checkout_session_id, entity: 'payment_link', status: 'paid', amount: p.amount, amount_paid: p.amount, currency: 'INR', reference_id: p.id, notes: { payment_id: p.id } },
-          payment: { id: 'pay_manual_1', entity: 'payment', amount: p.amount, currency: 'INR', status: 'captured', method: 'card', notes: { payment_id: p.id } },
-        }, id);
+      ? stripeEvent(
+          conn.webhookSecret,
+          'checkout.session.completed',
+          {
+            id: p.checkout_session_id,
+            object: 'checkout.session',
+            mode: 'payment',
+            status: 'complete',
+            payment_status: 'paid',
+            amount_total: p.amount,
+            currency: 'inr',
+            client_reference_id: p.id,
+            metadata: { payment_id: p.id },
+            payment_intent: {
+              id: 'pi_manual_1',
+              object: 'payment_intent',
+              status: 'succeeded',
+              metadata: { payment_id: p.id },
+            },
+          },
+          id,
+        )
+      : razorpayEvent(
+          conn.webhookSecret,
+          'payment_link.paid',
+          {
+            payment_link: {
+              id: p.checkout_session_id,
+              entity: 'payment_link',
+              status: 'paid',
+              amount: p.amount,
+              amount_paid: p.amount,
+              currency: 'INR',
+              reference_id: p.id,
+              notes: { payment_id: p.id },
+            },
+            payment: {
+              id: 'pay_manual_1',
+              entity: 'payment',
+              amount: p.amount,
+              currency: 'INR',
+              status: 'captured',
+              method: 'card',
+              notes: { payment_id: p.id },
+            },
+          },
+          id,
+        );
   }
 
   it('a gateway event delivered twice is applied once', async () => {
@@ -246,7 +331,12 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
       expect(r.body).toMatchObject({ received: true, duplicate: true });
     }
     expect(await outbox(h.app, m.id)).toEqual(before);
-    expect(await countRows(h.app, 'gateway_events', 'merchant_id = ? and event_id = any(?::text[])', [m.id, `{${sent.map((e) => e.id).join(',')}}`])).toBe(sent.length);
+    expect(
+      await countRows(h.app, 'gateway_events', 'merchant_id = ? and event_id = any(?::text[])', [
+        m.id,
+        `{${sent.map((e) => e.id).join(',')}}`,
+      ]),
+    ).toBe(sent.length);
 
     // The same new event posted concurrently: one of them applies it.
     const q = await createPayment(m.test);
@@ -276,9 +366,26 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
     const p = await createPayment(m.test);
     await pay(m.test, p);
     const paid = (await m.test.get(`/payments/${p.id}`)).body;
-    const expiry = provider === 'stripe'
-      ? stripeEvent(conn.webhookSecret, 'checkout.session.expired', { id: p.checkout_session_id, object: 'checkout.session', mode: 'payment', status: 'expired', client_reference_id: p.id, metadata: { payment_id: p.id } })
-      : razorpayEvent(conn.webhookSecret, 'payment_link.expired', { payment_link: { id: p.checkout_session_id, entity: 'payment_link', status: 'expired', amount: p.amount, currency: 'INR', reference_id: p.id } });
+    const expiry =
+      provider === 'stripe'
+        ? stripeEvent(conn.webhookSecret, 'checkout.session.expired', {
+            id: p.checkout_session_id,
+            object: 'checkout.session',
+            mode: 'payment',
+            status: 'expired',
+            client_reference_id: p.id,
+            metadata: { payment_id: p.id },
+          })
+        : razorpayEvent(conn.webhookSecret, 'payment_link.expired', {
+            payment_link: {
+              id: p.checkout_session_id,
+              entity: 'payment_link',
+              status: 'expired',
+              amount: p.amount,
+              currency: 'INR',
+              reference_id: p.id,
+            },
+          });
     expect((await postEvent(conn.connection.webhook_url, expiry)).status).toBe(200);
     expect((await m.test.get(`/payments/${p.id}`)).body).toEqual(paid);
 
@@ -299,10 +406,15 @@ describe.each(PROVIDERS)('gateway events through %s', (provider) => {
     const good = success(p);
     const variants: { payload: string; headers: Record<string, string> }[] = [
       { payload: good.payload.replace(String(p.amount), String(p.amount + 1)), headers: good.headers }, // body tampered
-      { payload: good.payload, headers: Object.fromEntries(Object.entries(good.headers).filter(([k]) => !k.includes('signature'))) }, // missing
+      {
+        payload: good.payload,
+        headers: Object.fromEntries(Object.entries(good.headers).filter(([k]) => !k.includes('signature'))),
+      }, // missing
       provider === 'stripe'
         ? stripeEvent('whsec_wrong', 'checkout.session.completed', JSON.parse(good.payload).data.object)
-        : razorpayEvent('wrong', 'payment_link.paid', { payment_link: JSON.parse(good.payload).payload.payment_link.entity }),
+        : razorpayEvent('wrong', 'payment_link.paid', {
+            payment_link: JSON.parse(good.payload).payload.payment_link.entity,
+          }),
     ];
     for (const v of variants) {
       const r = await postEvent(conn.connection.webhook_url, v);

@@ -13,10 +13,21 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
 
   it('connects, creates, completes checkout by posting the form, applies the webhook and refunds', async () => {
     const { connection } = await connect(m.test, provider);
-    expect(connection).toMatchObject({ object: 'provider_connection', provider, mode: 'test', status: 'active', is_default: true });
+    expect(connection).toMatchObject({
+      object: 'provider_connection',
+      provider,
+      mode: 'test',
+      status: 'active',
+      is_default: true,
+    });
     expect(connection.webhook_url).toBe(`${h.app.url}/v1/providers/${provider}/webhooks/${connection.id}`);
 
-    const body = paymentBody({ currency: undefined, reference_id: 'order-42', metadata: { cart: '7' }, customer_phone: '+919876543210' });
+    const body = paymentBody({
+      currency: undefined,
+      reference_id: 'order-42',
+      metadata: { cart: '7' },
+      customer_phone: '+919876543210',
+    });
     const created = await m.test.post('/payments', body);
     expect(created.status).toBe(201);
     const p = created.body;
@@ -51,7 +62,11 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     expect(html).toContain('<form method="post"');
     expect(html).toContain('INR 499.00');
 
-    const done = await h.sandbox.submitCheckout(p.checkout_url, { outcome: 'success', method: 'card', card_number: '4242424242424242' });
+    const done = await h.sandbox.submitCheckout(p.checkout_url, {
+      outcome: 'success',
+      method: 'card',
+      card_number: '4242424242424242',
+    });
     expect(done.status).toBe(303);
     const redirect = new URL(done.location!);
     expect(`${redirect.origin}${redirect.pathname}`).toBe('https://merchant.example/thanks');
@@ -67,14 +82,25 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     const succeeded = await outbox(h.app, m.id, 'payment.succeeded');
     expect(succeeded).toHaveLength(1);
     expect(succeeded[0].mode).toBe('test');
-    expect(succeeded[0].payload).toMatchObject({ object: 'event', type: 'payment.succeeded', livemode: false, data: { object: { id: p.id, object: 'payment', status: 'succeeded' } } });
+    expect(succeeded[0].payload).toMatchObject({
+      object: 'event',
+      type: 'payment.succeeded',
+      livemode: false,
+      data: { object: { id: p.id, object: 'payment', status: 'succeeded' } },
+    });
     expect(succeeded[0].payload.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(succeeded[0].payload.created_at).toMatch(/Z$/);
 
     // Partial refund, then the remainder.
     const r1 = await m.test.post(`/payments/${p.id}/refund`, { amount: 10000, reason: 'requested_by_customer' });
     expect(r1.status).toBe(201);
-    expect(r1.body).toMatchObject({ object: 'refund', payment_id: p.id, amount: 10000, currency: 'INR', reason: 'requested_by_customer' });
+    expect(r1.body).toMatchObject({
+      object: 'refund',
+      payment_id: p.id,
+      amount: 10000,
+      currency: 'INR',
+      reason: 'requested_by_customer',
+    });
     expect(['pending', 'succeeded']).toContain(r1.body.status);
     expect(r1.body.provider_refund_id).toBeTruthy();
     const partial = await m.test.get(`/payments/${p.id}`);
@@ -94,9 +120,17 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     expect(again.body.error).toMatchObject({ type: 'invalid_request_error', code: 'payment_not_refundable' });
 
     // GraphQL shows the same payment with its refunds.
-    const g = await m.test.gql(`query($id: ID!) { payment(id: $id) { id status amountRefunded provider refunds { amount status } } }`, { id: p.id });
+    const g = await m.test.gql(
+      `query($id: ID!) { payment(id: $id) { id status amountRefunded provider refunds { amount status } } }`,
+      { id: p.id },
+    );
     expect(g.errors).toBeUndefined();
-    expect(g.data.payment).toMatchObject({ id: p.id, status: 'REFUNDED', amountRefunded: 49900, provider: provider.toUpperCase() });
+    expect(g.data.payment).toMatchObject({
+      id: p.id,
+      status: 'REFUNDED',
+      amountRefunded: 49900,
+      provider: provider.toUpperCase(),
+    });
     expect(g.data.payment.refunds.map((r: any) => r.amount)).toEqual([10000, 39900]);
   });
 
@@ -120,13 +154,19 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
 
     const page1 = await m.test.get(`/payments?customer_id=${a.customer_id}&limit=1`);
     expect(page1.body).toMatchObject({ has_more: true });
-    const page2 = await m.test.get(`/payments?customer_id=${a.customer_id}&limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`);
+    const page2 = await m.test.get(
+      `/payments?customer_id=${a.customer_id}&limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`,
+    );
     expect(page2.body.data.map((x: any) => x.id)).toEqual([a.id]);
   });
 
   it('accepts the checkout form as JSON too, with UPI', async () => {
     const p = await createPayment(m.test, { amount: 2500 });
-    const done = await h.sandbox.submitCheckout(p.checkout_url, { outcome: 'success', method: 'upi', vpa: 'success@sandbox', bank: 'HDFC' }, 'json');
+    const done = await h.sandbox.submitCheckout(
+      p.checkout_url,
+      { outcome: 'success', method: 'upi', vpa: 'success@sandbox', bank: 'HDFC' },
+      'json',
+    );
     expect(done.status).toBe(303);
     const got = await m.test.get(`/payments/${p.id}`);
     expect(got.body.status).toBe('succeeded');
@@ -152,6 +192,10 @@ describe('payments across both connections', () => {
     const html = await (await fetch(jpy.checkout_url)).text();
     expect(html).toContain('JPY 500');
     await h.sandbox.submitCheckout(jpy.checkout_url);
-    expect((await m.test.get(`/payments/${jpy.id}`)).body).toMatchObject({ status: 'succeeded', amount: 500, currency: 'JPY' });
+    expect((await m.test.get(`/payments/${jpy.id}`)).body).toMatchObject({
+      status: 'succeeded',
+      amount: 500,
+      currency: 'JPY',
+    });
   });
 });

@@ -26,7 +26,11 @@ export function sandboxCredentials(provider: ProviderName, mode: 'test' | 'live'
 
 export const modeOf = (c: Client_): 'test' | 'live' => (c.key.startsWith('sk_live_') ? 'live' : 'test');
 
-export async function connect(c: Client_, provider: ProviderName, extra: Record<string, unknown> = {}): Promise<Connected> {
+export async function connect(
+  c: Client_,
+  provider: ProviderName,
+  extra: Record<string, unknown> = {},
+): Promise<Connected> {
   const credentials = sandboxCredentials(provider, modeOf(c));
   const r = await c.post('/providers/connections', { provider, credentials, ...extra });
   if (r.status !== 201) throw new Error(`connect ${provider} failed: ${r.status} ${r.text}`);
@@ -45,7 +49,11 @@ export function paymentBody(overrides: Record<string, unknown> = {}): Record<str
   };
 }
 
-export async function createPayment(c: Client_, overrides: Record<string, unknown> = {}, headers?: Record<string, string>) {
+export async function createPayment(
+  c: Client_,
+  overrides: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+) {
   const r = await c.post('/payments', paymentBody(overrides), headers);
   if (r.status !== 201) throw new Error(`create payment failed: ${r.status} ${r.text}`);
   return r.body;
@@ -62,9 +70,17 @@ export async function pay(c: Client_, payment: any, form: Record<string, string>
 const stripeSigner = new Stripe('sk_test_signer_only', { telemetry: false });
 
 /** Headers a gateway sends with a raw event body, signed with the connection's webhook secret. */
-export function signedHeaders(provider: ProviderName, secret: string, body: string, eventId: string): Record<string, string> {
+export function signedHeaders(
+  provider: ProviderName,
+  secret: string,
+  body: string,
+  eventId: string,
+): Record<string, string> {
   return provider === 'stripe'
-    ? { 'content-type': 'application/json', 'stripe-signature': stripeSigner.webhooks.generateTestHeaderString({ payload: body, secret }) }
+    ? {
+        'content-type': 'application/json',
+        'stripe-signature': stripeSigner.webhooks.generateTestHeaderString({ payload: body, secret }),
+      }
     : {
         'content-type': 'application/json',
         'x-razorpay-signature': crypto.createHmac('sha256', secret).update(body).digest('hex'),
@@ -92,7 +108,14 @@ export function stripeEvent(secret: string, type: string, object: Record<string,
 export function razorpayEvent(secret: string, type: string, entities: Record<string, unknown>, id = `evt_${rnd(7)}`) {
   const payload: Record<string, { entity: unknown }> = {};
   for (const [k, v] of Object.entries(entities)) payload[k] = { entity: v };
-  const body = JSON.stringify({ entity: 'event', account_id: 'acc_test', event: type, contains: Object.keys(payload), payload, created_at: Math.floor(Date.now() / 1000) });
+  const body = JSON.stringify({
+    entity: 'event',
+    account_id: 'acc_test',
+    event: type,
+    contains: Object.keys(payload),
+    payload,
+    created_at: Math.floor(Date.now() / 1000),
+  });
   return { id, payload: body, headers: signedHeaders('razorpay', secret, body, id) };
 }
 
@@ -101,16 +124,24 @@ export function postEvent(webhookUrl: string, ev: { payload: string; headers: Re
 }
 
 /** Outbox rows of one merchant (optionally of one type), oldest first. */
-export async function outbox(t: TestApp, merchantId: string, type?: string): Promise<{ type: string; mode: string; payload: any }[]> {
-  const rows = await t.orm.em.getConnection().execute<{ type: string; mode: string; payload: any }[]>(
-    `select type, mode, payload from outbox_events where merchant_id = ? ${type ? 'and type = ?' : ''} order by id`,
-    type ? [merchantId, type] : [merchantId],
-  );
+export async function outbox(
+  t: TestApp,
+  merchantId: string,
+  type?: string,
+): Promise<{ type: string; mode: string; payload: any }[]> {
+  const rows = await t.orm.em
+    .getConnection()
+    .execute<{ type: string; mode: string; payload: any }[]>(
+      `select type, mode, payload from outbox_events where merchant_id = ? ${type ? 'and type = ?' : ''} order by id`,
+      type ? [merchantId, type] : [merchantId],
+    );
   return rows.map((r) => ({ ...r, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload }));
 }
 
 export async function countRows(t: TestApp, table: string, where: string, params: unknown[]): Promise<number> {
-  const [row] = await t.orm.em.getConnection().execute<{ n: string }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
+  const [row] = await t.orm.em
+    .getConnection()
+    .execute<{ n: string }[]>(`select count(*)::int as n from ${table} where ${where}`, params);
   return Number(row.n);
 }
 
@@ -118,8 +149,14 @@ export async function countRows(t: TestApp, table: string, where: string, params
  * What the gateway sandbox holds for a paid payment (by its provider_payment_id): the amount it charged and the
  * amount it has refunded so far, in ISO subunits (INR: the gateway's own).
  */
-export async function gatewayCharge(t: TestApp, provider: ProviderName, providerPaymentId: string): Promise<{ charged: number; refunded: number }> {
-  const [row] = await t.orm.em.getConnection().execute<{ data: any }[]>('select data from sandbox_objects where id = ?', [providerPaymentId]);
+export async function gatewayCharge(
+  t: TestApp,
+  provider: ProviderName,
+  providerPaymentId: string,
+): Promise<{ charged: number; refunded: number }> {
+  const [row] = await t.orm.em
+    .getConnection()
+    .execute<{ data: any }[]>('select data from sandbox_objects where id = ?', [providerPaymentId]);
   if (!row) throw new Error(`no sandbox object ${providerPaymentId}`);
   return chargeOf(provider, typeof row.data === 'string' ? JSON.parse(row.data) : row.data);
 }

@@ -60,10 +60,17 @@ describe('createPayment(idempotencyKey)', () => {
     expect(await paymentsOfMerchant()).toBe(before + 1);
 
     // The stored first answer, rendered again: another selection of the same object works too.
-    const other = await gql(`mutation($input: CreatePaymentInput!, $key: String) {
+    const other = await gql(
+      `mutation($input: CreatePaymentInput!, $key: String) {
       createPayment(input: $input, idempotencyKey: $key) { id livemode customerEmail }
-    }`, { input, key: k });
-    expect(other.body.data.createPayment).toEqual({ id: first.body.data.createPayment.id, livemode: false, customerEmail: input.customerEmail });
+    }`,
+      { input, key: k },
+    );
+    expect(other.body.data.createPayment).toEqual({
+      id: first.body.data.createPayment.id,
+      livemode: false,
+      customerEmail: input.customerEmail,
+    });
     expect(await paymentsOfMerchant()).toBe(before + 1);
   });
 
@@ -74,7 +81,11 @@ describe('createPayment(idempotencyKey)', () => {
     const before = await paymentsOfMerchant();
     const other = await gql(CREATE, { input: { ...input, amount: 777 }, key: k });
     expect(other.body.data).toBeNull();
-    expect(other.body.errors[0].extensions).toMatchObject({ code: 'idempotency_key_reused', type: 'idempotency_error', http: { status: 400 } });
+    expect(other.body.errors[0].extensions).toMatchObject({
+      code: 'idempotency_key_reused',
+      type: 'idempotency_error',
+      http: { status: 400 },
+    });
     expect(await paymentsOfMerchant()).toBe(before);
   });
 
@@ -104,7 +115,7 @@ describe('createPayment(idempotencyKey)', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('the Idempotency-Key header applies to the operation\'s idempotent mutation', async () => {
+  it("the Idempotency-Key header applies to the operation's idempotent mutation", async () => {
     const k = key('gql-header');
     const input = gqlInput();
     const before = await paymentsOfMerchant();
@@ -120,13 +131,20 @@ describe('createPayment(idempotencyKey)', () => {
     // Two idempotent mutations in one operation cannot share the header: the first takes it, the second is refused
     // (createPayment is non-null, so the refusal nulls the whole answer; the first payment exists).
     const count = await paymentsOfMerchant();
-    const two = await gql(`mutation($a: CreatePaymentInput!, $b: CreatePaymentInput!) {
+    const two = await gql(
+      `mutation($a: CreatePaymentInput!, $b: CreatePaymentInput!) {
       a: createPayment(input: $a) { id }
       b: createPayment(input: $b) { id }
-    }`, { a: gqlInput(), b: gqlInput() }, { 'Idempotency-Key': key('gql-two') });
+    }`,
+      { a: gqlInput(), b: gqlInput() },
+      { 'Idempotency-Key': key('gql-two') },
+    );
     expect(two.body.data).toBeNull();
     expect(two.body.errors).toHaveLength(1);
-    expect(two.body.errors[0]).toMatchObject({ path: ['b'], extensions: { code: 'parameter_invalid', param: 'Idempotency-Key' } });
+    expect(two.body.errors[0]).toMatchObject({
+      path: ['b'],
+      extensions: { code: 'parameter_invalid', param: 'Idempotency-Key' },
+    });
     expect(await paymentsOfMerchant()).toBe(count + 1);
   });
 });
@@ -139,11 +157,19 @@ describe('one key space for REST and GraphQL', () => {
     expect(rest.status).toBe(201);
     const before = await paymentsOfMerchant();
     const input = {
-      amount: body.amount, currency: body.currency, customerEmail: body.customer_email, customerName: body.customer_name,
-      successUrl: body.success_url, cancelUrl: body.cancel_url,
+      amount: body.amount,
+      currency: body.currency,
+      customerEmail: body.customer_email,
+      customerName: body.customer_name,
+      successUrl: body.success_url,
+      cancelUrl: body.cancel_url,
     };
     const same = await gql(CREATE, { input, key: k });
-    expect(same.body.data.createPayment).toMatchObject({ id: rest.body.id, checkoutUrl: rest.body.checkout_url, createdAt: rest.body.created_at });
+    expect(same.body.data.createPayment).toMatchObject({
+      id: rest.body.id,
+      checkoutUrl: rest.body.checkout_url,
+      createdAt: rest.body.created_at,
+    });
     expect(same.headers.get('idempotent-replayed')).toBe('true');
     const other = await gql(CREATE, { input: { ...input, amount: 1234 }, key: k });
     expect(other.body.errors[0].extensions.code).toBe('idempotency_key_reused');
@@ -166,10 +192,13 @@ describe('refundPayment(idempotencyKey)', () => {
     const created = await m.test.post('/payments', paymentBody({ amount: 10000 }));
     await pay(m.test, created.body);
     const k = key('gql-refund');
-    const answers = await Promise.all(Array.from({ length: 5 }, () => gql(REFUND, { id: created.body.id, input: { amount: 2500 }, key: k })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => gql(REFUND, { id: created.body.id, input: { amount: 2500 }, key: k })),
+    );
     const ids = new Set(answers.filter((a) => !a.body.errors).map((a) => a.body.data.refundPayment.id));
     expect(ids.size).toBe(1);
-    for (const a of answers.filter((x) => x.body.errors)) expect(a.body.errors[0].extensions.code).toBe('idempotency_key_in_use');
+    for (const a of answers.filter((x) => x.body.errors))
+      expect(a.body.errors[0].extensions.code).toBe('idempotency_key_in_use');
     const again = await gql(REFUND, { id: created.body.id, input: { amount: 2500 }, key: k });
     expect(again.body.data.refundPayment.id).toBe([...ids][0]);
     const reused = await gql(REFUND, { id: created.body.id, input: { amount: 1000 }, key: k });

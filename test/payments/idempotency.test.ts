@@ -8,7 +8,9 @@ const h = useHarness();
 
 const key = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 const gatewayCheckouts = (paymentId: string) =>
-  countRows(h.app, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [`%${paymentId}%`]);
+  countRows(h.app, 'sandbox_objects', `type in ('checkout_session', 'payment_link') and data::text like ?`, [
+    `%${paymentId}%`,
+  ]);
 
 /** Holds an exclusive lock on a table from another connection, so writes to it wait (reads do not). */
 async function lockTable(table: string): Promise<{ release(): Promise<void> }> {
@@ -27,9 +29,11 @@ async function lockTable(table: string): Promise<{ release(): Promise<void> }> {
 /** Waits until some session waits on a lock (the request under test is blocked where we want it). */
 async function waitForLockWaiter(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const rows = await h.app.orm.em.getConnection().execute<{ n: number }[]>(
-      `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-    );
+    const rows = await h.app.orm.em
+      .getConnection()
+      .execute<{ n: number }[]>(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
     if (rows[0].n > 0) return;
     await sleep(25);
   }
@@ -46,7 +50,9 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
   it('20 identical racing requests create one payment and one gateway checkout; every 201 is the same bytes', async () => {
     const k = key('race');
     const body = paymentBody();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => m.test.post('/payments', body, { 'Idempotency-Key': k })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => m.test.post('/payments', body, { 'Idempotency-Key': k })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     const created = answers.filter((a) => a.status === 201);
@@ -62,7 +68,9 @@ describe.each(PROVIDERS)('POST /payments with Idempotency-Key through %s', (prov
     expect(await gatewayCheckouts(id)).toBe(1);
 
     // Afterwards the same request is replayed byte for byte, with its status, however often.
-    const replays = await Promise.all(Array.from({ length: 10 }, () => m.test.post('/payments', body, { 'Idempotency-Key': k })));
+    const replays = await Promise.all(
+      Array.from({ length: 10 }, () => m.test.post('/payments', body, { 'Idempotency-Key': k })),
+    );
     for (const r of replays) {
       expect(r.status).toBe(201);
       expect(r.headers.get('idempotent-replayed')).toBe('true');
@@ -169,7 +177,11 @@ describe('Idempotency-Key validation', () => {
   it.each([['x'.repeat(256)], ['caf\u00e9']])('%s answers 400 parameter_invalid on Idempotency-Key', async (k) => {
     const r = await fetch(`${h.app.url}/v1/payments`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${m.keys.test}`, 'content-type': 'application/json', 'idempotency-key': encodeURIComponent(k) === k ? k : Buffer.from(k, 'utf8').toString('latin1') },
+      headers: {
+        authorization: `Bearer ${m.keys.test}`,
+        'content-type': 'application/json',
+        'idempotency-key': encodeURIComponent(k) === k ? k : Buffer.from(k, 'utf8').toString('latin1'),
+      },
       body: JSON.stringify(paymentBody()),
     });
     const body: any = await r.json();
@@ -196,21 +208,32 @@ describe.each(PROVIDERS)('POST /payments/{id}/refund with Idempotency-Key throug
     await pay(m.test, p);
     const k = key('refund-race');
     const answers = await Promise.all(
-      Array.from({ length: 15 }, () => m.test.post(`/payments/${p.id}/refund`, { amount: 3000 }, { 'Idempotency-Key': k })),
+      Array.from({ length: 15 }, () =>
+        m.test.post(`/payments/${p.id}/refund`, { amount: 3000 }, { 'Idempotency-Key': k }),
+      ),
     );
     expect(answers.every((a) => a.status === 201 || a.status === 409)).toBe(true);
     const created = answers.filter((a) => a.status === 201);
     expect(created.filter((a) => a.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
     expect(new Set(created.map((a) => a.text)).size).toBe(1);
     expect(await countRows(h.app, 'refunds', 'payment_id = ?', [p.id])).toBe(1);
-    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'partially_refunded', amount_refunded: 3000 });
-    const refunds = await countRows(h.app, 'sandbox_objects', `type = 'refund' and data::text like ?`, [`%${created[0].body.provider_refund_id}%`]);
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({
+      status: 'partially_refunded',
+      amount_refunded: 3000,
+    });
+    const refunds = await countRows(h.app, 'sandbox_objects', `type = 'refund' and data::text like ?`, [
+      `%${created[0].body.provider_refund_id}%`,
+    ]);
     expect(refunds).toBe(1);
 
     const replay = await m.test.post(`/payments/${p.id}/refund`, { amount: 3000 }, { 'Idempotency-Key': k });
     expect(replay.text).toBe(created[0].text);
     // A new key is a new refund.
-    const next = await m.test.post(`/payments/${p.id}/refund`, { amount: 3000 }, { 'Idempotency-Key': key('refund-2') });
+    const next = await m.test.post(
+      `/payments/${p.id}/refund`,
+      { amount: 3000 },
+      { 'Idempotency-Key': key('refund-2') },
+    );
     expect(next.status).toBe(201);
     expect(next.body.id).not.toBe(created[0].body.id);
     expect((await m.test.get(`/payments/${p.id}`)).body.amount_refunded).toBe(6000);

@@ -16,18 +16,25 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
     const { connection } = await connect(m.test, provider);
     // The gateway cannot reach the service: its webhooks for this connection go nowhere (the sandbox retries later).
-    const hooks = await sql<{ id: string; url: string }>(`select id, url from sandbox_webhooks where url like ?`, [`%${connection.id}%`]);
+    const hooks = await sql<{ id: string; url: string }>(`select id, url from sandbox_webhooks where url like ?`, [
+      `%${connection.id}%`,
+    ]);
     expect(hooks.length).toBeGreaterThan(0);
-    for (const hook of hooks) await sql(`update sandbox_webhooks set url = 'http://127.0.0.1:9/nowhere' where id = ?`, [hook.id]);
+    for (const hook of hooks)
+      await sql(`update sandbox_webhooks set url = 'http://127.0.0.1:9/nowhere' where id = ?`, [hook.id]);
 
     const created = await createPayment(m.test, { provider, amount: 49_900 });
     const { payment: right } = await pay(m.test, created);
     expect(right.status).toBe('pending'); // the webhook never arrived
 
-    const paid = await eventually(async () => {
-      const p = (await m.test.get(`/payments/${created.id}`)).body;
-      return p.status === 'succeeded' ? p : null;
-    }, 15_000, 'reconciliation found the payment paid');
+    const paid = await eventually(
+      async () => {
+        const p = (await m.test.get(`/payments/${created.id}`)).body;
+        return p.status === 'succeeded' ? p : null;
+      },
+      15_000,
+      'reconciliation found the payment paid',
+    );
     expect(paid.provider_payment_id).toBeTruthy();
     expect(await outbox(h.app, m.id, 'payment.succeeded')).toHaveLength(1);
     const invoices = (await m.test.get(`/invoices?customer_id=${paid.customer_id}`)).body.data;

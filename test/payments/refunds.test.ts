@@ -9,10 +9,12 @@ const h = useHarness();
 const settle = () => h.app.app.sandbox!.sandbox.settle();
 
 async function refundSum(paymentId: string, status = 'succeeded'): Promise<number> {
-  const [row] = await h.app.orm.em.getConnection().execute<{ s: string | null }[]>(
-    'select sum(amount)::bigint as s from refunds where payment_id = ? and status = ?',
-    [paymentId, status],
-  );
+  const [row] = await h.app.orm.em
+    .getConnection()
+    .execute<{ s: string | null }[]>(
+      'select sum(amount)::bigint as s from refunds where payment_id = ? and status = ?',
+      [paymentId, status],
+    );
   return Number(row.s ?? 0);
 }
 
@@ -32,7 +34,9 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
 
   it('20 concurrent partial refunds: exactly as many succeed as fit, the rest answer amount_exceeds_refundable', async () => {
     const p = await paid(10000);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => m.test.post(`/payments/${p.id}/refund`, { amount: 1000 })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => m.test.post(`/payments/${p.id}/refund`, { amount: 1000 })),
+    );
     const ok = answers.filter((a) => a.status === 201);
     expect(ok).toHaveLength(10);
     for (const a of answers.filter((x) => x.status !== 201)) {
@@ -100,7 +104,9 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
     expect((await m.test.get(`/payments/${p.id}`)).body).toEqual(before);
     expect(await outbox(h.app, m.id)).toEqual(eventsBefore);
     expect(before).toMatchObject({ status: 'partially_refunded', amount_refunded: 3000 });
-    const refund = await h.app.orm.em.getConnection().execute<{ status: string }[]>('select status from refunds where id = ?', [r.body.id]);
+    const refund = await h.app.orm.em
+      .getConnection()
+      .execute<{ status: string }[]>('select status from refunds where id = ?', [r.body.id]);
     expect(refund[0].status).toBe('succeeded');
   });
 
@@ -111,9 +117,20 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
       { id: p.id, input: { amount: 1500, reason: 'duplicate' } },
     );
     expect(g.errors).toBeUndefined();
-    expect(g.data.refundPayment).toMatchObject({ object: 'refund', paymentId: p.id, amount: 1500, currency: 'INR', reason: 'duplicate' });
-    const over = await m.test.gql(`mutation($id: ID!) { refundPayment(id: $id, input: { amount: 999999 }) { id } }`, { id: p.id });
+    expect(g.data.refundPayment).toMatchObject({
+      object: 'refund',
+      paymentId: p.id,
+      amount: 1500,
+      currency: 'INR',
+      reason: 'duplicate',
+    });
+    const over = await m.test.gql(`mutation($id: ID!) { refundPayment(id: $id, input: { amount: 999999 }) { id } }`, {
+      id: p.id,
+    });
     expect(over.errors?.[0].extensions).toMatchObject({ code: 'amount_exceeds_refundable', http: { status: 400 } });
-    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'partially_refunded', amount_refunded: 1500 });
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({
+      status: 'partially_refunded',
+      amount_refunded: 1500,
+    });
   });
 });

@@ -13,7 +13,9 @@ it('keeps creating and reading payments after a migration adds columns to their 
   const before = await createPayment(m.test);
   expect((await m.test.get(`/payments/${before.id}`)).status).toBe(200);
 
-  await h.app.orm.em.getConnection().execute('alter table payments add column added_later int; alter table customers add column added_later int');
+  await h.app.orm.em
+    .getConnection()
+    .execute('alter table payments add column added_later int; alter table customers add column added_later int');
 
   const after = await createPayment(m.test);
   expect(after).toMatchObject({ object: 'payment', status: 'pending' });

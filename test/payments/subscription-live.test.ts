@@ -56,7 +56,7 @@ async function subscribe(key: string | null, id?: string): Promise<Sub> {
 }
 
 describe('paymentUpdated over graphql-ws', () => {
-  it("delivers every change of the payment, committed, to its merchant and mode only", async () => {
+  it('delivers every change of the payment, committed, to its merchant and mode only', async () => {
     const p = await createPayment(a.test);
     const q = await createPayment(a.test);
     const bp = await createPayment(b.test);
@@ -77,12 +77,20 @@ describe('paymentUpdated over graphql-ws', () => {
 
     expect((await a.test.post(`/payments/${p.id}/refund`, { amount: 1000 })).status).toBe(201);
     await eventually(async () => aOne.events.some((e) => e.status === 'PARTIALLY_REFUNDED'), 5000);
-    expect(aOne.events.at(-1)).toEqual({ id: p.id, status: 'PARTIALLY_REFUNDED', amountRefunded: 1000, provider: 'STRIPE' });
+    expect(aOne.events.at(-1)).toEqual({
+      id: p.id,
+      status: 'PARTIALLY_REFUNDED',
+      amountRefunded: 1000,
+      provider: 'STRIPE',
+    });
 
     await pay(a.test, q, { outcome: 'failure' });
     await pay(b.test, bp);
     await pay(a.live, lp);
-    await eventually(async () => aAll.events.some((e) => e.id === q.id) && bAll.events.length >= 1 && aLive.events.length >= 1, 5000);
+    await eventually(
+      async () => aAll.events.some((e) => e.id === q.id) && bAll.events.length >= 1 && aLive.events.length >= 1,
+      5000,
+    );
     await sleep(500); // anything misrouted would have arrived by now
 
     expect(new Set(aOne.events.map((e) => e.id))).toEqual(new Set([p.id]));
@@ -104,16 +112,19 @@ describe('paymentUpdated over graphql-ws', () => {
       const errors: unknown[] = [];
       let got = false;
       await new Promise<void>((resolve) => {
-        client.subscribe({ query: 'subscription { paymentUpdated { id } }' }, {
-          next: () => {
-            got = true;
+        client.subscribe(
+          { query: 'subscription { paymentUpdated { id } }' },
+          {
+            next: () => {
+              got = true;
+            },
+            error: (e) => {
+              errors.push(e);
+              resolve();
+            },
+            complete: () => resolve(),
           },
-          error: (e) => {
-            errors.push(e);
-            resolve();
-          },
-          complete: () => resolve(),
-        });
+        );
       });
       expect(got).toBe(false);
       expect(errors.length + (closed ? 1 : 0)).toBeGreaterThan(0);

@@ -24,10 +24,12 @@ async function invoiceOf(m: TestMerchant, payment: any) {
 }
 
 async function refundsAtGateway(paymentId: string) {
-  return h.app.orm.em.getConnection().execute<{ amount: string; gateway_amount: string; status: string }[]>(
-    'select amount, gateway_amount, status from refunds where payment_id = ? order by id',
-    [paymentId],
-  );
+  return h.app.orm.em
+    .getConnection()
+    .execute<{ amount: string; gateway_amount: string; status: string }[]>(
+      'select amount, gateway_amount, status from refunds where payment_id = ? order by id',
+      [paymentId],
+    );
 }
 
 describe.each(PROVIDERS)('GST collected through %s', (provider) => {
@@ -65,7 +67,13 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     const { created, payment, invoice } = await paidAndInvoiced(m, { amount: 10050, customer_state_code: '29' });
     expect(created).toMatchObject({ amount: 10050, tax_amount: 1810, amount_total: 11860, status: 'pending' });
     expect(payment).toMatchObject({ amount: 10050, tax_amount: 1810, amount_total: 11860, amount_refunded: 0 });
-    expect(invoice).toMatchObject({ cgst_amount: 905, sgst_amount: 905, igst_amount: 0, place_of_supply: '29', tax_rate_bps: 1800 });
+    expect(invoice).toMatchObject({
+      cgst_amount: 905,
+      sgst_amount: 905,
+      igst_amount: 0,
+      place_of_supply: '29',
+      tax_rate_bps: 1800,
+    });
     // The hosted checkout shows what it charges.
     const html = await (await fetch(created.checkout_url)).text();
     expect(html).toContain('INR 118.60');
@@ -78,13 +86,17 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     expect(invoice).toMatchObject({ cgst_amount: 0, sgst_amount: 0, igst_amount: 1809, place_of_supply: '27' });
   });
 
-  it("customer state unknown: CGST + SGST; a GSTIN alone places the customer in its state", async () => {
+  it('customer state unknown: CGST + SGST; a GSTIN alone places the customer in its state', async () => {
     const unknown = await paidAndInvoiced(m, { amount: 10050 });
     expect(unknown.payment).toMatchObject({ tax_amount: 1810, amount_total: 11860 });
     expect(unknown.invoice).toMatchObject({ cgst_amount: 905, place_of_supply: '29' });
     const registered = await paidAndInvoiced(m, { amount: 10050, customer_gstin: '27AAPFU0939F1ZV' });
     expect(registered.payment).toMatchObject({ tax_amount: 1809, amount_total: 11859 });
-    expect(registered.invoice).toMatchObject({ igst_amount: 1809, place_of_supply: '27', customer_gstin: '27AAPFU0939F1ZV' });
+    expect(registered.invoice).toMatchObject({
+      igst_amount: 1809,
+      place_of_supply: '27',
+      customer_gstin: '27AAPFU0939F1ZV',
+    });
   });
 
   it("a returning customer's recorded state decides when the request names none", async () => {
@@ -100,7 +112,10 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     await createPayment(m.test, { amount: 1000, customer_email: email, customer_state_code: '27' });
     const other = await h.merchant({ gstin: '29ABCDE1234F1ZW' });
     await connect(other.test, provider);
-    expect(await createPayment(other.test, { amount: 1000, customer_email: email })).toMatchObject({ tax_amount: 180, amount_total: 1180 });
+    expect(await createPayment(other.test, { amount: 1000, customer_email: email })).toMatchObject({
+      tax_amount: 180,
+      amount_total: 1180,
+    });
     await connect(m.live, provider);
     const live = await createPayment(m.live, { amount: 1000, customer_email: email });
     expect(live).toMatchObject({ livemode: true, tax_amount: 180, amount_total: 1180 });
@@ -134,9 +149,17 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     expect(changed.status).toBe(200);
     const { payment } = await pay(other.test, created);
     expect((await gatewayCharge(h.app, provider, payment.provider_payment_id)).charged).toBe(11800);
-    expect(await invoiceOf(other, payment)).toMatchObject({ igst_amount: 1800, total: 11800, amount_paid: 11800, tax_rate_bps: 1800 });
+    expect(await invoiceOf(other, payment)).toMatchObject({
+      igst_amount: 1800,
+      total: 11800,
+      amount_paid: 11800,
+      tax_rate_bps: 1800,
+    });
     // A payment created now is taxed at the new rate.
-    expect(await createPayment(other.test, { amount: 10000, customer_state_code: '27' })).toMatchObject({ tax_amount: 1200, amount_total: 11200 });
+    expect(await createPayment(other.test, { amount: 10000, customer_state_code: '27' })).toMatchObject({
+      tax_amount: 1200,
+      amount_total: 11200,
+    });
   });
 
   it('GraphQL shows taxAmount and amountTotal; a refund is money returned, refunded as it is at the gateway', async () => {
@@ -147,11 +170,22 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     );
     expect(r.errors).toBeUndefined();
     expect(r.data.refundPayment).toEqual({ amount: 5900, gatewayAmount: 5900 });
-    const g = await m.test.gql(`query($id: ID!) { payment(id: $id) { amount taxAmount amountTotal amountRefunded refunds { amount gatewayAmount } } }`, { id: payment.id });
+    const g = await m.test.gql(
+      `query($id: ID!) { payment(id: $id) { amount taxAmount amountTotal amountRefunded refunds { amount gatewayAmount } } }`,
+      { id: payment.id },
+    );
     expect(g.errors).toBeUndefined();
-    expect(g.data.payment).toEqual({ amount: 10000, taxAmount: 1800, amountTotal: 11800, amountRefunded: 5900, refunds: [{ amount: 5900, gatewayAmount: 5900 }] });
+    expect(g.data.payment).toEqual({
+      amount: 10000,
+      taxAmount: 1800,
+      amountTotal: 11800,
+      amountRefunded: 5900,
+      refunds: [{ amount: 5900, gatewayAmount: 5900 }],
+    });
     // What is left to refund is what is left of amount_total: 5900, not a subunit more.
-    const over = await m.test.gql(`mutation($id: ID!) { refundPayment(id: $id, input: { amount: 5901 }) { id } }`, { id: payment.id });
+    const over = await m.test.gql(`mutation($id: ID!) { refundPayment(id: $id, input: { amount: 5901 }) { id } }`, {
+      id: payment.id,
+    });
     expect(over.errors?.[0].extensions).toMatchObject({ code: 'amount_exceeds_refundable', http: { status: 400 } });
   });
 
@@ -163,10 +197,21 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     for (const amount of [3933, 3934]) answers.push(await m.test.post(`/payments/${payment.id}/refund`, { amount }));
     answers.push(await m.test.post(`/payments/${payment.id}/refund`, {}));
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
-    expect(answers.map((a) => [a.body.amount, a.body.gateway_amount])).toEqual([[3933, 3933], [3934, 3934], [3934, 3934]]);
+    expect(answers.map((a) => [a.body.amount, a.body.gateway_amount])).toEqual([
+      [3933, 3933],
+      [3934, 3934],
+      [3934, 3934],
+    ]);
     await settle();
-    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 11801, amount_total: 11801 });
-    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 11801, refunded: 11801 });
+    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({
+      status: 'refunded',
+      amount_refunded: 11801,
+      amount_total: 11801,
+    });
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+      charged: 11801,
+      refunded: 11801,
+    });
   });
 
   it('a full refund returns exactly amount_total', async () => {
@@ -175,8 +220,14 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ amount: 11859, gateway_amount: 11859 });
     await settle();
-    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 11859, refunded: 11859 });
-    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 11859 });
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+      charged: 11859,
+      refunded: 11859,
+    });
+    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({
+      status: 'refunded',
+      amount_refunded: 11859,
+    });
   });
 
   it('an untaxed refund goes to the gateway as it is', async () => {
@@ -196,7 +247,8 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     const ok = answers.filter((a) => a.status === 201);
     expect(ok.length).toBeGreaterThan(0);
     expect(ok.length).toBeLessThan(sizes.length);
-    for (const a of answers.filter((x) => x.status !== 201)) expect(a.body.error.code).toBe('amount_exceeds_refundable');
+    for (const a of answers.filter((x) => x.status !== 201))
+      expect(a.body.error.code).toBe('amount_exceeds_refundable');
     const refunded = ok.reduce((s, a) => s + a.body.amount, 0);
     expect(refunded).toBeLessThanOrEqual(total);
     // What is left, refunded in one go, completes the gateway's refund exactly.
@@ -207,8 +259,14 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     const rows = await refundsAtGateway(payment.id);
     expect(rows.every((r) => r.status === 'succeeded' && Number(r.gateway_amount) === Number(r.amount))).toBe(true);
     expect(rows.reduce((s, r) => s + Number(r.amount), 0)).toBe(total);
-    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: total, refunded: total });
-    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: total });
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+      charged: total,
+      refunded: total,
+    });
+    expect((await m.test.get(`/payments/${payment.id}`)).body).toMatchObject({
+      status: 'refunded',
+      amount_refunded: total,
+    });
   });
 
   describe('a refund the gateway could not take', () => {
@@ -225,9 +283,16 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
       const rest = await m.test.post(`/payments/${payment.id}/refund`, {});
       expect(rest.body).toMatchObject({ amount: 11801 - 3933 - 3934, gateway_amount: 11801 - 3933 - 3934 });
       // The worker's next attempt does the pending one.
-      await eventually(async () => (await refundsAtGateway(payment.id)).every((r) => r.status === 'succeeded'), 15_000, 'the pending refund done');
+      await eventually(
+        async () => (await refundsAtGateway(payment.id)).every((r) => r.status === 'succeeded'),
+        15_000,
+        'the pending refund done',
+      );
       await settle();
-      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({ charged: 11801, refunded: 11801 });
+      expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+        charged: 11801,
+        refunded: 11801,
+      });
       const rows = await refundsAtGateway(payment.id);
       expect(rows.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     });

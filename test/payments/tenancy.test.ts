@@ -31,11 +31,12 @@ beforeAll(async () => {
   await createPayment(a.live, { customer_email: 'shared@example.com' });
 });
 
-const strangers = () => [
-  ['another merchant', b.test],
-  ['the other mode', a.live],
-  ['another merchant in the other mode', b.live],
-] as [string, Client_][];
+const strangers = () =>
+  [
+    ['another merchant', b.test],
+    ['the other mode', a.live],
+    ['another merchant in the other mode', b.live],
+  ] as [string, Client_][];
 
 /** A's records as A sees them, to prove nothing changed. */
 async function snapshot() {
@@ -50,14 +51,22 @@ async function snapshot() {
 type Req = { name: string; id: () => string; call: (c: Client_, id: string) => Promise<HttpResult<any>> };
 const REST: Req[] = [
   { name: 'GET /payments/{id}', id: () => A.payment.id, call: (c, id) => c.get(`/payments/${id}`) },
-  { name: 'POST /payments/{id}/refund', id: () => A.refundable.id, call: (c, id) => c.post(`/payments/${id}/refund`, { amount: 100 }) },
+  {
+    name: 'POST /payments/{id}/refund',
+    id: () => A.refundable.id,
+    call: (c, id) => c.post(`/payments/${id}/refund`, { amount: 100 }),
+  },
   {
     name: 'POST /payments/{id}/refund with Idempotency-Key',
     id: () => A.refundable.id,
     call: (c, id) => c.post(`/payments/${id}/refund`, {}, { 'Idempotency-Key': `k-${Math.random()}` }),
   },
   { name: 'GET /customers/{id}', id: () => A.customer, call: (c, id) => c.get(`/customers/${id}`) },
-  { name: 'DELETE /providers/connections/{id}', id: () => A.connection, call: (c, id) => c.delete(`/providers/connections/${id}`) },
+  {
+    name: 'DELETE /providers/connections/{id}',
+    id: () => A.connection,
+    call: (c, id) => c.delete(`/providers/connections/${id}`),
+  },
 ];
 
 describe.each(REST)('$name', (route) => {
@@ -84,7 +93,10 @@ describe('lists', () => {
       const byCustomer = await c.get(`/payments?customer_id=${A.customer}`);
       expect([label, byCustomer.status, byCustomer.body.data]).toEqual([label, 200, []]);
       const customers = await c.get('/customers?limit=100');
-      expect([label, customers.body.data.map((x: any) => x.id)]).toEqual([label, expect.not.arrayContaining([A.customer])]);
+      expect([label, customers.body.data.map((x: any) => x.id)]).toEqual([
+        label,
+        expect.not.arrayContaining([A.customer]),
+      ]);
       const byEmail = await c.get('/customers?email=shared@example.com');
       for (const x of byEmail.body.data) expect(x.id).not.toBe(A.customer);
       const conns = await c.get('/providers/connections');
@@ -103,7 +115,11 @@ describe('GraphQL', () => {
     { name: 'payment', query: 'query($id: ID!) { payment(id: $id) { id status } }', id: () => A.payment.id },
     { name: 'customer', query: 'query($id: ID!) { customer(id: $id) { id email } }', id: () => A.customer },
     { name: 'refundPayment', query: 'mutation($id: ID!) { refundPayment(id: $id) { id } }', id: () => A.refundable.id },
-    { name: 'deleteProviderConnection', query: 'mutation($id: ID!) { deleteProviderConnection(id: $id) { id } }', id: () => A.connection },
+    {
+      name: 'deleteProviderConnection',
+      query: 'mutation($id: ID!) { deleteProviderConnection(id: $id) { id } }',
+      id: () => A.connection,
+    },
   ];
   it.each(ops)('$name answers as for an unknown id', async (op) => {
     const before = await snapshot();
@@ -119,7 +135,9 @@ describe('GraphQL', () => {
 
   it('lists never show the other tenants’ records', async () => {
     for (const [, c] of strangers()) {
-      const g = await c.gql('{ payments(first: 100) { edges { node { id } } } customers(first: 100) { edges { node { id } } } providerConnections(first: 100) { edges { node { id } } } }');
+      const g = await c.gql(
+        '{ payments(first: 100) { edges { node { id } } } customers(first: 100) { edges { node { id } } } providerConnections(first: 100) { edges { node { id } } } }',
+      );
       expect(g.errors).toBeUndefined();
       const ids = [
         ...g.data.payments.edges.map((e: any) => e.node.id),
@@ -136,8 +154,16 @@ describe('gateway webhooks', () => {
     const before = await snapshot();
     const p = A.payment;
     const ev = stripeEvent(bStripe.webhookSecret, 'checkout.session.completed', {
-      id: p.checkout_session_id, object: 'checkout.session', mode: 'payment', status: 'complete', payment_status: 'paid',
-      amount_total: p.amount, currency: 'inr', client_reference_id: p.id, metadata: { payment_id: p.id }, payment_intent: 'pi_forged',
+      id: p.checkout_session_id,
+      object: 'checkout.session',
+      mode: 'payment',
+      status: 'complete',
+      payment_status: 'paid',
+      amount_total: p.amount,
+      currency: 'inr',
+      client_reference_id: p.id,
+      metadata: { payment_id: p.id },
+      payment_intent: 'pi_forged',
     });
     const r = await postEvent(bStripe.connection.webhook_url, ev);
     expect(r.status).toBe(200);
@@ -146,7 +172,14 @@ describe('gateway webhooks', () => {
     const forged = stripeEvent(aStripe.webhookSecret, 'checkout.session.completed', JSON.parse(ev.payload).data.object);
     expect((await postEvent(bStripe.connection.webhook_url, forged)).status).toBe(400);
     // A's own URL with B's secret: refused too.
-    expect((await postEvent(aStripe.connection.webhook_url, stripeEvent(bStripe.webhookSecret, 'checkout.session.completed', {}))).status).toBe(400);
+    expect(
+      (
+        await postEvent(
+          aStripe.connection.webhook_url,
+          stripeEvent(bStripe.webhookSecret, 'checkout.session.completed', {}),
+        )
+      ).status,
+    ).toBe(400);
     expect(await snapshot()).toEqual(before);
     expect((await a.test.get(`/payments/${p.id}`)).body.status).toBe('pending');
   });

@@ -1,5 +1,16 @@
 import { TestMerchant, useHarness } from '../harness';
-import { connect, countRows, createPayment, modeOf, pay, paymentBody, postEvent, PROVIDERS, sandboxCredentials, stripeEvent } from '../payments/helpers';
+import {
+  connect,
+  countRows,
+  createPayment,
+  modeOf,
+  pay,
+  paymentBody,
+  postEvent,
+  PROVIDERS,
+  sandboxCredentials,
+  stripeEvent,
+} from '../payments/helpers';
 
 /** Gateway connections and their sandbox credentials (docs/sandbox.md). */
 
@@ -17,9 +28,25 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     expect(r.status).toBe(201);
     const c = r.body;
     expect(Object.keys(c).sort()).toEqual(
-      expect.arrayContaining(['id', 'object', 'provider', 'mode', 'status', 'is_default', 'credentials_hint', 'webhook_url', 'created_at']),
+      expect.arrayContaining([
+        'id',
+        'object',
+        'provider',
+        'mode',
+        'status',
+        'is_default',
+        'credentials_hint',
+        'webhook_url',
+        'created_at',
+      ]),
     );
-    expect(c).toMatchObject({ object: 'provider_connection', provider, mode: 'test', status: 'active', is_default: true });
+    expect(c).toMatchObject({
+      object: 'provider_connection',
+      provider,
+      mode: 'test',
+      status: 'active',
+      is_default: true,
+    });
     expect(c).not.toHaveProperty('credentials');
     const id = provider === 'stripe' ? credentials.secret_key : credentials.key_id;
     expect(c.credentials_hint).toBe(`${id.slice(0, provider === 'stripe' ? 8 : 9)}...${id.slice(-4)}`);
@@ -28,19 +55,36 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     expect(list.status).toBe(200);
     // The list envelope, like every other list; over GraphQL a Relay
     // connection.
-    expect(list.body).toEqual({ object: 'list', data: [expect.objectContaining({ id: c.id })], has_more: false, next_cursor: null });
-    const g = await m.test.gql('{ providerConnections { edges { node { id provider mode isDefault credentialsHint webhookUrl } } totalCount } }');
+    expect(list.body).toEqual({
+      object: 'list',
+      data: [expect.objectContaining({ id: c.id })],
+      has_more: false,
+      next_cursor: null,
+    });
+    const g = await m.test.gql(
+      '{ providerConnections { edges { node { id provider mode isDefault credentialsHint webhookUrl } } totalCount } }',
+    );
     expect(g.data.providerConnections.totalCount).toBe(1);
     expect(g.data.providerConnections.edges.map((e: any) => e.node)).toEqual([
-      { id: c.id, provider: provider.toUpperCase(), mode: 'TEST', isDefault: true, credentialsHint: c.credentials_hint, webhookUrl: c.webhook_url },
+      {
+        id: c.id,
+        provider: provider.toUpperCase(),
+        mode: 'TEST',
+        isDefault: true,
+        credentialsHint: c.credentials_hint,
+        webhookUrl: c.webhook_url,
+      },
     ]);
     for (const text of [r.text, list.text, JSON.stringify(g)]) for (const s of secrets) expect(text).not.toContain(s);
     // Stored sealed: no secret in the row.
     const [row] = await h.app.orm.em.getConnection().execute('select * from provider_connections where id = ?', [c.id]);
     for (const s of secrets) expect(JSON.stringify(row)).not.toContain(s);
     // The sandbox, which the connect call registered a webhook with, seals what it keeps too (docs/sandbox.md) ...
-    const sandboxRows = await h.app.orm.em.getConnection().execute(
-      'select (select json_agg(w) from sandbox_webhooks w) as hooks, (select json_agg(k) from sandbox_idempotency_keys k) as keys');
+    const sandboxRows = await h.app.orm.em
+      .getConnection()
+      .execute(
+        'select (select json_agg(w) from sandbox_webhooks w) as hooks, (select json_agg(k) from sandbox_idempotency_keys k) as keys',
+      );
     expect(JSON.stringify(sandboxRows[0].hooks)).toContain(provider); // the rows are there
     for (const s of secrets) expect(JSON.stringify(sandboxRows)).not.toContain(s);
     // ... and still signs its gateway webhooks with the secret: a payment completes through them.
@@ -72,34 +116,57 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
     expect(named.body.error).toMatchObject({ code: 'provider_not_connected', param: 'provider' });
 
     // And it can be connected again.
-    const re = await m.test.post('/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') });
+    const re = await m.test.post('/providers/connections', {
+      provider,
+      credentials: sandboxCredentials(provider, 'test'),
+    });
     expect(re.status).toBe(201);
     expect(re.body.id).not.toBe(c.id);
   });
 
-  const bad: [string, Record<string, string>][] = provider === 'stripe'
-    ? [
-        ['a live key in test mode', { secret_key: 'sk_live_abcdefabcdefabcdef', webhook_secret: 'whsec_not-shown' }],
-        ['a publishable key', { secret_key: 'pk_test_abcdefabcdefabcdef', webhook_secret: 'whsec_not-shown' }],
-        ['a webhook secret without whsec_', { secret_key: 'sk_test_abcdefabcdefabcdef', webhook_secret: 'not-a-signing-secret' }],
-      ]
-    : [
-        ['a live key id in test mode', { key_id: 'rzp_live_abcdefabcdef', key_secret: 'secret-one-1234', webhook_secret: 'secret-two-5678' }],
-        ['a key id of another kind', { key_id: 'key_abcdefabcdef', key_secret: 'secret-one-1234', webhook_secret: 'secret-two-5678' }],
-      ];
+  const bad: [string, Record<string, string>][] =
+    provider === 'stripe'
+      ? [
+          ['a live key in test mode', { secret_key: 'sk_live_abcdefabcdefabcdef', webhook_secret: 'whsec_not-shown' }],
+          ['a publishable key', { secret_key: 'pk_test_abcdefabcdefabcdef', webhook_secret: 'whsec_not-shown' }],
+          [
+            'a webhook secret without whsec_',
+            { secret_key: 'sk_test_abcdefabcdefabcdef', webhook_secret: 'not-a-signing-secret' },
+          ],
+        ]
+      : [
+          [
+            'a live key id in test mode',
+            { key_id: 'rzp_live_abcdefabcdef', key_secret: 'secret-one-1234', webhook_secret: 'secret-two-5678' },
+          ],
+          [
+            'a key id of another kind',
+            { key_id: 'key_abcdefabcdef', key_secret: 'secret-one-1234', webhook_secret: 'secret-two-5678' },
+          ],
+        ];
   it.each(bad)('rejects %s: 400 parameter_invalid on credentials, nothing stored', async (_label, credentials) => {
     const r = await m.test.post('/providers/connections', { provider, credentials });
     expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'parameter_invalid', param: 'credentials' });
+    expect(r.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'parameter_invalid',
+      param: 'credentials',
+    });
     for (const s of Object.values(credentials)) expect(r.text).not.toContain(s);
     expect(await countRows(h.app, 'provider_connections', 'merchant_id = ?', [m.id])).toBe(0);
   });
 
   it('a live-mode connection takes live keys only', async () => {
-    const r = await m.live.post('/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') });
+    const r = await m.live.post('/providers/connections', {
+      provider,
+      credentials: sandboxCredentials(provider, 'test'),
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'parameter_invalid', param: 'credentials' });
-    const ok = await m.live.post('/providers/connections', { provider, credentials: sandboxCredentials(provider, 'live') });
+    const ok = await m.live.post('/providers/connections', {
+      provider,
+      credentials: sandboxCredentials(provider, 'live'),
+    });
     expect(ok.status).toBe(201);
     expect(ok.body).toMatchObject({ mode: 'live', is_default: true });
     const p = await createPayment(m.live);
@@ -129,18 +196,26 @@ describe.each(PROVIDERS)('%s connections', (provider) => {
 
   it('one connection per provider and mode: 409 provider_already_connected, also when racing', async () => {
     await connect(m.test, provider);
-    const dup = await m.test.post('/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') });
+    const dup = await m.test.post('/providers/connections', {
+      provider,
+      credentials: sandboxCredentials(provider, 'test'),
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error).toMatchObject({ type: 'invalid_request_error', code: 'provider_already_connected' });
 
     // The other mode is separate.
-    const live = await m.live.post('/providers/connections', { provider, credentials: sandboxCredentials(provider, 'live') });
+    const live = await m.live.post('/providers/connections', {
+      provider,
+      credentials: sandboxCredentials(provider, 'live'),
+    });
     expect(live.status).toBe(201);
     expect(live.body).toMatchObject({ mode: 'live', is_default: true });
 
     const other = await h.merchant();
     const answers = await Promise.all(
-      Array.from({ length: 12 }, () => other.test.post('/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') })),
+      Array.from({ length: 12 }, () =>
+        other.test.post('/providers/connections', { provider, credentials: sandboxCredentials(provider, 'test') }),
+      ),
     );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     for (const a of answers.filter((x) => x.status !== 201)) {
@@ -166,11 +241,18 @@ describe('sandbox secrets stored before sealing', () => {
     const conn = h.app.orm.em.getConnection();
     // As an older version stored it: in plain text.
     await h.sandbox.stop();
-    await conn.execute(`update sandbox_webhooks set secret = ? where provider = 'razorpay'
-      and account_key = (select account_key from sandbox_webhooks where provider = 'razorpay' order by created_at desc limit 1)`, [credentials.webhook_secret]);
-    expect(JSON.stringify(await conn.execute('select secret from sandbox_webhooks'))).toContain(credentials.webhook_secret);
+    await conn.execute(
+      `update sandbox_webhooks set secret = ? where provider = 'razorpay'
+      and account_key = (select account_key from sandbox_webhooks where provider = 'razorpay' order by created_at desc limit 1)`,
+      [credentials.webhook_secret],
+    );
+    expect(JSON.stringify(await conn.execute('select secret from sandbox_webhooks'))).toContain(
+      credentials.webhook_secret,
+    );
     await h.sandbox.start();
-    expect(JSON.stringify(await conn.execute('select secret from sandbox_webhooks'))).not.toContain(credentials.webhook_secret);
+    expect(JSON.stringify(await conn.execute('select secret from sandbox_webhooks'))).not.toContain(
+      credentials.webhook_secret,
+    );
     const paid = await pay(m.test, await createPayment(m.test));
     expect(paid.payment.status).toBe('succeeded');
   });
@@ -186,10 +268,17 @@ describe('sandbox answers stored before sealing', () => {
     const [stored] = await conn.execute(`select id from sandbox_idempotency_keys
       where provider = 'stripe' and response->>'object' = 'webhook_endpoint' order by created_at desc limit 1`);
     await h.sandbox.stop();
-    await conn.execute(`update sandbox_idempotency_keys set response = jsonb_set(response, '{secret}', to_jsonb(?::text)) where id = ?`, [credentials.webhook_secret, stored.id]);
-    expect(JSON.stringify(await conn.execute('select response from sandbox_idempotency_keys'))).toContain(credentials.webhook_secret);
+    await conn.execute(
+      `update sandbox_idempotency_keys set response = jsonb_set(response, '{secret}', to_jsonb(?::text)) where id = ?`,
+      [credentials.webhook_secret, stored.id],
+    );
+    expect(JSON.stringify(await conn.execute('select response from sandbox_idempotency_keys'))).toContain(
+      credentials.webhook_secret,
+    );
     await h.sandbox.start();
-    expect(JSON.stringify(await conn.execute('select response from sandbox_idempotency_keys'))).not.toContain(credentials.webhook_secret);
+    expect(JSON.stringify(await conn.execute('select response from sandbox_idempotency_keys'))).not.toContain(
+      credentials.webhook_secret,
+    );
     const paid = await pay(m.test, await createPayment(m.test));
     expect(paid.payment.status).toBe('succeeded');
   });
@@ -206,7 +295,9 @@ describe('default connection', () => {
 
     const list = async () => {
       const got = await m.test.get('/providers/connections');
-      return Object.fromEntries((Array.isArray(got.body) ? got.body : got.body.data).map((c: any) => [c.provider, c.is_default]));
+      return Object.fromEntries(
+        (Array.isArray(got.body) ? got.body : got.body.data).map((c: any) => [c.provider, c.is_default]),
+      );
     };
     expect(await list()).toEqual({ stripe: true, razorpay: false });
 

@@ -32,24 +32,43 @@ import { DomainError } from '../../src/core/errors';
  * through graphql-js's `execute` it must answer the same way compiled: data, error messages (the shim turns them into
  * the contract's `param`), error paths and the original errors. Each case runs both and compares.
  */
-const Status = new GraphQLEnumType({ name: 'Status', values: { ACTIVE: { value: 'active' }, PAUSED: { value: 'paused' } } });
+const Status = new GraphQLEnumType({
+  name: 'Status',
+  values: { ACTIVE: { value: 'active' }, PAUSED: { value: 'paused' } },
+});
 const Line = new GraphQLInputObjectType({
   name: 'LineInput',
   fields: { sku: { type: new GraphQLNonNull(GraphQLString) }, quantity: { type: GraphQLInt, defaultValue: 1 } },
 });
 const Input = new GraphQLInputObjectType({
   name: 'OrderInput',
-  fields: { status: { type: Status }, lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Line))) }, note: { type: GraphQLString } },
+  fields: {
+    status: { type: Status },
+    lines: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Line))) },
+    note: { type: GraphQLString },
+  },
 });
 const Echo = new GraphQLObjectType({
   name: 'Echo',
   fields: {
     status: { type: Status },
-    lines: { type: new GraphQLList(new GraphQLObjectType({ name: 'Line', fields: { sku: { type: GraphQLString }, quantity: { type: GraphQLInt } } })) },
+    lines: {
+      type: new GraphQLList(
+        new GraphQLObjectType({
+          name: 'Line',
+          fields: { sku: { type: GraphQLString }, quantity: { type: GraphQLInt } },
+        }),
+      ),
+    },
     note: { type: GraphQLString },
     limit: { type: GraphQLInt },
     seenBy: { type: GraphQLString, resolve: (_s, _a, ctx: { who: string }) => ctx.who },
-    failing: { type: GraphQLString, resolve: () => { throw new DomainError('resource_not_found', 'No such thing.', 'id'); } },
+    failing: {
+      type: GraphQLString,
+      resolve: () => {
+        throw new DomainError('resource_not_found', 'No such thing.', 'id');
+      },
+    },
     required: { type: new GraphQLNonNull(GraphQLString), resolve: () => null },
   },
 });
@@ -79,15 +98,28 @@ async function both(doc: typeof document, variableValues: Record<string, unknown
   const contextValue = { who: 'merchant_1' };
   const interpreted = await execute({ schema, document: doc, variableValues, contextValue });
   const compiled = await compileOperation(schema, doc)(contextValue, variableValues);
-  return { interpreted: JSON.parse(JSON.stringify(interpreted)), compiled: JSON.parse(JSON.stringify(compiled)), raw: compiled };
+  return {
+    interpreted: JSON.parse(JSON.stringify(interpreted)),
+    compiled: JSON.parse(JSON.stringify(compiled)),
+    raw: compiled,
+  };
 }
 
 describe('REST operations run compiled, answering as graphql-js does', () => {
   it('takes variables coerced by graphql-js: enums, defaults of variables and of input fields, the context', async () => {
-    const { interpreted, compiled } = await both(document, { input: { status: 'PAUSED', lines: [{ sku: 'a' }, { sku: 'b', quantity: 3 }] } });
+    const { interpreted, compiled } = await both(document, {
+      input: { status: 'PAUSED', lines: [{ sku: 'a' }, { sku: 'b', quantity: 3 }] },
+    });
     expect(compiled).toEqual(interpreted);
     expect(compiled.data.echo).toEqual({
-      status: 'PAUSED', note: null, limit: 5, seenBy: 'merchant_1', lines: [{ sku: 'a', quantity: 1 }, { sku: 'b', quantity: 3 }],
+      status: 'PAUSED',
+      note: null,
+      limit: 5,
+      seenBy: 'merchant_1',
+      lines: [
+        { sku: 'a', quantity: 1 },
+        { sku: 'b', quantity: 3 },
+      ],
     });
   });
 
@@ -98,13 +130,13 @@ describe('REST operations run compiled, answering as graphql-js does', () => {
     ['a wrong enum value', { input: { status: 'active', lines: [] } }],
     ['a missing variable', {}],
     ['a null for a non-null variable', { input: null }],
-  ])('refuses %s with graphql-js\'s own message', async (_name, variables) => {
+  ])("refuses %s with graphql-js's own message", async (_name, variables) => {
     const { interpreted, compiled } = await both(document, variables);
     expect(interpreted.errors?.length).toBeGreaterThan(0);
     expect(compiled).toEqual(interpreted);
   });
 
-  it('reports a resolver\'s error with its path and the error it threw', async () => {
+  it("reports a resolver's error with its path and the error it threw", async () => {
     const { interpreted, compiled, raw } = await both(withFailure, { input: { lines: [], note: 'n' } });
     expect(compiled).toEqual(interpreted);
     expect(compiled.data).toEqual({ echo: { note: 'n', failing: null } });
@@ -119,7 +151,7 @@ describe('REST operations run compiled, answering as graphql-js does', () => {
     expect(compiled.data).toEqual({ echo: null });
   });
 
-  it('leaves the service\'s schema as it was', () => {
+  it("leaves the service's schema as it was", () => {
     compileOperation(schema, document);
     expect(schema.getType('RestShimCoercedValue')).toBeUndefined();
   });
@@ -148,29 +180,66 @@ describe('an operation graphql-jit cannot compile', () => {
  * every REST route's variables, for input generated from their types (valid, and mixed with wrong scalars, nulls,
  * arrays, unknown fields), the shim's coercion must answer what graphql-js's does: the same errors or equal values.
  */
-describe('the compiled coercion of every REST route\'s variables agrees with graphql-js', () => {
-  const junk = fc.constantFrom<unknown>(null, 'x', '', 1, -1, 1.5, 2 ** 31, true, [], {}, [1], { bogus: 1 }, '2026-11-24T10:00:00.000Z', 'ACTIVE', 'active', NaN);
+describe("the compiled coercion of every REST route's variables agrees with graphql-js", () => {
+  const junk = fc.constantFrom<unknown>(
+    null,
+    'x',
+    '',
+    1,
+    -1,
+    1.5,
+    2 ** 31,
+    true,
+    [],
+    {},
+    [1],
+    { bogus: 1 },
+    '2026-11-24T10:00:00.000Z',
+    'ACTIVE',
+    'active',
+    NaN,
+  );
   const scalar = (name: string): fc.Arbitrary<unknown> => {
     switch (name) {
-      case 'String': return fc.string({ maxLength: 5 });
-      case 'ID': return fc.oneof(fc.uuid(), fc.integer());
-      case 'Int': case 'SafeInt': return fc.oneof(fc.integer(), fc.maxSafeInteger());
-      case 'Float': return fc.double();
-      case 'Boolean': return fc.boolean();
-      case 'DateTime': case 'DateTimeISO': return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
-      default: return fc.oneof(fc.string({ maxLength: 5 }), fc.integer(), fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }));
+      case 'String':
+        return fc.string({ maxLength: 5 });
+      case 'ID':
+        return fc.oneof(fc.uuid(), fc.integer());
+      case 'Int':
+      case 'SafeInt':
+        return fc.oneof(fc.integer(), fc.maxSafeInteger());
+      case 'Float':
+        return fc.double();
+      case 'Boolean':
+        return fc.boolean();
+      case 'DateTime':
+      case 'DateTimeISO':
+        return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+      default:
+        return fc.oneof(
+          fc.string({ maxLength: 5 }),
+          fc.integer(),
+          fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), { maxKeys: 2 }),
+        );
     }
   };
   const valueOf = (type: GraphQLInputType, depth: number): fc.Arbitrary<unknown> => {
-    if (isNonNullType(type)) return fc.oneof({ arbitrary: valueOf(type.ofType, depth), weight: 8 }, { arbitrary: junk, weight: 1 });
+    if (isNonNullType(type))
+      return fc.oneof({ arbitrary: valueOf(type.ofType, depth), weight: 8 }, { arbitrary: junk, weight: 1 });
     const good = ((): fc.Arbitrary<unknown> => {
-      if (isListType(type)) return fc.oneof(fc.array(valueOf(type.ofType, depth), { maxLength: 3 }), valueOf(type.ofType, depth));
+      if (isListType(type))
+        return fc.oneof(fc.array(valueOf(type.ofType, depth), { maxLength: 3 }), valueOf(type.ofType, depth));
       if (isEnumType(type)) return fc.constantFrom(...type.getValues().map((v) => v.name));
       if (isInputObjectType(type)) {
         if (depth > 3) return fc.constant({});
         const fields = Object.values(type.getFields());
-        const record = fc.record(Object.fromEntries(fields.map((f) => [f.name, valueOf(f.type, depth + 1)])), { requiredKeys: [] });
-        return fc.oneof({ arbitrary: record, weight: 6 }, { arbitrary: record.map((r) => ({ ...r, notAField: 1 })), weight: 1 });
+        const record = fc.record(Object.fromEntries(fields.map((f) => [f.name, valueOf(f.type, depth + 1)])), {
+          requiredKeys: [],
+        });
+        return fc.oneof(
+          { arbitrary: record, weight: 6 },
+          { arbitrary: record.map((r) => ({ ...r, notAField: 1 })), weight: 1 },
+        );
       }
       return scalar(type.name);
     })();
@@ -181,13 +250,20 @@ describe('the compiled coercion of every REST route\'s variables agrees with gra
     const schema = await createSchema();
     let routesChecked = 0;
     for (const route of routes) {
-      const op = compileRoute(schema, route).executed.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+      const op = compileRoute(schema, route).executed.definitions.find(
+        (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+      )!;
       const definitions = op.variableDefinitions ?? [];
       if (!definitions.length) continue;
       routesChecked++;
       const coerce = variableCoercion(schema, definitions);
       const variables = fc.record(
-        Object.fromEntries(definitions.map((d) => [d.variable.name.value, valueOf(typeFromAST(schema, d.type as never) as GraphQLInputType, 0)])),
+        Object.fromEntries(
+          definitions.map((d) => [
+            d.variable.name.value,
+            valueOf(typeFromAST(schema, d.type as never) as GraphQLInputType, 0),
+          ]),
+        ),
         { requiredKeys: [] },
       );
       fc.assert(
@@ -195,10 +271,17 @@ describe('the compiled coercion of every REST route\'s variables agrees with gra
           const byJs = getVariableValues(schema, definitions, raw as Record<string, unknown>);
           const byShim = coerce(raw as Record<string, unknown>);
           const label = `${route.method} ${route.path} ${JSON.stringify(raw)}`;
-          expect({ label, errors: byShim.errors?.map((e) => e.message) }).toEqual({ label, errors: byJs.errors?.map((e) => e.message) });
+          expect({ label, errors: byShim.errors?.map((e) => e.message) }).toEqual({
+            label,
+            errors: byJs.errors?.map((e) => e.message),
+          });
           expect({ label, coerced: byShim.coerced }).toEqual({ label, coerced: byJs.coerced });
           // toEqual takes an undefined property for an absent one; the compiled query would not (it would pass null).
-          if (byJs.coerced) expect({ label, variables: Object.keys(byShim.coerced!) }).toEqual({ label, variables: Object.keys(byJs.coerced) });
+          if (byJs.coerced)
+            expect({ label, variables: Object.keys(byShim.coerced!) }).toEqual({
+              label,
+              variables: Object.keys(byJs.coerced),
+            });
         }),
         { numRuns: 60, seed: 20261124 },
       );

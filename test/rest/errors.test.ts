@@ -10,7 +10,8 @@ import { expectNoLeak, unknownId } from '../harness/http';
 
 const h = useHarness();
 let m: TestMerchant;
-const schemas = JSON.parse(fs.readFileSync(path.join(__dirname, '../../schema/openapi.json'), 'utf8')).components.schemas;
+const schemas = JSON.parse(fs.readFileSync(path.join(__dirname, '../../schema/openapi.json'), 'utf8')).components
+  .schemas;
 /** `expected one of a, b, c` with the values the OpenAPI document lists for the enum. */
 const oneOf = (enumName: string) => `expected one of ${(schemas[enumName].enum as string[]).join(', ')}`;
 
@@ -19,7 +20,12 @@ beforeAll(async () => {
 });
 
 function expectInvalid(r: HttpResult, param: string, message: string) {
-  expect({ status: r.status, code: r.body?.error?.code, param: r.body?.error?.param, message: r.body?.error?.message }).toEqual({
+  expect({
+    status: r.status,
+    code: r.body?.error?.code,
+    param: r.body?.error?.param,
+    message: r.body?.error?.message,
+  }).toEqual({
     status: 400,
     code: 'parameter_invalid',
     param,
@@ -28,17 +34,39 @@ function expectInvalid(r: HttpResult, param: string, message: string) {
   expectNoLeak(r.text);
 }
 
-const payment = { amount: 10000, currency: 'INR', customer_email: 'a@example.com', success_url: 'https://s.example/ok', cancel_url: 'https://s.example/no' };
+const payment = {
+  amount: 10000,
+  currency: 'INR',
+  customer_email: 'a@example.com',
+  success_url: 'https://s.example/ok',
+  cancel_url: 'https://s.example/no',
+};
 
 describe('REST error messages', () => {
   it('a string amount: "Invalid value for amount: expected an integer"', async () => {
-    expectInvalid(await m.test.post('/payments', { ...payment, amount: '100' }), 'amount', 'Invalid value for amount: expected an integer');
-    expectInvalid(await m.test.post('/payments', { ...payment, amount: 10.5 }), 'amount', 'Invalid value for amount: expected an integer');
+    expectInvalid(
+      await m.test.post('/payments', { ...payment, amount: '100' }),
+      'amount',
+      'Invalid value for amount: expected an integer',
+    );
+    expectInvalid(
+      await m.test.post('/payments', { ...payment, amount: 10.5 }),
+      'amount',
+      'Invalid value for amount: expected an integer',
+    );
   });
 
   it('other scalars in plain words, named by their REST field', async () => {
-    expectInvalid(await m.test.post('/payments', { ...payment, customer_email: 5 }), 'customer_email', 'Invalid value for customer_email: expected a string');
-    expectInvalid(await m.test.post('/payments', { ...payment, metadata: 'x' }), 'metadata', 'Invalid value for metadata: expected a JSON object');
+    expectInvalid(
+      await m.test.post('/payments', { ...payment, customer_email: 5 }),
+      'customer_email',
+      'Invalid value for customer_email: expected a string',
+    );
+    expectInvalid(
+      await m.test.post('/payments', { ...payment, metadata: 'x' }),
+      'metadata',
+      'Invalid value for metadata: expected a JSON object',
+    );
     expectInvalid(
       await m.test.post(`/webhooks/endpoints/${unknownId()}/toggle`, { enabled: 'yes' }),
       'enabled',
@@ -54,10 +82,22 @@ describe('REST error messages', () => {
   });
 
   it('a bad enum value lists the allowed values in lower case, in the query string and in bodies', async () => {
-    expectInvalid(await m.test.get('/payments?status=paid'), 'status', `Invalid value for status: ${oneOf('PaymentStatus')}`);
+    expectInvalid(
+      await m.test.get('/payments?status=paid'),
+      'status',
+      `Invalid value for status: ${oneOf('PaymentStatus')}`,
+    );
     expectInvalid(await m.test.get('/products?type=bogus'), 'type', `Invalid value for type: ${oneOf('ProductType')}`); // a cached read
-    expectInvalid(await m.test.post('/products', { name: 'x', type: 'ONE-TIME' }), 'type', `Invalid value for type: ${oneOf('ProductType')}`);
-    expectInvalid(await m.test.post('/products', { name: 'x', type: 7 }), 'type', `Invalid value for type: ${oneOf('ProductType')}`);
+    expectInvalid(
+      await m.test.post('/products', { name: 'x', type: 'ONE-TIME' }),
+      'type',
+      `Invalid value for type: ${oneOf('ProductType')}`,
+    );
+    expectInvalid(
+      await m.test.post('/products', { name: 'x', type: 7 }),
+      'type',
+      `Invalid value for type: ${oneOf('ProductType')}`,
+    );
     expect(oneOf('PaymentStatus')).toMatch(/^expected one of [a-z_]+(, [a-z_]+)+$/);
     // Valid values still work, as before.
     expect((await m.test.get('/payments?status=succeeded')).status).toBe(200);
@@ -69,7 +109,14 @@ describe('GraphQL shares the plain type words and keeps its own enum names', () 
     const r = await h.graphql(
       m.keys.test,
       'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id } }',
-      { input: { amount: '100', customerEmail: 'a@example.com', successUrl: 'https://s.example/ok', cancelUrl: 'https://s.example/no' } },
+      {
+        input: {
+          amount: '100',
+          customerEmail: 'a@example.com',
+          successUrl: 'https://s.example/ok',
+          cancelUrl: 'https://s.example/no',
+        },
+      },
     );
     expect(r.body.errors[0]).toMatchObject({
       message: 'Invalid value for amount: expected an integer',
@@ -78,7 +125,9 @@ describe('GraphQL shares the plain type words and keeps its own enum names', () 
   });
 
   it('a bad enum value names GraphQL values', async () => {
-    const r = await h.graphql(m.keys.test, 'query($s: PaymentStatus) { payments(status: $s) { totalCount } }', { s: 'paid' });
+    const r = await h.graphql(m.keys.test, 'query($s: PaymentStatus) { payments(status: $s) { totalCount } }', {
+      s: 'paid',
+    });
     expect(r.body.errors[0].extensions).toMatchObject({ code: 'parameter_invalid', param: 's' });
     expect(r.body.errors[0].message).toMatch(/^Invalid value for s: Value "paid" does not exist/);
   });

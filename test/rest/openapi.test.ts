@@ -32,8 +32,17 @@ async function cli(pkg: string, file: string, args: string[], cwd = ROOT): Promi
 
 describe('schema/openapi.json', () => {
   it('lints clean with Redocly (recommended rules): no errors, no warnings', async () => {
-    const out = await cli('@redocly/cli', 'bin/cli.js', ['lint', DOCUMENT, '--config', path.join(ROOT, 'redocly.yaml'), '--format=json']);
-    const report = JSON.parse(out) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
+    const out = await cli('@redocly/cli', 'bin/cli.js', [
+      'lint',
+      DOCUMENT,
+      '--config',
+      path.join(ROOT, 'redocly.yaml'),
+      '--format=json',
+    ]);
+    const report = JSON.parse(out) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
     expect(report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
@@ -41,14 +50,42 @@ describe('schema/openapi.json', () => {
   it('documents every 4xx answer of an operation with the contract error', () => {
     const doc = JSON.parse(fs.readFileSync(DOCUMENT, 'utf8'));
     const op = (p: string, m: string) => doc.paths[p][m].responses;
-    expect(Object.keys(op('/payments', 'post')).sort()).toEqual(['201', '400', '401', '409', '413', '429', '502', 'default']);
+    expect(Object.keys(op('/payments', 'post')).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '409',
+      '413',
+      '429',
+      '502',
+      'default',
+    ]);
     expect(Object.keys(op('/payments/{id}', 'get')).sort()).toEqual(['200', '400', '401', '404', '429', 'default']);
-    expect(Object.keys(op('/payments/{id}/refund', 'post')).sort()).toEqual(['201', '400', '401', '404', '409', '413', '429', '502', 'default']);
-    expect(Object.keys(op('/providers/connections/{id}', 'delete')).sort()).toEqual(['200', '400', '401', '404', '409', '429', 'default']);
+    expect(Object.keys(op('/payments/{id}/refund', 'post')).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '404',
+      '409',
+      '413',
+      '429',
+      '502',
+      'default',
+    ]);
+    expect(Object.keys(op('/providers/connections/{id}', 'delete')).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '409',
+      '429',
+      'default',
+    ]);
     for (const methods of Object.values<Record<string, { responses: Record<string, any> }>>(doc.paths)) {
       for (const { responses } of Object.values(methods)) {
         for (const [status, answer] of Object.entries(responses)) {
-          if (/^[45]/.test(status)) expect(answer.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+          if (/^[45]/.test(status))
+            expect(answer.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
         }
       }
     }
@@ -63,12 +100,20 @@ describe('schema/openapi.json', () => {
         const [status, success] = Object.entries<any>(op.responses)[0];
         if (!success.content['application/json']) {
           // A file answer (Route.binary): its bytes in its media type, no JSON component.
-          expect({ op: `${m} ${p}`, file: Object.values<any>(success.content)[0].schema }).toEqual({ op: `${m} ${p}`, file: { type: 'string', format: 'binary' } });
+          expect({ op: `${m} ${p}`, file: Object.values<any>(success.content)[0].schema }).toEqual({
+            op: `${m} ${p}`,
+            file: { type: 'string', format: 'binary' },
+          });
           continue;
         }
         const name = named(success.content['application/json'].schema);
-        expect({ op: `${m} ${p}`, status, named: !!name && name in doc.components.schemas }).toEqual({ op: `${m} ${p}`, status, named: true });
-        if (op.requestBody) expect(named(op.requestBody.content['application/json'].schema)).toEqual(expect.any(String));
+        expect({ op: `${m} ${p}`, status, named: !!name && name in doc.components.schemas }).toEqual({
+          op: `${m} ${p}`,
+          status,
+          named: true,
+        });
+        if (op.requestBody)
+          expect(named(op.requestBody.content['application/json'].schema)).toEqual(expect.any(String));
       }
     }
     expect(named(doc.paths['/payments'].get.responses['200'].content['application/json'].schema)).toBe('PaymentList');
@@ -81,7 +126,19 @@ describe('schema/openapi.json', () => {
     try {
       await cli('openapi-typescript', 'bin/cli.js', [DOCUMENT, '--output', path.join(dir, 'api.ts')]);
       const generated = fs.readFileSync(path.join(dir, 'api.ts'), 'utf8');
-      for (const name of ['Payment', 'PaymentList', 'Refund', 'Product', 'ProductList', 'Plan', 'Price', 'Customer', 'CreatePaymentInput', 'PaymentStatus', 'Error']) {
+      for (const name of [
+        'Payment',
+        'PaymentList',
+        'Refund',
+        'Product',
+        'ProductList',
+        'Plan',
+        'Price',
+        'Customer',
+        'CreatePaymentInput',
+        'PaymentStatus',
+        'Error',
+      ]) {
         expect(generated).toMatch(new RegExp(`\\b${name}: \\{|\\b${name}: "`));
       }
       // A client as a merchant would write it; the @ts-expect-error lines fail the check if the types get looser.
@@ -118,7 +175,17 @@ export const text: Schemas['CreatePaymentInput']['amount'] = '100';
       );
       fs.writeFileSync(
         path.join(dir, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'commonjs', skipLibCheck: true, types: [] }, files: ['client.ts'] }),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            target: 'ES2022',
+            module: 'commonjs',
+            skipLibCheck: true,
+            types: [],
+          },
+          files: ['client.ts'],
+        }),
       );
       await cli('typescript', 'bin/tsc', ['-p', path.join(dir, 'tsconfig.json')], dir);
     } finally {

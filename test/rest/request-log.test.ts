@@ -28,7 +28,11 @@ afterAll(() => {
 
 /** The `request` line of the response `r`, found by its Request-Id. */
 const requestLine = (r: HttpResult) =>
-  eventually(() => lines.find((l) => l.msg === 'request' && l.request_id === r.headers.get('request-id')), 5000, 'the request log line');
+  eventually(
+    () => lines.find((l) => l.msg === 'request' && l.request_id === r.headers.get('request-id')),
+    5000,
+    'the request log line',
+  );
 
 describe('request log lines', () => {
   it('carry the full path and no code on success', async () => {
@@ -44,14 +48,21 @@ describe('request log lines', () => {
   it('carry the error code of a 4xx: REST shim, catalog read path, guards, unknown routes, GraphQL', async () => {
     const cases: [Promise<HttpResult>, string, number, string][] = [
       [m.test.post('/payments', { amount: '100' }), '/v1/payments', 400, 'parameter_invalid'],
-      [m.test.get(`/payments/${unknownId()}`), expect.stringMatching(/^\/v1\/payments\/[0-9a-f-]{36}$/) as never, 404, 'resource_not_found'],
+      [
+        m.test.get(`/payments/${unknownId()}`),
+        expect.stringMatching(/^\/v1\/payments\/[0-9a-f-]{36}$/) as never,
+        404,
+        'resource_not_found',
+      ],
       [m.test.get('/products?type=bogus'), '/v1/products', 400, 'parameter_invalid'],
       [h.rest('/v1/payments'), '/v1/payments', 401, 'invalid_api_key'],
       [h.rest('/v1/nowhere', { key: m.keys.test }), '/v1/nowhere', 404, 'resource_not_found'],
       [h.graphql(undefined, '{ payments { totalCount } }'), '/graphql', 401, 'invalid_api_key'],
     ];
     // GraphQL answers its errors in `errors[]`; the line carries the first one's code.
-    const g = await h.graphql(m.keys.test, 'query($s: PaymentStatus) { payments(status: $s) { totalCount } }', { s: 'paid' });
+    const g = await h.graphql(m.keys.test, 'query($s: PaymentStatus) { payments(status: $s) { totalCount } }', {
+      s: 'paid',
+    });
     expect(g.body.errors[0].extensions.code).toBe('parameter_invalid');
     expect(await requestLine(g)).toMatchObject({ path: '/graphql', code: 'parameter_invalid' });
     for (const [pending, path, status, code] of cases) {

@@ -49,7 +49,10 @@ describeBrowser('subscription mandate checkout in headless Chromium', () => {
       });
       const active = await ok(m.test.get(`/subscriptions/${sub.id}`));
       expect(active).toMatchObject({ status: 'active', cycles_completed: 1 });
-      expect(await trail(m.test, sub.id)).toEqual(['none>created:subscription.created:api', 'created>active:subscription.activated:webhook']);
+      expect(await trail(m.test, sub.id)).toEqual([
+        'none>created:subscription.created:api',
+        'created>active:subscription.activated:webhook',
+      ]);
     });
 
     it('cancelling the checkout lands on the cancel URL with the subscription cancelled', async () => {

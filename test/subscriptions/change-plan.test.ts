@@ -21,7 +21,10 @@ const share = (a: number, r: number, T: number) => Number((2n * BigInt(a) * BigI
  * The proration the service must answer for a change made at `at` (the test clock was just moved there; the request
  * runs a moment later, so r may be a few seconds less): finds the r that explains both amounts, or fails.
  */
-function expectProration(p: any, o: { old: number; neu: number; start: string; end: string; at: Date; sameCadence: boolean }): number {
+function expectProration(
+  p: any,
+  o: { old: number; neu: number; start: string; end: string; at: Date; sameCadence: boolean },
+): number {
   const start = new Date(o.start).getTime();
   const end = new Date(o.end).getTime();
   const T = Math.floor((end - start) / 1000);
@@ -30,7 +33,9 @@ function expectProration(p: any, o: { old: number; neu: number; start: string; e
     p.credit_amount === share(o.old, r, T) && p.debit_amount === (o.sameCadence ? share(o.neu, r, T) : o.neu);
   const r = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((d) => rMax - d).find(fits);
   if (r === undefined) {
-    throw new Error(`proration ${JSON.stringify(p)} does not fit old=${o.old} new=${o.neu} T=${T} r<=${rMax} (expected about credit ${share(o.old, rMax, T)})`);
+    throw new Error(
+      `proration ${JSON.stringify(p)} does not fit old=${o.old} new=${o.neu} T=${T} r<=${rMax} (expected about credit ${share(o.old, rMax, T)})`,
+    );
   }
   expect(p.net_amount).toBe(p.debit_amount - p.credit_amount);
   return r;
@@ -61,7 +66,14 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const up = await otherPlan(m, { name: 'Monthly Plus' }, 99900);
     expect(up.price.provider_price_ids).toEqual({});
     const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id }));
-    expectProration(r.proration, { old: 49900, neu: 99900, start: subscription.current_period_start, end: subscription.current_period_end, at, sameCadence: true });
+    expectProration(r.proration, {
+      old: 49900,
+      neu: 99900,
+      start: subscription.current_period_start,
+      end: subscription.current_period_end,
+      at,
+      sameCadence: true,
+    });
     expect(r.proration.net_amount).toBeGreaterThan(0);
     expect(r.proration.currency).toBe('INR');
     expect(r.credit_note).toBeNull();
@@ -95,7 +107,14 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { subscription, at } = await activeAt(25);
     const down = await otherPlan(m, { name: 'Monthly Lite' }, 19900);
     const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: down.plan.id }));
-    expectProration(r.proration, { old: 49900, neu: 19900, start: subscription.current_period_start, end: subscription.current_period_end, at, sameCadence: true });
+    expectProration(r.proration, {
+      old: 49900,
+      neu: 19900,
+      start: subscription.current_period_start,
+      end: subscription.current_period_end,
+      at,
+      sameCadence: true,
+    });
     const credit = -r.proration.net_amount;
     expect(credit).toBeGreaterThan(0);
     expect(r.invoice).toBeNull();
@@ -116,12 +135,21 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const cycle = invoices.filter((i) => i.billing_reason === 'subscription_cycle');
     expect(cycle).toHaveLength(1);
     // The credit is taken off what the renewal asks: paid = total - credit (amount_due is what is still owed: 0).
-    expect(cycle[0]).toMatchObject({ status: 'paid', subtotal: 19900, total: 19900, credit_applied: credit, amount_paid: 19900 - credit, amount_due: 0 });
+    expect(cycle[0]).toMatchObject({
+      status: 'paid',
+      subtotal: 19900,
+      total: 19900,
+      credit_applied: credit,
+      amount_paid: 19900 - credit,
+      amount_due: 0,
+    });
     // The gateway charged the renewal's whole total: the credit went back to the customer as a refund on that charge,
     // so what was collected is amount_paid.
-    const refunds = await h.app.orm.em.getConnection().execute<{ amount: string }[]>(
-      `select data->>'amount' as amount from sandbox_objects where type = 'refund' and created_at > now() - interval '1 minute'`,
-    );
+    const refunds = await h.app.orm.em
+      .getConnection()
+      .execute<{ amount: string }[]>(
+        `select data->>'amount' as amount from sandbox_objects where type = 'refund' and created_at > now() - interval '1 minute'`,
+      );
     expect(refunds.map((x) => Number(x.amount))).toContain(credit);
     // Used up: the renewal after it is due in full.
     await h.clock.advance(m, new Date(new Date(renewed.current_period_end).getTime() + 1000));
@@ -134,8 +162,19 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { subscription, at } = await activeAt(12);
     const yearly = await otherPlan(m, { name: 'Yearly', billing_frequency: 'yearly' }, 499000);
     const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: yearly.plan.id }));
-    expectProration(r.proration, { old: 49900, neu: 499000, start: subscription.current_period_start, end: subscription.current_period_end, at, sameCadence: false });
-    expect(r.invoice).toMatchObject({ type: 'invoice', billing_reason: 'subscription_update', total: r.proration.net_amount });
+    expectProration(r.proration, {
+      old: 49900,
+      neu: 499000,
+      start: subscription.current_period_start,
+      end: subscription.current_period_end,
+      at,
+      sameCadence: false,
+    });
+    expect(r.invoice).toMatchObject({
+      type: 'invoice',
+      billing_reason: 'subscription_update',
+      total: r.proration.net_amount,
+    });
     const start = new Date(r.subscription.current_period_start);
     expect(Math.abs(start.getTime() - at.getTime())).toBeLessThan(10_000);
     const end = new Date(start);
@@ -146,7 +185,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const before = await invoicesOf(m.test, subscription.id);
     await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + DAY));
     const still = await ok(m.test.get(`/subscriptions/${subscription.id}`));
-    expect(still).toMatchObject({ status: 'active', current_period_start: r.subscription.current_period_start, current_period_end: r.subscription.current_period_end });
+    expect(still).toMatchObject({
+      status: 'active',
+      current_period_start: r.subscription.current_period_start,
+      current_period_end: r.subscription.current_period_end,
+    });
     expect(await invoicesOf(m.test, subscription.id)).toEqual(before);
   });
 
@@ -157,7 +200,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const up = await otherPlan(m, { name: 'Plus', trial_period_days: 14 }, 99900);
     const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id }));
     expect(r).toMatchObject({ proration: null, invoice: null, credit_note: null });
-    expect(r.subscription).toMatchObject({ status: 'trialing', plan_id: up.plan.id, amount: 99900, trial_end: subscription.trial_end });
+    expect(r.subscription).toMatchObject({
+      status: 'trialing',
+      plan_id: up.plan.id,
+      amount: 99900,
+      trial_end: subscription.trial_end,
+    });
     expect(await invoicesOf(m.test, subscription.id)).toEqual([]);
     expect((await trail(m.test, subscription.id)).at(-1)).toBe('trialing>trialing:subscription.plan_changed:api');
   });
@@ -166,7 +214,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { subscription } = await activeAt(5);
     const up = await otherPlan(m, {}, 79900);
     const before = await invoicesOf(m.test, subscription.id);
-    const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id, proration_behavior: 'none' }));
+    const r = await ok(
+      m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id, proration_behavior: 'none' }),
+    );
     expect(r).toMatchObject({ proration: null, invoice: null, credit_note: null });
     expect(r.subscription).toMatchObject({ amount: 79900, current_period_end: subscription.current_period_end });
     expect(await invoicesOf(m.test, subscription.id)).toEqual(before);
@@ -177,15 +227,20 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const other = await otherPlan(m, {}, 59900);
     /** The gateway price (Stripe) or plan (Razorpay) the gateway's subscription is on now. */
     const atGateway = async () => {
-      const [row] = await h.app.orm.em.getConnection().execute<{ price: string }[]>(
-        `select coalesce(data->'items'->'data'->0->'price'->>'id', data->>'plan_id') as price from sandbox_objects where id = ?`,
-        [subscription.provider_subscription_id],
-      );
+      const [row] = await h.app.orm.em
+        .getConnection()
+        .execute<{ price: string }[]>(
+          `select coalesce(data->'items'->'data'->0->'price'->>'id', data->>'plan_id') as price from sandbox_objects where id = ?`,
+          [subscription.provider_subscription_id],
+        );
       return row.price;
     };
-    const gatewayId = async (planId: string) => Object.values((await ok(m.test.get(`/plans/${planId}`))).default_price.provider_price_ids)[0];
+    const gatewayId = async (planId: string) =>
+      Object.values((await ok(m.test.get(`/plans/${planId}`))).default_price.provider_price_ids)[0];
     for (const target of [other.plan.id, plan.id, other.plan.id]) {
-      await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: target, proration_behavior: 'none' }));
+      await ok(
+        m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: target, proration_behavior: 'none' }),
+      );
       expect(await atGateway()).toBe(await gatewayId(target));
     }
   });
@@ -211,9 +266,17 @@ describe('razorpay UPI: the gateway refuses the plan change', () => {
     const m = await h.merchant();
     await connect(m.test, 'razorpay');
     const { plan } = await recurringPlan(m.test);
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id), { outcome: 'success', method: 'upi', vpa: 'asha@okaxis' });
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id), {
+      outcome: 'success',
+      method: 'upi',
+      vpa: 'asha@okaxis',
+    });
     expect(subscription.status).toBe('active');
-    const before = { sub: subscription, trail: await trail(m.test, subscription.id), invoices: await invoicesOf(m.test, subscription.id) };
+    const before = {
+      sub: subscription,
+      trail: await trail(m.test, subscription.id),
+      invoices: await invoicesOf(m.test, subscription.id),
+    };
     const up = await otherPlan(m, {}, 99900);
     const r = await m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id });
     expect(r.status).toBe(502);
@@ -262,7 +325,7 @@ describe('prorate: credit and debit reconcile (property)', () => {
 });
 
 describe.each(PROVIDERS)('%s: the adjustment invoice is collected from the mandate', (provider: ProviderName) => {
-  it('stripe: paid at once (a paid manual invoice at the gateway); razorpay: an add-on, paid by the next cycle\'s charge', async () => {
+  it("stripe: paid at once (a paid manual invoice at the gateway); razorpay: an add-on, paid by the next cycle's charge", async () => {
     const m = await h.merchant();
     await connect(m.test, provider);
     const { plan } = await recurringPlan(m.test);
@@ -274,7 +337,9 @@ describe.each(PROVIDERS)('%s: the adjustment invoice is collected from the manda
     const net = r.proration.net_amount;
     expect(net).toBeGreaterThan(0);
     const invoice = await ok(m.test.get(`/invoices/${r.invoice.id}`));
-    const providerSub = subscription.provider_subscription_id ?? (await ok(m.test.get(`/subscriptions/${subscription.id}`))).provider_subscription_id;
+    const providerSub =
+      subscription.provider_subscription_id ??
+      (await ok(m.test.get(`/subscriptions/${subscription.id}`))).provider_subscription_id;
     expect(providerSub).toEqual(expect.any(String));
     const sql = h.app.orm.em.getConnection();
     if (provider === 'stripe') {
@@ -293,7 +358,10 @@ describe.each(PROVIDERS)('%s: the adjustment invoice is collected from the manda
         cycles_completed: subscription.cycles_completed,
         current_period_end: subscription.current_period_end,
       });
-      expect((await invoicesOf(m.test, subscription.id)).map((i) => `${i.billing_reason}:${i.status}`)).toEqual(['subscription_create:paid', 'subscription_update:paid']);
+      expect((await invoicesOf(m.test, subscription.id)).map((i) => `${i.billing_reason}:${i.status}`)).toEqual([
+        'subscription_create:paid',
+        'subscription_update:paid',
+      ]);
     } else {
       expect(invoice).toMatchObject({ status: 'open', amount_due: net, amount_paid: 0 });
       const addons = await sql.execute<{ amount: string; quantity: string }[]>(
@@ -305,7 +373,11 @@ describe.each(PROVIDERS)('%s: the adjustment invoice is collected from the manda
       // The next cycle's charge carries it: the renewal invoice is paid its own total, the adjustment its own, once.
       await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 1000));
       const all = await invoicesOf(m.test, subscription.id);
-      expect(all.map((i) => `${i.billing_reason}:${i.status}`)).toEqual(['subscription_create:paid', 'subscription_update:paid', 'subscription_cycle:paid']);
+      expect(all.map((i) => `${i.billing_reason}:${i.status}`)).toEqual([
+        'subscription_create:paid',
+        'subscription_update:paid',
+        'subscription_cycle:paid',
+      ]);
       expect(all[1]).toMatchObject({ id: invoice.id, amount_paid: net, amount_due: 0 });
       expect(all[2]).toMatchObject({ total: 99900, amount_paid: 99900 });
       const charged = await sql.execute<{ amount: string }[]>(

@@ -18,7 +18,9 @@ jest.setTimeout(120_000);
 
 const DAY_MS = 86_400_000;
 const sql = <T = any>(text: string, params: unknown[] = []) => h.app.orm.em.getConnection().execute<T[]>(text, params);
-const gatewayStatus = async (id: string) => (await sql<{ status: string }>('select data->>\'status\' as status from sandbox_objects where id = ?', [id]))[0]?.status;
+const gatewayStatus = async (id: string) =>
+  (await sql<{ status: string }>("select data->>'status' as status from sandbox_objects where id = ?", [id]))[0]
+    ?.status;
 
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   async function setup() {
@@ -32,7 +34,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { m, plan } = await setup();
     const coupon = await createCoupon(m.test, { max_redemptions: 1 });
     const sub = await createSubscription(m.test, plan.id, { coupon_code: coupon.code });
-    expect((await m.test.post('/subscriptions', subscriptionBody(plan.id, { coupon_code: coupon.code }))).status).toBe(400);
+    expect((await m.test.post('/subscriptions', subscriptionBody(plan.id, { coupon_code: coupon.code }))).status).toBe(
+      400,
+    );
 
     await h.clock.advance(m, after(sub.created_at, DAY_MS - 60_000));
     expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('created');
@@ -41,7 +45,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await h.clock.advance(m, after(sub.created_at, DAY_MS + 1000));
     const ended = await ok(m.test.get(`/subscriptions/${sub.id}`));
     expect(ended.status).toBe('cancelled');
-    expect(await trail(m.test, sub.id)).toEqual(['none>created:subscription.created:api', 'created>cancelled:subscription.cancelled:scheduler']);
+    expect(await trail(m.test, sub.id)).toEqual([
+      'none>created:subscription.created:api',
+      'created>cancelled:subscription.cancelled:scheduler',
+    ]);
     expect((await events(m.test, sub.id))[1].metadata_json).toEqual({ reason: 'checkout_expired' });
 
     expect((await ok(m.test.get(`/coupons/${coupon.id}`))).times_redeemed).toBe(0);
@@ -75,12 +82,18 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const sub = await createSubscription(m.test, plan.id, { coupon_code: coupon.code });
     const tenant = { merchantId: m.id, mode: Mode.TEST };
     const at = after(sub.created_at, DAY_MS + 1000);
-    const ran = await Promise.all(Array.from({ length: 6 }, () => h.app.app.services.scheduler.runAction(tenant, sub.id, at)));
+    const ran = await Promise.all(
+      Array.from({ length: 6 }, () => h.app.app.services.scheduler.runAction(tenant, sub.id, at)),
+    );
     expect(ran.filter(Boolean).length).toBe(1);
     expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('cancelled');
-    expect((await trail(m.test, sub.id)).filter((t) => t.includes('>cancelled:'))).toEqual(['created>cancelled:subscription.cancelled:scheduler']);
+    expect((await trail(m.test, sub.id)).filter((t) => t.includes('>cancelled:'))).toEqual([
+      'created>cancelled:subscription.cancelled:scheduler',
+    ]);
     expect((await ok(m.test.get(`/coupons/${coupon.id}`))).times_redeemed).toBe(0);
-    const rows = await sql<{ status: string }>('select status from coupon_redemptions where subscription_id = ?', [sub.id]);
+    const rows = await sql<{ status: string }>('select status from coupon_redemptions where subscription_id = ?', [
+      sub.id,
+    ]);
     expect(rows).toEqual([{ status: 'released' }]);
   });
 });

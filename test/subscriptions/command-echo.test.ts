@@ -11,7 +11,6 @@ import { authorise, createSubscription, gatewayCancellation, ok, recurringPlan, 
 
 const h = useHarness();
 
-
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   let m: TestMerchant;
   let conn: Connected;
@@ -25,7 +24,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id));
     expect(sub.status).toBe('active');
     const db = h.app.orm.em.getConnection();
-    await db.execute(`update subscriptions set pending_command = 'cancel', pending_command_at = now() where id = ?`, [sub.id]);
+    await db.execute(`update subscriptions set pending_command = 'cancel', pending_command_at = now() where id = ?`, [
+      sub.id,
+    ]);
 
     const echo = await postEvent(conn.connection.webhook_url, gatewayCancellation(provider, conn, sub));
     expect(echo.status).toBe(200);
@@ -33,7 +34,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await trail(m.test, sub.id)).toHaveLength(2);
 
     // With no command in flight, the same news from the gateway is a cancellation made there.
-    await db.execute('update subscriptions set pending_command = null, pending_command_at = null where id = ?', [sub.id]);
+    await db.execute('update subscriptions set pending_command = null, pending_command_at = null where id = ?', [
+      sub.id,
+    ]);
     expect((await postEvent(conn.connection.webhook_url, gatewayCancellation(provider, conn, sub))).status).toBe(200);
     expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('cancelled');
     expect((await trail(m.test, sub.id)).at(-1)).toBe('active>cancelled:subscription.cancelled:webhook');

@@ -24,5 +24,8 @@ it('refuses to delete a connection while a subscription that has not ended uses 
   await ok(m.test.post(`/subscriptions/${subscription.id}/cancel`));
   expect((await m.test.delete(`/providers/connections/${connection.id}`)).status).toBe(409); // one still open
   await ok(m.test.post(`/subscriptions/${pending.id}/cancel`));
-  expect((await m.test.delete(`/providers/connections/${connection.id}`)).body).toMatchObject({ id: connection.id, deleted: true });
+  expect((await m.test.delete(`/providers/connections/${connection.id}`)).body).toMatchObject({
+    id: connection.id,
+    deleted: true,
+  });
 });

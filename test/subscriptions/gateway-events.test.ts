@@ -1,7 +1,16 @@
 import crypto from 'node:crypto';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, Connected, postEvent, PROVIDERS, ProviderName, signedHeaders } from '../payments/helpers';
-import { authorise, captureGatewayEvents, createSubscription, invoicesOf, ok, recurringPlan, sandboxEventsAbout, trail } from './helpers';
+import {
+  authorise,
+  captureGatewayEvents,
+  createSubscription,
+  invoicesOf,
+  ok,
+  recurringPlan,
+  sandboxEventsAbout,
+  trail,
+} from './helpers';
 
 /**
  * Gateway events about subscriptions arrive more than once, out of order, forged, or at the wrong connection's URL:
@@ -20,7 +29,10 @@ function withNewId(provider: ProviderName, body: string): { id: string; body: st
 }
 
 const post = (c: Connected, provider: ProviderName, ev: { id: string; body: string }) =>
-  postEvent(c.connection.webhook_url, { payload: ev.body, headers: signedHeaders(provider, c.webhookSecret, ev.body, ev.id) });
+  postEvent(c.connection.webhook_url, {
+    payload: ev.body,
+    headers: signedHeaders(provider, c.webhookSecret, ev.body, ev.id),
+  });
 
 /** What must not change: the subscription, its audit trail and its invoices. */
 async function snapshot(m: TestMerchant, id: string) {
@@ -70,12 +82,17 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(received.length).toBeGreaterThan(0);
     for (const got of received) {
       const answers = await Promise.all(
-        Array.from({ length: 5 }, () => postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers })),
+        Array.from({ length: 5 }, () =>
+          postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers }),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
       expect(answers.filter((r) => r.body.duplicate === false)).toHaveLength(1);
     }
-    expect((await invoicesOf(m.test, subscription.id)).map((i) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
+    expect((await invoicesOf(m.test, subscription.id)).map((i) => i.billing_reason)).toEqual([
+      'subscription_create',
+      'subscription_cycle',
+    ]);
     expect((await ok(m.test.get(`/subscriptions/${subscription.id}`))).cycles_completed).toBe(2);
   });
 
@@ -91,7 +108,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(before.sub.cycles_completed).toBe(3);
     expect(before.invoices).toHaveLength(3);
     const renewals = (await sandboxEventsAbout(h.app, subscription)).filter((e) => !seen.has(e.id));
-    const charges = renewals.filter((e) => e.type === (provider === 'stripe' ? 'invoice.paid' : 'subscription.charged'));
+    const charges = renewals.filter(
+      (e) => e.type === (provider === 'stripe' ? 'invoice.paid' : 'subscription.charged'),
+    );
     expect(charges).toHaveLength(2);
     // The newer renewal's charge again, then the older one's after it, each under a fresh event id: not duplicates
     // by id, so the period rule alone keeps them from billing again.
@@ -118,7 +137,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       delete headers['content-length'];
       delete headers.host;
       // Signed with another secret, and the right signature over a tampered body.
-      const wrong = signedHeaders(provider, provider === 'stripe' ? `whsec_${crypto.randomBytes(16).toString('hex')}` : 'not-the-secret', got.body, headers['x-razorpay-event-id'] ?? 'evt_x');
+      const wrong = signedHeaders(
+        provider,
+        provider === 'stripe' ? `whsec_${crypto.randomBytes(16).toString('hex')}` : 'not-the-secret',
+        got.body,
+        headers['x-razorpay-event-id'] ?? 'evt_x',
+      );
       for (const attempt of [
         { payload: got.body, headers: { ...headers, ...wrong } },
         { payload: got.body.replace('"active"', '"activ3"').replace(/}$/, ' }'), headers },
@@ -147,7 +171,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const otherBefore = await ok(other.test.get('/subscriptions'));
     for (const e of await sandboxEventsAbout(h.app, subscription)) {
       // Signed with this merchant's secret at the other's URL: refused.
-      const mine = await postEvent(otherConn.connection.webhook_url, { payload: e.body, headers: signedHeaders(provider, conn.webhookSecret, e.body, e.id) });
+      const mine = await postEvent(otherConn.connection.webhook_url, {
+        payload: e.body,
+        headers: signedHeaders(provider, conn.webhookSecret, e.body, e.id),
+      });
       expect(mine.status).toBe(400);
       // Signed with the other's own secret (its gateway account forged or confused): accepted there, applied to nothing.
       const fresh = withNewId(provider, e.body);
@@ -183,7 +210,10 @@ describe('stripe: invoice.paid before checkout.session.completed', () => {
     expect(after.sub.cycles_completed).toBe(1);
     expect(after.invoices).toHaveLength(1);
     expect(after.invoices[0]).toMatch(/:subscription_create:paid:/);
-    expect(after.trail).toEqual(['none>created:subscription.created:api', 'created>active:subscription.activated:webhook']);
+    expect(after.trail).toEqual([
+      'none>created:subscription.created:api',
+      'created>active:subscription.activated:webhook',
+    ]);
     // And the normal order again (as duplicates): nothing more.
     for (const got of received) {
       const r = await postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers });

@@ -1,7 +1,17 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { gst } from '../../src/modules/subscriptions/billing';
-import { after, authorise, collectedAt, createSubscription, gatewayPriceAmountsOf, invoicesOf, ok, outboxTypesOf, recurringPlan } from './helpers';
+import {
+  after,
+  authorise,
+  collectedAt,
+  createSubscription,
+  gatewayPriceAmountsOf,
+  invoicesOf,
+  ok,
+  outboxTypesOf,
+  recurringPlan,
+} from './helpers';
 
 /**
  * Subscriptions collect GST through the gateway (docs/invoices-and-gst.md): the gateways collect what subscription
@@ -23,14 +33,16 @@ const GSTIN = '29ABCDE1234F1ZW';
  * `rateBps`.
  */
 const gross = (amount: number, state: string, rateBps = 1800) =>
-  gst({ subtotal: amount, currency: 'INR', rateBps, merchantGstin: GSTIN, merchantState: '29', customerState: state }).total;
+  gst({ subtotal: amount, currency: 'INR', rateBps, merchantGstin: GSTIN, merchantState: '29', customerState: state })
+    .total;
 
 const sql = () => h.app.orm.em.getConnection();
 const collectedAtGateway = (provider: ProviderName, sub: any) => collectedAt(h.app, provider, sub);
 const gatewayPriceAmounts = (priceId: string) => gatewayPriceAmountsOf(h.app, priceId);
 
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-const paidOf = async (m: TestMerchant, subId: string) => sum((await invoicesOf(m.test, subId)).map((i) => i.amount_paid));
+const paidOf = async (m: TestMerchant, subId: string) =>
+  sum((await invoicesOf(m.test, subId)).map((i) => i.amount_paid));
 
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   describe.each([
@@ -53,21 +65,37 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(subscription.status).toBe('active');
 
       const [first] = await invoicesOf(m.test, subscription.id);
-      expect(first).toMatchObject({ billing_reason: 'subscription_create', status: 'paid', subtotal: 59951, total: gross(59951, state) });
+      expect(first).toMatchObject({
+        billing_reason: 'subscription_create',
+        status: 'paid',
+        subtotal: 59951,
+        total: gross(59951, state),
+      });
       expect(first.amount_paid).toBe(first.total);
       expect(treatment === 'intra' ? first.cgst_amount : first.igst_amount).toBeGreaterThan(0);
       expect(await collectedAtGateway(provider, subscription)).toBe(first.total);
 
       await h.clock.advance(m, after(subscription.current_period_end));
       const invoices = await invoicesOf(m.test, subscription.id);
-      expect(invoices.map((i) => `${i.billing_reason}:${i.status}`)).toEqual(['subscription_create:paid', 'subscription_cycle:paid']);
-      expect(invoices[1]).toMatchObject({ subtotal: 49950, total: gross(49950, state), amount_paid: gross(49950, state), amount_due: 0 });
+      expect(invoices.map((i) => `${i.billing_reason}:${i.status}`)).toEqual([
+        'subscription_create:paid',
+        'subscription_cycle:paid',
+      ]);
+      expect(invoices[1]).toMatchObject({
+        subtotal: 49950,
+        total: gross(49950, state),
+        amount_paid: gross(49950, state),
+        amount_due: 0,
+      });
       expect(await collectedAtGateway(provider, subscription)).toBe(await paidOf(m, subscription.id));
     });
 
     it('plan changes: the adjustment total (GST included) collected, a credit note with GST taken off the renewal and refunded; paid = collected', async () => {
       const { plan } = await recurringPlan(m.test);
-      const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: state }));
+      const { subscription } = await authorise(
+        m.test,
+        await createSubscription(m.test, plan.id, { customer_state_code: state }),
+      );
       expect(subscription.status).toBe('active');
       const start = new Date(subscription.current_period_start).getTime();
 
@@ -108,12 +136,25 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       const cycle = invoices.find((i) => i.billing_reason === 'subscription_cycle');
       const total = gross(19900, state);
       const applied = Math.min(r2.credit_note.total, total);
-      expect(cycle).toMatchObject({ status: 'paid', subtotal: 19900, total, credit_applied: applied, amount_paid: total - applied, amount_due: 0 });
-      expect(await ok(m.test.get(`/invoices/${adjustment.id}`))).toMatchObject({ status: 'paid', amount_paid: adjustment.total, amount_due: 0 });
+      expect(cycle).toMatchObject({
+        status: 'paid',
+        subtotal: 19900,
+        total,
+        credit_applied: applied,
+        amount_paid: total - applied,
+        amount_due: 0,
+      });
+      expect(await ok(m.test.get(`/invoices/${adjustment.id}`))).toMatchObject({
+        status: 'paid',
+        amount_paid: adjustment.total,
+        amount_due: 0,
+      });
       const after1 = await ok(m.test.get(`/subscriptions/${subscription.id}`));
       expect(after1.credit_balance).toBe(r2.credit_note.total - applied);
       const events = await outboxTypesOf(h.app, m.id, subscription.id);
-      expect(events.filter((t) => t === 'invoice.paid')).toHaveLength(invoices.filter((i) => i.type === 'invoice').length);
+      expect(events.filter((t) => t === 'invoice.paid')).toHaveLength(
+        invoices.filter((i) => i.type === 'invoice').length,
+      );
       expect(await collectedAtGateway(provider, subscription)).toBe(await paidOf(m, subscription.id));
     });
   });
@@ -122,27 +163,42 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const m = await h.merchant({ gstin: GSTIN, state_code: '29' });
     await connect(m.test, provider);
     const { plan, price } = await recurringPlan(m.test);
-    const before = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' }))).subscription;
+    const before = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' })))
+      .subscription;
     expect(before).toMatchObject({ tax_treatment: 'inter', tax_rate_bps: 1800 });
     await ok(m.test.post('/merchant/tax-settings', { tax_rate_bps: 1200 }));
-    const later = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' }))).subscription;
+    const later = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' })))
+      .subscription;
     expect(later).toMatchObject({ tax_treatment: 'inter', tax_rate_bps: 1200 });
-    expect(await gatewayPriceAmounts(price.id)).toEqual([gross(49900, '27', 1200), gross(49900, '27', 1800)].sort((a, b) => a - b));
+    expect(await gatewayPriceAmounts(price.id)).toEqual(
+      [gross(49900, '27', 1200), gross(49900, '27', 1800)].sort((a, b) => a - b),
+    );
     // The first registration made for the provider is the price's provider_price_ids entry (docs/subscriptions.md),
     // kept.
     const ids = (await ok(m.test.get(`/prices/${price.id}`))).provider_price_ids;
     expect(Object.keys(ids)).toEqual([provider]);
 
     await ok(m.test.post('/merchant/tax-settings', { gstin: null }));
-    const untaxed = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' }))).subscription;
+    const untaxed = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' })))
+      .subscription;
     expect(untaxed).toMatchObject({ tax_treatment: 'none', tax_rate_bps: 0 });
     expect((await ok(m.test.get(`/prices/${price.id}`))).provider_price_ids).toEqual(ids);
 
     await h.clock.advance(m, after(untaxed.current_period_end));
-    for (const [sub, rate, taxed] of [[before, 1800, true], [later, 1200, true], [untaxed, 0, false]] as const) {
+    for (const [sub, rate, taxed] of [
+      [before, 1800, true],
+      [later, 1200, true],
+      [untaxed, 0, false],
+    ] as const) {
       const [, renewal] = await invoicesOf(m.test, sub.id);
       const total = taxed ? gross(49900, '27', rate) : 49900;
-      expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', total, amount_paid: total, tax_rate_bps: rate });
+      expect(renewal).toMatchObject({
+        billing_reason: 'subscription_cycle',
+        status: 'paid',
+        total,
+        amount_paid: total,
+        tax_rate_bps: rate,
+      });
       expect(await collectedAtGateway(provider, sub)).toBe(await paidOf(m, sub.id));
     }
   });
@@ -153,7 +209,10 @@ describe('razorpay: an add-on carried by a failed renewal follows its dunning', 
     const m = await h.merchant({ gstin: GSTIN, state_code: '29' });
     await connect(m.test, 'razorpay');
     const { plan } = await recurringPlan(m.test);
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id), { outcome: 'success', card_number: card });
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id), {
+      outcome: 'success',
+      card_number: card,
+    });
     expect(subscription.status).toBe('active');
     await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 10 * DAY));
     const up = await recurringPlan(m.test, { name: 'Plus' }, { amount: 99900 });
@@ -172,8 +231,15 @@ describe('razorpay: an add-on carried by a failed renewal follows its dunning', 
     const { m, subscription, adjustment, renewal } = await upgradedThenRenewed('4000000000000119');
     await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + DAY + 60_000));
     expect((await ok(m.test.get(`/subscriptions/${subscription.id}`))).status).toBe('active');
-    expect(await ok(m.test.get(`/invoices/${renewal.id}`))).toMatchObject({ status: 'paid', amount_paid: renewal.total });
-    expect(await ok(m.test.get(`/invoices/${adjustment.id}`))).toMatchObject({ status: 'paid', amount_paid: adjustment.total, amount_due: 0 });
+    expect(await ok(m.test.get(`/invoices/${renewal.id}`))).toMatchObject({
+      status: 'paid',
+      amount_paid: renewal.total,
+    });
+    expect(await ok(m.test.get(`/invoices/${adjustment.id}`))).toMatchObject({
+      status: 'paid',
+      amount_paid: adjustment.total,
+      amount_due: 0,
+    });
     expect(await collectedAtGateway('razorpay', subscription)).toBe(await paidOf(m, subscription.id));
   });
 
@@ -182,7 +248,10 @@ describe('razorpay: an add-on carried by a failed renewal follows its dunning', 
     await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 6 * DAY));
     expect((await ok(m.test.get(`/subscriptions/${subscription.id}`))).status).toBe('halted');
     expect(await ok(m.test.get(`/invoices/${renewal.id}`))).toMatchObject({ status: 'uncollectible', amount_paid: 0 });
-    expect(await ok(m.test.get(`/invoices/${adjustment.id}`))).toMatchObject({ status: 'uncollectible', amount_paid: 0 });
+    expect(await ok(m.test.get(`/invoices/${adjustment.id}`))).toMatchObject({
+      status: 'uncollectible',
+      amount_paid: 0,
+    });
     expect(await collectedAtGateway('razorpay', subscription)).toBe(await paidOf(m, subscription.id));
   });
 });

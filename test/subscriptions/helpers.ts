@@ -29,8 +29,14 @@ export async function recurringPlan(
   price: Record<string, unknown> = {},
 ): Promise<Catalog> {
   const product = await ok(c.post('/products', { name: `Pro ${rnd()}`, type: 'subscription' }), 201);
-  const p = await ok(c.post(`/products/${product.id}/plans`, { name: 'Monthly', billing_frequency: 'monthly', ...plan }), 201);
-  const pr = await ok(c.post(`/plans/${p.id}/prices`, { currency: 'INR', amount: 49900, is_default: true, ...price }), 201);
+  const p = await ok(
+    c.post(`/products/${product.id}/plans`, { name: 'Monthly', billing_frequency: 'monthly', ...plan }),
+    201,
+  );
+  const pr = await ok(
+    c.post(`/plans/${p.id}/prices`, { currency: 'INR', amount: 49900, is_default: true, ...price }),
+    201,
+  );
   return { product, plan: p, price: pr };
 }
 
@@ -45,7 +51,12 @@ export function subscriptionBody(planId: string, overrides: Record<string, unkno
   };
 }
 
-export async function createSubscription(c: Client_, planId: string, overrides: Record<string, unknown> = {}, headers?: Record<string, string>) {
+export async function createSubscription(
+  c: Client_,
+  planId: string,
+  overrides: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+) {
   return ok(c.post('/subscriptions', subscriptionBody(planId, overrides), headers), 201);
 }
 
@@ -79,7 +90,9 @@ export async function expectIllegal(c: Client_, id: string, command: string, bod
   const trailBefore = await events(c, id);
   const r = await c.post(`/subscriptions/${id}/${command}`, body);
   if (r.status !== 409 || r.body?.error?.code !== 'invalid_state_transition') {
-    throw new Error(`${command} on a ${before.status} subscription: expected 409 invalid_state_transition, got ${r.status}: ${r.text}`);
+    throw new Error(
+      `${command} on a ${before.status} subscription: expected 409 invalid_state_transition, got ${r.status}: ${r.text}`,
+    );
   }
   expect(await ok(c.get(`/subscriptions/${id}`))).toEqual(before);
   expect(await events(c, id)).toEqual(trailBefore);
@@ -87,12 +100,17 @@ export async function expectIllegal(c: Client_, id: string, command: string, bod
 
 /** Types of the outbox events (docs/webhooks.md) about one subscription (its own and its invoices'), oldest first. */
 export async function outboxTypesOf(app: TestApp, merchantId: string, subscriptionId: string): Promise<string[]> {
-  const rows = await app.orm.em.getConnection().execute<{ type: string; payload: any }[]>(
-    'select type, payload from outbox_events where merchant_id = ? order by id',
-    [merchantId],
-  );
+  const rows = await app.orm.em
+    .getConnection()
+    .execute<{ type: string; payload: any }[]>(
+      'select type, payload from outbox_events where merchant_id = ? order by id',
+      [merchantId],
+    );
   return rows
-    .map((r) => ({ type: r.type, o: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload)?.data?.object ?? {} }))
+    .map((r) => ({
+      type: r.type,
+      o: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload)?.data?.object ?? {},
+    }))
     .filter((r) => r.o.id === subscriptionId || r.o.subscription_id === subscriptionId)
     .map((r) => r.type);
 }
@@ -111,7 +129,8 @@ export async function allInvoices(c: Client_, filters: Record<string, string> = 
 }
 
 /** The subscription's invoices (and credit notes), oldest first. */
-export const invoicesOf = (c: Client_, subscriptionId: string): Promise<any[]> => allInvoices(c, { subscription_id: subscriptionId });
+export const invoicesOf = (c: Client_, subscriptionId: string): Promise<any[]> =>
+  allInvoices(c, { subscription_id: subscriptionId });
 
 /** An instant `ms` after an ISO timestamp. */
 export const after = (iso: string, ms = 1000) => new Date(new Date(iso).getTime() + ms);
@@ -141,7 +160,11 @@ export async function gatewayPriceAmountsOf(t: TestApp, priceId: string): Promis
  * What a subscription's customer paid the gateway (the sandbox's own records): captured charges less refunds. Stripe:
  * the payment intents of its gateway customer; Razorpay: the payments carrying its id in their notes.
  */
-export async function collectedAt(t: TestApp, provider: 'stripe' | 'razorpay', sub: { id: string; provider_customer_id?: string | null }): Promise<number> {
+export async function collectedAt(
+  t: TestApp,
+  provider: 'stripe' | 'razorpay',
+  sub: { id: string; provider_customer_id?: string | null },
+): Promise<number> {
   const sql = t.orm.em.getConnection();
   const rows =
     provider === 'stripe'
@@ -160,21 +183,33 @@ export async function collectedAt(t: TestApp, provider: 'stripe' | 'razorpay', s
 }
 
 /** The gateway events the sandbox emitted about a subscription (its id or gateway id in the body), oldest first. */
-export async function sandboxEventsAbout(t: TestApp, sub: { id: string; provider_subscription_id?: string | null }): Promise<{ id: string; type: string; body: string; delivered: boolean }[]> {
+export async function sandboxEventsAbout(
+  t: TestApp,
+  sub: { id: string; provider_subscription_id?: string | null },
+): Promise<{ id: string; type: string; body: string; delivered: boolean }[]> {
   const ids = [sub.id, sub.provider_subscription_id].filter(Boolean) as string[];
-  return t.orm.em.getConnection().execute(
-    `select id, type, body, delivered from sandbox_events where ${ids.map(() => 'position(? in body) > 0').join(' or ')} order by created_at, id`,
-    ids,
-  );
+  return t.orm.em
+    .getConnection()
+    .execute(
+      `select id, type, body, delivered from sandbox_events where ${ids.map(() => 'position(? in body) > 0').join(' or ')} order by created_at, id`,
+      ids,
+    );
 }
 
 /**
  * Points the sandbox's webhook for a connection elsewhere (a receiver, a closed port): the service then does not hear
  * of what the gateway does. Answers a function that points it back.
  */
-export async function redirectGatewayWebhook(t: TestApp, connection: { webhook_url: string }, url: string): Promise<() => Promise<void>> {
+export async function redirectGatewayWebhook(
+  t: TestApp,
+  connection: { webhook_url: string },
+  url: string,
+): Promise<() => Promise<void>> {
   const conn = t.orm.em.getConnection();
-  const rows = await conn.execute<{ id: string }[]>('update sandbox_webhooks set url = ? where url = ? returning id', [url, connection.webhook_url]);
+  const rows = await conn.execute<{ id: string }[]>('update sandbox_webhooks set url = ? where url = ? returning id', [
+    url,
+    connection.webhook_url,
+  ]);
   if (rows.length !== 1) throw new Error(`no sandbox webhook registered for ${connection.webhook_url}`);
   return async () => {
     await conn.execute('update sandbox_webhooks set url = ? where id = ?', [connection.webhook_url, rows[0].id]);
@@ -201,7 +236,10 @@ export async function captureGatewayEvents(
  * Another service process on the same database and gateway sandbox (docs/operations.md: several API and worker
  * processes work together), with its own pool; `close` stops it and its pool.
  */
-export async function startSecondApp(first: TestApp, overrides: Partial<Config> = {}): Promise<RunningApp & { close(): Promise<void> }> {
+export async function startSecondApp(
+  first: TestApp,
+  overrides: Partial<Config> = {},
+): Promise<RunningApp & { close(): Promise<void> }> {
   const orm = await openDatabase(first.databaseUrl, entities, servicePoolSize(overrides.dbPoolMax ?? 5));
   const app = await startApp(
     {
@@ -233,14 +271,22 @@ export async function startSecondApp(first: TestApp, overrides: Partial<Config> 
 export function gatewayCancellation(provider: ProviderName, c: Connected, sub: any) {
   if (provider === 'stripe') {
     return stripeEvent(c.webhookSecret, 'customer.subscription.deleted', {
-      id: sub.provider_subscription_id, object: 'subscription', status: 'canceled', customer: sub.provider_customer_id,
+      id: sub.provider_subscription_id,
+      object: 'subscription',
+      status: 'canceled',
+      customer: sub.provider_customer_id,
       metadata: { subscription_id: sub.id },
     });
   }
   return razorpayEvent(c.webhookSecret, 'subscription.cancelled', {
     subscription: {
-      id: sub.provider_subscription_id, entity: 'subscription', status: 'cancelled', customer_id: sub.provider_customer_id ?? 'cust_x',
-      paid_count: 1, current_start: Math.floor(Date.now() / 1000) - 60, notes: { subscription_id: sub.id },
+      id: sub.provider_subscription_id,
+      entity: 'subscription',
+      status: 'cancelled',
+      customer_id: sub.provider_customer_id ?? 'cust_x',
+      paid_count: 1,
+      current_start: Math.floor(Date.now() / 1000) - 60,
+      notes: { subscription_id: sub.id },
     },
   });
 }

@@ -56,11 +56,14 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(received.length).toBeGreaterThan(0);
     const counts: number[] = [];
     for (const got of received) {
-      const [n, log, r] = await statements(() => postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers }));
+      const [n, log, r] = await statements(() =>
+        postEvent(conn.connection.webhook_url, { payload: got.body, headers: got.headers }),
+      );
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ received: true, duplicate: false });
       counts.push(n);
-      if (process.env.SHOW_SQL) console.log(`${provider} ${JSON.parse(got.body).type ?? JSON.parse(got.body).event}: ${n}\n${show(log)}`);
+      if (process.env.SHOW_SQL)
+        console.log(`${provider} ${JSON.parse(got.body).type ?? JSON.parse(got.body).event}: ${n}\n${show(log)}`);
     }
     const after = await ok(m.test.get(`/subscriptions/${subscription.id}`));
     expect(after.cycles_completed).toBe(2);
@@ -68,7 +71,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       'subscription_create:paid',
       'subscription_cycle:paid',
     ]);
-    expect(await trail(m.test, subscription.id)).toEqual(['none>created:subscription.created:api', 'created>active:subscription.activated:webhook']);
+    expect(await trail(m.test, subscription.id)).toEqual([
+      'none>created:subscription.created:api',
+      'created>active:subscription.activated:webhook',
+    ]);
     if (process.env.SHOW_SQL) console.log(`${provider} renewal: ${counts.join(' + ')}`);
     // One event: the connection, then one transaction: begin; one statement recording the event, reading the clock and
     // locking the subscription with its merchant and customer; the invoice and the subscription; the charge's payment
@@ -91,7 +97,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     if (process.env.SHOW_SQL) console.log(`${provider} create: ${n}\n${show(log)}`);
   });
 
-  it('a create for a merchant with a GSTIN: one statement more (the customer\'s state fixes the tax)', async () => {
+  it("a create for a merchant with a GSTIN: one statement more (the customer's state fixes the tax)", async () => {
     const g = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
     await connect(g.test, provider);
     const { plan } = await recurringPlan(g.test);

@@ -17,7 +17,15 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   it('create -> mandate -> active; renewals by the test clock; cancel at period end', async () => {
     const { plan, price } = await recurringPlan(m.test);
     const sub = await createSubscription(m.test, plan.id);
-    expect(sub).toMatchObject({ object: 'subscription', status: 'created', provider, price_id: price.id, amount: 49900, currency: 'INR', livemode: false });
+    expect(sub).toMatchObject({
+      object: 'subscription',
+      status: 'created',
+      provider,
+      price_id: price.id,
+      amount: 49900,
+      currency: 'INR',
+      livemode: false,
+    });
     expect(sub.checkout_url).toMatch(/^http/);
     const { subscription: active } = await authorise(m.test, sub);
     expect(active.status).toBe('active');

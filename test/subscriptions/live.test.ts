@@ -30,10 +30,18 @@ interface Sub {
   errors: unknown[];
 }
 
-async function subscribe(baseUrl: string, key: string, field: 'subscriptionUpdated' | 'subscriptionsUpdated', id?: string): Promise<Sub> {
+async function subscribe(
+  baseUrl: string,
+  key: string,
+  field: 'subscriptionUpdated' | 'subscriptionsUpdated',
+  id?: string,
+): Promise<Sub> {
   const sub: Sub = { events: [], errors: [] };
   const client = wsClient(key, { baseUrl });
-  const query = field === 'subscriptionUpdated' ? `subscription($id: ID) { subscriptionUpdated(id: $id) { ${FIELDS} } }` : `subscription { subscriptionsUpdated { ${FIELDS} } }`;
+  const query =
+    field === 'subscriptionUpdated'
+      ? `subscription($id: ID) { subscriptionUpdated(id: $id) { ${FIELDS} } }`
+      : `subscription { subscriptionsUpdated { ${FIELDS} } }`;
   client.subscribe(
     { query, variables: id ? { id } : {} },
     {
@@ -46,7 +54,8 @@ async function subscribe(baseUrl: string, key: string, field: 'subscriptionUpdat
   return sub;
 }
 
-const statuses = (s: Sub, id: string) => s.events.filter((e) => e.id === id).map((e) => `${e.status}/${e.cyclesCompleted}`);
+const statuses = (s: Sub, id: string) =>
+  s.events.filter((e) => e.id === id).map((e) => `${e.status}/${e.cyclesCompleted}`);
 /**
  * The states a subscriber saw, repeats collapsed: the gateway echoes a pause or resume (a notice with nothing new),
  * and a Stripe checkout reports the mandate and the first charge as two events (ACTIVE/0, then ACTIVE/1).
@@ -81,7 +90,11 @@ describe('subscriptionUpdated / subscriptionsUpdated', () => {
     const bSub = await createSubscription(b.test, bPlan.id);
     const { plan: lPlan } = await recurringPlan(a.live);
     const lSub = await createSubscription(a.live, lPlan.id);
-    await eventually(() => statuses(other, bSub.id).length >= 1 && statuses(live, lSub.id).length >= 1, 5000, 'B and live notices');
+    await eventually(
+      () => statuses(other, bSub.id).length >= 1 && statuses(live, lSub.id).length >= 1,
+      5000,
+      'B and live notices',
+    );
     await sleep(500); // anything misrouted would have arrived by now
 
     expect(seen(one, created.id)).toEqual(['ACTIVE/1', 'PAUSED/1', 'ACTIVE/1', 'ACTIVE/2']);
@@ -114,8 +127,21 @@ describe('across processes', () => {
     const hereAll = await subscribe(h.app.url, a.keys.test, 'subscriptionsUpdated');
     const there = new Client_(second.url, a.keys.test);
     expect((await ok(there.post(`/subscriptions/${subscription.id}/pause`))).status).toBe('paused');
-    await eventually(() => statuses(here, subscription.id).includes('PAUSED/1') && statuses(hereAll, subscription.id).includes('PAUSED/1'), 5000, 'the pause made elsewhere');
-    const created = await ok(there.post('/subscriptions', { plan_id: plan.id, customer_email: 'x@example.com', success_url: 'https://m.example/ok', cancel_url: 'https://m.example/no' }), 201);
+    await eventually(
+      () =>
+        statuses(here, subscription.id).includes('PAUSED/1') && statuses(hereAll, subscription.id).includes('PAUSED/1'),
+      5000,
+      'the pause made elsewhere',
+    );
+    const created = await ok(
+      there.post('/subscriptions', {
+        plan_id: plan.id,
+        customer_email: 'x@example.com',
+        success_url: 'https://m.example/ok',
+        cancel_url: 'https://m.example/no',
+      }),
+      201,
+    );
     await eventually(() => statuses(hereAll, created.id).includes('CREATED/0'), 5000, 'the create made elsewhere');
     expect(here.errors).toEqual([]);
     expect(hereAll.errors).toEqual([]);

@@ -52,13 +52,27 @@ const ALLOWED: [S, SubscriptionTrigger, TriggeredBy, S, string][] = [
 
 const STATES = Object.values(S);
 const TRIGGERS: SubscriptionTrigger[] = [
-  'pause', 'resume', 'cancel', 'change_plan', 'mandate_authorized', 'mandate_authorized_with_trial', 'checkout_failed',
-  'charge_succeeded', 'charge_failed', 'retry_failed', 'halt', 'trial_end_cancel', 'period_end_cancel', 'complete',
+  'pause',
+  'resume',
+  'cancel',
+  'change_plan',
+  'mandate_authorized',
+  'mandate_authorized_with_trial',
+  'checkout_failed',
+  'charge_succeeded',
+  'charge_failed',
+  'retry_failed',
+  'halt',
+  'trial_end_cancel',
+  'period_end_cancel',
+  'complete',
 ];
 const SOURCES: TriggeredBy[] = ['api', 'webhook', 'scheduler', 'system'];
 
 describe('subscription state machine', () => {
-  const pairs = STATES.flatMap((from) => TRIGGERS.flatMap((trigger) => SOURCES.map((by) => [from, trigger, by] as const)));
+  const pairs = STATES.flatMap((from) =>
+    TRIGGERS.flatMap((trigger) => SOURCES.map((by) => [from, trigger, by] as const)),
+  );
 
   it.each(pairs)('%s + %s by %s', (from, trigger, by) => {
     const row = ALLOWED.find(([f, t, b]) => f === from && t === trigger && b === by);

@@ -24,7 +24,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   it('10 concurrent creates on a fresh price: all 201, the price registered at the gateway exactly once', async () => {
     const { plan, price } = await recurringPlan(m.test);
     expect(price.provider_price_ids).toEqual({});
-    const answers = await Promise.all(Array.from({ length: 10 }, () => m.test.post('/subscriptions', subscriptionBody(plan.id))));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => m.test.post('/subscriptions', subscriptionBody(plan.id))),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(new Set(answers.map((r) => r.body.id)).size).toBe(10);
 
@@ -43,20 +45,33 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await connect(g.test, provider);
     const { plan, price } = await recurringPlan(g.test, {}, { amount: 49950 });
     const states = Array.from({ length: 12 }, (_, i) => (i % 2 ? '27' : '29'));
-    const answers = await Promise.all(states.map((s) => g.test.post('/subscriptions', subscriptionBody(plan.id, { customer_state_code: s }))));
+    const answers = await Promise.all(
+      states.map((s) => g.test.post('/subscriptions', subscriptionBody(plan.id, { customer_state_code: s }))),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(12).fill(201));
     expect(answers.map((r) => r.body.tax_treatment)).toEqual(states.map((s) => (s === '29' ? 'intra' : 'inter')));
     const total = (s: string) =>
-      gst({ subtotal: 49950, currency: 'INR', rateBps: 1800, merchantGstin: 'x', merchantState: '29', customerState: s }).total;
+      gst({
+        subtotal: 49950,
+        currency: 'INR',
+        rateBps: 1800,
+        merchantGstin: 'x',
+        merchantState: '29',
+        customerState: s,
+      }).total;
     expect(total('29')).not.toBe(total('27'));
     // The gateway holds exactly one price (plan) per amount, and our table one row each.
     expect(await gatewayPriceAmountsOf(h.app, price.id)).toEqual([total('27'), total('29')].sort((a, b) => a - b));
-    const rows = await h.app.orm.em.getConnection().execute<{ gateway_amount: string; provider_price_id: string }[]>(
-      'select gateway_amount, provider_price_id from gateway_prices where price_id = ? and provider = ? order by gateway_amount',
-      [price.id, provider],
-    );
+    const rows = await h.app.orm.em
+      .getConnection()
+      .execute<{ gateway_amount: string; provider_price_id: string }[]>(
+        'select gateway_amount, provider_price_id from gateway_prices where price_id = ? and provider = ? order by gateway_amount',
+        [price.id, provider],
+      );
     expect(rows.map((r) => Number(r.gateway_amount))).toEqual([total('27'), total('29')].sort((a, b) => a - b));
-    expect((await gatewayPriceObjects(h.app, price.id)).map((o) => o.id).sort()).toEqual(rows.map((r) => r.provider_price_id).sort());
+    expect((await gatewayPriceObjects(h.app, price.id)).map((o) => o.id).sort()).toEqual(
+      rows.map((r) => r.provider_price_id).sort(),
+    );
     // provider_price_ids names one of them, set once by whichever registration came first.
     const ids = (await ok(g.test.get(`/prices/${price.id}`))).provider_price_ids;
     expect(Object.keys(ids)).toEqual([provider]);
@@ -75,7 +90,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { plan } = await recurringPlan(m.test);
     const body = subscriptionBody(plan.id);
     const key = `race-${crypto.randomBytes(6).toString('hex')}`;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => m.test.post('/subscriptions', body, { 'Idempotency-Key': key })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => m.test.post('/subscriptions', body, { 'Idempotency-Key': key })),
+    );
     const created = answers.filter((r) => r.status === 201);
     const inFlight = answers.filter((r) => r.status === 409);
     expect(created.length + inFlight.length).toBe(10);
@@ -119,7 +136,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
         exactlyOne++;
         const winner = pause.status === 200 ? 'paused' : 'cancelled';
         expect(final.status).toBe(winner);
-        expect(added).toEqual([winner === 'paused' ? 'active>paused:subscription.paused:api' : 'active>cancelled:subscription.cancelled:api']);
+        expect(added).toEqual([
+          winner === 'paused' ? 'active>paused:subscription.paused:api' : 'active>cancelled:subscription.cancelled:api',
+        ]);
       } else {
         // Both succeeded only because they did not overlap: pause first, then cancel of the paused one (allowed).
         expect(added).toEqual(['active>paused:subscription.paused:api', 'paused>cancelled:subscription.cancelled:api']);
@@ -139,7 +158,9 @@ describe('invoice numbering under concurrent billing', () => {
     await connect(m.test, 'razorpay');
     const { plan } = await recurringPlan(m.test);
     const subs = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => createSubscription(m.test, plan.id, { provider: i % 2 ? 'razorpay' : 'stripe' })),
+      Array.from({ length: 20 }, (_, i) =>
+        createSubscription(m.test, plan.id, { provider: i % 2 ? 'razorpay' : 'stripe' }),
+      ),
     );
     // All mandates at once: 20 first invoices issued by concurrent webhooks.
     const active = await Promise.all(subs.map((s) => authorise(m.test, s)));

@@ -1,6 +1,16 @@
 import { closedPortUrl, eventually, TestMerchant, useHarness } from '../harness';
 import { connect, Connected, PROVIDERS, ProviderName } from '../payments/helpers';
-import { authorise, createSubscription, invoicesOf, ok, recurringPlan, redirectGatewayWebhook, sandboxEventsAbout, startSecondApp, trail } from './helpers';
+import {
+  authorise,
+  createSubscription,
+  invoicesOf,
+  ok,
+  recurringPlan,
+  redirectGatewayWebhook,
+  sandboxEventsAbout,
+  startSecondApp,
+  trail,
+} from './helpers';
 
 /**
  * Recovery: a renewal whose webhook never reached the service converges through the reconciliation job (and the late
@@ -28,7 +38,9 @@ describe.each(PROVIDERS)('%s: a lost renewal webhook', (provider: ProviderName) 
     const restore = await redirectGatewayWebhook(h.app, conn.connection, await closedPortUrl());
     try {
       // The advance does not answer as if all were well while the merchant has not heard of a renewal it caused.
-      const r = await m.test.post('/test-clock/advance', { to: new Date(new Date(subscription.current_period_end).getTime() + 60_000).toISOString() });
+      const r = await m.test.post('/test-clock/advance', {
+        to: new Date(new Date(subscription.current_period_end).getTime() + 60_000).toISOString(),
+      });
       expect(r.status).toBe(502);
       expect(r.body.error.code).toBe('gateway_unavailable');
     } finally {
@@ -37,12 +49,20 @@ describe.each(PROVIDERS)('%s: a lost renewal webhook', (provider: ProviderName) 
     const undelivered = (await sandboxEventsAbout(h.app, subscription)).filter((e) => !e.delivered);
     expect(undelivered.length).toBeGreaterThan(0);
     const stale = await ok(m.test.get(`/subscriptions/${subscription.id}`));
-    expect(stale).toMatchObject({ status: 'active', cycles_completed: 1, current_period_end: subscription.current_period_end });
+    expect(stale).toMatchObject({
+      status: 'active',
+      cycles_completed: 1,
+      current_period_end: subscription.current_period_end,
+    });
 
     // The reconciliation job reads it back from the gateway.
     expect(await h.app.app.services.scheduler.reconcileOverdue(0)).toBeGreaterThanOrEqual(1);
     const fixed = await ok(m.test.get(`/subscriptions/${subscription.id}`));
-    expect(fixed).toMatchObject({ status: 'active', cycles_completed: 2, current_period_start: subscription.current_period_end });
+    expect(fixed).toMatchObject({
+      status: 'active',
+      cycles_completed: 2,
+      current_period_start: subscription.current_period_end,
+    });
     expect(new Date(fixed.current_period_end) > new Date(fixed.current_period_start)).toBe(true);
     const invoices = await invoicesOf(m.test, subscription.id);
     expect(invoices.map((i) => `${i.billing_reason}:${i.status}:${i.period_start}`)).toEqual([
@@ -80,37 +100,51 @@ describe('a worker stopped with work due', () => {
       const subs = [];
       for (let i = 0; i < 6; i++) {
         const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));
-        expect((await ok(m.test.post(`/subscriptions/${subscription.id}/cancel?cancel_at_period_end=true`))).cancel_at_period_end).toBe(true);
+        expect(
+          (await ok(m.test.post(`/subscriptions/${subscription.id}/cancel?cancel_at_period_end=true`)))
+            .cancel_at_period_end,
+        ).toBe(true);
         subs.push(subscription);
       }
       // Their period ends pass while no worker runs (the gateway was told at_period_end; the service must act itself).
       const ids = subs.map((s) => s.id);
-      await h.app.orm.em.getConnection().execute(
-        `update subscriptions set current_period_end = now() - interval '1 minute', next_action_at = now() - interval '1 minute' where id in (${ids.map(() => '?').join(',')})`,
-        ids,
-      );
+      await h.app.orm.em
+        .getConnection()
+        .execute(
+          `update subscriptions set current_period_end = now() - interval '1 minute', next_action_at = now() - interval '1 minute' where id in (${ids.map(() => '?').join(',')})`,
+          ids,
+        );
       for (const id of ids) expect((await ok(m.test.get(`/subscriptions/${id}`))).status).toBe('active');
 
       // Two new worker processes start on the database, and this one's worker comes back too: three sweeping at once.
       const workers = await Promise.all([1, 2].map(() => startSecondApp(h.app, { worker: true, schedulerPollMs: 20 })));
       try {
         loop.start();
-        await eventually(async () => {
-          for (const id of ids) if ((await ok(m.test.get(`/subscriptions/${id}`))).status !== 'cancelled') return false;
-          return true;
-        }, 15_000, 'the period-end cancellations');
+        await eventually(
+          async () => {
+            for (const id of ids)
+              if ((await ok(m.test.get(`/subscriptions/${id}`))).status !== 'cancelled') return false;
+            return true;
+          },
+          15_000,
+          'the period-end cancellations',
+        );
         await new Promise((r) => setTimeout(r, 300)); // more sweeps
       } finally {
         await Promise.all(workers.map((w) => w.close()));
       }
       for (const id of ids) {
         const t = await trail(m.test, id);
-        expect(t.filter((x) => x.includes('>cancelled:'))).toEqual(['active>cancelled:subscription.cancelled:scheduler']);
+        expect(t.filter((x) => x.includes('>cancelled:'))).toEqual([
+          'active>cancelled:subscription.cancelled:scheduler',
+        ]);
         expect((await ok(m.test.get(`/subscriptions/${id}`))).next_action ?? null).toBeNull();
-        const cancelledEvents = await h.app.orm.em.getConnection().execute<{ n: number }[]>(
-          `select count(*)::int as n from outbox_events where type = 'subscription.cancelled' and payload->'data'->'object'->>'id' = ?`,
-          [id],
-        );
+        const cancelledEvents = await h.app.orm.em
+          .getConnection()
+          .execute<{ n: number }[]>(
+            `select count(*)::int as n from outbox_events where type = 'subscription.cancelled' and payload->'data'->'object'->>'id' = ?`,
+            [id],
+          );
         expect(cancelledEvents[0].n).toBe(1);
       }
     } finally {

@@ -8,13 +8,22 @@ import { SchedulerLoop, SubscriptionScheduler } from '../../src/modules/subscrip
 describe('SchedulerLoop.stop', () => {
   const stuck = () => {
     let sweeps = 0;
-    const scheduler = { sweep: () => (sweeps++, new Promise<number>(() => undefined)), reconcileOverdue: async () => 0, settleUnanswered: async () => 0 };
+    const scheduler = {
+      sweep: () => (sweeps++, new Promise<number>(() => undefined)),
+      reconcileOverdue: async () => 0,
+      settleUnanswered: async () => 0,
+    };
     return { scheduler: scheduler as unknown as SubscriptionScheduler, sweeps: () => sweeps };
   };
 
   it('waits for a running sweep at most the grace period, then returns', async () => {
     const s = stuck();
-    const loop = new SchedulerLoop(s.scheduler, { pollMs: 10, reconcileMs: 60_000, reconcileGraceMs: 0, pendingOutcomeGraceMs: 0 });
+    const loop = new SchedulerLoop(s.scheduler, {
+      pollMs: 10,
+      reconcileMs: 60_000,
+      reconcileGraceMs: 0,
+      pendingOutcomeGraceMs: 0,
+    });
     loop.start();
     await new Promise((r) => setTimeout(r, 50));
     expect(s.sweeps()).toBe(1); // started, and still waiting
@@ -27,8 +36,17 @@ describe('SchedulerLoop.stop', () => {
 
   it('returns at once when no sweep runs, and starts none after', async () => {
     let sweeps = 0;
-    const scheduler = { sweep: async () => (sweeps++, 0), reconcileOverdue: async () => 0, settleUnanswered: async () => 0 } as unknown as SubscriptionScheduler;
-    const loop = new SchedulerLoop(scheduler, { pollMs: 10, reconcileMs: 60_000, reconcileGraceMs: 0, pendingOutcomeGraceMs: 0 });
+    const scheduler = {
+      sweep: async () => (sweeps++, 0),
+      reconcileOverdue: async () => 0,
+      settleUnanswered: async () => 0,
+    } as unknown as SubscriptionScheduler;
+    const loop = new SchedulerLoop(scheduler, {
+      pollMs: 10,
+      reconcileMs: 60_000,
+      reconcileGraceMs: 0,
+      pendingOutcomeGraceMs: 0,
+    });
     loop.start();
     await new Promise((r) => setTimeout(r, 60));
     const started = Date.now();

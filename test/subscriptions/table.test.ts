@@ -38,7 +38,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     return m;
   }
   const types = (m: TestMerchant, id: string) => outboxTypesOf(h.app, m.id, id);
-  const subTypes = async (m: TestMerchant, id: string) => (await types(m, id)).filter((t) => t.startsWith('subscription.'));
+  const subTypes = async (m: TestMerchant, id: string) =>
+    (await types(m, id)).filter((t) => t.startsWith('subscription.'));
 
   /** An active subscription (no trial), paid with `card`. */
   async function active(m: TestMerchant, card = '4242424242424242', plan: Record<string, unknown> = {}) {
@@ -102,22 +103,25 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     ['outcome failure', { outcome: 'failure' }],
     ['declined card 4000000000000002', { outcome: 'success', card_number: '4000000000000002' }],
     ['VPA declined@sandbox', { outcome: 'success', method: 'upi', vpa: 'declined@sandbox' }],
-  ])('created -> cancelled when the checkout fails: %s (redirect to cancel_url, cancelled by then)', async (_name, form) => {
-    const m = await merchant();
-    const { plan } = await recurringPlan(m.test);
-    const sub = await createSubscription(m.test, plan.id);
-    const r = await submitCheckout(sub.checkout_url, form as Record<string, string>);
-    expect(r.status).toBe(303);
-    expect(r.location).toBe(CANCEL_URL);
-    const got = await get(m, sub.id);
-    expect(got.status).toBe('cancelled');
-    expect(got.cycles_completed).toBe(0);
-    expect(await trail(m.test, sub.id)).toEqual([CREATED, 'created>cancelled:subscription.cancelled:webhook']);
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.cancelled']);
-    expect(await invoicesOf(m.test, sub.id)).toEqual([]);
-    await expectIllegal(m.test, sub.id, 'resume');
-    await expectIllegal(m.test, sub.id, 'cancel');
-  });
+  ])(
+    'created -> cancelled when the checkout fails: %s (redirect to cancel_url, cancelled by then)',
+    async (_name, form) => {
+      const m = await merchant();
+      const { plan } = await recurringPlan(m.test);
+      const sub = await createSubscription(m.test, plan.id);
+      const r = await submitCheckout(sub.checkout_url, form as Record<string, string>);
+      expect(r.status).toBe(303);
+      expect(r.location).toBe(CANCEL_URL);
+      const got = await get(m, sub.id);
+      expect(got.status).toBe('cancelled');
+      expect(got.cycles_completed).toBe(0);
+      expect(await trail(m.test, sub.id)).toEqual([CREATED, 'created>cancelled:subscription.cancelled:webhook']);
+      expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.cancelled']);
+      expect(await invoicesOf(m.test, sub.id)).toEqual([]);
+      await expectIllegal(m.test, sub.id, 'resume');
+      await expectIllegal(m.test, sub.id, 'cancel');
+    },
+  );
 
   it('created + cancel command -> cancelled (api); a checkout completed afterwards does not revive it', async () => {
     const m = await merchant();
@@ -135,10 +139,17 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     // A gateway that charged the first period with that checkout (Stripe does) has it refunded at once, on paper:
     // a paid invoice naming the payment and a refund credit note against it (none when nothing was charged).
     const charged = async () => (await invoicesOf(m.test, sub.id)).filter((i) => i.type === 'invoice');
-    await eventually(async () => (await charged()).every((i) => i.amount_credited === i.total), 10_000, 'the charge after cancellation refunded');
+    await eventually(
+      async () => (await charged()).every((i) => i.amount_credited === i.total),
+      10_000,
+      'the charge after cancellation refunded',
+    );
     for (const i of await charged()) {
       expect(i).toMatchObject({ status: 'paid', amount_credited: i.total });
-      expect(await ok(m.test.get(`/payments/${i.payment_id}`))).toMatchObject({ status: 'refunded', amount_refunded: i.total });
+      expect(await ok(m.test.get(`/payments/${i.payment_id}`))).toMatchObject({
+        status: 'refunded',
+        amount_refunded: i.total,
+      });
     }
     expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.cancelled']);
   });
@@ -150,7 +161,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const got = await get(m, sub.id);
     expect(got).toMatchObject({ status: 'active', cycles_completed: 1, current_period_start: sub.trial_end });
     expect(await trail(m.test, sub.id)).toEqual([CREATED, TRIAL, 'trialing>active:subscription.activated:webhook']);
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.trial_started', 'subscription.activated']);
+    expect(await subTypes(m, sub.id)).toEqual([
+      'subscription.created',
+      'subscription.trial_started',
+      'subscription.activated',
+    ]);
     const inv = await invoicesOf(m.test, sub.id);
     expect(inv.map((i) => [i.billing_reason, i.status])).toEqual([['subscription_create', 'paid']]);
   });
@@ -168,7 +183,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       triggered_by: 'webhook',
       metadata_json: { retry_attempt: 0, gateway_decline_reason: 'insufficient_funds' },
     });
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.trial_started', 'subscription.payment_failed']);
+    expect(await subTypes(m, sub.id)).toEqual([
+      'subscription.created',
+      'subscription.trial_started',
+      'subscription.payment_failed',
+    ]);
     const inv = await invoicesOf(m.test, sub.id);
     expect(inv.map((i) => [i.billing_reason, i.status])).toEqual([['subscription_create', 'open']]);
   });
@@ -195,9 +214,17 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const got = await get(m, sub.id);
     expect(got).toMatchObject({ status: 'cancelled', cycles_completed: 0 });
     expect(got.ended_at).toBe(sub.trial_end);
-    expect(await trail(m.test, sub.id)).toEqual([CREATED, TRIAL, 'trialing>cancelled:subscription.cancelled:scheduler']);
+    expect(await trail(m.test, sub.id)).toEqual([
+      CREATED,
+      TRIAL,
+      'trialing>cancelled:subscription.cancelled:scheduler',
+    ]);
     expect(await invoicesOf(m.test, sub.id)).toEqual([]);
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.trial_started', 'subscription.cancelled']);
+    expect(await subTypes(m, sub.id)).toEqual([
+      'subscription.created',
+      'subscription.trial_started',
+      'subscription.cancelled',
+    ]);
     await h.clock.advance(m, 40 * DAY);
     expect(await invoicesOf(m.test, sub.id)).toEqual([]);
   });
@@ -209,7 +236,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await h.clock.advance(m, after(sub.trial_end));
     const got = await get(m, sub.id);
     expect(got).toMatchObject({ status: 'cancelled', cycles_completed: 0 });
-    expect(await trail(m.test, sub.id)).toEqual([CREATED, TRIAL, 'trialing>cancelled:subscription.cancelled:scheduler']);
+    expect(await trail(m.test, sub.id)).toEqual([
+      CREATED,
+      TRIAL,
+      'trialing>cancelled:subscription.cancelled:scheduler',
+    ]);
     expect(await invoicesOf(m.test, sub.id)).toEqual([]);
     await h.clock.advance(m, 40 * DAY);
     expect(await invoicesOf(m.test, sub.id)).toEqual([]);
@@ -291,7 +322,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       'active>past_due:subscription.payment_failed:webhook',
       'past_due>active:subscription.payment_succeeded:webhook',
     ]);
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.activated', 'subscription.payment_failed', 'subscription.payment_succeeded']);
+    expect(await subTypes(m, sub.id)).toEqual([
+      'subscription.created',
+      'subscription.activated',
+      'subscription.payment_failed',
+      'subscription.payment_succeeded',
+    ]);
     expect((await invoicesOf(m.test, sub.id)).map((i) => i.status)).toEqual(['paid', 'paid']);
   });
 
@@ -305,7 +341,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await expectIllegal(m.test, sub.id, 'pause');
     expect((await ok(m.test.post(`/subscriptions/${sub.id}/cancel`))).status).toBe('cancelled');
     const t = await trail(m.test, sub.id);
-    expect(t.slice(-2)).toEqual(['past_due>halted:subscription.halted:scheduler', 'halted>cancelled:subscription.cancelled:api']);
+    expect(t.slice(-2)).toEqual([
+      'past_due>halted:subscription.halted:scheduler',
+      'halted>cancelled:subscription.cancelled:api',
+    ]);
     expect((await subTypes(m, sub.id)).slice(-2)).toEqual(['subscription.halted', 'subscription.cancelled']);
   });
 
@@ -316,30 +355,38 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect((await get(m, sub.id)).status).toBe('halted');
     const evs = await events(m.test, sub.id);
     expect(evs.slice(-2)).toMatchObject([
-      { from_state: 'active', to_state: 'past_due', triggered_by: 'webhook', metadata_json: { retry_attempt: 0, gateway_decline_reason: 'stolen_card' } },
+      {
+        from_state: 'active',
+        to_state: 'past_due',
+        triggered_by: 'webhook',
+        metadata_json: { retry_attempt: 0, gateway_decline_reason: 'stolen_card' },
+      },
       { from_state: 'past_due', to_state: 'halted', event_type: 'subscription.halted', triggered_by: 'webhook' },
     ]);
   });
 
-  it.each(['paused', 'past_due', 'halted'])('%s + cancel with cancel_at_period_end=true: cancelled now (api), not left to the gateway', async (state) => {
-    const m = await merchant();
-    const card = { paused: '4242424242424242', past_due: '4000000000000341', halted: '4000000000009979' }[state]!;
-    const sub = await active(m, card);
-    if (state === 'paused') await ok(m.test.post(`/subscriptions/${sub.id}/pause`));
-    else await h.clock.advance(m, after(sub.current_period_end));
-    expect((await get(m, sub.id)).status).toBe(state);
-    const before = (await events(m.test, sub.id)).length;
-    const c = await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: true }));
-    expect(c).toMatchObject({ status: 'cancelled', cancel_at_period_end: false });
-    const evs = await events(m.test, sub.id);
-    expect(evs.slice(before).map((e) => `${e.from_state}>${e.to_state}:${e.event_type}:${e.triggered_by}`)).toEqual([
-      `${state}>cancelled:subscription.cancelled:api`,
-    ]);
-    // Nothing more happens: no retry, no renewal, no second cancellation.
-    await h.clock.advance(m, 70 * DAY);
-    expect((await events(m.test, sub.id)).length).toBe(before + 1);
-    expect((await invoicesOf(m.test, sub.id)).length).toBe(state === 'paused' ? 1 : 2);
-  });
+  it.each(['paused', 'past_due', 'halted'])(
+    '%s + cancel with cancel_at_period_end=true: cancelled now (api), not left to the gateway',
+    async (state) => {
+      const m = await merchant();
+      const card = { paused: '4242424242424242', past_due: '4000000000000341', halted: '4000000000009979' }[state]!;
+      const sub = await active(m, card);
+      if (state === 'paused') await ok(m.test.post(`/subscriptions/${sub.id}/pause`));
+      else await h.clock.advance(m, after(sub.current_period_end));
+      expect((await get(m, sub.id)).status).toBe(state);
+      const before = (await events(m.test, sub.id)).length;
+      const c = await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: true }));
+      expect(c).toMatchObject({ status: 'cancelled', cancel_at_period_end: false });
+      const evs = await events(m.test, sub.id);
+      expect(evs.slice(before).map((e) => `${e.from_state}>${e.to_state}:${e.event_type}:${e.triggered_by}`)).toEqual([
+        `${state}>cancelled:subscription.cancelled:api`,
+      ]);
+      // Nothing more happens: no retry, no renewal, no second cancellation.
+      await h.clock.advance(m, 70 * DAY);
+      expect((await events(m.test, sub.id)).length).toBe(before + 1);
+      expect((await invoicesOf(m.test, sub.id)).length).toBe(state === 'paused' ? 1 : 2);
+    },
+  );
 
   it('active -> cancelled now (api); terminal: every command is 409', async () => {
     const m = await merchant();
@@ -349,7 +396,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(c.cancelled_at).toBeTruthy();
     expect(c.ended_at).toBeTruthy();
     expect(await trail(m.test, sub.id)).toEqual([CREATED, ACTIVATED, 'active>cancelled:subscription.cancelled:api']);
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.activated', 'subscription.cancelled']);
+    expect(await subTypes(m, sub.id)).toEqual([
+      'subscription.created',
+      'subscription.activated',
+      'subscription.cancelled',
+    ]);
     await expectIllegal(m.test, sub.id, 'pause');
     await expectIllegal(m.test, sub.id, 'resume');
     await expectIllegal(m.test, sub.id, 'cancel');
@@ -364,15 +415,26 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const marked = await ok(m.test.post(`/subscriptions/${sub.id}/cancel?cancel_at_period_end=true`));
     expect(marked).toMatchObject({ status: 'active', cancel_at_period_end: true });
     // Asking again changes nothing.
-    expect(await ok(m.test.post(`/subscriptions/${sub.id}/cancel?cancel_at_period_end=true`))).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    expect(await ok(m.test.post(`/subscriptions/${sub.id}/cancel?cancel_at_period_end=true`))).toMatchObject({
+      status: 'active',
+      cancel_at_period_end: true,
+    });
     expect(await trail(m.test, sub.id)).toEqual([CREATED, ACTIVATED]);
     await h.clock.advance(m, after(sub.current_period_end, -60_000));
     expect((await get(m, sub.id)).status).toBe('active');
     await h.clock.advance(m, after(sub.current_period_end));
     const got = await get(m, sub.id);
     expect(got).toMatchObject({ status: 'cancelled', cycles_completed: 1, ended_at: sub.current_period_end });
-    expect(await trail(m.test, sub.id)).toEqual([CREATED, ACTIVATED, 'active>cancelled:subscription.cancelled:scheduler']);
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.activated', 'subscription.cancelled']);
+    expect(await trail(m.test, sub.id)).toEqual([
+      CREATED,
+      ACTIVATED,
+      'active>cancelled:subscription.cancelled:scheduler',
+    ]);
+    expect(await subTypes(m, sub.id)).toEqual([
+      'subscription.created',
+      'subscription.activated',
+      'subscription.cancelled',
+    ]);
     expect(await invoicesOf(m.test, sub.id)).toHaveLength(1);
   });
 
@@ -388,8 +450,16 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await h.clock.advance(m, after(second.current_period_end));
     const done = await get(m, sub.id);
     expect(done).toMatchObject({ status: 'completed', cycles_completed: 2, ended_at: second.current_period_end });
-    expect(await trail(m.test, sub.id)).toEqual([CREATED, ACTIVATED, 'active>completed:subscription.completed:scheduler']);
-    expect(await subTypes(m, sub.id)).toEqual(['subscription.created', 'subscription.activated', 'subscription.completed']);
+    expect(await trail(m.test, sub.id)).toEqual([
+      CREATED,
+      ACTIVATED,
+      'active>completed:subscription.completed:scheduler',
+    ]);
+    expect(await subTypes(m, sub.id)).toEqual([
+      'subscription.created',
+      'subscription.activated',
+      'subscription.completed',
+    ]);
     await h.clock.advance(m, 70 * DAY);
     const inv = await invoicesOf(m.test, sub.id);
     expect(inv.map((i) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
@@ -417,13 +487,26 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       const { plan } = await recurringPlan(m.test);
       const created = await m.test.gql(
         `mutation($input: CreateSubscriptionInput!) { createSubscription(input: $input) { ${FIELDS} checkoutUrl } }`,
-        { input: { planId: plan.id, customerEmail: 'gql-sub@example.com', successUrl: 'https://m.example/ok', cancelUrl: CANCEL_URL } },
+        {
+          input: {
+            planId: plan.id,
+            customerEmail: 'gql-sub@example.com',
+            successUrl: 'https://m.example/ok',
+            cancelUrl: CANCEL_URL,
+          },
+        },
       );
       expect(created.errors).toBeUndefined();
       const g = created.data.createSubscription;
       expect(g.status).toBe('CREATED');
       const rest = await get(m, g.id);
-      expect(rest).toMatchObject({ id: g.id, status: 'created', plan_id: plan.id, customer_id: g.customerId, checkout_url: g.checkoutUrl });
+      expect(rest).toMatchObject({
+        id: g.id,
+        status: 'created',
+        plan_id: plan.id,
+        customer_id: g.customerId,
+        checkout_url: g.checkoutUrl,
+      });
 
       await submitCheckout(g.checkoutUrl, { outcome: 'success' });
       const paused = await m.test.gql(`mutation($id: ID!) { pauseSubscription(id: $id) { ${FIELDS} } }`, { id: g.id });
@@ -432,10 +515,14 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(again.errors![0].extensions).toMatchObject({ code: 'invalid_state_transition', http: { status: 409 } });
       await m.test.gql(`mutation($id: ID!) { resumeSubscription(id: $id) { id } }`, { id: g.id });
 
-      const marked = await m.test.gql(`mutation($id: ID!) { cancelSubscription(id: $id, cancelAtPeriodEnd: true) { ${FIELDS} } }`, { id: g.id });
+      const marked = await m.test.gql(
+        `mutation($id: ID!) { cancelSubscription(id: $id, cancelAtPeriodEnd: true) { ${FIELDS} } }`,
+        { id: g.id },
+      );
       expect(marked.data.cancelSubscription).toMatchObject({ status: 'ACTIVE', cancelAtPeriodEnd: true });
 
-      const one = (await m.test.gql(`query($id: ID!) { subscription(id: $id) { ${FIELDS} } }`, { id: g.id })).data.subscription;
+      const one = (await m.test.gql(`query($id: ID!) { subscription(id: $id) { ${FIELDS} } }`, { id: g.id })).data
+        .subscription;
       const r = await get(m, g.id);
       expect(one).toEqual({
         id: r.id,
@@ -447,12 +534,19 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
         customerId: r.customer_id,
       });
 
-      const list = await m.test.gql(`query { subscriptions(status: ACTIVE) { edges { node { id status } } totalCount } }`);
+      const list = await m.test.gql(
+        `query { subscriptions(status: ACTIVE) { edges { node { id status } } totalCount } }`,
+      );
       const restList = await ok(m.test.get('/subscriptions?status=active'));
       expect(list.data.subscriptions.edges.map((e: any) => e.node.id)).toEqual(restList.data.map((s: any) => s.id));
       expect(list.data.subscriptions.totalCount).toBe(1);
 
-      const gqlEvents = (await m.test.gql(`query($id: ID!) { subscriptionEvents(id: $id) { id fromState toState eventType triggeredBy metadataJson createdAt } }`, { id: g.id })).data.subscriptionEvents;
+      const gqlEvents = (
+        await m.test.gql(
+          `query($id: ID!) { subscriptionEvents(id: $id) { id fromState toState eventType triggeredBy metadataJson createdAt } }`,
+          { id: g.id },
+        )
+      ).data.subscriptionEvents;
       const restEvents = await events(m.test, g.id);
       expect(gqlEvents).toEqual(
         restEvents.map((e) => ({
@@ -465,14 +559,22 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
           createdAt: e.created_at,
         })),
       );
-      expect(restEvents.map((e) => e.event_type)).toEqual(['subscription.created', 'subscription.activated', 'subscription.paused', 'subscription.resumed']);
+      expect(restEvents.map((e) => e.event_type)).toEqual([
+        'subscription.created',
+        'subscription.activated',
+        'subscription.paused',
+        'subscription.resumed',
+      ]);
 
       await h.clock.advance(m, after(r.current_period_end));
-      const ended = (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status } }`, { id: g.id })).data.subscription;
+      const ended = (await m.test.gql(`query($id: ID!) { subscription(id: $id) { status } }`, { id: g.id })).data
+        .subscription;
       expect(ended.status).toBe('CANCELLED');
       const cancelNow = await m.test.gql(`mutation($id: ID!) { cancelSubscription(id: $id) { id } }`, { id: g.id });
       expect(cancelNow.errors![0].extensions.code).toBe('invalid_state_transition');
-      expect((await m.test.gql(`query { subscriptions(status: CANCELLED) { totalCount } }`)).data.subscriptions.totalCount).toBe(1);
+      expect(
+        (await m.test.gql(`query { subscriptions(status: CANCELLED) { totalCount } }`)).data.subscriptions.totalCount,
+      ).toBe(1);
     });
   });
 });

@@ -27,7 +27,17 @@ function addMonth(iso: string): string {
   const y = d.getUTCFullYear();
   const mo = d.getUTCMonth() + 1;
   const last = new Date(Date.UTC(y, mo + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(y, mo, Math.min(d.getUTCDate(), last), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds())).toISOString();
+  return new Date(
+    Date.UTC(
+      y,
+      mo,
+      Math.min(d.getUTCDate(), last),
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    ),
+  ).toISOString();
 }
 
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
@@ -80,17 +90,29 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect((await get(m, sub.id)).status).toBe('trialing');
     await h.clock.advance(m, after(sub.trial_end));
     const active = await get(m, sub.id);
-    expect(active).toMatchObject({ status: 'active', cycles_completed: 1, current_period_start: sub.trial_end, trial_end: sub.trial_end });
+    expect(active).toMatchObject({
+      status: 'active',
+      cycles_completed: 1,
+      current_period_start: sub.trial_end,
+      trial_end: sub.trial_end,
+    });
     expect(active.current_period_end).toBe(addMonth(sub.trial_end));
     const [inv] = await invoicesOf(m.test, sub.id);
-    expect(inv).toMatchObject({ billing_reason: 'subscription_create', status: 'paid', period_start: sub.trial_end, period_end: active.current_period_end });
+    expect(inv).toMatchObject({
+      billing_reason: 'subscription_create',
+      status: 'paid',
+      period_start: sub.trial_end,
+      period_end: active.current_period_end,
+    });
   });
 
   it('setup fee on the first invoice only; invoices per billed period; GST for an intra-state and an inter-state customer; numbers sequential', async () => {
     const m = await merchant();
     const { plan } = await recurringPlan(m.test, {}, { setup_fee: 10000 });
-    const intra = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '29' }))).subscription;
-    const inter = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' }))).subscription;
+    const intra = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '29' })))
+      .subscription;
+    const inter = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '27' })))
+      .subscription;
     expect(intra.setup_fee ?? 10000).toBe(10000);
     await h.clock.advance(m, after(inter.current_period_end));
     for (const [sub, heads] of [
@@ -100,10 +122,24 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       const got = await get(m, sub.id);
       expect(got.cycles_completed).toBe(2);
       const [first, second] = await invoicesOf(m.test, sub.id);
-      expect(first).toMatchObject({ type: 'invoice', billing_reason: 'subscription_create', status: 'paid', subtotal: 59900, currency: 'INR', customer_id: sub.customer_id, subscription_id: sub.id });
+      expect(first).toMatchObject({
+        type: 'invoice',
+        billing_reason: 'subscription_create',
+        status: 'paid',
+        subtotal: 59900,
+        currency: 'INR',
+        customer_id: sub.customer_id,
+        subscription_id: sub.id,
+      });
       expect(first.line_items.map((l: any) => l.amount)).toEqual([49900, 10000]);
       expect(first.line_items[1].description).toMatch(/setup/i);
-      expect(second).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', subtotal: 49900, amount_due: 0, amount_paid: second.total });
+      expect(second).toMatchObject({
+        billing_reason: 'subscription_cycle',
+        status: 'paid',
+        subtotal: 49900,
+        amount_due: 0,
+        amount_paid: second.total,
+      });
       expect(second.line_items.map((l: any) => l.amount)).toEqual([49900]);
       expect([second.period_start, second.period_end]).toEqual([got.current_period_start, got.current_period_end]);
       // The formulas (docs/invoices-and-gst.md): same state -> CGST = SGST = round(subtotal x 9%); another state ->
@@ -139,7 +175,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const m = await merchant();
     const { plan } = await recurringPlan(m.test);
     const { plan: trialPlan } = await recurringPlan(m.test, { trial_period_days: 30 });
-    const a = (await authorise(m.test, await createSubscription(m.test, plan.id, { customer_email: 'count@example.com' }))).subscription;
+    const a = (
+      await authorise(m.test, await createSubscription(m.test, plan.id, { customer_email: 'count@example.com' }))
+    ).subscription;
     const customerId = a.customer_id;
     const count = async () => (await ok(m.test.get(`/customers/${customerId}`))).active_subscription_count;
     expect(await count()).toBe(1);
@@ -147,9 +185,13 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await authorise(m.test, failing, { outcome: 'success', card_number: '4000000000000341' });
     await createSubscription(m.test, trialPlan.id, { customer_id: customerId }).then((s) => authorise(m.test, s));
     await createSubscription(m.test, plan.id, { customer_id: customerId }); // created: not counted
-    const paused = await createSubscription(m.test, plan.id, { customer_id: customerId }).then((s) => authorise(m.test, s));
+    const paused = await createSubscription(m.test, plan.id, { customer_id: customerId }).then((s) =>
+      authorise(m.test, s),
+    );
     await ok(m.test.post(`/subscriptions/${paused.subscription.id}/pause`));
-    const ended = await createSubscription(m.test, plan.id, { customer_id: customerId }).then((s) => authorise(m.test, s));
+    const ended = await createSubscription(m.test, plan.id, { customer_id: customerId }).then((s) =>
+      authorise(m.test, s),
+    );
     await ok(m.test.post(`/subscriptions/${ended.subscription.id}/cancel`));
     expect(await count()).toBe(3); // 2 active + 1 trialing
     await h.clock.advance(m, after(a.current_period_end));
@@ -192,7 +234,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await ids(`plan_id=${p1.id}&customer_id=${s1.customer_id}`)).toEqual([s1.id]);
     expect(await ids(`plan_id=${p2.id}&status=created`)).toEqual([]);
 
-    for (const [q, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['cursor=%%%bogus', 'cursor'], ['status=sleeping', 'status']]) {
+    for (const [q, param] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['cursor=%%%bogus', 'cursor'],
+      ['status=sleeping', 'status'],
+    ]) {
       const r = await m.test.get(`/subscriptions?${q}`);
       expect([r.status, r.body.error?.type, r.body.error?.param]).toEqual([400, 'invalid_request_error', param]);
     }
@@ -209,16 +256,45 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const cases: [string, Record<string, unknown>, number, string, string | null][] = [
       ['one_time plan', subscriptionBody(oncePlan.id), 400, 'plan_not_recurring', 'plan_id'],
       ['unknown plan', subscriptionBody('0190a6f0-0000-7000-8000-000000000000'), 404, 'resource_not_found', 'plan_id'],
-      ['price of another plan', subscriptionBody(plan.id, { price_id: otherPrice.id }), 400, 'parameter_invalid', 'price_id'],
-      ['currency without a default price', subscriptionBody(plan.id, { currency: 'usd' }), 400, 'parameter_invalid', 'currency'],
-      ['missing customer_email', subscriptionBody(plan.id, { customer_email: undefined }), 400, 'parameter_missing', 'customer_email'],
+      [
+        'price of another plan',
+        subscriptionBody(plan.id, { price_id: otherPrice.id }),
+        400,
+        'parameter_invalid',
+        'price_id',
+      ],
+      [
+        'currency without a default price',
+        subscriptionBody(plan.id, { currency: 'usd' }),
+        400,
+        'parameter_invalid',
+        'currency',
+      ],
+      [
+        'missing customer_email',
+        subscriptionBody(plan.id, { customer_email: undefined }),
+        400,
+        'parameter_missing',
+        'customer_email',
+      ],
       ['unknown body field', subscriptionBody(plan.id, { bogus_field: 1 }), 400, 'parameter_unknown', 'bogus_field'],
       ['missing plan_id', subscriptionBody(plan.id, { plan_id: undefined }), 400, 'parameter_missing', 'plan_id'],
-      ['missing success_url', subscriptionBody(plan.id, { success_url: undefined }), 400, 'parameter_missing', 'success_url'],
+      [
+        'missing success_url',
+        subscriptionBody(plan.id, { success_url: undefined }),
+        400,
+        'parameter_missing',
+        'success_url',
+      ],
     ];
     for (const [name, body, status, code, param] of cases) {
       const r = await m.test.post('/subscriptions', JSON.parse(JSON.stringify(body)));
-      expect({ name, status: r.status, code: r.body?.error?.code, param: r.body?.error?.param }).toEqual({ name, status, code, param });
+      expect({ name, status: r.status, code: r.body?.error?.code, param: r.body?.error?.param }).toEqual({
+        name,
+        status,
+        code,
+        param,
+      });
       expect(r.headers.get('request-id')).toBe(r.body.error.request_id);
     }
     // Nothing was made by a refused request.
@@ -243,7 +319,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect((await c.get('/subscriptions')).body.data).toEqual([]);
       expect((await c.get(`/subscriptions?plan_id=${plan.id}`)).body.data).toEqual([]);
       expect((await c.get(`/invoices?subscription_id=${sub.id}`)).body.data).toEqual([]);
-      expect((await c.gql('query($id: ID!) { subscription(id: $id) { id } }', { id: sub.id })).errors![0].extensions.code).toBe('resource_not_found');
+      expect(
+        (await c.gql('query($id: ID!) { subscription(id: $id) { id } }', { id: sub.id })).errors![0].extensions.code,
+      ).toBe('resource_not_found');
       expect((await c.gql('query { subscriptions { totalCount } }')).data.subscriptions.totalCount).toBe(0);
     }
     // A live key cannot subscribe to a test-mode plan either.

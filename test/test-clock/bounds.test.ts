@@ -19,7 +19,9 @@ const BOUND_MS = MAX_ADVANCE_SECONDS * 1000;
 
 /** The merchant's test-clock offset as stored (no row: 0): "unchanged" means this did not move. */
 async function offsetOf(m: TestMerchant): Promise<number> {
-  const rows = await h.app.orm.em.getConnection().execute<{ offset_ms: string }[]>('select offset_ms from test_clocks where merchant_id = ?', [m.id]);
+  const rows = await h.app.orm.em
+    .getConnection()
+    .execute<{ offset_ms: string }[]>('select offset_ms from test_clocks where merchant_id = ?', [m.id]);
   return rows.length ? Number(rows[0].offset_ms) : 0;
 }
 
@@ -27,7 +29,10 @@ async function offsetOf(m: TestMerchant): Promise<number> {
 async function renewals(m: TestMerchant): Promise<number> {
   const rows = await h.app.orm.em
     .getConnection()
-    .execute<{ n: number }[]>(`select count(*)::int as n from invoices where merchant_id = ? and mode = 'test' and billing_reason = 'subscription_cycle'`, [m.id]);
+    .execute<{ n: number }[]>(
+      `select count(*)::int as n from invoices where merchant_id = ? and mode = 'test' and billing_reason = 'subscription_cycle'`,
+      [m.id],
+    );
   return rows[0].n;
 }
 
@@ -67,10 +72,14 @@ async function consistentAt(m: TestMerchant, sub: any, at: Date): Promise<void> 
 
 /** The stop of an advance whose client left is recorded (GraphQL reads it), nothing more renews, and the clock is consistent. */
 async function expectStoppedConsistently(m: TestMerchant, sub: any): Promise<void> {
-  const stopped = await eventually(async () => {
-    const q = await m.test.gql('{ testClock { advanceTarget advanceInterruptedAt } }');
-    return q.data.testClock.advanceInterruptedAt ? q.data.testClock : null;
-  }, 10_000, 'the interrupted advance recorded');
+  const stopped = await eventually(
+    async () => {
+      const q = await m.test.gql('{ testClock { advanceTarget advanceInterruptedAt } }');
+      return q.data.testClock.advanceInterruptedAt ? q.data.testClock : null;
+    },
+    10_000,
+    'the interrupted advance recorded',
+  );
   expect(await stillAfterASecond(m)).toBeLessThan(360);
   await consistentAt(m, sub, new Date(stopped.advanceInterruptedAt));
 }
@@ -100,14 +109,31 @@ describe('366 days a call', () => {
     ];
     for (const [body, param] of cases) {
       const r = await m.test.post('/test-clock/advance', body);
-      expect([JSON.stringify(body), r.status, r.body.error?.code, r.body.error?.param]).toEqual([JSON.stringify(body), 400, 'parameter_invalid', param]);
+      expect([JSON.stringify(body), r.status, r.body.error?.code, r.body.error?.param]).toEqual([
+        JSON.stringify(body),
+        400,
+        'parameter_invalid',
+        param,
+      ]);
     }
     // Numbers JSON can write but no clock can move by: 1e400 reads as Infinity.
     for (const raw of ['{"seconds":1e400}', '{"seconds":-1e400}', '{"seconds":0.5}']) {
-      const r = await request(`${h.app.url}/v1/test-clock/advance`, { method: 'POST', key: m.keys.test, rawBody: raw, headers: { 'content-type': 'application/json' } });
-      expect([raw, r.status, r.body.error?.code, r.body.error?.param]).toEqual([raw, 400, 'parameter_invalid', 'seconds']);
+      const r = await request(`${h.app.url}/v1/test-clock/advance`, {
+        method: 'POST',
+        key: m.keys.test,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([raw, r.status, r.body.error?.code, r.body.error?.param]).toEqual([
+        raw,
+        400,
+        'parameter_invalid',
+        'seconds',
+      ]);
     }
-    expect(r400Message((await m.test.post('/test-clock/advance', { seconds: MAX_ADVANCE_SECONDS + 1 })).body)).toMatch(/366 days/);
+    expect(r400Message((await m.test.post('/test-clock/advance', { seconds: MAX_ADVANCE_SECONDS + 1 })).body)).toMatch(
+      /366 days/,
+    );
     expect(await offsetOf(m)).toBe(offset);
     const got = await ok(m.test.get('/test-clock'));
     expect(got).toMatchObject({ advance_target: null, advance_interrupted_at: null });
@@ -117,8 +143,14 @@ describe('366 days a call', () => {
     const m = await h.merchant();
     const now = (await h.clock.now(m)).getTime();
     const over = await m.test.gql(`mutation { advanceTestClock(seconds: ${MAX_ADVANCE_SECONDS + 1}) { now } }`);
-    expect(over.errors?.[0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'seconds', http: { status: 400 } });
-    const far = await m.test.gql('mutation($to: DateTimeISO) { advanceTestClock(to: $to) { now } }', { to: new Date(now + BOUND_MS + 60_000).toISOString() });
+    expect(over.errors?.[0].extensions).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'seconds',
+      http: { status: 400 },
+    });
+    const far = await m.test.gql('mutation($to: DateTimeISO) { advanceTestClock(to: $to) { now } }', {
+      to: new Date(now + BOUND_MS + 60_000).toISOString(),
+    });
     expect(far.errors?.[0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'to', http: { status: 400 } });
     expect(await offsetOf(m)).toBe(0);
     const q = await m.test.gql('{ testClock { now advanceTarget advanceInterruptedAt } }');
@@ -137,7 +169,9 @@ describe('366 days a call', () => {
     const to = new Date(t1 + BOUND_MS).toISOString(); // 366 days after the clock read here: less after the server's read
     expect(await ok(m.test.post('/test-clock/advance', { to }))).toMatchObject({ now: to, advance_target: null });
 
-    const g = await m.test.gql(`mutation { advanceTestClock(seconds: ${MAX_ADVANCE_SECONDS}) { now advanceTarget advanceInterruptedAt } }`);
+    const g = await m.test.gql(
+      `mutation { advanceTestClock(seconds: ${MAX_ADVANCE_SECONDS}) { now advanceTarget advanceInterruptedAt } }`,
+    );
     expect(g.errors).toBeUndefined();
     expect(Date.parse(g.data.advanceTestClock.now) - Date.parse(to)).toBeGreaterThanOrEqual(BOUND_MS);
   });
@@ -155,10 +189,14 @@ describe('an advance stops when its client leaves or the service stops', () => {
     expect(await call).toMatchObject({ status: 0, error: { name: 'AbortError' } });
 
     // The server notices and stops: the record shows where, within a few seconds.
-    const stopped = await eventually(async () => {
-      const s = await ok(m.test.get('/test-clock'));
-      return s.advance_interrupted_at ? s : null;
-    }, 10_000, 'the interrupted advance recorded');
+    const stopped = await eventually(
+      async () => {
+        const s = await ok(m.test.get('/test-clock'));
+        return s.advance_interrupted_at ? s : null;
+      },
+      10_000,
+      'the interrupted advance recorded',
+    );
     expect(Date.now() - left).toBeLessThan(10_000);
     const count = await stillAfterASecond(m);
     expect(count).toBeLessThan(360); // far from the 366 renewals a finished advance makes
@@ -171,11 +209,19 @@ describe('an advance stops when its client leaves or the service stops', () => {
     expect(Date.parse(stopped.now) - at.getTime()).toBeLessThan(15_000);
     // GraphQL reads the same record.
     const q = await m.test.gql('{ testClock { advanceTarget advanceInterruptedAt } }');
-    expect(q.data.testClock).toEqual({ advanceTarget: stopped.advance_target, advanceInterruptedAt: stopped.advance_interrupted_at });
+    expect(q.data.testClock).toEqual({
+      advanceTarget: stopped.advance_target,
+      advanceInterruptedAt: stopped.advance_interrupted_at,
+    });
 
     // The next advance (a short one) resumes to the old target: the later of the two.
     const next = await ok(m.test.post('/test-clock/advance', { seconds: 60 }));
-    expect(next).toEqual({ object: 'test_clock', now: stopped.advance_target, advance_target: null, advance_interrupted_at: null });
+    expect(next).toEqual({
+      object: 'test_clock',
+      now: stopped.advance_target,
+      advance_target: null,
+      advance_interrupted_at: null,
+    });
     await consistentAt(m, sub, new Date(target));
     expect(await ok(m.test.get('/test-clock'))).toMatchObject({ advance_target: null, advance_interrupted_at: null });
   });
@@ -198,7 +244,10 @@ describe('an advance stops when its client leaves or the service stops', () => {
   it('GraphQL over WebSocket: a socket that closes mid-advanceTestClock stops it too', async () => {
     const { m, sub } = await dailySubscriber();
     const client = wsClient(m.keys.test);
-    client.subscribe({ query: `mutation { advanceTestClock(seconds: ${MAX_ADVANCE_SECONDS}) { now } }` }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+    client.subscribe(
+      { query: `mutation { advanceTestClock(seconds: ${MAX_ADVANCE_SECONDS}) { now } }` },
+      { next: () => undefined, error: () => undefined, complete: () => undefined },
+    );
     await eventually(async () => (await renewals(m)) >= 3, 60_000, 'renewals during the advance');
     await client.dispose();
     await expectStoppedConsistently(m, sub);
@@ -225,9 +274,18 @@ describe('an advance stops when its client leaves or the service stops', () => {
       await consistentAt(m, sub, new Date(body.now));
 
       const got = await ok(m.test.get('/test-clock'));
-      expect(got).toMatchObject({ advance_target: body.advance_target, advance_interrupted_at: body.advance_interrupted_at });
-      const g = await m.test.gql('mutation { advanceTestClock(seconds: 0) { now advanceTarget advanceInterruptedAt } }');
-      expect(g.data.advanceTestClock).toEqual({ now: body.advance_target, advanceTarget: null, advanceInterruptedAt: null });
+      expect(got).toMatchObject({
+        advance_target: body.advance_target,
+        advance_interrupted_at: body.advance_interrupted_at,
+      });
+      const g = await m.test.gql(
+        'mutation { advanceTestClock(seconds: 0) { now advanceTarget advanceInterruptedAt } }',
+      );
+      expect(g.data.advanceTestClock).toEqual({
+        now: body.advance_target,
+        advanceTarget: null,
+        advanceInterruptedAt: null,
+      });
       await consistentAt(m, sub, new Date(body.advance_target));
     } finally {
       if (!closed) await other.close();
@@ -258,7 +316,10 @@ describe('an advance stops when its client leaves or the service stops', () => {
       },
     });
     const s = await clock.advance(m.id, { seconds: 3600 }, stop.signal);
-    expect(ran).toEqual([{ at: 10_000, finished: true }, { at: 20_000, finished: true }]);
+    expect(ran).toEqual([
+      { at: 10_000, finished: true },
+      { at: 20_000, finished: true },
+    ]);
     expect(due).toEqual([start + 30_000, start + 40_000]);
     const stoppedAt = s.advanceInterruptedAt!.getTime() - start;
     expect(stoppedAt >= 20_000 && stoppedAt < 30_000).toBe(true);

@@ -13,7 +13,12 @@ describe('GET /test-clock and POST /test-clock/advance', () => {
   it('starts at the wall clock and moves forward by seconds or to a time', async () => {
     const now = await m.test.get('/test-clock');
     expect(now.status).toBe(200);
-    expect(now.body).toEqual({ object: 'test_clock', now: expect.stringMatching(/Z$/), advance_target: null, advance_interrupted_at: null });
+    expect(now.body).toEqual({
+      object: 'test_clock',
+      now: expect.stringMatching(/Z$/),
+      advance_target: null,
+      advance_interrupted_at: null,
+    });
     expect(near(now.body.now, Date.now())).toBe(true);
 
     const a = await m.test.post('/test-clock/advance', { seconds: 3600 });
@@ -43,7 +48,12 @@ describe('GET /test-clock and POST /test-clock/advance', () => {
     ];
     for (const [body, code, param] of cases) {
       const r = await m.test.post('/test-clock/advance', body);
-      expect([JSON.stringify(body), r.status, r.body.error?.code, r.body.error?.param]).toEqual([JSON.stringify(body), 400, code, param]);
+      expect([JSON.stringify(body), r.status, r.body.error?.code, r.body.error?.param]).toEqual([
+        JSON.stringify(body),
+        400,
+        code,
+        param,
+      ]);
     }
     for (const r of [await m.live.get('/test-clock'), await m.live.post('/test-clock/advance', { seconds: 1 })]) {
       expect(r.status).toBe(400);

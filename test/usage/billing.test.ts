@@ -4,7 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
-import { after, authorise, collectedAt, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
+import {
+  after,
+  authorise,
+  collectedAt,
+  createSubscription,
+  invoicesOf,
+  ok,
+  recurringPlan,
+} from '../subscriptions/helpers';
 import { meteredPlan, razorpayAddonAmounts, unbilled, usageInvoices } from './helpers';
 
 /**
@@ -32,7 +40,9 @@ interface Usage {
 }
 
 async function report(m: TestMerchant, subscriptionId: string, events: Usage[]): Promise<void> {
-  const r = await m.test.post('/usage/events/batch', { events: events.map((e) => ({ subscription_id: subscriptionId, ...e })) });
+  const r = await m.test.post('/usage/events/batch', {
+    events: events.map((e) => ({ subscription_id: subscriptionId, ...e })),
+  });
   if (r.status !== 201) throw new Error(`usage batch answered ${r.status}: ${r.text}`);
 }
 
@@ -41,8 +51,6 @@ async function reportOne(m: TestMerchant, subscriptionId: string, e: Usage) {
   const r = await m.test.post('/usage/events/batch', { events: [{ subscription_id: subscriptionId, ...e }] });
   return { ...r, body: r.body?.data?.[0] ?? r.body };
 }
-
-
 
 const iso = (d: Date | string, plusMs = 0) => new Date(new Date(d).getTime() + plusMs).toISOString();
 
@@ -57,7 +65,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   });
 
   async function activeSubscription(planId = metered.plan.id) {
-    const { subscription } = await authorise(m.test, await createSubscription(m.test, planId, { customer_state_code: '29' }));
+    const { subscription } = await authorise(
+      m.test,
+      await createSubscription(m.test, planId, { customer_state_code: '29' }),
+    );
     expect(subscription.status).toBe('active');
     return subscription;
   }
@@ -111,18 +122,35 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(first.number).toMatch(/^TINV-/);
     expect(first.line_items).toEqual([
       expect.objectContaining({
-        description: 'Usage: api_calls (1,234.5 call x ₹0.0025)', quantity: 1, unit_amount: 309, amount: 309,
-        period_start: p1.start, period_end: p1.end, cgst_amount: 28, sgst_amount: 28, igst_amount: 0, proration: false,
+        description: 'Usage: api_calls (1,234.5 call x ₹0.0025)',
+        quantity: 1,
+        unit_amount: 309,
+        amount: 309,
+        period_start: p1.start,
+        period_end: p1.end,
+        cgst_amount: 28,
+        sgst_amount: 28,
+        igst_amount: 0,
+        proration: false,
       }),
       expect.objectContaining({
-        description: 'Usage: gpu_seconds (1 second x ₹2.505)', quantity: 1, unit_amount: 251, amount: 251,
-        period_start: p1.start, period_end: p1.end, cgst_amount: 22, sgst_amount: 22, igst_amount: 0,
+        description: 'Usage: gpu_seconds (1 second x ₹2.505)',
+        quantity: 1,
+        unit_amount: 251,
+        amount: 251,
+        period_start: p1.start,
+        period_end: p1.end,
+        cgst_amount: 22,
+        sgst_amount: 22,
+        igst_amount: 0,
       }),
     ]);
     // The rates are paise a unit; the invoice is in rupees, so its lines (and its PDF) show them in rupees: a quarter
     // paisa is ₹0.0025, 250.5 paise ₹2.505. The Unit price (₹) column is the line's own (quantity 1): ₹3.09 and ₹2.51.
     if (!spawnSync('pdftotext', ['-v']).error) {
-      const res = await fetch(`${h.app.url}/v1/invoices/${first.id}/pdf`, { headers: { authorization: `Bearer ${m.keys.test}` } });
+      const res = await fetch(`${h.app.url}/v1/invoices/${first.id}/pdf`, {
+        headers: { authorization: `Bearer ${m.keys.test}` },
+      });
       expect(res.status).toBe(200);
       const file = path.join(os.tmpdir(), `cadence-usage-${first.id}.pdf`);
       fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
@@ -137,7 +165,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       }
     }
     // The renewal's own invoice is the plan's amount and its GST (49900 x 9% = 4491 twice), usage apart.
-    const plain = (await invoicesOf(m.test, sub.id)).filter((i) => i.billing_reason === 'subscription_cycle' && i.id !== first.id);
+    const plain = (await invoicesOf(m.test, sub.id)).filter(
+      (i) => i.billing_reason === 'subscription_cycle' && i.id !== first.id,
+    );
     expect(plain.map((i) => [i.subtotal, i.total, i.status])).toEqual([[49900, 49900 + 2 * 4491, 'paid']]);
     expect(await unbilled(h.app, sub.id)).toBe('0');
 
@@ -152,7 +182,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await expectCollectedAsInvoiced(sub.id);
 
     // Period 2: a late event for period 1 (counted there, after its close) and usage of period 2.
-    const late = await reportOne(m, sub.id, { event_type: 'api_calls', quantity: 8, unit: 'call', timestamp: iso(p1.start, DAY) });
+    const late = await reportOne(m, sub.id, {
+      event_type: 'api_calls',
+      quantity: 8,
+      unit: 'call',
+      timestamp: iso(p1.start, DAY),
+    });
     expect(late.status).toBe(201);
     expect(late.body).toMatchObject({ billing_period_start: p1.start, billing_period_end: p1.end });
     await report(m, sub.id, [{ event_type: 'gpu_seconds', quantity: 2, unit: 'second' }]);
@@ -162,16 +197,41 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     // 45 x 2 / 503 = 0.18 and 45 x 501 / 503 = 44.82: 0 + 44, the subunit left to the larger remainder (44.82).
     usage = await usageInvoices(m.test, sub.id);
     expect(usage).toHaveLength(2);
-    expect(usage[1]).toMatchObject({ subtotal: 503, cgst_amount: 45, sgst_amount: 45, tax_amount: 90, total: 593, period_start: p1.start, period_end: p2.end });
+    expect(usage[1]).toMatchObject({
+      subtotal: 503,
+      cgst_amount: 45,
+      sgst_amount: 45,
+      tax_amount: 90,
+      total: 593,
+      period_start: p1.start,
+      period_end: p2.end,
+    });
     expect(usage[1].line_items).toEqual([
-      expect.objectContaining({ description: 'Usage: api_calls (8 call x ₹0.0025)', amount: 2, period_start: p1.start, period_end: p1.end, cgst_amount: 0, sgst_amount: 0 }),
-      expect.objectContaining({ description: 'Usage: gpu_seconds (2 second x ₹2.505)', amount: 501, period_start: p2.start, period_end: p2.end, cgst_amount: 45, sgst_amount: 45 }),
+      expect.objectContaining({
+        description: 'Usage: api_calls (8 call x ₹0.0025)',
+        amount: 2,
+        period_start: p1.start,
+        period_end: p1.end,
+        cgst_amount: 0,
+        sgst_amount: 0,
+      }),
+      expect.objectContaining({
+        description: 'Usage: gpu_seconds (2 second x ₹2.505)',
+        amount: 501,
+        period_start: p2.start,
+        period_end: p2.end,
+        cgst_amount: 45,
+        sgst_amount: 45,
+      }),
     ]);
     if (provider === 'stripe') {
       expect(usage.map((i) => i.status)).toEqual(['paid', 'paid']);
     } else {
       // The charge at the end of period 2 carried the first add-on: that invoice is paid, once; the second waits.
-      expect(usage.map((i) => [i.status, i.amount_paid])).toEqual([['paid', 660], ['open', 0]]);
+      expect(usage.map((i) => [i.status, i.amount_paid])).toEqual([
+        ['paid', 660],
+        ['open', 0],
+      ]);
       expect(await razorpayAddonAmounts(h.app, renewed.provider_subscription_id)).toEqual([660, 593]);
     }
     await expectCollectedAsInvoiced(sub.id);
@@ -191,7 +251,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await report(m, sub.id, [{ event_type: 'api_calls', quantity: 1000, unit: 'call' }]);
     await h.clock.advance(m, after(sub.current_period_end));
     expect(await usageInvoices(m.test, sub.id)).toEqual([]);
-    expect((await invoicesOf(m.test, sub.id)).map((i) => i.billing_reason)).toEqual(['subscription_create', 'subscription_cycle']);
+    expect((await invoicesOf(m.test, sub.id)).map((i) => i.billing_reason)).toEqual([
+      'subscription_create',
+      'subscription_cycle',
+    ]);
     expect(await unbilled(h.app, sub.id)).toBe('0');
   });
 
@@ -204,7 +267,14 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(ended.status).toBe('cancelled');
     const usage = await usageInvoices(m.test, sub.id);
     expect(usage).toHaveLength(1);
-    expect(usage[0]).toMatchObject({ subtotal: 100, cgst_amount: 9, sgst_amount: 9, total: 118, period_start: sub.current_period_start, period_end: sub.current_period_end });
+    expect(usage[0]).toMatchObject({
+      subtotal: 100,
+      cgst_amount: 9,
+      sgst_amount: 9,
+      total: 118,
+      period_start: sub.current_period_start,
+      period_end: sub.current_period_end,
+    });
     expect(usage[0].line_items.map((l: any) => l.description)).toEqual(['Usage: api_calls (400 call x ₹0.0025)']);
     if (provider === 'stripe') {
       expect(usage[0]).toMatchObject({ status: 'paid', amount_paid: 118 });
@@ -253,7 +323,10 @@ describe('a free trial', () => {
     const m = await h.merchant({ gstin: GSTIN, state_code: '29' });
     await connect(m.test, 'stripe');
     const { plan } = await meteredPlan(m, { trial_period_days: 7 });
-    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '29' }));
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_state_code: '29' }),
+    );
     expect(sub.status).toBe('trialing');
     await report(m, sub.id, [{ event_type: 'gpu_seconds', quantity: 3, unit: 'second' }]);
     await h.clock.advance(m, after(sub.trial_end));
@@ -264,6 +337,8 @@ describe('a free trial', () => {
     await report(m, sub.id, [{ event_type: 'api_calls', quantity: 40, unit: 'call' }]); // 10; GST round(0.9) = 1 + 1
     await h.clock.advance(m, after(active.current_period_end));
     const usage = await usageInvoices(m.test, sub.id);
-    expect(usage.map((i) => [i.subtotal, i.total, i.status, i.period_start])).toEqual([[10, 12, 'paid', active.current_period_start]]);
+    expect(usage.map((i) => [i.subtotal, i.total, i.status, i.period_start])).toEqual([
+      [10, 12, 'paid', active.current_period_start],
+    ]);
   });
 });

@@ -6,7 +6,17 @@ import { BillingSubscription } from '../../src/modules/subscriptions/subscriptio
 import { billFinalUsage } from '../../src/modules/subscriptions/usage.billing';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, Connected, postEvent, PROVIDERS, ProviderName, signedHeaders } from '../payments/helpers';
-import { after, authorise, collectedAt, createSubscription, gatewayCancellation, invoicesOf, ok, sandboxEventsAbout, trail } from '../subscriptions/helpers';
+import {
+  after,
+  authorise,
+  collectedAt,
+  createSubscription,
+  gatewayCancellation,
+  invoicesOf,
+  ok,
+  sandboxEventsAbout,
+  trail,
+} from '../subscriptions/helpers';
 import { meteredPlan, razorpayAddonAmounts, unbilled, usageInvoices } from './helpers';
 
 /**
@@ -40,13 +50,18 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   const get = (id: string) => ok(m.test.get(`/subscriptions/${id}`));
 
   async function reportCalls(subscriptionId: string, quantity: number): Promise<void> {
-    const r = await m.test.post('/usage/events/batch', { events: [{ subscription_id: subscriptionId, event_type: 'api_calls', quantity, unit: 'call' }] });
+    const r = await m.test.post('/usage/events/batch', {
+      events: [{ subscription_id: subscriptionId, event_type: 'api_calls', quantity, unit: 'call' }],
+    });
     if (r.status !== 201) throw new Error(`usage batch answered ${r.status}: ${r.text}`);
   }
 
   /** The scheduler's next action of a subscription (not in the API). */
   async function scheduled(subscriptionId: string): Promise<string | null> {
-    const [row] = await sql().execute<{ next_action: string | null }[]>('select next_action from subscriptions where id = ?', [subscriptionId]);
+    const [row] = await sql().execute<{ next_action: string | null }[]>(
+      'select next_action from subscriptions where id = ?',
+      [subscriptionId],
+    );
     return row.next_action;
   }
 
@@ -62,14 +77,25 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   /** What must not change once the subscription has ended: it, its trail and its invoices. */
   async function snapshot(id: string) {
     const { updated_at: _u, ...sub } = await get(id);
-    return { sub, trail: await trail(m.test, id), invoices: await invoicesOf(m.test, id), unbilled: await unbilled(h.app, id) };
+    return {
+      sub,
+      trail: await trail(m.test, id),
+      invoices: await invoicesOf(m.test, id),
+      unbilled: await unbilled(h.app, id),
+    };
   }
 
   it('the gateway reports the period-end cancellation first: the last period is billed once, and neither the scheduler nor a repeat bills it again', async () => {
-    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, metered.plan.id, { customer_state_code: '29' }));
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, metered.plan.id, { customer_state_code: '29' }),
+    );
     expect(sub.status).toBe('active');
     await reportCalls(sub.id, 400);
-    expect(await ok(m.test.post(`/subscriptions/${sub.id}/cancel?cancel_at_period_end=true`))).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    expect(await ok(m.test.post(`/subscriptions/${sub.id}/cancel?cancel_at_period_end=true`))).toMatchObject({
+      status: 'active',
+      cancel_at_period_end: true,
+    });
     await delayScheduler(sub.id, 'period_end_cancel');
 
     // Up to 1 s past the period end: the gateway's end is due, the (late) scheduler's is not.
@@ -96,7 +122,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       period_start: sub.current_period_start,
       period_end: sub.current_period_end,
     });
-    expect(usage[0].line_items.map((l: any) => [l.description, l.amount])).toEqual([['Usage: api_calls (400 call x ₹0.0025)', 100]]);
+    expect(usage[0].line_items.map((l: any) => [l.description, l.amount])).toEqual([
+      ['Usage: api_calls (400 call x ₹0.0025)', 100],
+    ]);
     if (provider === 'stripe') {
       // Charged from the mandate after the commit: paid.
       expect(usage[0]).toMatchObject({ status: 'paid', amount_paid: 118, amount_due: 0 });
@@ -112,17 +140,25 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
 
     // The scheduler comes later, its action still armed (as if the cancellation had not cleared it): it runs, and
     // finds the subscription ended.
-    await sql().execute(`update subscriptions set next_action = 'period_end_cancel', next_action_at = current_period_end where id = ?`, [sub.id]);
+    await sql().execute(
+      `update subscriptions set next_action = 'period_end_cancel', next_action_at = current_period_end where id = ?`,
+      [sub.id],
+    );
     await h.clock.advance(m, 60);
     expect(await scheduled(sub.id)).toBeNull(); // it ran
     expect(await snapshot(sub.id)).toEqual(settled);
 
     // The gateway says it again, under another event id (not a duplicate): nothing more.
-    const cancelEvent = (await sandboxEventsAbout(h.app, ended)).filter((e) => e.type === (provider === 'stripe' ? 'customer.subscription.deleted' : 'subscription.cancelled'));
+    const cancelEvent = (await sandboxEventsAbout(h.app, ended)).filter(
+      (e) => e.type === (provider === 'stripe' ? 'customer.subscription.deleted' : 'subscription.cancelled'),
+    );
     expect(cancelEvent).toHaveLength(1);
     expect(cancelEvent[0].delivered).toBe(true);
     const again = withNewId(provider, cancelEvent[0].body);
-    const r = await postEvent(conn.connection.webhook_url, { payload: again.body, headers: signedHeaders(provider, conn.webhookSecret, again.body, again.id) });
+    const r = await postEvent(conn.connection.webhook_url, {
+      payload: again.body,
+      headers: signedHeaders(provider, conn.webhookSecret, again.body, again.id),
+    });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ received: true, duplicate: false });
     expect(await snapshot(sub.id)).toEqual(settled);
@@ -131,7 +167,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const service = h.app.app.services.subscriptions;
     const em = tenantEntityManager(service.root, { merchantId: m.id, mode: Mode.TEST });
     const second = await em.transactional(async (tx) => {
-      const locked = await tx.findOneOrFail(BillingSubscription, { id: sub.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const locked = await tx.findOneOrFail(
+        BillingSubscription,
+        { id: sub.id },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       return billFinalUsage(service.change(tx, locked), service, new Date());
     });
     expect(second).toBeNull();
@@ -139,7 +179,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   });
 
   it('the scheduler first, the gateway after: the same single usage invoice', async () => {
-    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, metered.plan.id, { customer_state_code: '29' }));
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, metered.plan.id, { customer_state_code: '29' }),
+    );
     await reportCalls(sub.id, 400);
     await ok(m.test.post(`/subscriptions/${sub.id}/cancel?cancel_at_period_end=true`));
     await h.clock.advance(m, after(sub.current_period_end));
@@ -148,7 +191,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(usage.map((i) => i.total)).toEqual([118]);
     // The gateway's own period end was reported too (same instant, after the scheduler) and changed nothing.
     const ended = await get(sub.id);
-    const reported = (await sandboxEventsAbout(h.app, ended)).filter((e) => e.type === (provider === 'stripe' ? 'customer.subscription.deleted' : 'subscription.cancelled'));
+    const reported = (await sandboxEventsAbout(h.app, ended)).filter(
+      (e) => e.type === (provider === 'stripe' ? 'customer.subscription.deleted' : 'subscription.cancelled'),
+    );
     expect(reported.map((e) => e.delivered)).toEqual([true]);
     expect(await usageInvoices(m.test, sub.id)).toEqual(usage);
     expect(await unbilled(h.app, sub.id)).toBe('0');
@@ -156,7 +201,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
 
   it('the end of a max_cycles term reported by the gateway first: completed by the scheduler, the last period billed once', async () => {
     const { plan } = await meteredPlan(m, { name: 'API one cycle', max_cycles: 1 });
-    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '29' }));
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_state_code: '29' }),
+    );
     expect(sub).toMatchObject({ status: 'active', cycles_completed: 1, max_cycles: 1 });
     await reportCalls(sub.id, 400);
     await delayScheduler(sub.id, 'complete');
@@ -171,17 +219,25 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     if (provider === 'stripe') {
       // Stripe was told to end the term and reported it (customer.subscription.deleted) before the scheduler ran.
       const ended = await get(sub.id);
-      const reported = (await sandboxEventsAbout(h.app, ended)).filter((e) => e.type === 'customer.subscription.deleted');
+      const reported = (await sandboxEventsAbout(h.app, ended)).filter(
+        (e) => e.type === 'customer.subscription.deleted',
+      );
       expect(reported.map((e) => e.delivered)).toEqual([true]);
     }
   });
 
   it('a trial cancelled at its end, reported by the gateway first: no usage billed', async () => {
     const { plan } = await meteredPlan(m, { trial_period_days: 7 });
-    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id, { customer_state_code: '29' }));
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_state_code: '29' }),
+    );
     expect(sub.status).toBe('trialing');
     await reportCalls(sub.id, 400);
-    expect(await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: true }))).toMatchObject({ status: 'trialing', cancel_at_period_end: true });
+    expect(await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: true }))).toMatchObject({
+      status: 'trialing',
+      cancel_at_period_end: true,
+    });
     await delayScheduler(sub.id, (await scheduled(sub.id))!);
     await h.clock.advance(m, after(sub.trial_end));
     expect(await get(sub.id)).toMatchObject({ status: 'cancelled', cycles_completed: 0 });
@@ -193,7 +249,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   });
 
   it('cancelled now at the gateway: nothing billed for the unfinished period', async () => {
-    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, metered.plan.id, { customer_state_code: '29' }));
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, metered.plan.id, { customer_state_code: '29' }),
+    );
     await reportCalls(sub.id, 400);
     expect((await postEvent(conn.connection.webhook_url, gatewayCancellation(provider, conn, sub))).status).toBe(200);
     expect((await trail(m.test, sub.id)).at(-1)).toBe('active>cancelled:subscription.cancelled:webhook');
@@ -208,4 +267,3 @@ function withNewId(provider: ProviderName, body: string): { id: string; body: st
   const id = `evt_${crypto.randomBytes(12).toString('hex')}`;
   return { id, body: JSON.stringify({ ...JSON.parse(body), id }) };
 }
-

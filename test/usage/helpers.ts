@@ -15,12 +15,23 @@ export async function billableSubscription(c: Client_, plan: Record<string, unkn
 
 /** A usage event body (fields overridable; `undefined` drops one). */
 export function usageBody(subscriptionId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const body: Record<string, unknown> = { subscription_id: subscriptionId, event_type: 'api_calls', quantity: 1, unit: 'calls', ...overrides };
+  const body: Record<string, unknown> = {
+    subscription_id: subscriptionId,
+    event_type: 'api_calls',
+    quantity: 1,
+    unit: 'calls',
+    ...overrides,
+  };
   for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
   return body;
 }
 
-export async function report(c: Client_, subscriptionId: string, overrides: Record<string, unknown> = {}, headers?: Record<string, string>) {
+export async function report(
+  c: Client_,
+  subscriptionId: string,
+  overrides: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+) {
   return ok(c.post('/usage/events', usageBody(subscriptionId, overrides), headers), 201);
 }
 
@@ -36,7 +47,10 @@ export async function totals(c: Client_, subscriptionId: string): Promise<string
 }
 
 /** Rows the database holds for a subscription: events, aggregate rows (slots), idempotency keys and units. */
-export async function stored(t: TestApp, subscriptionId: string): Promise<{ events: number; aggregates: number; units: number }> {
+export async function stored(
+  t: TestApp,
+  subscriptionId: string,
+): Promise<{ events: number; aggregates: number; units: number }> {
   const conn = t.orm.em.getConnection();
   const [row] = await conn.execute<{ events: string; aggregates: string; units: string }[]>(
     `select (select count(*) from usage_events where subscription_id = ?) as events,
@@ -48,15 +62,19 @@ export async function stored(t: TestApp, subscriptionId: string): Promise<{ even
 }
 
 export async function keysOf(t: TestApp, merchantId: string): Promise<number> {
-  const [row] = await t.orm.em.getConnection().execute<{ n: string }[]>('select count(*) as n from usage_event_keys where merchant_id = ?', [merchantId]);
+  const [row] = await t.orm.em
+    .getConnection()
+    .execute<{ n: string }[]>('select count(*) as n from usage_event_keys where merchant_id = ?', [merchantId]);
   return Number(row.n);
 }
 
 /** The partitions of usage_events, by name. */
 export async function partitions(t: TestApp): Promise<string[]> {
-  const rows = await t.orm.em.getConnection().execute<{ name: string }[]>(
-    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'usage_events'::regclass order by 1`,
-  );
+  const rows = await t.orm.em
+    .getConnection()
+    .execute<{ name: string }[]>(
+      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = 'usage_events'::regclass order by 1`,
+    );
   return rows.map((r) => r.name);
 }
 
@@ -73,8 +91,14 @@ export const errorOf = (r: { status: number; body: any }) => [r.status, r.body?.
 export async function meteredPlan(m: TestMerchant, plan: Record<string, unknown> = {}) {
   const catalog = await recurringPlan(m.test, { name: 'API monthly', ...plan }, { amount: 49900 });
   // A quarter paisa per call; 250.5 paise per GPU second (fractional, so the exact sum of ten 0.1 matters).
-  for (const [event_type, unit_amount_decimal] of [['api_calls', '0.25'], ['gpu_seconds', '250.5']]) {
-    await ok(m.test.post(`/plans/${catalog.plan.id}/usage-rates`, { event_type, currency: 'INR', unit_amount_decimal }), 201);
+  for (const [event_type, unit_amount_decimal] of [
+    ['api_calls', '0.25'],
+    ['gpu_seconds', '250.5'],
+  ]) {
+    await ok(
+      m.test.post(`/plans/${catalog.plan.id}/usage-rates`, { event_type, currency: 'INR', unit_amount_decimal }),
+      201,
+    );
   }
   return catalog;
 }
@@ -91,15 +115,19 @@ export async function razorpayAddonAmounts(t: TestApp, providerSubscriptionId: s
 
 /** The subscription's usage invoices (its invoices with Usage lines), oldest first. */
 export async function usageInvoices(c: Client_, subscriptionId: string): Promise<any[]> {
-  return (await invoicesOf(c, subscriptionId)).filter((i) => i.line_items.some((l: any) => l.description.startsWith('Usage: ')));
+  return (await invoicesOf(c, subscriptionId)).filter((i) =>
+    i.line_items.some((l: any) => l.description.startsWith('Usage: ')),
+  );
 }
 
 /** Reported but not billed yet in a subscription's aggregates (decimal text; '0': nothing left, nothing billed beyond). */
 export async function unbilled(t: TestApp, subscriptionId: string): Promise<string> {
-  const [row] = await t.orm.em.getConnection().execute<{ left: string }[]>(
-    'select trim_scale(coalesce(sum(total_quantity - billed_quantity), 0))::text as left from usage_aggregates where subscription_id = ?',
-    [subscriptionId],
-  );
+  const [row] = await t.orm.em
+    .getConnection()
+    .execute<{ left: string }[]>(
+      'select trim_scale(coalesce(sum(total_quantity - billed_quantity), 0))::text as left from usage_aggregates where subscription_id = ?',
+      [subscriptionId],
+    );
   return row.left;
 }
 
@@ -110,7 +138,11 @@ const BACKGROUND_CLAIM = /^\s*with due as \(\s*select c\.id from gateway_command
  * Runs `run` with every statement on the service's pool passed to `intercept` first (its text, and `pass` to send it
  * on), which may note it or fail it instead (the command worker's claim is passed on unseen); the pool's own `query` is back afterwards, whatever happened.
  */
-export async function interceptPool<T>(t: TestApp, intercept: (text: string, pass: () => Promise<unknown>) => Promise<unknown>, run: () => Promise<T>): Promise<T> {
+export async function interceptPool<T>(
+  t: TestApp,
+  intercept: (text: string, pass: () => Promise<unknown>) => Promise<unknown>,
+  run: () => Promise<T>,
+): Promise<T> {
   const pool = t.app.services.plainPool;
   const original = pool.query.bind(pool);
   (pool as unknown as { query: unknown }).query = (config: string | { text: string }, values?: unknown[]) => {

@@ -1,7 +1,18 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect } from '../payments/helpers';
 import { createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
-import { billableSubscription, errorOf, interceptPool, keysOf, report, rnd, stored, summary, totals, usageBody } from './helpers';
+import {
+  billableSubscription,
+  errorOf,
+  interceptPool,
+  keysOf,
+  report,
+  rnd,
+  stored,
+  summary,
+  totals,
+  usageBody,
+} from './helpers';
 
 /** Usage ingestion (docs/usage.md): validation, billability, exact sums, de-duplication, batches. */
 
@@ -20,7 +31,15 @@ describe('POST /usage/events', () => {
   it('answers 201 with the event and the billing period it was counted in', async () => {
     const s = await billableSubscription(m.test);
     const now = await h.clock.now(m);
-    const r = await m.test.post('/usage/events', usageBody(s.id, { quantity: 2.5, unit: 'GB-hours', event_type: 'storage.gb_hours', metadata: { region: 'ap-south-1' } }));
+    const r = await m.test.post(
+      '/usage/events',
+      usageBody(s.id, {
+        quantity: 2.5,
+        unit: 'GB-hours',
+        event_type: 'storage.gb_hours',
+        metadata: { region: 'ap-south-1' },
+      }),
+    );
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/),
@@ -88,22 +107,47 @@ describe('POST /usage/events', () => {
     ['no unit', { unit: undefined }, 400, 'parameter_missing', 'unit'],
     ['metadata not an object', { metadata: 'x' }, 400, 'parameter_invalid', 'metadata'],
     ['a metadata value not a string', { metadata: { a: 1 } }, 400, 'parameter_invalid', 'metadata.a'],
-    ['51 metadata keys', { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 400, 'parameter_invalid', 'metadata'],
+    [
+      '51 metadata keys',
+      { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) },
+      400,
+      'parameter_invalid',
+      'metadata',
+    ],
     ['a timestamp that is no date', { timestamp: 'yesterday' }, 400, 'parameter_invalid', 'timestamp'],
     ['a timestamp 10 minutes ahead', { timestamp: 'FUTURE' }, 400, 'parameter_invalid', 'timestamp'],
-    ['a timestamp before the subscription began', { timestamp: '2001-01-01T00:00:00Z' }, 400, 'parameter_invalid', 'timestamp'],
+    [
+      'a timestamp before the subscription began',
+      { timestamp: '2001-01-01T00:00:00Z' },
+      400,
+      'parameter_invalid',
+      'timestamp',
+    ],
     ['an empty idempotency_key', { idempotency_key: '' }, 400, 'parameter_invalid', 'idempotency_key'],
-    ['an idempotency_key of 256 characters', { idempotency_key: 'k'.repeat(256) }, 400, 'parameter_invalid', 'idempotency_key'],
+    [
+      'an idempotency_key of 256 characters',
+      { idempotency_key: 'k'.repeat(256) },
+      400,
+      'parameter_invalid',
+      'idempotency_key',
+    ],
     ['an unknown field', { bogus_field: 1 }, 400, 'parameter_unknown', 'bogus_field'],
     ['no subscription_id', { subscription_id: undefined }, 400, 'parameter_missing', 'subscription_id'],
-    ['an unknown subscription', { subscription_id: '0190a0a0-0000-7000-8000-000000000000' }, 404, 'resource_not_found', 'subscription_id'],
+    [
+      'an unknown subscription',
+      { subscription_id: '0190a0a0-0000-7000-8000-000000000000' },
+      404,
+      'resource_not_found',
+      'subscription_id',
+    ],
     ['a malformed subscription id', { subscription_id: 'sub_123' }, 404, 'resource_not_found', 'subscription_id'],
   ];
 
   it.each(CASES)('%s: %s %s on %s, nothing stored', async (_name, overrides, status, code, param) => {
     const before = await stored(h.app, sub.id);
     const body = { ...overrides };
-    if (body.timestamp === 'FUTURE') body.timestamp = new Date((await h.clock.now(m)).getTime() + 10 * 60_000).toISOString();
+    if (body.timestamp === 'FUTURE')
+      body.timestamp = new Date((await h.clock.now(m)).getTime() + 10 * 60_000).toISOString();
     const r = await m.test.post('/usage/events', usageBody(sub.id, body));
     expect(errorOf(r)).toEqual([status, code, param]);
     expect(r.body.error.type).toBe('invalid_request_error');
@@ -116,7 +160,9 @@ describe('POST /usage/events', () => {
     expect((await report(m.test, s.id, { timestamp: soon })).timestamp).toBe(soon);
     expect((await report(m.test, s.id, { quantity: 1e15, event_type: 'big' })).quantity).toBe(1e15);
     expect((await report(m.test, s.id, { quantity: 1e-12, event_type: 'tiny' })).quantity).toBe(1e-12);
-    expect((await summary(m.test, s.id)).aggregations.find((a: any) => a.event_type === 'tiny').total_quantity_decimal).toBe('0.000000000001');
+    expect(
+      (await summary(m.test, s.id)).aggregations.find((a: any) => a.event_type === 'tiny').total_quantity_decimal,
+    ).toBe('0.000000000001');
   });
 
   it('409 subscription_not_billable for a subscription still at checkout, or cancelled; nothing stored', async () => {
@@ -139,7 +185,7 @@ describe('POST /usage/events', () => {
     expect((await report(m.test, s.id)).billing_period_start).toBe(s.current_period_start);
   });
 
-  it("an event type keeps its first unit on a subscription: another unit is refused (400 unit), nothing stored", async () => {
+  it('an event type keeps its first unit on a subscription: another unit is refused (400 unit), nothing stored', async () => {
     const s = await billableSubscription(m.test);
     await report(m.test, s.id, { unit: 'calls' });
     const before = await stored(h.app, s.id);
@@ -170,7 +216,9 @@ describe('POST /usage/events', () => {
 
   it('concurrent events on one subscription all count (slots spread the row locks; the summary adds them)', async () => {
     const s = await billableSubscription(m.test);
-    const answers = await Promise.all(Array.from({ length: 40 }, () => m.test.post('/usage/events', usageBody(s.id, { quantity: 0.1 }))));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () => m.test.post('/usage/events', usageBody(s.id, { quantity: 0.1 }))),
+    );
     expect(answers.map((r) => r.status)).toEqual(Array(40).fill(201));
     expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 4 calls`]);
     const st = await stored(h.app, s.id);
@@ -192,11 +240,22 @@ describe('POST /usage/events', () => {
     }
 
     it('60 concurrent events over three subscriptions: each its own answer, all counted, in fewer statements than events', async () => {
-      const subs = [await billableSubscription(m.test), await billableSubscription(m.test), await billableSubscription(m.test)];
+      const subs = [
+        await billableSubscription(m.test),
+        await billableSubscription(m.test),
+        await billableSubscription(m.test),
+      ];
       const bodies = Array.from({ length: 60 }, (_, i) =>
-        usageBody(subs[i % 3].id, { quantity: (i % 5) / 10, event_type: i % 2 ? 'odd' : 'even', unit: i % 2 ? 'o' : 'e', idempotency_key: i % 4 ? `g-${rnd(8)}` : undefined }),
+        usageBody(subs[i % 3].id, {
+          quantity: (i % 5) / 10,
+          event_type: i % 2 ? 'odd' : 'even',
+          unit: i % 2 ? 'o' : 'e',
+          idempotency_key: i % 4 ? `g-${rnd(8)}` : undefined,
+        }),
       );
-      const { result: answers, statements } = await eventStatements(() => Promise.all(bodies.map((b) => m.test.post('/usage/events', b))));
+      const { result: answers, statements } = await eventStatements(() =>
+        Promise.all(bodies.map((b) => m.test.post('/usage/events', b))),
+      );
       expect(answers.map((r) => r.status)).toEqual(Array(60).fill(201));
       expect(statements).toBeLessThan(60);
       answers.forEach((r, i) => {
@@ -219,7 +278,10 @@ describe('POST /usage/events', () => {
           return { tenths: mine.reduce((a, i) => a + (i % 5), 0), count: mine.length };
         };
         const aggs = (await summary(m.test, s.id)).aggregations;
-        for (const [type, parity] of [['even', 0], ['odd', 1]] as const) {
+        for (const [type, parity] of [
+          ['even', 0],
+          ['odd', 1],
+        ] as const) {
           const e = expected(parity);
           const a = aggs.find((x: any) => x.event_type === type);
           expect(a.total_quantity_decimal).toBe(e.tenths % 10 ? (e.tenths / 10).toFixed(1) : String(e.tenths / 10));
@@ -232,7 +294,9 @@ describe('POST /usage/events', () => {
     it('a new event type raced with two units: the first registered keeps it, events with the other are refused (400 unit), nothing of theirs stored', async () => {
       const s = await billableSubscription(m.test);
       const units = Array.from({ length: 20 }, (_, i) => (i % 2 ? 'bytes' : 'items'));
-      const answers = await Promise.all(units.map((unit) => m.test.post('/usage/events', usageBody(s.id, { event_type: 'contested', unit }))));
+      const answers = await Promise.all(
+        units.map((unit) => m.test.post('/usage/events', usageBody(s.id, { event_type: 'contested', unit }))),
+      );
       const won = answers.find((r) => r.status === 201)!.body.unit;
       answers.forEach((r, i) => {
         if (units[i] === won) expect(r.status).toBe(201);
@@ -264,9 +328,14 @@ describe('POST /usage/events', () => {
         [usageBody(s.id, { quantity: 3 }), 201, null],
       ];
       const answers = await Promise.all(cases.map(([b]) => m.test.post('/usage/events', b)));
-      expect(answers.map((r) => [r.status, r.body.error?.code ?? null])).toEqual(cases.map(([, status, code]) => [status, code]));
+      expect(answers.map((r) => [r.status, r.body.error?.code ?? null])).toEqual(
+        cases.map(([, status, code]) => [status, code]),
+      );
       expect(answers[6].body).toEqual(first); // the used key answers its first event
-      expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 12 calls`, `${s.current_period_start} fixed 1 calls`]);
+      expect(await totals(m.test, s.id)).toEqual([
+        `${s.current_period_start} api_calls 12 calls`,
+        `${s.current_period_start} fixed 1 calls`,
+      ]);
       expect((await stored(h.app, s.id)).events).toBe(4);
       expect(await stored(h.app, cancelled.id)).toEqual({ events: 0, aggregates: 0, units: 0 });
     });
@@ -280,7 +349,11 @@ describe('POST /usage/events', () => {
           ? Promise.reject(new Error('Connection terminated unexpectedly'))
           : pass();
       const answers = await interceptPool(h.app, dropFirstGroup, () =>
-        Promise.all(Array.from({ length: 12 }, (_, i) => m.test.post('/usage/events', usageBody(s.id, { quantity: 1, idempotency_key: `drop-${rnd()}-${i}` })))),
+        Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            m.test.post('/usage/events', usageBody(s.id, { quantity: 1, idempotency_key: `drop-${rnd()}-${i}` })),
+          ),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual(Array(12).fill(201));
       expect(new Set(answers.map((r) => r.body.id)).size).toBe(12);
@@ -295,19 +368,26 @@ describe('POST /usage/events', () => {
       const mine = await billableSubscription(m.test);
       const theirs = await billableSubscription(other.test);
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 ? other.test : m.test).post('/usage/events', usageBody((i % 2 ? theirs : mine).id, { quantity: 1 }))),
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? other.test : m.test).post('/usage/events', usageBody((i % 2 ? theirs : mine).id, { quantity: 1 })),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
       // A subscription of the other merchant is not found, even among events sent together.
-      const crossed = await Promise.all([m.test.post('/usage/events', usageBody(theirs.id)), other.test.post('/usage/events', usageBody(mine.id))]);
+      const crossed = await Promise.all([
+        m.test.post('/usage/events', usageBody(theirs.id)),
+        other.test.post('/usage/events', usageBody(mine.id)),
+      ]);
       expect(crossed.map(errorOf)).toEqual([
         [404, 'resource_not_found', 'subscription_id'],
         [404, 'resource_not_found', 'subscription_id'],
       ]);
-      const rows = await h.app.orm.em.getConnection().execute<{ merchant_id: string; mode: string; subscription_id: string; n: string }[]>(
-        'select merchant_id, mode, subscription_id, count(*) as n from usage_events where subscription_id in (?, ?) group by 1, 2, 3 order by 1',
-        [mine.id, theirs.id],
-      );
+      const rows = await h.app.orm.em
+        .getConnection()
+        .execute<{ merchant_id: string; mode: string; subscription_id: string; n: string }[]>(
+          'select merchant_id, mode, subscription_id, count(*) as n from usage_events where subscription_id in (?, ?) group by 1, 2, 3 order by 1',
+          [mine.id, theirs.id],
+        );
       expect(rows.map((r) => [r.merchant_id, r.mode, r.subscription_id, Number(r.n)]).sort()).toEqual(
         [
           [m.id, 'test', mine.id, 10],
@@ -349,7 +429,9 @@ describe('POST /usage/events', () => {
       const s = await billableSubscription(m.test);
       const key = `race-${rnd()}`;
       const answers = await Promise.all(
-        Array.from({ length: 20 }, () => m.test.post('/usage/events', usageBody(s.id, { idempotency_key: key, quantity: 2 }))),
+        Array.from({ length: 20 }, () =>
+          m.test.post('/usage/events', usageBody(s.id, { idempotency_key: key, quantity: 2 })),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
       expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
@@ -362,7 +444,9 @@ describe('POST /usage/events', () => {
       const s = await billableSubscription(m.test);
       const key = `race-unit-${rnd()}`;
       const answers = await Promise.all(
-        Array.from({ length: 20 }, () => m.test.post('/usage/events', usageBody(s.id, { idempotency_key: key, event_type: 'fresh', unit: 'u' }))),
+        Array.from({ length: 20 }, () =>
+          m.test.post('/usage/events', usageBody(s.id, { idempotency_key: key, event_type: 'fresh', unit: 'u' })),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
       expect(new Set(answers.map((r) => r.body.id)).size).toBe(1);
@@ -393,8 +477,14 @@ describe('POST /usage/events', () => {
       const s = await billableSubscription(m.test);
       const key = `hdr-race-${rnd()}`;
       const body = usageBody(s.id, { quantity: 3 });
-      const answers = await Promise.all(Array.from({ length: 20 }, () => m.test.post('/usage/events', body, { 'Idempotency-Key': key })));
-      for (const r of answers) expect([[201, undefined], [409, 'idempotency_key_in_use']]).toContainEqual([r.status, r.body.error?.code]);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => m.test.post('/usage/events', body, { 'Idempotency-Key': key })),
+      );
+      for (const r of answers)
+        expect([
+          [201, undefined],
+          [409, 'idempotency_key_in_use'],
+        ]).toContainEqual([r.status, r.body.error?.code]);
       const ids = new Set(answers.filter((r) => r.status === 201).map((r) => r.body.id));
       expect(ids.size).toBe(1);
       expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 3 calls`]);
@@ -410,13 +500,31 @@ describe('POST /usage/events', () => {
     const s = await billableSubscription(m.test);
     const q = `mutation($input: ReportUsageInput!) { reportUsage(input: $input) {
       id object subscriptionId eventType quantity unit metadata timestamp billingPeriodStart billingPeriodEnd idempotencyKey livemode createdAt } }`;
-    const r = await m.test.gql(q, { input: { subscriptionId: s.id, eventType: 'gql', quantity: 0.5, unit: 'calls', idempotencyKey: `g-${rnd()}` } });
+    const r = await m.test.gql(q, {
+      input: { subscriptionId: s.id, eventType: 'gql', quantity: 0.5, unit: 'calls', idempotencyKey: `g-${rnd()}` },
+    });
     expect(r.errors).toBeUndefined();
-    expect(r.data.reportUsage).toMatchObject({ object: 'usage_event', subscriptionId: s.id, quantity: 0.5, billingPeriodStart: s.current_period_start, livemode: false });
+    expect(r.data.reportUsage).toMatchObject({
+      object: 'usage_event',
+      subscriptionId: s.id,
+      quantity: 0.5,
+      billingPeriodStart: s.current_period_start,
+      livemode: false,
+    });
     const bad = await m.test.gql(q, { input: { subscriptionId: s.id, eventType: 'gql', quantity: -2, unit: 'calls' } });
-    expect(bad.errors![0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'quantity', http: { status: 400 } });
-    const busy = await m.test.gql(q, { input: { subscriptionId: '0190a0a0-0000-7000-8000-000000000000', eventType: 'gql', quantity: 1, unit: 'calls' } });
-    expect(busy.errors![0].extensions).toMatchObject({ code: 'resource_not_found', param: 'subscription_id', http: { status: 404 } });
+    expect(bad.errors![0].extensions).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'quantity',
+      http: { status: 400 },
+    });
+    const busy = await m.test.gql(q, {
+      input: { subscriptionId: '0190a0a0-0000-7000-8000-000000000000', eventType: 'gql', quantity: 1, unit: 'calls' },
+    });
+    expect(busy.errors![0].extensions).toMatchObject({
+      code: 'resource_not_found',
+      param: 'subscription_id',
+      http: { status: 404 },
+    });
   });
 });
 
@@ -427,7 +535,12 @@ describe('POST /usage/events/batch', () => {
     const s1 = await billableSubscription(m.test);
     const s2 = await billableSubscription(m.test);
     const events = Array.from({ length: 1000 }, (_, i) =>
-      usageBody(i % 2 ? s2.id : s1.id, { event_type: i % 3 ? 'api_calls' : 'storage', unit: i % 3 ? 'calls' : 'GB', quantity: 0.1, metadata: { n: String(i), note: i % 100 ? 'x' : 'é 😀 ₹' } }),
+      usageBody(i % 2 ? s2.id : s1.id, {
+        event_type: i % 3 ? 'api_calls' : 'storage',
+        unit: i % 3 ? 'calls' : 'GB',
+        quantity: 0.1,
+        metadata: { n: String(i), note: i % 100 ? 'x' : 'é 😀 ₹' },
+      }),
     );
     const r = await batch(events);
     expect(r.status).toBe(201);
@@ -438,7 +551,12 @@ describe('POST /usage/events/batch', () => {
     expect(r.body.object).toBe('list');
     expect(r.body.data).toHaveLength(1000);
     r.body.data.forEach((e: any, i: number) => {
-      expect(e).toMatchObject({ object: 'usage_event', subscription_id: events[i].subscription_id, metadata: { n: String(i), note: i % 100 ? 'x' : 'é 😀 ₹' }, quantity: 0.1 });
+      expect(e).toMatchObject({
+        object: 'usage_event',
+        subscription_id: events[i].subscription_id,
+        metadata: { n: String(i), note: i % 100 ? 'x' : 'é 😀 ₹' },
+        quantity: 0.1,
+      });
       expect(e.billing_period_start).toBe((i % 2 ? s2 : s1).current_period_start);
       expect(e.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/); // UUID v7, as single events
     });
@@ -481,7 +599,13 @@ describe('POST /usage/events/batch', () => {
       [{ bogus: true }, 1, 400, 'parameter_unknown', 'events[1].bogus'],
       [{ timestamp: '1999-01-01T00:00:00Z' }, 3, 400, 'parameter_invalid', 'events[3].timestamp'],
       [{ unit: 'other' }, 3, 400, 'parameter_invalid', 'events[3].unit'], // events 0..2 fixed the unit as calls
-      [{ subscription_id: '0190a0a0-0000-7000-8000-000000000000' }, 2, 404, 'resource_not_found', 'events[2].subscription_id'],
+      [
+        { subscription_id: '0190a0a0-0000-7000-8000-000000000000' },
+        2,
+        404,
+        'resource_not_found',
+        'events[2].subscription_id',
+      ],
       [{ subscription_id: created.id }, 1, 409, 'subscription_not_billable', 'events[1].subscription_id'],
     ];
     const keysBefore = await keysOf(h.app, m.id);
@@ -530,7 +654,10 @@ describe('POST /usage/events/batch', () => {
 
   it('a retried batch answers the events its keys made, even once the subscription no longer takes usage; nothing else registered', async () => {
     const s = await billableSubscription(m.test);
-    const events = [usageBody(s.id, { idempotency_key: `rt-${rnd()}`, quantity: 2 }), usageBody(s.id, { idempotency_key: `rt-${rnd()}`, quantity: 3 })];
+    const events = [
+      usageBody(s.id, { idempotency_key: `rt-${rnd()}`, quantity: 2 }),
+      usageBody(s.id, { idempotency_key: `rt-${rnd()}`, quantity: 3 }),
+    ];
     const first = await batch(events);
     expect(first.status).toBe(201);
     // The same keys saying something else (another event type, and a unit that type would then be stuck with):
@@ -548,15 +675,21 @@ describe('POST /usage/events/batch', () => {
     // An event without a used key is refused as usual, and the batch with it changes nothing.
     const mixed = await batch([...events, usageBody(s.id, { quantity: 1 })]);
     expect(errorOf(mixed)).toEqual([409, 'subscription_not_billable', 'events[2].subscription_id']);
-    expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 5 calls`, `${s.current_period_start} other 1 free`]);
+    expect(await totals(m.test, s.id)).toEqual([
+      `${s.current_period_start} api_calls 5 calls`,
+      `${s.current_period_start} other 1 free`,
+    ]);
   });
 
   it('raced: 10 identical keyed batches count each event once', async () => {
     const s = await billableSubscription(m.test);
-    const events = Array.from({ length: 50 }, (_, i) => usageBody(s.id, { idempotency_key: `rb-${rnd()}-${i}`, quantity: 1 }));
+    const events = Array.from({ length: 50 }, (_, i) =>
+      usageBody(s.id, { idempotency_key: `rb-${rnd()}-${i}`, quantity: 1 }),
+    );
     const answers = await Promise.all(Array.from({ length: 10 }, () => batch(events)));
     expect(answers.map((r) => r.status)).toEqual(Array(10).fill(201));
-    for (const r of answers) expect(r.body.data.map((e: any) => e.id)).toEqual(answers[0].body.data.map((e: any) => e.id));
+    for (const r of answers)
+      expect(r.body.data.map((e: any) => e.id)).toEqual(answers[0].body.data.map((e: any) => e.id));
     expect(await totals(m.test, s.id)).toEqual([`${s.current_period_start} api_calls 50 calls`]);
     expect((await stored(h.app, s.id)).events).toBe(50);
   });
@@ -565,17 +698,26 @@ describe('POST /usage/events/batch', () => {
     // A batch first tries to take all its keys as new; one taken before or meanwhile makes it write nothing and go
     // again skipping the taken keys (usage.store.ts writeBatch). Both rounds are raced here, with and without new units.
     const s = await billableSubscription(m.test);
-    const shared = Array.from({ length: 20 }, (_, i) => usageBody(s.id, { idempotency_key: `sh-${rnd()}-${i}`, quantity: 1 }));
+    const shared = Array.from({ length: 20 }, (_, i) =>
+      usageBody(s.id, { idempotency_key: `sh-${rnd()}-${i}`, quantity: 1 }),
+    );
     const batches = Array.from({ length: 8 }, (_, b) => [
       ...shared,
       ...Array.from({ length: 20 }, (_, i) =>
-        usageBody(s.id, { idempotency_key: `own-${rnd()}-${b}-${i}`, quantity: 10, ...(b % 2 ? { event_type: `t${b}`, unit: 'u' } : {}) }),
+        usageBody(s.id, {
+          idempotency_key: `own-${rnd()}-${b}-${i}`,
+          quantity: 10,
+          ...(b % 2 ? { event_type: `t${b}`, unit: 'u' } : {}),
+        }),
       ),
     ]);
     const answers = await Promise.all(batches.map((events) => batch(events)));
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(201));
     // The shared keys answer one event each, whichever batch wrote it.
-    for (const r of answers) expect(r.body.data.slice(0, 20).map((e: any) => e.id)).toEqual(answers[0].body.data.slice(0, 20).map((e: any) => e.id));
+    for (const r of answers)
+      expect(r.body.data.slice(0, 20).map((e: any) => e.id)).toEqual(
+        answers[0].body.data.slice(0, 20).map((e: any) => e.id),
+      );
     expect(new Set(answers.flatMap((r) => r.body.data.slice(20).map((e: any) => e.id))).size).toBe(160);
     expect(await totals(m.test, s.id)).toEqual([
       `${s.current_period_start} api_calls ${20 + 4 * 20 * 10} calls`,
@@ -598,15 +740,34 @@ describe('POST /usage/events/batch', () => {
 
   it('GraphQL reportUsageBatch', async () => {
     const s = await billableSubscription(m.test);
-    const r = await m.test.gql('mutation($input: ReportUsageBatchInput!) { reportUsageBatch(input: $input) { object data { id eventType quantity } } }', {
-      input: { events: [{ subscriptionId: s.id, eventType: 'a', quantity: 1, unit: 'u' }, { subscriptionId: s.id, eventType: 'b', quantity: 2, unit: 'u' }] },
-    });
+    const r = await m.test.gql(
+      'mutation($input: ReportUsageBatchInput!) { reportUsageBatch(input: $input) { object data { id eventType quantity } } }',
+      {
+        input: {
+          events: [
+            { subscriptionId: s.id, eventType: 'a', quantity: 1, unit: 'u' },
+            { subscriptionId: s.id, eventType: 'b', quantity: 2, unit: 'u' },
+          ],
+        },
+      },
+    );
     expect(r.errors).toBeUndefined();
     expect(r.data.reportUsageBatch.object).toBe('list');
-    expect(r.data.reportUsageBatch.data.map((e: any) => [e.eventType, e.quantity])).toEqual([['a', 1], ['b', 2]]);
-    const bad = await m.test.gql('mutation($input: ReportUsageBatchInput!) { reportUsageBatch(input: $input) { object } }', {
-      input: { events: [{ subscriptionId: s.id, eventType: 'a', quantity: 1, unit: 'u' }, { subscriptionId: s.id, eventType: 'a', quantity: -1, unit: 'u' }] },
-    });
+    expect(r.data.reportUsageBatch.data.map((e: any) => [e.eventType, e.quantity])).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    const bad = await m.test.gql(
+      'mutation($input: ReportUsageBatchInput!) { reportUsageBatch(input: $input) { object } }',
+      {
+        input: {
+          events: [
+            { subscriptionId: s.id, eventType: 'a', quantity: 1, unit: 'u' },
+            { subscriptionId: s.id, eventType: 'a', quantity: -1, unit: 'u' },
+          ],
+        },
+      },
+    );
     expect(bad.errors![0].extensions).toMatchObject({ code: 'parameter_invalid', param: 'events[1].quantity' });
   });
 });

@@ -3,7 +3,17 @@ import { TestMerchant, useHarness } from '../harness';
 import { connect } from '../payments/helpers';
 import { ok } from '../subscriptions/helpers';
 import { UsagePartitions } from '../../src/modules/usage/usage.partitions';
-import { billableSubscription, errorOf, partitionOf, partitions, report, stored, summary, totals, usageBody } from './helpers';
+import {
+  billableSubscription,
+  errorOf,
+  partitionOf,
+  partitions,
+  report,
+  stored,
+  summary,
+  totals,
+  usageBody,
+} from './helpers';
 
 /** The usage summary (docs/usage.md): sums per billing period and event type, periods by the test clock, partitions. */
 
@@ -24,19 +34,39 @@ describe('GET /usage/summary', () => {
     const s = await billableSubscription(m.test);
     expect(await summary(m.test, s.id)).toEqual({ object: 'usage_summary', subscription_id: s.id, aggregations: [] });
     expect(errorOf(await m.test.get('/usage/summary'))).toEqual([400, 'parameter_missing', 'subscription_id']);
-    expect(errorOf(await m.test.get('/usage/summary?subscription_id=nope'))).toEqual([404, 'resource_not_found', 'subscription_id']);
-    expect(errorOf(await m.test.get('/usage/summary?subscription_id=0190a0a0-0000-7000-8000-000000000000'))).toEqual([
-      404, 'resource_not_found', 'subscription_id',
+    expect(errorOf(await m.test.get('/usage/summary?subscription_id=nope'))).toEqual([
+      404,
+      'resource_not_found',
+      'subscription_id',
     ]);
-    expect(errorOf(await m.test.get(`/usage/summary?subscription_id=${s.id}&bogus=1`))).toEqual([400, 'parameter_unknown', 'bogus']);
+    expect(errorOf(await m.test.get('/usage/summary?subscription_id=0190a0a0-0000-7000-8000-000000000000'))).toEqual([
+      404,
+      'resource_not_found',
+      'subscription_id',
+    ]);
+    expect(errorOf(await m.test.get(`/usage/summary?subscription_id=${s.id}&bogus=1`))).toEqual([
+      400,
+      'parameter_unknown',
+      'bogus',
+    ]);
   });
 
   it('one aggregation per period and event type: newest period first, event types in byte order, ids stable', async () => {
     const s = await billableSubscription(m.test);
-    for (const [type, q] of [['b', 1], ['a', 2], ['C', 3], ['a', 0.5]] as const) await report(m.test, s.id, { event_type: type, quantity: q, unit: 'u' });
+    for (const [type, q] of [
+      ['b', 1],
+      ['a', 2],
+      ['C', 3],
+      ['a', 0.5],
+    ] as const)
+      await report(m.test, s.id, { event_type: type, quantity: q, unit: 'u' });
     const first = await summary(m.test, s.id);
     expect(first.aggregations).toEqual(
-      [['C', 3, '3', 1], ['a', 2.5, '2.5', 2], ['b', 1, '1', 1]].map(([type, total, decimal, count]) => ({
+      [
+        ['C', 3, '3', 1],
+        ['a', 2.5, '2.5', 2],
+        ['b', 1, '1', 1],
+      ].map(([type, total, decimal, count]) => ({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         object: 'usage_aggregation',
         billing_period_start: s.current_period_start,
@@ -78,13 +108,26 @@ describe('GET /usage/summary', () => {
     expect(r.data.usageSummary).toEqual({
       object: 'usage_summary',
       subscriptionId: s.id,
-      aggregations: [{
-        id: a.id, object: 'usage_aggregation', billingPeriodStart: a.billing_period_start, billingPeriodEnd: a.billing_period_end,
-        eventType: 'api_calls', totalQuantity: 0.3, totalQuantityDecimal: '0.3', unit: 'calls', eventCount: 2,
-      }],
+      aggregations: [
+        {
+          id: a.id,
+          object: 'usage_aggregation',
+          billingPeriodStart: a.billing_period_start,
+          billingPeriodEnd: a.billing_period_end,
+          eventType: 'api_calls',
+          totalQuantity: 0.3,
+          totalQuantityDecimal: '0.3',
+          unit: 'calls',
+          eventCount: 2,
+        },
+      ],
     });
     const none = await m.test.gql(q, { id: '0190a0a0-0000-7000-8000-000000000000' });
-    expect(none.errors![0].extensions).toMatchObject({ code: 'resource_not_found', param: 'subscription_id', http: { status: 404 } });
+    expect(none.errors![0].extensions).toMatchObject({
+      code: 'resource_not_found',
+      param: 'subscription_id',
+      http: { status: 404 },
+    });
   });
 });
 
@@ -98,13 +141,23 @@ describe('billing period attribution (test clock)', () => {
     expect(renewed.current_period_start).toBe(p1.end);
     const p2 = { start: renewed.current_period_start, end: renewed.current_period_end };
 
-    expect(await report(m.test, s.id, { quantity: 2 })).toMatchObject({ billing_period_start: p2.start, billing_period_end: p2.end });
+    expect(await report(m.test, s.id, { quantity: 2 })).toMatchObject({
+      billing_period_start: p2.start,
+      billing_period_end: p2.end,
+    });
     const back = await report(m.test, s.id, { quantity: 4, timestamp: iso(ms(p1.start) + 3_600_000) });
     expect(back).toMatchObject({ billing_period_start: p1.start, billing_period_end: p1.end });
     expect((await report(m.test, s.id, { quantity: 8, timestamp: p2.start })).billing_period_start).toBe(p2.start);
-    expect((await report(m.test, s.id, { quantity: 16, timestamp: iso(ms(p1.end) - 1) })).billing_period_start).toBe(p1.start);
+    expect((await report(m.test, s.id, { quantity: 16, timestamp: iso(ms(p1.end) - 1) })).billing_period_start).toBe(
+      p1.start,
+    );
     // A batch places each of its events too.
-    const b = await ok(m.test.post('/usage/events/batch', { events: [usageBody(s.id, { quantity: 32, timestamp: p1.start }), usageBody(s.id, { quantity: 64 })] }), 201);
+    const b = await ok(
+      m.test.post('/usage/events/batch', {
+        events: [usageBody(s.id, { quantity: 32, timestamp: p1.start }), usageBody(s.id, { quantity: 64 })],
+      }),
+      201,
+    );
     expect(b.data.map((e: any) => e.billing_period_start)).toEqual([p1.start, p2.start]);
 
     expect(await totals(m.test, s.id)).toEqual([`${p2.start} api_calls 74 calls`, `${p1.start} api_calls 53 calls`]);
@@ -117,14 +170,22 @@ describe('billing period attribution (test clock)', () => {
     const s = await billableSubscription(m.test, { trial_period_days: 7 });
     expect(s.status).toBe('trialing');
     expect([s.current_period_start, s.current_period_end]).toEqual([s.trial_start, s.trial_end]);
-    expect(await report(m.test, s.id, { quantity: 1 })).toMatchObject({ billing_period_start: s.trial_start, billing_period_end: s.trial_end });
+    expect(await report(m.test, s.id, { quantity: 1 })).toMatchObject({
+      billing_period_start: s.trial_start,
+      billing_period_end: s.trial_end,
+    });
     await h.clock.advance(m, 8 * 86_400);
     const active = await ok(m.test.get(`/subscriptions/${s.id}`));
     expect(active.status).toBe('active');
     expect(active.current_period_start).toBe(s.trial_end);
     expect((await report(m.test, s.id, { quantity: 2 })).billing_period_start).toBe(active.current_period_start);
-    expect((await report(m.test, s.id, { quantity: 4, timestamp: iso(ms(s.trial_end) - 1000) })).billing_period_start).toBe(s.trial_start);
-    expect(await totals(m.test, s.id)).toEqual([`${active.current_period_start} api_calls 2 calls`, `${s.trial_start} api_calls 5 calls`]);
+    expect(
+      (await report(m.test, s.id, { quantity: 4, timestamp: iso(ms(s.trial_end) - 1000) })).billing_period_start,
+    ).toBe(s.trial_start);
+    expect(await totals(m.test, s.id)).toEqual([
+      `${active.current_period_start} api_calls 2 calls`,
+      `${s.trial_start} api_calls 5 calls`,
+    ]);
   });
 });
 
@@ -147,22 +208,34 @@ describe('monthly partitions', () => {
     expect(await partitions(h.app)).toContain(partitionOf(later[0]));
 
     await h.clock.advance(mm, later[1]);
-    const b = await ok(mm.test.post('/usage/events/batch', { events: [usageBody(s.id, { quantity: 4 }), usageBody(s.id, { quantity: 8, timestamp: iso(t0.getTime() + 60_000) })] }), 201);
+    const b = await ok(
+      mm.test.post('/usage/events/batch', {
+        events: [
+          usageBody(s.id, { quantity: 4 }),
+          usageBody(s.id, { quantity: 8, timestamp: iso(t0.getTime() + 60_000) }),
+        ],
+      }),
+      201,
+    );
     expect(b.data.map((e: any) => partitionOf(e.timestamp))).toEqual([partitionOf(later[1]), partitionOf(t0)]);
     expect(await partitions(h.app)).toContain(partitionOf(later[1]));
 
     await h.clock.advance(mm, later[2]);
-    const raced = await Promise.all(Array.from({ length: 12 }, () => mm.test.post('/usage/events', usageBody(s.id, { quantity: 16 }))));
+    const raced = await Promise.all(
+      Array.from({ length: 12 }, () => mm.test.post('/usage/events', usageBody(s.id, { quantity: 16 }))),
+    );
     expect(raced.map((r) => r.status)).toEqual(Array(12).fill(201));
 
     const names = await partitions(h.app);
     expect(names).toContain(partitionOf(later[2]));
     expect(new Set(names).size).toBe(names.length);
     // Each event sits in the partition of its month.
-    const rows = await h.app.orm.em.getConnection().execute<{ part: string; n: string }[]>(
-      'select tableoid::regclass::text as part, count(*) as n from usage_events where subscription_id = ? group by 1 order by 1',
-      [s.id],
-    );
+    const rows = await h.app.orm.em
+      .getConnection()
+      .execute<{ part: string; n: string }[]>(
+        'select tableoid::regclass::text as part, count(*) as n from usage_events where subscription_id = ? group by 1 order by 1',
+        [s.id],
+      );
     expect(Object.fromEntries(rows.map((r) => [r.part, Number(r.n)]))).toEqual({
       [partitionOf(t0)]: 2,
       [partitionOf(later[0])]: 1,

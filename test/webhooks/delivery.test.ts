@@ -36,7 +36,13 @@ describe('signed delivery', () => {
     const event = verify(ep.secret, req);
     expect(event).toMatchObject({ id: r.body.event_id, object: 'event', type: 'payment.succeeded', livemode: false });
     expect(Object.keys(event)).toEqual(['id', 'object', 'type', 'livemode', 'created_at', 'data']);
-    expect(event.data.object).toMatchObject({ object: 'payment', status: 'succeeded', amount: 49900, currency: 'INR', livemode: false });
+    expect(event.data.object).toMatchObject({
+      object: 'payment',
+      status: 'succeeded',
+      amount: 49900,
+      currency: 'INR',
+      livemode: false,
+    });
     // a tampered body or another secret does not verify
     expect(() => verify(ep.secret, { ...req, body: req.body.replace('49900', '1') })).toThrow();
     expect(() => verify('whsec_' + Buffer.alloc(32, 1).toString('base64'), req)).toThrow();
@@ -45,10 +51,23 @@ describe('signed delivery', () => {
       const x = await delivery(m, r.body.deliveries[0].id);
       return x.status === 'succeeded' ? x : null;
     });
-    expect(d).toMatchObject({ attempts: 1, response_status: 200, error: null, response_body: 'ok', next_attempt_at: null });
+    expect(d).toMatchObject({
+      attempts: 1,
+      response_status: 200,
+      error: null,
+      response_body: 'ok',
+      next_attempt_at: null,
+    });
     expect(d.latency_ms).toBeGreaterThanOrEqual(0);
     expect(d.attempt_log).toEqual([
-      { attempt: 1, attempted_at: d.last_attempt_at, response_status: 200, latency_ms: d.latency_ms, error: null, response_body: 'ok' },
+      {
+        attempt: 1,
+        attempted_at: d.last_attempt_at,
+        response_status: 200,
+        latency_ms: d.latency_ms,
+        error: null,
+        response_body: 'ok',
+      },
     ]);
   });
 
@@ -72,9 +91,19 @@ describe('retries', () => {
     rx.respond = (r) => (r.path === path && calls++ === 0 ? 500 : 200);
     try {
       const tt = await m.test.post('/webhooks/trigger-test');
-      await eventually(async () => (await delivery(m, tt.body.deliveries[0].id)).attempts === 1, 10_000, 'the first attempt');
+      await eventually(
+        async () => (await delivery(m, tt.body.deliveries[0].id)).attempts === 1,
+        10_000,
+        'the first attempt',
+      );
       const first = await delivery(m, tt.body.deliveries[0].id);
-      expect(first).toMatchObject({ status: 'pending', attempts: 1, response_status: 500, error: 'HTTP 500', response_body: 'nope 500' });
+      expect(first).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        response_status: 500,
+        error: 'HTTP 500',
+        response_body: 'nope 500',
+      });
       expect(Date.parse(first.next_attempt_at) - Date.parse(first.last_attempt_at)).toBe(5000);
       await sleep(300);
       expect(seen()).toHaveLength(1); // nothing before the 5 s on the test clock
@@ -87,7 +116,13 @@ describe('retries', () => {
       expect(seen()[1].body).toBe(seen()[0].body);
       verify(ep.secret, seen()[1]);
       const done = await delivery(m, tt.body.deliveries[0].id);
-      expect(done).toMatchObject({ status: 'succeeded', attempts: 2, response_status: 200, error: null, next_attempt_at: null });
+      expect(done).toMatchObject({
+        status: 'succeeded',
+        attempts: 2,
+        response_status: 200,
+        error: null,
+        next_attempt_at: null,
+      });
       expect(done.attempt_log.map((a: any) => a.response_status)).toEqual([500, 200]);
     } finally {
       rx.respond = () => 200;
@@ -126,7 +161,13 @@ describe('retries', () => {
   it('disables an endpoint whose deliveries all failed for 5 days and records webhook_endpoint.disabled', async () => {
     const { m, ep, path, seen } = await setup();
     const watcherPath = `/watch-${Math.random().toString(36).slice(2)}`;
-    const watcher = (await m.test.post('/webhooks/endpoints', { url: `${rx.url}${watcherPath}`, mode: 'test', enabled_events: ['webhook_endpoint.*'] })).body;
+    const watcher = (
+      await m.test.post('/webhooks/endpoints', {
+        url: `${rx.url}${watcherPath}`,
+        mode: 'test',
+        enabled_events: ['webhook_endpoint.*'],
+      })
+    ).body;
     rx.respond = (r) => (r.path === path ? 500 : 200);
     try {
       await m.test.post('/webhooks/trigger-test', { endpoint_id: ep.id });
@@ -141,7 +182,10 @@ describe('retries', () => {
       const notes = rx.received.filter((r) => r.path === watcherPath);
       expect(notes).toHaveLength(1);
       const note = verify(watcher.secret, notes[0]);
-      expect(note).toMatchObject({ type: 'webhook_endpoint.disabled', data: { object: { id: ep.id, object: 'webhook_endpoint', enabled: false } } });
+      expect(note).toMatchObject({
+        type: 'webhook_endpoint.disabled',
+        data: { object: { id: ep.id, object: 'webhook_endpoint', enabled: false } },
+      });
       expect(JSON.stringify(note)).not.toMatch(/secret_sealed|whsec_/);
       // enabling it again clears the reason
       const on = await m.test.post(`/webhooks/endpoints/${ep.id}/toggle`, { enabled: true });
@@ -156,17 +200,33 @@ describe('routing', () => {
   it('sends each endpoint only the event types it takes', async () => {
     const m = await h.merchant();
     const mk = async (p: string, events?: string[]) =>
-      (await m.test.post('/webhooks/endpoints', { url: `${rx.url}${p}`, mode: 'test', ...(events ? { enabled_events: events } : {}) })).body;
+      (
+        await m.test.post('/webhooks/endpoints', {
+          url: `${rx.url}${p}`,
+          mode: 'test',
+          ...(events ? { enabled_events: events } : {}),
+        })
+      ).body;
     const tag = Math.random().toString(36).slice(2);
     await mk(`/all-${tag}`);
     await mk(`/failed-${tag}`, ['payment.failed']);
     await mk(`/subs-${tag}`, ['subscription.*']);
-    for (const type of ['payment.failed', 'subscription.created', 'subscription.cancelled', 'invoice.paid']) await emitEvent(h.app, m.id, 'test', type);
+    for (const type of ['payment.failed', 'subscription.created', 'subscription.cancelled', 'invoice.paid'])
+      await emitEvent(h.app, m.id, 'test', type);
     await h.app.app.services.delivery.dispatcher.drain();
-    const types = (p: string) => rx.received.filter((r) => r.path === p).map((r) => JSON.parse(r.body).type).sort();
+    const types = (p: string) =>
+      rx.received
+        .filter((r) => r.path === p)
+        .map((r) => JSON.parse(r.body).type)
+        .sort();
     await eventually(async () => types(`/all-${tag}`).length === 4, 10_000, 'all four');
     await sleep(200);
-    expect(types(`/all-${tag}`)).toEqual(['invoice.paid', 'payment.failed', 'subscription.cancelled', 'subscription.created']);
+    expect(types(`/all-${tag}`)).toEqual([
+      'invoice.paid',
+      'payment.failed',
+      'subscription.cancelled',
+      'subscription.created',
+    ]);
     expect(types(`/failed-${tag}`)).toEqual(['payment.failed']);
     expect(types(`/subs-${tag}`)).toEqual(['subscription.cancelled', 'subscription.created']);
   });
@@ -176,7 +236,8 @@ describe('routing', () => {
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
     });
     const { m, seen } = await setup();
-    const live = (await m.live.post('/webhooks/endpoints', { url: 'https://hooks.example.com/live', mode: 'live' })).body;
+    const live = (await m.live.post('/webhooks/endpoints', { url: 'https://hooks.example.com/live', mode: 'live' }))
+      .body;
     expect(live.mode).toBe('live');
     const liveEvent = await emitEvent(h.app, m.id, 'live', 'payment.succeeded', { id: 'live_obj', object: 'payment' });
     const testEvent = await emitEvent(h.app, m.id, 'test', 'payment.succeeded', { id: 'test_obj', object: 'payment' });

@@ -22,7 +22,8 @@ async function startWorkerProcess(databaseUrl: string, env: Record<string, strin
   return (await spawnTs('src/worker.ts', full, /webhook worker running/)).child;
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
 
 describe('several workers on one database', () => {
   const h = useHarness({ workerConcurrency: 16 });
@@ -31,7 +32,18 @@ describe('several workers on one database', () => {
   let orm2: MikroORM;
   beforeAll(async () => {
     orm2 = await openDatabase(h.app.databaseUrl, entities, 4);
-    app2 = await startApp({ ...loadConfig({}), port: 0, databaseUrl: h.app.databaseUrl, sandbox: false, workerConcurrency: 16, dataDir: DATA_DIR }, orm2, 0);
+    app2 = await startApp(
+      {
+        ...loadConfig({}),
+        port: 0,
+        databaseUrl: h.app.databaseUrl,
+        sandbox: false,
+        workerConcurrency: 16,
+        dataDir: DATA_DIR,
+      },
+      orm2,
+      0,
+    );
     rx = await h.receiver();
   });
   h.cleanup(async () => {
@@ -55,10 +67,12 @@ describe('several workers on one database', () => {
     expect(got).toHaveLength(300);
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set(ids));
     verify(ep.secret, got[123]);
-    const rows = await h.app.orm.em.getConnection().execute(
-      `select status, attempts, count(*)::int as n from webhook_deliveries where merchant_id = ? group by status, attempts`,
-      [m.id],
-    );
+    const rows = await h.app.orm.em
+      .getConnection()
+      .execute(
+        `select status, attempts, count(*)::int as n from webhook_deliveries where merchant_id = ? group by status, attempts`,
+        [m.id],
+      );
     expect(rows).toEqual([{ status: 'succeeded', attempts: 1, n: 300 }]);
   });
 });
@@ -94,10 +108,14 @@ describe('a worker killed mid-delivery', () => {
     hang = false;
     const second = await startWorkerProcess(h.app.databaseUrl, { WEBHOOK_TIMEOUT_MS: '2000' });
     children.push(second);
-    await eventually(async () => {
-      const all = (await m.test.get('/webhooks/deliveries')).body.data;
-      return all.length === 2 && all.every((x: any) => x.status === 'succeeded');
-    }, 20_000, 'both deliveries to succeed');
+    await eventually(
+      async () => {
+        const all = (await m.test.get('/webhooks/deliveries')).body.data;
+        return all.length === 2 && all.every((x: any) => x.status === 'succeeded');
+      },
+      20_000,
+      'both deliveries to succeed',
+    );
     const ids = rx.received.map((r) => r.headers['webhook-id']);
     expect(ids.filter((x) => x === tt.event_id)).toHaveLength(2); // at least once: the lost attempt was sent again
     expect(ids.filter((x) => x === queued)).toHaveLength(2);

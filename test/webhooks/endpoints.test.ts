@@ -25,11 +25,20 @@ afterAll(() => useHostLookup(null));
 
 describe('POST /webhooks/endpoints', () => {
   it('creates an endpoint and shows its whsec_ secret only in the create answer', async () => {
-    const r = await m.test.post('/webhooks/endpoints', { url: 'http://localhost:3000/hooks', mode: 'test', description: 'dev box' });
+    const r = await m.test.post('/webhooks/endpoints', {
+      url: 'http://localhost:3000/hooks',
+      mode: 'test',
+      description: 'dev box',
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      object: 'webhook_endpoint', url: 'http://localhost:3000/hooks', mode: 'test', enabled: true,
-      enabled_events: ['*'], livemode: false, description: 'dev box',
+      object: 'webhook_endpoint',
+      url: 'http://localhost:3000/hooks',
+      mode: 'test',
+      enabled: true,
+      enabled_events: ['*'],
+      livemode: false,
+      description: 'dev box',
     });
     expect(r.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
     expect(r.body.created_at).toMatch(/Z$/);
@@ -48,19 +57,25 @@ describe('POST /webhooks/endpoints', () => {
 
   it('takes enabled_events: "*", exact types and prefixes', async () => {
     const r = await m.test.post('/webhooks/endpoints', {
-      url: 'http://127.0.0.1:9/x', mode: 'test', enabled_events: ['payment.succeeded', 'subscription.*', 'payment.succeeded'],
+      url: 'http://127.0.0.1:9/x',
+      mode: 'test',
+      enabled_events: ['payment.succeeded', 'subscription.*', 'payment.succeeded'],
     });
     expect(r.status).toBe(201);
     expect(r.body.enabled_events).toEqual(['payment.succeeded', 'subscription.*']);
     for (const bad of [[], ['Payment Succeeded'], ['payment.'], [42]]) {
-      const e = await m.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/x', mode: 'test', enabled_events: bad });
+      const e = await m.test.post('/webhooks/endpoints', {
+        url: 'http://127.0.0.1:9/x',
+        mode: 'test',
+        enabled_events: bad,
+      });
       expect(e.status).toBe(400);
       expect(e.body.error.code).toBe('parameter_invalid');
       expect(e.body.error.param).toMatch(/^enabled_events/);
     }
   });
 
-  it('requires url and mode, refuses unknown fields, bad URLs and a mode other than the key\'s', async () => {
+  it("requires url and mode, refuses unknown fields, bad URLs and a mode other than the key's", async () => {
     const cases: [Record<string, unknown>, number, string, string | null][] = [
       [{ mode: 'test' }, 400, 'parameter_missing', 'url'],
       [{ url: 'http://localhost/x' }, 400, 'parameter_missing', 'mode'],
@@ -80,7 +95,12 @@ describe('POST /webhooks/endpoints', () => {
   });
 
   it('lets test endpoints use http, localhost and private addresses', async () => {
-    for (const url of ['http://localhost:4242/hooks', 'http://127.0.0.1:8080/x', 'http://10.0.0.7/x', 'https://internal.example.com/x']) {
+    for (const url of [
+      'http://localhost:4242/hooks',
+      'http://127.0.0.1:8080/x',
+      'http://10.0.0.7/x',
+      'https://internal.example.com/x',
+    ]) {
       const r = await m.test.post('/webhooks/endpoints', { url, mode: 'test' });
       expect([url, r.status]).toEqual([url, 201]);
     }
@@ -93,7 +113,11 @@ describe('POST /webhooks/endpoints', () => {
     expect([r.status, r.body.error?.code, r.body.error?.param]).toEqual([400, 'parameter_invalid', 'url']);
     const list = await m.live.get('/webhooks/endpoints');
     expect(list.body.data).toEqual([]);
-    const urls = ['https://hooks.example.com/cadence', 'https://93.184.216.34/hook', 'https://not-resolvable-yet.example.org/x'];
+    const urls = [
+      'https://hooks.example.com/cadence',
+      'https://93.184.216.34/hook',
+      'https://not-resolvable-yet.example.org/x',
+    ];
     for (const url of [...urls, 'https://internal.example.com/x', 'https://10.1.2.3/x']) {
       const ok = await m.live.post('/webhooks/endpoints', { url, mode: 'live' });
       expect([url, ok.status, ok.body.mode, ok.body.livemode]).toEqual([url, 201, 'live', true]);
@@ -162,7 +186,8 @@ describe('tenancy', () => {
       for (const [method, kind, path] of calls) {
         const id = kind === 'endpoint' ? ep.id : delivery.id;
         const ghost = unknownId();
-        const go = (p: string) => (method === 'get' ? client.get(p) : method === 'delete' ? client.delete(p) : client.post(p));
+        const go = (p: string) =>
+          method === 'get' ? client.get(p) : method === 'delete' ? client.delete(p) : client.post(p);
         const theirs = await go(path(id));
         const none = await go(path(ghost));
         expect([path(id), theirs.status]).toEqual([path(id), 404]);
@@ -170,7 +195,10 @@ describe('tenancy', () => {
       }
       const tt = await client.post('/webhooks/trigger-test', { endpoint_id: ep.id });
       expect(tt.status).toBe(client === other.test ? 404 : 400); // live keys: test_mode_only first
-      const lists = [await client.get('/webhooks/endpoints?limit=100'), await client.get('/webhooks/deliveries?limit=100')];
+      const lists = [
+        await client.get('/webhooks/endpoints?limit=100'),
+        await client.get('/webhooks/deliveries?limit=100'),
+      ];
       for (const l of lists) expect(l.text).not.toContain(ep.id);
       const filtered = await client.get(`/webhooks/deliveries?endpoint_id=${ep.id}`);
       expect(filtered.body.data).toEqual([]);
@@ -191,8 +219,20 @@ describe('trigger-test', () => {
   it('targets only enabled test endpoints that take payment.succeeded', async () => {
     const fresh = await h.merchant();
     const a = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/a', mode: 'test' })).body;
-    const b = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/b', mode: 'test', enabled_events: ['payment.*'] })).body;
-    const c = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/c', mode: 'test', enabled_events: ['subscription.created'] })).body;
+    const b = (
+      await fresh.test.post('/webhooks/endpoints', {
+        url: 'http://127.0.0.1:9/b',
+        mode: 'test',
+        enabled_events: ['payment.*'],
+      })
+    ).body;
+    const c = (
+      await fresh.test.post('/webhooks/endpoints', {
+        url: 'http://127.0.0.1:9/c',
+        mode: 'test',
+        enabled_events: ['subscription.created'],
+      })
+    ).body;
     const d = (await fresh.test.post('/webhooks/endpoints', { url: 'http://127.0.0.1:9/d', mode: 'test' })).body;
     await fresh.test.post(`/webhooks/endpoints/${d.id}/toggle`, { enabled: false });
     await fresh.live.post('/webhooks/endpoints', { url: 'https://hooks.example.com/live', mode: 'live' });
@@ -201,7 +241,14 @@ describe('trigger-test', () => {
     expect(r.body).toMatchObject({ type: 'payment.succeeded', event_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(r.body.deliveries.map((x: any) => x.endpoint_id).sort()).toEqual([a.id, b.id].sort());
     for (const x of r.body.deliveries) {
-      expect(x).toMatchObject({ object: 'webhook_delivery', event_id: r.body.event_id, event_type: 'payment.succeeded', status: 'pending', attempts: 0, livemode: false });
+      expect(x).toMatchObject({
+        object: 'webhook_delivery',
+        event_id: r.body.event_id,
+        event_type: 'payment.succeeded',
+        status: 'pending',
+        attempts: 0,
+        livemode: false,
+      });
     }
     const one = await fresh.test.post('/webhooks/trigger-test', { endpoint_id: b.id });
     expect(one.body.deliveries.map((x: any) => x.endpoint_id)).toEqual([b.id]);
@@ -210,7 +257,11 @@ describe('trigger-test', () => {
     const disabled = await fresh.test.post('/webhooks/trigger-test', { endpoint_id: d.id });
     expect([disabled.status, disabled.body.deliveries]).toEqual([202, []]);
     const missing = await fresh.test.post('/webhooks/trigger-test', { endpoint_id: unknownId() });
-    expect([missing.status, missing.body.error.code, missing.body.error.param]).toEqual([404, 'resource_not_found', null]);
+    expect([missing.status, missing.body.error.code, missing.body.error.param]).toEqual([
+      404,
+      'resource_not_found',
+      null,
+    ]);
     const live = await fresh.live.get('/webhooks/deliveries');
     expect(live.body.data).toEqual([]);
   });
@@ -223,18 +274,32 @@ describe('GraphQL', () => {
       { input: { url: 'http://localhost:5000/gql', mode: 'TEST', enabledEvents: ['payment.succeeded'] } },
     );
     const ep = created.data.createWebhookEndpoint;
-    expect(ep).toMatchObject({ object: 'webhook_endpoint', mode: 'TEST', enabled: true, enabledEvents: ['payment.succeeded'], livemode: false });
+    expect(ep).toMatchObject({
+      object: 'webhook_endpoint',
+      mode: 'TEST',
+      enabled: true,
+      enabledEvents: ['payment.succeeded'],
+      livemode: false,
+    });
     expect(ep.secret).toMatch(/^whsec_/);
-    const list = await m.test.gql('{ webhookEndpoints(first: 100) { edges { node { id } } pageInfo { hasNextPage } totalCount } }');
+    const list = await m.test.gql(
+      '{ webhookEndpoints(first: 100) { edges { node { id } } pageInfo { hasNextPage } totalCount } }',
+    );
     expect(list.data.webhookEndpoints.edges.map((e: any) => e.node.id)).toContain(ep.id);
-    const toggled = await m.test.gql('mutation($id: ID!) { toggleWebhookEndpoint(id: $id, enabled: false) { enabled } }', { id: ep.id });
+    const toggled = await m.test.gql(
+      'mutation($id: ID!) { toggleWebhookEndpoint(id: $id, enabled: false) { enabled } }',
+      { id: ep.id },
+    );
     expect(toggled.data.toggleWebhookEndpoint.enabled).toBe(false);
     await m.test.gql('mutation($id: ID!) { toggleWebhookEndpoint(id: $id) { enabled } }', { id: ep.id });
     const trig = await m.test.gql(
       'mutation($id: ID) { triggerTestWebhook(endpointId: $id) { eventId type deliveries { id endpointId status attempts attemptLog { attempt } } } }',
       { id: ep.id },
     );
-    expect(trig.data.triggerTestWebhook).toMatchObject({ type: 'payment.succeeded', deliveries: [{ endpointId: ep.id, status: 'PENDING' }] });
+    expect(trig.data.triggerTestWebhook).toMatchObject({
+      type: 'payment.succeeded',
+      deliveries: [{ endpointId: ep.id, status: 'PENDING' }],
+    });
     const deliveries = await m.test.gql(
       'query($id: ID) { webhookDeliveries(endpointId: $id, first: 5) { edges { node { id eventType endpointId } } totalCount } }',
       { id: ep.id },
@@ -242,7 +307,9 @@ describe('GraphQL', () => {
     expect(deliveries.data.webhookDeliveries.totalCount).toBe(1);
     const live = await m.live.gql('mutation { triggerTestWebhook { eventId } }');
     expect(live.errors![0].extensions).toMatchObject({ code: 'test_mode_only', http: { status: 400 } });
-    const del = await m.test.gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) { id object deleted } }', { id: ep.id });
+    const del = await m.test.gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) { id object deleted } }', {
+      id: ep.id,
+    });
     expect(del.data.deleteWebhookEndpoint).toEqual({ id: ep.id, object: 'webhook_endpoint', deleted: true });
   });
 });
@@ -262,7 +329,13 @@ describe('GET /webhooks/deliveries', () => {
     expect([...ids].sort().reverse()).toEqual(ids); // newest first
     const succeeded = await fresh.test.get('/webhooks/deliveries?status=succeeded');
     expect(succeeded.body.data).toEqual([]);
-    for (const [q, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['cursor=nope', 'cursor'], ['status=weird', 'status'], ['colour=red', 'colour']]) {
+    for (const [q, param] of [
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['cursor=nope', 'cursor'],
+      ['status=weird', 'status'],
+      ['colour=red', 'colour'],
+    ]) {
       const r = await fresh.test.get(`/webhooks/deliveries?${q}`);
       expect([q, r.status, r.body.error.param]).toEqual([q, 400, param]);
     }

@@ -37,7 +37,8 @@ export async function emitMany(
 ): Promise<string[]> {
   const em = tenantEntityManager(t.orm.em as never, { merchantId, mode: mode as Mode });
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(recordEvent(em as never, type, { id: `obj_${i}`, object: 'thing', n: i }, mode as never).id);
+  for (let i = 0; i < n; i++)
+    ids.push(recordEvent(em as never, type, { id: `obj_${i}`, object: 'thing', n: i }, mode as never).id);
   await em.flush();
   return ids;
 }

@@ -24,7 +24,11 @@ it('uuidv7Floor sorts below every id made at or after the instant and above ever
 
 it('prunes finished deliveries, fanned-out events without deliveries and inbound gateway events past the retention; keeps pending ones', async () => {
   const m = await h.merchant();
-  await m.test.post('/webhooks/endpoints', { url: `${rx.url}/ok`, mode: 'test', enabled_events: ['payment.succeeded'] });
+  await m.test.post('/webhooks/endpoints', {
+    url: `${rx.url}/ok`,
+    mode: 'test',
+    enabled_events: ['payment.succeeded'],
+  });
   await m.test.post('/webhooks/endpoints', { url: `${rx.url}/fail`, mode: 'test', enabled_events: ['payment.failed'] });
   const succeeded = await emitEvent(h.app, m.id, 'test', 'payment.succeeded');
   const failing = await emitEvent(h.app, m.id, 'test', 'payment.failed');
@@ -53,10 +57,11 @@ it('prunes finished deliveries, fanned-out events without deliveries and inbound
   expect(log).toHaveLength(1);
   expect(log[0]).toMatchObject({ event_id: failing, status: 'pending' });
   // the pending delivery's event stays; the others (with or without deliveries) are gone
-  const left = await h.app.orm.em.getConnection().execute<{ id: string }[]>('select id from outbox_events where merchant_id = ?', [m.id]);
+  const left = await h.app.orm.em
+    .getConnection()
+    .execute<{ id: string }[]>('select id from outbox_events where merchant_id = ?', [m.id]);
   expect(left.map((r) => r.id)).toEqual([failing]);
   expect(pruned.events).toBe(eventsBefore - 1);
   expect([succeeded, unheard].every((id) => !left.some((r) => r.id === id))).toBe(true);
   expect(await gatewayEvents()).toBe(0);
 });
-

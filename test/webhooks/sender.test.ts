@@ -39,7 +39,8 @@ const hasty = new WebhookSender(400, allow);
 const bodyLimited = new WebhookSender(2_000, allow);
 const strict = new WebhookSender(15_000);
 afterAll(() => [sender, hasty, bodyLimited, strict].forEach((s) => s.close()));
-const post = (s: WebhookSender, path: string, live = false) => s.send(`${url}${path}`, { 'content-type': 'application/json' }, '{}', live);
+const post = (s: WebhookSender, path: string, live = false) =>
+  s.send(`${url}${path}`, { 'content-type': 'application/json' }, '{}', live);
 const send = (path: string, live = false) => post(sender, path, live);
 
 it('treats 2xx as success', async () => {
@@ -76,7 +77,12 @@ it('reports connection failures', async () => {
 
 it('refuses sends of either mode to loopback, private and internal hosts unconnected, unless allowed', async () => {
   const targets = [`${url}/ok`, 'https://127.0.0.1/ok', 'https://[::1]/ok', 'https://10.9.8.7/ok'];
-  targets.push('https://169.254.169.254/', 'https://localhost/ok', 'https://metadata.google.internal/', 'http://[::ffff:7f00:1]/ok');
+  targets.push(
+    'https://169.254.169.254/',
+    'https://localhost/ok',
+    'https://metadata.google.internal/',
+    'http://[::ffff:7f00:1]/ok',
+  );
   for (const live of [false, true]) {
     for (const target of targets) {
       const r = await strict.send(target, {}, '{}', live);
@@ -99,7 +105,8 @@ it('checks the address a name resolves to on every connection, over http and htt
   try {
     for (const target of [`http://hooks.example.com:${port}/ok`, `https://hooks.example.com:${port}/ok`]) {
       const r = await guarded.send(target, {}, '{}', false);
-      const error = 'refused: hooks.example.com resolves to 127.0.0.1, a loopback, private, link-local or reserved address';
+      const error =
+        'refused: hooks.example.com resolves to 127.0.0.1, a loopback, private, link-local or reserved address';
       expect([target, r.ok, r.error]).toEqual([target, false, error]);
     }
     expect(hits).toEqual([]);

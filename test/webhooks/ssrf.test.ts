@@ -83,15 +83,45 @@ describe('with private networks refused (the default on DATABASE_URL)', () => {
   it('refuses loopback, private, link-local, unspecified and metadata hosts in both modes; stores nothing', async () => {
     const m = await h.merchant();
     const hosts = [
-      '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '[::1]', '[fc00::1]',
-      '[fe80::1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:169.254.169.254]',
-      'metadata.google.internal', 'localhost',
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '[::1]',
+      '[fc00::1]',
+      '[fe80::1]',
+      '[::]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[::ffff:169.254.169.254]',
+      'metadata.google.internal',
+      'localhost',
       // the same in disguise, and their relatives
-      '127.1.2.3', '172.31.255.255', '192.168.100.100', '127.1', '2130706433', '0x7f.0.0.1', '[::7f00:1]',
-      '[fd00:ec2::254]', '100.100.100.200', 'LOCALHOST.', 'app.localhost', 'metadata.goog', 'metadata', 'instance-data',
-      'instance-data.ec2.internal', 'metadata.google.internal.', 'printer.local',
+      '127.1.2.3',
+      '172.31.255.255',
+      '192.168.100.100',
+      '127.1',
+      '2130706433',
+      '0x7f.0.0.1',
+      '[::7f00:1]',
+      '[fd00:ec2::254]',
+      '100.100.100.200',
+      'LOCALHOST.',
+      'app.localhost',
+      'metadata.goog',
+      'metadata',
+      'instance-data',
+      'instance-data.ec2.internal',
+      'metadata.google.internal.',
+      'printer.local',
       // names that resolve to such addresses now
-      'private.example.com', 'mixed.example.com', 'meta.example.com', 'ula.example.com', 'mapped.example.com',
+      'private.example.com',
+      'mixed.example.com',
+      'meta.example.com',
+      'ula.example.com',
+      'mapped.example.com',
       'v6loop.example.com',
     ];
     for (const mode of MODES) {
@@ -99,7 +129,11 @@ describe('with private networks refused (the default on DATABASE_URL)', () => {
         const url = `${scheme(mode)}://${host}:8443/hook`;
         const r = await m[mode].post('/webhooks/endpoints', { url, mode });
         expect([url, r.status, r.body.error?.type, r.body.error?.code, r.body.error?.param]).toEqual([
-          url, 400, 'invalid_request_error', 'parameter_invalid', 'url',
+          url,
+          400,
+          'invalid_request_error',
+          'parameter_invalid',
+          'url',
         ]);
         expect(Object.keys(r.body.error).sort()).toEqual(['code', 'message', 'param', 'request_id', 'type']);
         expect(r.body.error.message).toMatch(/reachable on the public internet/);
@@ -119,7 +153,10 @@ describe('with private networks refused (the default on DATABASE_URL)', () => {
         const r = await h.graphql(m.keys[mode], CREATE, { input: { url, mode: mode.toUpperCase() } });
         expect([url, r.body.data]).toEqual([url, null]);
         expect(r.body.errors[0].extensions).toMatchObject({
-          code: 'parameter_invalid', type: 'invalid_request_error', param: 'url', http: { status: 400 },
+          code: 'parameter_invalid',
+          type: 'invalid_request_error',
+          param: 'url',
+          http: { status: 400 },
         });
       }
     }
@@ -167,10 +204,14 @@ describe('with private networks refused (the default on DATABASE_URL)', () => {
       await h.app.app.services.delivery.dispatcher.drain();
       for (const mode of MODES) {
         let log: any[] = [];
-        await eventually(async () => {
-          log = (await m[mode].get('/webhooks/deliveries')).body.data;
-          return log.length === 5 && log.every((d) => d.attempts === 1);
-        }, 10_000, `the ${mode}-mode attempts`);
+        await eventually(
+          async () => {
+            log = (await m[mode].get('/webhooks/deliveries')).body.data;
+            return log.length === 5 && log.every((d) => d.attempts === 1);
+          },
+          10_000,
+          `the ${mode}-mode attempts`,
+        );
         for (const d of log) {
           expect(d).toMatchObject({ status: 'pending', attempts: 1, response_status: null });
           expect(d.error).toMatch(/^refused: .*(127\.0\.0\.1|10\.0\.0\.8|169\.254\.169\.254|::1)/);
@@ -225,10 +266,14 @@ describe('with private networks allowed (development; the harness default)', () 
     await m.test.post('/webhooks/endpoints', { url: `http://127.0.0.1:${port}/hook`, mode: 'test' });
     const d = (await m.test.post('/webhooks/trigger-test')).body.deliveries[0];
     let got: any;
-    await eventually(async () => {
-      got = (await m.test.get(`/webhooks/deliveries/${d.id}`)).body;
-      return got.attempts === 1;
-    }, 10_000, 'the attempt');
+    await eventually(
+      async () => {
+        got = (await m.test.get(`/webhooks/deliveries/${d.id}`)).body;
+        return got.attempts === 1;
+      },
+      10_000,
+      'the attempt',
+    );
     expect(got).toMatchObject({ status: 'pending', response_status: 302, error: 'HTTP 302' });
     expect(hits).toEqual(['/hook']);
     expect(rx.received).toEqual([]);

@@ -14,7 +14,10 @@ import type { Express, Request, Response } from 'express';
  * request: an object whose prototype changes after it is built loses V8's fast paths (bench/README.md, "The REST
  * lane").
  */
-export function expressClasses(app: Express): { IncomingMessage: typeof http.IncomingMessage; ServerResponse: typeof http.ServerResponse } {
+export function expressClasses(app: Express): {
+  IncomingMessage: typeof http.IncomingMessage;
+  ServerResponse: typeof http.ServerResponse;
+} {
   class Request extends http.IncomingMessage {}
   class Response extends http.ServerResponse {}
   Object.setPrototypeOf(Request.prototype, app.request);

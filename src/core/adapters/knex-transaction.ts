@@ -16,7 +16,8 @@ interface KnexTransaction {
 /** An ORM transaction, opaque outside this module (usable as a WeakMap key, and as `execute`'s context). */
 export type OrmTransaction = object;
 
-export const currentTransaction = (em: EntityManager): OrmTransaction | undefined => em.getTransactionContext<KnexTransaction>();
+export const currentTransaction = (em: EntityManager): OrmTransaction | undefined =>
+  em.getTransactionContext<KnexTransaction>();
 
 /** The outermost transaction of the EntityManager's (a nested one is a savepoint of it): the one that commits. */
 export function outermostTransaction(em: EntityManager): OrmTransaction | undefined {
@@ -29,4 +30,5 @@ export function outermostTransaction(em: EntityManager): OrmTransaction | undefi
 export const transactionEnded = (trx: OrmTransaction): boolean => (trx as KnexTransaction).isCompleted();
 
 /** The transaction's own pg connection (its parsers are the ORM's). */
-export const transactionConnection = (trx: OrmTransaction): Promise<Client> => (trx as KnexTransaction).client.acquireConnection();
+export const transactionConnection = (trx: OrmTransaction): Promise<Client> =>
+  (trx as KnexTransaction).client.acquireConnection();

@@ -11,7 +11,8 @@ type AddRequest = (this: http.Agent, req: http.ClientRequest, options: unknown) 
 export function withRequestDeadline<A extends http.Agent>(agent: A, timeoutMs: number, error: () => Error): A {
   const target = agent as unknown as { addRequest: AddRequest };
   const addRequest = target.addRequest;
-  if (typeof addRequest !== 'function') throw new Error("http.Agent has no addRequest: the gateway deadline can't be set");
+  if (typeof addRequest !== 'function')
+    throw new Error("http.Agent has no addRequest: the gateway deadline can't be set");
   target.addRequest = function (req, opts) {
     const timer = setTimeout(() => {
       if (!req.destroyed) req.destroy(error());

@@ -16,10 +16,16 @@ export interface RazorpayRequestDefaults {
  * way to give it a base URL, a timeout and an agent, and its `post`, for the sandbox's extension routes (the SDK's
  * auth, base URL and error shape). test/core/adapters.test.ts runs both against the installed SDK.
  */
-type Api = { rq: { defaults: RazorpayRequestDefaults }; post(params: { url: string; data: object }): Promise<Record<string, unknown>> };
+type Api = {
+  rq: { defaults: RazorpayRequestDefaults };
+  post(params: { url: string; data: object }): Promise<Record<string, unknown>>;
+};
 
 export const razorpayRequestDefaults = (rzp: InstanceType<typeof Razorpay>): RazorpayRequestDefaults =>
   (rzp.api as unknown as Api).rq.defaults;
 
-export const razorpayPost = (rzp: InstanceType<typeof Razorpay>, url: string, data: object): Promise<Record<string, unknown>> =>
-  (rzp.api as unknown as Api).post({ url, data });
+export const razorpayPost = (
+  rzp: InstanceType<typeof Razorpay>,
+  url: string,
+  data: object,
+): Promise<Record<string, unknown>> => (rzp.api as unknown as Api).post({ url, data });

@@ -9,7 +9,12 @@ import { CARD_ISSUERS, checkoutDecline, DEFAULT_CARD, Instrument, Method, METHOD
 import { SandboxObject } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { createObject, patch } from './store';
-import { accountOf as stripeAccountOf, createPaymentIntent, paymentMethodDetails, startStripeSubscription } from './stripe.billing';
+import {
+  accountOf as stripeAccountOf,
+  createPaymentIntent,
+  paymentMethodDetails,
+  startStripeSubscription,
+} from './stripe.billing';
 import { bodyChecks } from './http';
 
 /**
@@ -21,7 +26,10 @@ type Obj = Record<string, any>;
 const CHECKOUT_TYPES = ['checkout_session', 'payment_link', 'subscription'];
 
 const esc = (s: unknown) =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  String(s ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 /** An integer gateway amount shown with its decimals, without floating point. */
 function formatAmount(provider: 'stripe' | 'razorpay', amount: number, currency: string): string {
@@ -42,10 +50,24 @@ interface View {
 async function view(em: EntityManager, obj: SandboxObject): Promise<View> {
   const d = obj.data;
   if (obj.type === 'checkout_session') {
-    return { provider: 'stripe', kind: d.mode, amount: d.amount_total, currency: d.currency, description: obj.internal.description ?? '', open: d.status === 'open' && !obj.internal.resolved };
+    return {
+      provider: 'stripe',
+      kind: d.mode,
+      amount: d.amount_total,
+      currency: d.currency,
+      description: obj.internal.description ?? '',
+      open: d.status === 'open' && !obj.internal.resolved,
+    };
   }
   if (obj.type === 'payment_link') {
-    return { provider: 'razorpay', kind: 'payment', amount: d.amount, currency: d.currency, description: d.description ?? '', open: d.status === 'created' };
+    return {
+      provider: 'razorpay',
+      kind: 'payment',
+      amount: d.amount,
+      currency: d.currency,
+      description: d.description ?? '',
+      open: d.status === 'created',
+    };
   }
   const plan = await em.findOne(SandboxObject, { id: d.plan_id });
   return {
@@ -61,7 +83,10 @@ async function view(em: EntityManager, obj: SandboxObject): Promise<View> {
 function page(id: string, v: View, declined: string | null = null): string {
   const title = v.kind === 'subscription' ? 'Authorise subscription' : 'Pay';
   // Back on the page after a declined attempt that left the checkout open (keep_open).
-  const notice = declined && v.open ? `<p class="declined" role="alert">The last attempt was declined (${esc(declined)}). Try again.</p>\n` : '';
+  const notice =
+    declined && v.open
+      ? `<p class="declined" role="alert">The last attempt was declined (${esc(declined)}). Try again.</p>\n`
+      : '';
   const keepOpen =
     v.kind === 'subscription'
       ? `\n  <label><input type="checkbox" name="keep_open" value="true"> On a decline keep the checkout open for another try, as the real gateways do</label>`
@@ -73,12 +98,18 @@ function page(id: string, v: View, declined: string | null = null): string {
     <label><input type="radio" name="outcome" value="failure"> Failure</label>
     <label><input type="radio" name="outcome" value="cancel"> Cancel</label>
   </fieldset>
-  <label>Method <select name="method">${methodsOf(v).map((m) => `<option value="${m}">${METHOD_LABELS[m]}</option>`).join('')}</select></label>
+  <label>Method <select name="method">${methodsOf(v)
+    .map((m) => `<option value="${m}">${METHOD_LABELS[m]}</option>`)
+    .join('')}</select></label>
   <label>Bank (e-mandate; optional for a card or UPI) <select name="bank"><option value="">From the card or VPA</option>${SANDBOX_BANKS.map((b) => `<option value="${b}">${b}</option>`).join('')}</select></label>
   <label>Card number <input name="card_number" value="${DEFAULT_CARD}" inputmode="numeric" maxlength="${FORM_LIMITS.card_number}"></label>
   <label>VPA (UPI) <input name="vpa" placeholder="asha@okhdfcbank" maxlength="${FORM_LIMITS.vpa}"></label>${keepOpen}
   <p class="hint">Test cards: 4000000000000002 declined · 4000000000000341 renewals fail · 4000000000009979 stolen on first renewal · 4000000000000119 first renewal fails, then succeeds. VPAs: declined@sandbox, failure@sandbox.</p>
-  <p class="hint">Banks: a card's issuer comes from its BIN (${Object.entries(CARD_ISSUERS).map(([bin, bank]) => `${bin} ${bank}`).join(' · ')}); a VPA's from its handle (@okhdfcbank HDFC · @okicici ICICI · @oksbi SBI · @okaxis AXIS · @ybl YES); an e-mandate's is the one picked.</p>
+  <p class="hint">Banks: a card's issuer comes from its BIN (${Object.entries(CARD_ISSUERS)
+    .map(([bin, bank]) => `${bin} ${bank}`)
+    .join(
+      ' · ',
+    )}); a VPA's from its handle (@okhdfcbank HDFC · @okicici ICICI · @oksbi SBI · @okaxis AXIS · @ybl YES); an e-mandate's is the one picked.</p>
   <button type="submit">${v.kind === 'subscription' ? 'Authorise' : 'Pay'} ${esc(formatAmount(v.provider, v.amount, v.currency))}</button>
 </form>`
     : '<p>This checkout is no longer open.</p>';
@@ -97,7 +128,11 @@ ${body}
 </body></html>`;
 }
 
-const METHOD_LABELS: Record<Method, string> = { card: 'Card', upi: 'UPI autopay', emandate: 'e-mandate (bank account)' };
+const METHOD_LABELS: Record<Method, string> = {
+  card: 'Card',
+  upi: 'UPI autopay',
+  emandate: 'e-mandate (bank account)',
+};
 
 /** The banks the page offers (any other name posted is taken as it is). */
 const SANDBOX_BANKS = ['HDFC', 'ICICI', 'SBI', 'AXIS', 'KOTAK', 'YES'];
@@ -106,7 +141,8 @@ const SANDBOX_BANKS = ['HDFC', 'ICICI', 'SBI', 'AXIS', 'KOTAK', 'YES'];
  * Methods the page offers: Stripe takes cards and UPI; e-mandates (bank-account debit mandates) are Razorpay's. A
  * posted `emandate` is still accepted at a Stripe checkout, as a sandbox convenience for tests.
  */
-const methodsOf = (v: View): Method[] => (v.provider === 'razorpay' ? METHODS : METHODS.filter((m) => m !== 'emandate'));
+const methodsOf = (v: View): Method[] =>
+  v.provider === 'razorpay' ? METHODS : METHODS.filter((m) => m !== 'emandate');
 
 /** Longest accepted form values. */
 const FORM_LIMITS = { bank: 40, vpa: 100, card_number: 32 } as const;
@@ -114,7 +150,8 @@ const FORM_LIMITS = { bank: 40, vpa: 100, card_number: 32 } as const;
 class FormError extends Error {}
 
 /** A checkbox or JSON flag: `true`, `on` or `1`. */
-const flag = (v: unknown) => v === true || (typeof v === 'string' && ['true', 'on', '1'].includes(v.trim().toLowerCase()));
+const flag = (v: unknown) =>
+  v === true || (typeof v === 'string' && ['true', 'on', '1'].includes(v.trim().toLowerCase()));
 
 function readForm(body: Obj): { outcome: Outcome; instrument: Instrument; keepOpen: boolean } {
   const outcome = String(body.outcome ?? '') as Outcome;
@@ -122,7 +159,8 @@ function readForm(body: Obj): { outcome: Outcome; instrument: Instrument; keepOp
   const method = String(body.method || 'card') as Method;
   if (!METHODS.includes(method)) throw new FormError(`method must be one of ${METHODS.join(', ')}`);
   for (const [field, max] of Object.entries(FORM_LIMITS)) {
-    if (typeof body[field] === 'string' && body[field].length > max) throw new FormError(`${field} must be at most ${max} characters`);
+    if (typeof body[field] === 'string' && body[field].length > max)
+      throw new FormError(`${field} must be at most ${max} characters`);
   }
   const s = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
   const vpa = s(body.vpa);
@@ -163,7 +201,10 @@ function completeStripePayment(em: EntityManager, s: SandboxObject, outcome: Out
   const cancelUrl = s.data.cancel_url ?? s.data.success_url;
   if (outcome === 'cancel') {
     patch(s, { status: 'expired' });
-    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', s.data)] };
+    return {
+      redirect: cancelUrl,
+      events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', s.data)],
+    };
   }
   const failure = outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
   const pid = s.internal.paymentIntentData ?? {};
@@ -179,7 +220,10 @@ function completeStripePayment(em: EntityManager, s: SandboxObject, outcome: Out
   if (failure) {
     // Stripe leaves the session open after a decline (the buyer may retry); the sandbox ends the visit here.
     patch(s, { payment_intent: pi.id });
-    return { redirect: cancelUrl, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'payment_intent.payment_failed', pi.data)] };
+    return {
+      redirect: cancelUrl,
+      events: [queueStripeEvent(em, account.accountKey, account.livemode, 'payment_intent.payment_failed', pi.data)],
+    };
   }
   const customerId = s.data.customer ?? null;
   patch(s, {
@@ -204,7 +248,14 @@ function completeStripePayment(em: EntityManager, s: SandboxObject, outcome: Out
  * visit (checkout.session.expired with the declined setup intent, docs/sandbox.md), or with keep_open leaves the
  * session open for another try, as Stripe does.
  */
-async function completeStripeSubscription(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument, now: Date, keepOpen: boolean): Promise<Completion> {
+async function completeStripeSubscription(
+  em: EntityManager,
+  s: SandboxObject,
+  outcome: Outcome,
+  i: Instrument,
+  now: Date,
+  keepOpen: boolean,
+): Promise<Completion> {
   const account = stripeAccountOf(s);
   const cancelUrl = s.data.cancel_url ?? s.data.success_url;
   const failure = outcome === 'cancel' ? null : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
@@ -233,28 +284,87 @@ async function completeStripeSubscription(em: EntityManager, s: SandboxObject, o
   if (failure) {
     const trial = Number(s.internal.subscriptionData?.trial_period_days ?? 0) > 0;
     if (trial) {
-      events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'setup_intent.setup_failed', setupIntent, undefined, now));
+      events.push(
+        queueStripeEvent(
+          em,
+          account.accountKey,
+          account.livemode,
+          'setup_intent.setup_failed',
+          setupIntent,
+          undefined,
+          now,
+        ),
+      );
     } else {
-      const pi = createPaymentIntent(em, account, { amount: s.data.amount_total, currency: s.data.currency, metadata: {}, instrument: i, failure, at: now });
-      events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'payment_intent.payment_failed', pi.data, undefined, now));
+      const pi = createPaymentIntent(em, account, {
+        amount: s.data.amount_total,
+        currency: s.data.currency,
+        metadata: {},
+        instrument: i,
+        failure,
+        at: now,
+      });
+      events.push(
+        queueStripeEvent(
+          em,
+          account.accountKey,
+          account.livemode,
+          'payment_intent.payment_failed',
+          pi.data,
+          undefined,
+          now,
+        ),
+      );
     }
     if (keepOpen) return { redirect: declinedPage(s.data.url, failure), events, open: true };
   }
   if (outcome === 'cancel' || failure) {
     patch(s, { status: 'expired', setup_intent: setupIntent.id });
     const eventObject = { ...s.data, setup_intent: outcome === 'cancel' ? setupIntent.id : setupIntent };
-    events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', eventObject, undefined, now));
+    events.push(
+      queueStripeEvent(
+        em,
+        account.accountKey,
+        account.livemode,
+        'checkout.session.expired',
+        eventObject,
+        undefined,
+        now,
+      ),
+    );
     return { redirect: cancelUrl, events };
   }
   const customerId = s.data.customer ?? gid('cus_', 14);
   if (!s.data.customer) {
-    createObject(em, account, 'customer', { id: customerId, object: 'customer', email: s.data.customer_email, created: unix(now), livemode: account.livemode });
+    createObject(em, account, 'customer', {
+      id: customerId,
+      object: 'customer',
+      email: s.data.customer_email,
+      created: unix(now),
+      livemode: account.livemode,
+    });
   }
   const { sub, afterCompletion } = await startStripeSubscription(em, account, s, i, customerId, now);
-  patch(s, { status: 'complete', payment_status: s.data.amount_total > 0 ? 'paid' : 'no_payment_required', subscription: sub.id, customer: customerId, setup_intent: setupIntent.id });
+  patch(s, {
+    status: 'complete',
+    payment_status: s.data.amount_total > 0 ? 'paid' : 'no_payment_required',
+    subscription: sub.id,
+    customer: customerId,
+    setup_intent: setupIntent.id,
+  });
   // The event carries the subscription expanded (as `expand: ['subscription']` would): its trial end and first period.
   const eventObject = { ...s.data, setup_intent: setupIntent, subscription: sub.data };
-  events.push(queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', eventObject, undefined, now));
+  events.push(
+    queueStripeEvent(
+      em,
+      account.accountKey,
+      account.livemode,
+      'checkout.session.completed',
+      eventObject,
+      undefined,
+      now,
+    ),
+  );
   events.push(...afterCompletion());
   return { redirect: withSessionId(s.data.success_url, s.id), events };
 }
@@ -298,12 +408,33 @@ function completeRazorpayLink(em: EntityManager, link: SandboxObject, outcome: O
     };
   }
   const orderId = gid('order_', 14);
-  const order = { id: orderId, entity: 'order', amount: d.amount, amount_paid: d.amount, amount_due: 0, currency: d.currency, receipt: d.reference_id, status: 'paid', created_at: unix() };
+  const order = {
+    id: orderId,
+    entity: 'order',
+    amount: d.amount,
+    amount_paid: d.amount,
+    amount_due: 0,
+    currency: d.currency,
+    receipt: d.reference_id,
+    status: 'paid',
+    created_at: unix(),
+  };
   patch(payment, { order_id: orderId });
-  patch(link, { status: 'paid', amount_paid: d.amount, order_id: orderId, payments: [{ payment_id: payment.id, amount: d.amount, status: 'captured', method: i.method, created_at: unix() }] });
+  patch(link, {
+    status: 'paid',
+    amount_paid: d.amount,
+    order_id: orderId,
+    payments: [{ payment_id: payment.id, amount: d.amount, status: 'captured', method: i.method, created_at: unix() }],
+  });
   return {
     redirect: callback ? addQuery(callback, params('paid', payment.id)) : '',
-    events: [queueRazorpayEvent(em, account.accountKey, 'payment_link.paid', { payment_link: link.data, order, payment: payment.data })],
+    events: [
+      queueRazorpayEvent(em, account.accountKey, 'payment_link.paid', {
+        payment_link: link.data,
+        order,
+        payment: payment.data,
+      }),
+    ],
   };
 }
 
@@ -313,7 +444,14 @@ function completeRazorpayLink(em: EntityManager, link: SandboxObject, outcome: O
  * the visit (subscription.cancelled, docs/sandbox.md), or with keep_open leaves the subscription `created` for another
  * try, as Razorpay does.
  */
-function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, outcome: Outcome, i: Instrument, now: Date, keepOpen: boolean): Completion {
+function completeRazorpaySubscription(
+  em: EntityManager,
+  sub: SandboxObject,
+  outcome: Outcome,
+  i: Instrument,
+  now: Date,
+  keepOpen: boolean,
+): Completion {
   const account = { provider: 'razorpay' as const, accountKey: sub.accountKey, livemode: false };
   const notes = (sub.data.notes ?? {}) as Obj;
   const success = notes.success_url ? withSessionId(notes.success_url, sub.id) : '';
@@ -321,14 +459,33 @@ function completeRazorpaySubscription(em: EntityManager, sub: SandboxObject, out
   const failure = outcome === 'cancel' ? null : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
   if (outcome === 'cancel' || failure) {
     const payment = failure
-      ? createPayment(em, account, { amount: 0, currency: sub.internal.currency, notes, instrument: i, failure, description: 'Mandate authorisation', subscriptionId: sub.id, at: now })
+      ? createPayment(em, account, {
+          amount: 0,
+          currency: sub.internal.currency,
+          notes,
+          instrument: i,
+          failure,
+          description: 'Mandate authorisation',
+          subscriptionId: sub.id,
+          at: now,
+        })
       : null;
-    const events = payment ? [queueRazorpayEvent(em, account.accountKey, 'payment.failed', { payment: payment.data }, now)] : [];
+    const events = payment
+      ? [queueRazorpayEvent(em, account.accountKey, 'payment.failed', { payment: payment.data }, now)]
+      : [];
     if (failure && keepOpen) return { redirect: declinedPage(sub.data.short_url, failure), events, open: true };
     // Never authorised: no customer_id (the adapter reads that as a failed checkout, not a cancelled subscription).
     patch(sub, { status: 'cancelled', ended_at: unix(now), payment_method: i.method });
     sub.dueAt = null;
-    events.push(queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data, payment: payment?.data }, now));
+    events.push(
+      queueRazorpayEvent(
+        em,
+        account.accountKey,
+        'subscription.cancelled',
+        { subscription: sub.data, payment: payment?.data },
+        now,
+      ),
+    );
     return { redirect: cancel, events };
   }
   return { redirect: success, events: authorizeRazorpaySubscription(em, sub, i, now) };
@@ -347,49 +504,60 @@ export function checkoutRouter(sb: Sandbox): Router {
     res.type('html').send(page(obj.id, await view(em, obj), declined));
   });
 
-  r.post('/checkout/:id', express.urlencoded({ extended: false }), express.json(), bodyChecks, async (req: Request, res: Response) => {
-    let form: ReturnType<typeof readForm>;
-    try {
-      form = readForm((req.body ?? {}) as Obj);
-    } catch (err) {
-      res.status(400).json({ error: { message: (err as Error).message } });
-      return;
-    }
-    const done = await sb.tx(async (em) => {
-      const obj = await em.findOne(SandboxObject, { id: String(req.params.id), type: { $in: CHECKOUT_TYPES } }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!obj) return null;
-      const now = await sb.now(obj.accountKey);
-      // A resubmitted form (back button, double click) lands where the first one did, and changes nothing.
-      if (obj.internal.resolved) return { redirect: obj.internal.resolved.redirect as string, events: [] };
-      if (!(await view(em, obj)).open) return { redirect: '', events: [], closed: true };
-      let c: Completion;
-      if (obj.type === 'checkout_session') {
-        c = obj.data.mode === 'subscription'
-          ? await completeStripeSubscription(em, obj, form.outcome, form.instrument, now, form.keepOpen)
-          : completeStripePayment(em, obj, form.outcome, form.instrument);
-      } else if (obj.type === 'payment_link') {
-        c = completeRazorpayLink(em, obj, form.outcome, form.instrument);
-      } else {
-        c = completeRazorpaySubscription(em, obj, form.outcome, form.instrument, now, form.keepOpen);
+  r.post(
+    '/checkout/:id',
+    express.urlencoded({ extended: false }),
+    express.json(),
+    bodyChecks,
+    async (req: Request, res: Response) => {
+      let form: ReturnType<typeof readForm>;
+      try {
+        form = readForm((req.body ?? {}) as Obj);
+      } catch (err) {
+        res.status(400).json({ error: { message: (err as Error).message } });
+        return;
       }
-      // Still open after a declined attempt: the next submission is another attempt, not a resubmission.
-      if (!c.open) patch(obj, {}, { resolved: { redirect: c.redirect, outcome: form.outcome } });
-      return c;
-    });
-    if (!done) {
-      res.status(404).json({ error: { message: 'No such checkout' } });
-      return;
-    }
-    if ('closed' in done) {
-      res.status(409).json({ error: { message: 'This checkout is no longer open.' } });
-      return;
-    }
-    await sb.deliver(done.events);
-    if (!done.redirect) {
-      res.status(200).type('text/plain').send('Checkout complete.');
-      return;
-    }
-    res.redirect(303, done.redirect);
-  });
+      const done = await sb.tx(async (em) => {
+        const obj = await em.findOne(
+          SandboxObject,
+          { id: String(req.params.id), type: { $in: CHECKOUT_TYPES } },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
+        );
+        if (!obj) return null;
+        const now = await sb.now(obj.accountKey);
+        // A resubmitted form (back button, double click) lands where the first one did, and changes nothing.
+        if (obj.internal.resolved) return { redirect: obj.internal.resolved.redirect as string, events: [] };
+        if (!(await view(em, obj)).open) return { redirect: '', events: [], closed: true };
+        let c: Completion;
+        if (obj.type === 'checkout_session') {
+          c =
+            obj.data.mode === 'subscription'
+              ? await completeStripeSubscription(em, obj, form.outcome, form.instrument, now, form.keepOpen)
+              : completeStripePayment(em, obj, form.outcome, form.instrument);
+        } else if (obj.type === 'payment_link') {
+          c = completeRazorpayLink(em, obj, form.outcome, form.instrument);
+        } else {
+          c = completeRazorpaySubscription(em, obj, form.outcome, form.instrument, now, form.keepOpen);
+        }
+        // Still open after a declined attempt: the next submission is another attempt, not a resubmission.
+        if (!c.open) patch(obj, {}, { resolved: { redirect: c.redirect, outcome: form.outcome } });
+        return c;
+      });
+      if (!done) {
+        res.status(404).json({ error: { message: 'No such checkout' } });
+        return;
+      }
+      if ('closed' in done) {
+        res.status(409).json({ error: { message: 'This checkout is no longer open.' } });
+        return;
+      }
+      await sb.deliver(done.events);
+      if (!done.redirect) {
+        res.status(200).type('text/plain').send('Checkout complete.');
+        return;
+      }
+      res.redirect(303, done.redirect);
+    },
+  );
   return r;
 }

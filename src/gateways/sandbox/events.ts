@@ -39,12 +39,20 @@ export function queueStripeEvent(
     request: { id: null, idempotency_key: null },
     type,
   };
-  em.persist(Object.assign(new SandboxEvent(), { id, provider: 'stripe', accountKey, type, body: JSON.stringify(body) }));
+  em.persist(
+    Object.assign(new SandboxEvent(), { id, provider: 'stripe', accountKey, type, body: JSON.stringify(body) }),
+  );
   return id;
 }
 
 /** Queues a Razorpay event; `entities` become payload.<name>.entity as Razorpay sends them. `at` as for Stripe. */
-export function queueRazorpayEvent(em: Persister, accountKey: string, type: string, entities: Record<string, unknown>, at?: Date): string {
+export function queueRazorpayEvent(
+  em: Persister,
+  accountKey: string,
+  type: string,
+  entities: Record<string, unknown>,
+  at?: Date,
+): string {
   const id = gid('evt_', 14);
   const payload: Record<string, { entity: unknown }> = {};
   for (const [name, entity] of Object.entries(entities)) if (entity) payload[name] = { entity };
@@ -56,7 +64,9 @@ export function queueRazorpayEvent(em: Persister, accountKey: string, type: stri
     payload,
     created_at: unix(at),
   };
-  em.persist(Object.assign(new SandboxEvent(), { id, provider: 'razorpay', accountKey, type, body: JSON.stringify(body) }));
+  em.persist(
+    Object.assign(new SandboxEvent(), { id, provider: 'razorpay', accountKey, type, body: JSON.stringify(body) }),
+  );
   return id;
 }
 
@@ -82,7 +92,11 @@ function signedHeaders(provider: SandboxProvider, event: OutgoingEvent, secret: 
   if (provider === 'stripe') {
     return {
       'content-type': 'application/json; charset=utf-8',
-      'stripe-signature': stripeSigner.webhooks.generateTestHeaderString({ payload: event.body, secret, timestamp: unix() }),
+      'stripe-signature': stripeSigner.webhooks.generateTestHeaderString({
+        payload: event.body,
+        secret,
+        timestamp: unix(),
+      }),
     };
   }
   return {
@@ -111,7 +125,8 @@ const agents = {
 function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return reject(new Error(`unsupported webhook URL scheme ${u.protocol}`));
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      return reject(new Error(`unsupported webhook URL scheme ${u.protocol}`));
     const data = Buffer.from(body, 'utf8');
     const req = (u.protocol === 'https:' ? https : http).request(
       u,
@@ -143,16 +158,28 @@ export const NO_WEBHOOK = 'no webhook registered';
  * a few times. Touches no table: the caller records the outcome (recordDeliveries), so a batch of deliveries costs
  * one statement. An event the webhook is not subscribed to counts as delivered, as a real gateway would not send it.
  */
-export async function postEvent(event: OutgoingEvent, hook: WebhookTarget | null, secrets: SecretBox, opts: DeliveryOptions = {}): Promise<DeliveryOutcome> {
+export async function postEvent(
+  event: OutgoingEvent,
+  hook: WebhookTarget | null,
+  secrets: SecretBox,
+  opts: DeliveryOptions = {},
+): Promise<DeliveryOutcome> {
   if (!hook) return { id: event.id, delivered: false, attempts: 0, lastError: NO_WEBHOOK };
-  if (!hook.events.includes('*') && !hook.events.includes(event.type)) return { id: event.id, delivered: true, attempts: 0, lastError: 'not subscribed' };
+  if (!hook.events.includes('*') && !hook.events.includes(event.type))
+    return { id: event.id, delivered: true, attempts: 0, lastError: 'not subscribed' };
   const delays = opts.retryDelaysMs ?? [100, 300, 700];
   let lastError: string | null = null;
   for (let attempt = 0; attempt <= delays.length; attempt++) {
     if (attempt > 0) await sleep(delays[attempt - 1]);
     try {
-      const status = await post(hook.url, signedHeaders(event.provider, event, openSecret(secrets, hook.secret)), event.body, opts.timeoutMs ?? 10_000);
-      if (status >= 200 && status < 300) return { id: event.id, delivered: true, attempts: attempt + 1, lastError: null };
+      const status = await post(
+        hook.url,
+        signedHeaders(event.provider, event, openSecret(secrets, hook.secret)),
+        event.body,
+        opts.timeoutMs ?? 10_000,
+      );
+      if (status >= 200 && status < 300)
+        return { id: event.id, delivered: true, attempts: attempt + 1, lastError: null };
       lastError = `HTTP ${status}`;
     } catch (err) {
       lastError = (err as Error).message;
@@ -170,7 +197,12 @@ where e.id = x.id`;
 
 export async function recordDeliveries(pool: Pool, outcomes: DeliveryOutcome[]): Promise<void> {
   if (!outcomes.length) return;
-  const rows = outcomes.map((o) => ({ id: o.id, delivered: o.delivered, attempts: o.attempts, last_error: o.lastError }));
+  const rows = outcomes.map((o) => ({
+    id: o.id,
+    delivered: o.delivered,
+    attempts: o.attempts,
+    last_error: o.lastError,
+  }));
   await pool.query({ name: 'sandbox_record_deliveries', text: RECORD_DELIVERIES, values: [JSON.stringify(rows)] });
 }
 
@@ -185,7 +217,12 @@ where e.id = any($1::text[])`;
  * already delivered are skipped. One statement reads them, one records the outcomes; an event that could not be
  * delivered stays stored for redelivery. Answers the outcomes.
  */
-export async function deliverStored(pool: Pool, eventIds: string[], secrets: SecretBox, opts: DeliveryOptions = {}): Promise<DeliveryOutcome[]> {
+export async function deliverStored(
+  pool: Pool,
+  eventIds: string[],
+  secrets: SecretBox,
+  opts: DeliveryOptions = {},
+): Promise<DeliveryOutcome[]> {
   if (!eventIds.length) return [];
   const { rows } = await pool.query<{
     id: string;
@@ -205,7 +242,14 @@ export async function deliverStored(pool: Pool, eventIds: string[], secrets: Sec
       const r = byId.get(id);
       if (!r || r.delivered) continue;
       const hook = r.url !== null ? { url: r.url, secret: r.secret!, events: r.events ?? ['*'] } : null;
-      outcomes.push(await postEvent({ id: r.id, provider: r.provider, accountKey: r.account_key, type: r.type, body: r.body }, hook, secrets, opts));
+      outcomes.push(
+        await postEvent(
+          { id: r.id, provider: r.provider, accountKey: r.account_key, type: r.type, body: r.body },
+          hook,
+          secrets,
+          opts,
+        ),
+      );
     }
   } finally {
     await recordDeliveries(pool, outcomes);

@@ -46,13 +46,25 @@ export class Faults {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const kind = b.kind;
       const times = b.times ?? 1;
-      if (kind !== 'error' && kind !== 'timeout' && kind !== 'lost') return void res.status(400).json({ error: { message: 'kind must be error, timeout or lost' } });
-      if (typeof b.path !== 'string' || !b.path.startsWith('/') || b.path.length > 200) return void res.status(400).json({ error: { message: 'path must be a path prefix' } });
-      if (typeof times !== 'number' || !Number.isInteger(times) || times < 1 || times > 1000) return void res.status(400).json({ error: { message: 'times must be 1 to 1000' } });
-      if (b.method != null && typeof b.method !== 'string') return void res.status(400).json({ error: { message: 'method must be a string' } });
-      if (this.rules.length >= MAX_RULES) return void res.status(400).json({ error: { message: `at most ${MAX_RULES} rules` } });
+      if (kind !== 'error' && kind !== 'timeout' && kind !== 'lost')
+        return void res.status(400).json({ error: { message: 'kind must be error, timeout or lost' } });
+      if (typeof b.path !== 'string' || !b.path.startsWith('/') || b.path.length > 200)
+        return void res.status(400).json({ error: { message: 'path must be a path prefix' } });
+      if (typeof times !== 'number' || !Number.isInteger(times) || times < 1 || times > 1000)
+        return void res.status(400).json({ error: { message: 'times must be 1 to 1000' } });
+      if (b.method != null && typeof b.method !== 'string')
+        return void res.status(400).json({ error: { message: 'method must be a string' } });
+      if (this.rules.length >= MAX_RULES)
+        return void res.status(400).json({ error: { message: `at most ${MAX_RULES} rules` } });
       const escaped = b.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]+');
-      this.rules.push({ method: b.method ? b.method.toUpperCase() : null, path: new RegExp(`^${escaped}`), pattern: b.path, kind, left: times, hits: 0 });
+      this.rules.push({
+        method: b.method ? b.method.toUpperCase() : null,
+        path: new RegExp(`^${escaped}`),
+        pattern: b.path,
+        kind,
+        left: times,
+        hits: 0,
+      });
       res.status(201).json(this.list());
     });
     r.get('/_faults', (_req, res) => void res.json(this.list()));
@@ -69,7 +81,9 @@ export class Faults {
     const kind = this.take(req.method, req.path);
     if (!kind) return next();
     if (kind === 'error') {
-      res.status(500).json({ error: { type: 'api_error', message: 'Injected fault: the gateway sandbox failed this request.' } });
+      res
+        .status(500)
+        .json({ error: { type: 'api_error', message: 'Injected fault: the gateway sandbox failed this request.' } });
       return;
     }
     if (kind === 'timeout') {
@@ -88,6 +102,9 @@ export class Faults {
   };
 
   private list() {
-    return { object: 'list', data: this.rules.map((r) => ({ method: r.method, path: r.pattern, kind: r.kind, left: r.left, hits: r.hits })) };
+    return {
+      object: 'list',
+      data: this.rules.map((r) => ({ method: r.method, path: r.pattern, kind: r.kind, left: r.left, hits: r.hits })),
+    };
   }
 }

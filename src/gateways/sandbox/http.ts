@@ -47,14 +47,20 @@ export function requestChecks(req: Request, _res: Response, next: NextFunction):
  */
 export function bodyChecks(req: Request, _res: Response, next: NextFunction): void {
   req.body ??= {}; // a body of another content type is not parsed: the handlers then see no parameters
-  if (pathDeeperThan(req.body, MAX_JSON_DEPTH)) return next(new ApiError(400, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'parameter_invalid'));
+  if (pathDeeperThan(req.body, MAX_JSON_DEPTH))
+    return next(new ApiError(400, `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, 'parameter_invalid'));
   const at = nulAt(req.body, 'body');
   if (at) return next(nulError(at));
   next();
 }
 
 const nulError = (at: (string | number)[]) =>
-  new ApiError(400, 'Parameters must not contain the NUL character (\\u0000).', 'parameter_invalid', at.slice(1).join('.') || null);
+  new ApiError(
+    400,
+    'Parameters must not contain the NUL character (\\u0000).',
+    'parameter_invalid',
+    at.slice(1).join('.') || null,
+  );
 
 /**
  * The sandbox's error handler in Stripe's shape: the Stripe routes' own, and the last one of the whole app (the
@@ -64,7 +70,9 @@ const nulError = (at: (string | number)[]) =>
 export function sandboxErrorHandler(err: unknown, _req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) return;
   if (err instanceof ApiError) {
-    res.status(err.status).json({ error: { type: err.type, code: err.code ?? undefined, message: err.message, param: err.param ?? undefined } });
+    res.status(err.status).json({
+      error: { type: err.type, code: err.code ?? undefined, message: err.message, param: err.param ?? undefined },
+    });
     return;
   }
   const e = err as { status?: unknown; statusCode?: unknown; message?: unknown };
@@ -74,7 +82,9 @@ export function sandboxErrorHandler(err: unknown, _req: Request, res: Response, 
     return;
   }
   logger.error({ err }, 'gateway sandbox error');
-  res.status(500).json({ error: { type: 'api_error', message: 'An unexpected error occurred in the gateway sandbox.' } });
+  res
+    .status(500)
+    .json({ error: { type: 'api_error', message: 'An unexpected error occurred in the gateway sandbox.' } });
 }
 
 export interface Result {
@@ -107,10 +117,20 @@ export async function runApi(
   const attempt = () =>
     sb.tx(async (em) => {
       if (idempotencyKey) {
-        const prior = await em.findOne(SandboxIdempotencyKey, { provider: account.provider, accountKey: account.accountKey, key: idempotencyKey });
+        const prior = await em.findOne(SandboxIdempotencyKey, {
+          provider: account.provider,
+          accountKey: account.accountKey,
+          key: idempotencyKey,
+        });
         if (prior) {
           if (prior.requestHash !== hash) throw reused();
-          return { replayed: true, status: prior.status, body: openAnswer(sb.secrets, prior.response), events: [] as string[], deliverFirst: false };
+          return {
+            replayed: true,
+            status: prior.status,
+            body: openAnswer(sb.secrets, prior.response),
+            events: [] as string[],
+            deliverFirst: false,
+          };
         }
       }
       const result = await handler(em);
@@ -128,7 +148,13 @@ export async function runApi(
         );
         await em.flush();
       }
-      return { replayed: false, status, body: result.body, events: result.events ?? [], deliverFirst: Boolean(result.deliverFirst) };
+      return {
+        replayed: false,
+        status,
+        body: result.body,
+        events: result.events ?? [],
+        deliverFirst: Boolean(result.deliverFirst),
+      };
     });
   let out;
   try {
@@ -171,7 +197,8 @@ insert into sandbox_objects (id, provider, account_key, type, data, internal, du
 select x.id, $1, $2, x.type, x.data, x.internal, x.due_at
 from jsonb_to_recordset($3::jsonb) as x(id text, type text, data jsonb, internal jsonb, due_at timestamptz)`;
 
-const SELECT_KEY = 'select request_hash, status, response from sandbox_idempotency_keys where provider = $1 and account_key = $2 and key = $3';
+const SELECT_KEY =
+  'select request_hash, status, response from sandbox_idempotency_keys where provider = $1 and account_key = $2 and key = $3';
 
 interface StoredKey {
   request_hash: string;
@@ -201,7 +228,15 @@ export async function runCreate(
     res.status(prior.status).json(prior.response);
   };
   const stored = async () =>
-    idempotencyKey ? (await sb.pool.query<StoredKey>({ name: 'sandbox_select_key', text: SELECT_KEY, values: [account.provider, account.accountKey, idempotencyKey] })).rows[0] : undefined;
+    idempotencyKey
+      ? (
+          await sb.pool.query<StoredKey>({
+            name: 'sandbox_select_key',
+            text: SELECT_KEY,
+            values: [account.provider, account.accountKey, idempotencyKey],
+          })
+        ).rows[0]
+      : undefined;
 
   const draft = new Draft(sb.pool, account);
   let result: CreateResult;
@@ -218,14 +253,27 @@ export async function runCreate(
     draft.created.map((o) => ({ id: o.id, type: o.type, data: o.data, internal: o.internal, due_at: o.dueAt })),
   );
   if (!idempotencyKey) {
-    await sb.pool.query({ name: 'sandbox_insert_objects', text: INSERT_OBJECTS, values: [account.provider, account.accountKey, objects] });
+    await sb.pool.query({
+      name: 'sandbox_insert_objects',
+      text: INSERT_OBJECTS,
+      values: [account.provider, account.accountKey, objects],
+    });
     res.status(status).json(result.body);
     return;
   }
   const { rows } = await sb.pool.query<StoredKey & { inserted: boolean }>({
     name: 'sandbox_insert_key_and_objects',
     text: INSERT_KEY_AND_OBJECTS,
-    values: [uuidv7(), account.provider, account.accountKey, idempotencyKey, hash, status, JSON.stringify(result.body), objects],
+    values: [
+      uuidv7(),
+      account.provider,
+      account.accountKey,
+      idempotencyKey,
+      hash,
+      status,
+      JSON.stringify(result.body),
+      objects,
+    ],
   });
   if (rows[0]?.inserted) {
     res.status(status).json(result.body);
@@ -238,7 +286,11 @@ export async function runCreate(
 }
 
 /** Reads an integer parameter sent as a form string or JSON number. */
-export function intParam(value: unknown, param: string, opts: { required?: boolean; min?: number } = {}): number | undefined {
+export function intParam(
+  value: unknown,
+  param: string,
+  opts: { required?: boolean; min?: number } = {},
+): number | undefined {
   if (value === undefined || value === null || value === '') {
     if (opts.required) throw new ApiError(400, `Missing required param: ${param}.`, 'parameter_missing', param);
     return undefined;
@@ -273,7 +325,8 @@ export function listParam(value: unknown): unknown[] {
 
 export function metadataParam(value: unknown): Record<string, string> {
   if (value === undefined || value === null || value === '') return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ApiError(400, 'Invalid metadata: must be an object', 'parameter_invalid', 'metadata');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new ApiError(400, 'Invalid metadata: must be an object', 'parameter_invalid', 'metadata');
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== '' && v != null) out[k] = String(v);
   return out;

@@ -13,8 +13,21 @@ export function addUnits(anchor: Date, unit: PeriodUnit, n: number): Date {
   const lastDay = new Date(Date.UTC(targetYear, targetMonth + 1, 0)).getUTCDate();
   const day = Math.min(anchor.getUTCDate(), lastDay);
   return new Date(
-    Date.UTC(targetYear, targetMonth, day, anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds()),
+    Date.UTC(
+      targetYear,
+      targetMonth,
+      day,
+      anchor.getUTCHours(),
+      anchor.getUTCMinutes(),
+      anchor.getUTCSeconds(),
+      anchor.getUTCMilliseconds(),
+    ),
   );
 }
 
-export const RAZORPAY_PERIOD_UNIT: Record<string, PeriodUnit> = { daily: 'day', weekly: 'week', monthly: 'month', yearly: 'year' };
+export const RAZORPAY_PERIOD_UNIT: Record<string, PeriodUnit> = {
+  daily: 'day',
+  weekly: 'week',
+  monthly: 'month',
+  yearly: 'year',
+};

@@ -8,7 +8,11 @@ import { Account, createObject, findObject, patch, Persister } from './store';
 
 /** Razorpay-side money movements of the sandbox: payments (for links and subscriptions) and subscription cycles. */
 
-export const accountOf = (obj: SandboxObject): Account => ({ provider: 'razorpay', accountKey: obj.accountKey, livemode: false });
+export const accountOf = (obj: SandboxObject): Account => ({
+  provider: 'razorpay',
+  accountKey: obj.accountKey,
+  livemode: false,
+});
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
   card_declined: 'Your payment was declined by the bank.',
@@ -53,7 +57,14 @@ export function createPayment(
     upi: i.method === 'upi' ? { vpa: i.vpa, flow: 'collect' } : null,
     card:
       i.method === 'card'
-        ? { entity: 'card', last4: (i.cardNumber ?? '').replace(/\D/g, '').slice(-4) || '1111', network: cardNetwork(i).network, type: 'credit', issuer: bankOf(i), international: false }
+        ? {
+            entity: 'card',
+            last4: (i.cardNumber ?? '').replace(/\D/g, '').slice(-4) || '1111',
+            network: cardNetwork(i).network,
+            type: 'credit',
+            issuer: bankOf(i),
+            international: false,
+          }
         : null,
     amount_refunded: 0,
     refund_status: null,
@@ -121,7 +132,13 @@ export interface ChargeOutcome {
  * subscription.charged (and .completed after the last of total_count), or subscription.pending / .halted (hard
  * declines). `auth_attempts` counts the charge attempts of the current cycle.
  */
-function chargeCycle(em: Persister, sub: SandboxObject, failure: string | null, at: Date, retried?: SandboxObject): ChargeOutcome {
+function chargeCycle(
+  em: Persister,
+  sub: SandboxObject,
+  failure: string | null,
+  at: Date,
+  retried?: SandboxObject,
+): ChargeOutcome {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const atS = unix(at);
@@ -170,12 +187,32 @@ function chargeCycle(em: Persister, sub: SandboxObject, failure: string | null, 
     const halted = HARD_DECLINES.has(failure);
     patch(sub, { status: halted ? 'halted' : 'pending' });
     if (halted) sub.dueAt = null;
-    return { failure, payment, events: [queueRazorpayEvent(em, account.accountKey, halted ? 'subscription.halted' : 'subscription.pending', { subscription: sub.data, payment: payment.data }, at)] };
+    return {
+      failure,
+      payment,
+      events: [
+        queueRazorpayEvent(
+          em,
+          account.accountKey,
+          halted ? 'subscription.halted' : 'subscription.pending',
+          { subscription: sub.data, payment: payment.data },
+          at,
+        ),
+      ],
+    };
   }
   const paidCount = Number(sub.data.paid_count) + 1;
   const remaining = Math.max(0, Number(sub.data.total_count) - paidCount);
   patch(sub, { status: 'active', paid_count: paidCount, remaining_count: remaining });
-  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.charged', { subscription: sub.data, payment: payment.data }, at)];
+  const events = [
+    queueRazorpayEvent(
+      em,
+      account.accountKey,
+      'subscription.charged',
+      { subscription: sub.data, payment: payment.data },
+      at,
+    ),
+  ];
   if (remaining === 0) {
     // Razorpay completes a subscription once total_count cycles are paid; it stays usable until the period ends.
     patch(sub, { status: 'completed', ended_at: sub.data.current_end });
@@ -186,7 +223,12 @@ function chargeCycle(em: Persister, sub: SandboxObject, failure: string | null, 
 }
 
 /** The mandate was authorised at the hosted page at `now` (the account's time): a trial waits, otherwise cycle 1 is charged now. */
-export function authorizeRazorpaySubscription(em: EntityManager, sub: SandboxObject, instrument: Instrument, now: Date): string[] {
+export function authorizeRazorpaySubscription(
+  em: EntityManager,
+  sub: SandboxObject,
+  instrument: Instrument,
+  now: Date,
+): string[] {
   const account = accountOf(sub);
   const nowS = unix(now);
   // start_at was fixed against wall time at creation; the trial it encodes runs from the account clock's now.
@@ -217,7 +259,15 @@ export function authorizeRazorpaySubscription(em: EntityManager, sub: SandboxObj
     charge_at: startAt ?? period.end,
   });
   sub.dueAt = new Date((startAt ?? period.end) * 1000);
-  const events = [queueRazorpayEvent(em, account.accountKey, 'subscription.authenticated', { subscription: sub.data, payment: authPayment.data }, now)];
+  const events = [
+    queueRazorpayEvent(
+      em,
+      account.accountKey,
+      'subscription.authenticated',
+      { subscription: sub.data, payment: authPayment.data },
+      now,
+    ),
+  ];
   if (!startAt) events.push(...chargeCycle(em, sub, null, now).events);
   return events;
 }
@@ -243,7 +293,11 @@ export function renewRazorpaySubscription(em: Persister, sub: SandboxObject, at:
 }
 
 /** Retries the failed cycle of a pending (or halted) subscription at `at`; null: nothing to retry. */
-export async function retryRazorpayCharge(em: EntityManager, sub: SandboxObject, at: Date): Promise<ChargeOutcome | null> {
+export async function retryRazorpayCharge(
+  em: EntityManager,
+  sub: SandboxObject,
+  at: Date,
+): Promise<ChargeOutcome | null> {
   const si = sub.internal as SubInternal;
   if ((sub.data.status !== 'pending' && sub.data.status !== 'halted') || !si.openInvoice) return null;
   const invoice = await findObject(em, accountOf(sub), 'invoice', si.openInvoice, true);
@@ -278,12 +332,30 @@ export function changeRazorpayPlan(sub: SandboxObject, plan: SandboxObject, now:
  * POST /subscriptions/:id/addons: a one-off item for the subscription's next cycle. Razorpay charges nothing now; the
  * add-on joins the next cycle's invoice (pendingAddons) and is charged with it.
  */
-export function addRazorpayAddon(em: EntityManager, sub: SandboxObject, item: { name: string; amount: number; currency: string; description?: string | null }, quantity: number, now: Date): SandboxObject {
+export function addRazorpayAddon(
+  em: EntityManager,
+  sub: SandboxObject,
+  item: { name: string; amount: number; currency: string; description?: string | null },
+  quantity: number,
+  now: Date,
+): SandboxObject {
   const si = sub.internal as SubInternal;
   const addon = createObject(em, accountOf(sub), 'addon', {
     id: gid('ao_', 14),
     entity: 'addon',
-    item: { id: gid('item_', 14), active: true, name: item.name, description: item.description ?? null, amount: item.amount, unit_amount: item.amount, currency: item.currency, type: 'addon', unit: null, tax_inclusive: false, created_at: unix(now) },
+    item: {
+      id: gid('item_', 14),
+      active: true,
+      name: item.name,
+      description: item.description ?? null,
+      amount: item.amount,
+      unit_amount: item.amount,
+      currency: item.currency,
+      type: 'addon',
+      unit: null,
+      tax_inclusive: false,
+      created_at: unix(now),
+    },
     quantity,
     created_at: unix(now),
     subscription_id: sub.id,

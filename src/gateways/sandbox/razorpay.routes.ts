@@ -18,7 +18,8 @@ import { Account, createObject, Draft, findObject, patch } from './store';
 type Obj = Record<string, any>;
 
 /** Razorpay answers bad input with 400 BAD_REQUEST_ERROR, unknown ids included. */
-const bad = (description: string, field: string | null = null, status = 400) => new ApiError(status, description, 'BAD_REQUEST_ERROR', field);
+const bad = (description: string, field: string | null = null, status = 400) =>
+  new ApiError(status, description, 'BAD_REQUEST_ERROR', field);
 const unknownId = () => bad('The id provided does not exist');
 
 /**
@@ -58,7 +59,10 @@ const intField = (v: unknown, field: string, min = 0, required = true) => {
   try {
     return intParam(v, field, { required, min });
   } catch {
-    throw bad(v == null ? `The ${field} field is required.` : `The ${field} must be an integer of at least ${min}.`, field);
+    throw bad(
+      v == null ? `The ${field} field is required.` : `The ${field} must be an integer of at least ${min}.`,
+      field,
+    );
   }
 };
 
@@ -93,7 +97,8 @@ async function createPaymentLink(sb: Sandbox, draft: Draft, b: Obj): Promise<Cre
 async function refundPayment(em: EntityManager, account: Account, paymentId: string, b: Obj): Promise<Result> {
   const payment = await findObject(em, account, 'payment', paymentId, true);
   if (!payment) throw unknownId();
-  if (payment.data.status !== 'captured' && payment.data.status !== 'refunded') throw bad('The payment has not been captured');
+  if (payment.data.status !== 'captured' && payment.data.status !== 'refunded')
+    throw bad('The payment has not been captured');
   const remaining = Number(payment.data.amount) - Number(payment.data.amount_refunded);
   if (remaining <= 0) throw bad('The payment has been fully refunded already');
   const amount = intField(b.amount, 'amount', 100, false) ?? remaining;
@@ -117,12 +122,18 @@ async function refundPayment(em: EntityManager, account: Account, paymentId: str
     refund_status: refunded >= Number(payment.data.amount) ? 'full' : 'partial',
     status: refunded >= Number(payment.data.amount) ? 'refunded' : 'captured',
   });
-  return { body: refund.data, events: [queueRazorpayEvent(em, account.accountKey, 'refund.processed', { refund: refund.data, payment: payment.data })] };
+  return {
+    body: refund.data,
+    events: [
+      queueRazorpayEvent(em, account.accountKey, 'refund.processed', { refund: refund.data, payment: payment.data }),
+    ],
+  };
 }
 
 async function createPlan(draft: Draft, b: Obj): Promise<CreateResult> {
   const period = String(b.period ?? '');
-  if (!['daily', 'weekly', 'monthly', 'yearly'].includes(period)) throw bad('The period must be one of daily, weekly, monthly, yearly.', 'period');
+  if (!['daily', 'weekly', 'monthly', 'yearly'].includes(period))
+    throw bad('The period must be one of daily, weekly, monthly, yearly.', 'period');
   const interval = intField(b.interval, 'interval', 1)!;
   const item = (b.item ?? {}) as Obj;
   if (!item.name) throw bad('The item.name field is required.', 'item.name');
@@ -197,7 +208,14 @@ async function createSubscription(sb: Sandbox, em: EntityManager, account: Accou
   return { body: sub.data };
 }
 
-async function subscriptionCommand(sb: Sandbox, em: EntityManager, account: Account, id: string, command: 'pause' | 'resume' | 'cancel' | 'update', b: Obj): Promise<Result> {
+async function subscriptionCommand(
+  sb: Sandbox,
+  em: EntityManager,
+  account: Account,
+  id: string,
+  command: 'pause' | 'resume' | 'cancel' | 'update',
+  b: Obj,
+): Promise<Result> {
   const sub = await findObject(em, account, 'subscription', id, true);
   if (!sub) throw unknownId();
   const status = sub.data.status as string;
@@ -213,13 +231,18 @@ async function subscriptionCommand(sb: Sandbox, em: EntityManager, account: Acco
       patch(sub, { status: 'active', paused_at: null });
       return { body: sub.data, events: queue('subscription.resumed') };
     case 'cancel': {
-      if (['cancelled', 'completed', 'expired'].includes(status)) throw bad(`Subscription cannot be cancelled in ${status} state`);
+      if (['cancelled', 'completed', 'expired'].includes(status))
+        throw bad(`Subscription cannot be cancelled in ${status} state`);
       const atCycleEnd = b.cancel_at_cycle_end === 1 || b.cancel_at_cycle_end === true || b.cancel_at_cycle_end === '1';
       if (atCycleEnd && sub.dueAt) {
         // Sandbox field cancel_at_cycle_end: the adapter's getSubscription reads it as cancelAtPeriodEnd.
         patch(
           sub,
-          { has_scheduled_changes: true, change_scheduled_at: sub.data.current_end ?? sub.data.charge_at, cancel_at_cycle_end: true },
+          {
+            has_scheduled_changes: true,
+            change_scheduled_at: sub.data.current_end ?? sub.data.charge_at,
+            cancel_at_cycle_end: true,
+          },
           { cancelAtCycleEnd: true },
         );
         return { body: sub.data };
@@ -229,15 +252,18 @@ async function subscriptionCommand(sb: Sandbox, em: EntityManager, account: Acco
       return { body: sub.data, events: queue('subscription.cancelled') };
     }
     case 'update': {
-      if (['cancelled', 'completed', 'expired', 'halted'].includes(status)) throw bad(`Subscription cannot be updated in ${status} state`);
+      if (['cancelled', 'completed', 'expired', 'halted'].includes(status))
+        throw bad(`Subscription cannot be updated in ${status} state`);
       // Razorpay refuses updates of UPI and e-mandate subscriptions, in these words.
       if (sub.data.payment_method === 'upi') throw bad('subscriptions cannot be updated when payment mode is UPI');
-      if (sub.data.payment_method === 'emandate') throw bad('subscriptions cannot be updated when payment mode is emandate');
+      if (sub.data.payment_method === 'emandate')
+        throw bad('subscriptions cannot be updated when payment mode is emandate');
       const planId = strParam(b.plan_id, 'plan_id');
       if (planId) {
         const plan = await findObject(em, account, 'plan', planId);
         if (!plan) throw unknownId();
-        if (plan.data.item.currency !== sub.internal.currency) throw bad('The plan currency must match the subscription currency', 'plan_id');
+        if (plan.data.item.currency !== sub.internal.currency)
+          throw bad('The plan currency must match the subscription currency', 'plan_id');
         changeRazorpayPlan(sub, plan, now);
       }
       const q = intField(b.quantity, 'quantity', 1, false);
@@ -252,15 +278,23 @@ async function createAddon(sb: Sandbox, em: EntityManager, account: Account, id:
   const sub = await findObject(em, account, 'subscription', id, true);
   if (!sub) throw unknownId();
   const status = sub.data.status as string;
-  if (!['authenticated', 'active', 'pending'].includes(status)) throw bad(`Addons cannot be created for a subscription in ${status} state`);
+  if (!['authenticated', 'active', 'pending'].includes(status))
+    throw bad(`Addons cannot be created for a subscription in ${status} state`);
   const item = (b.item ?? {}) as Obj;
   const name = strParam(item.name, 'item.name');
   if (!name) throw bad('The item.name field is required.', 'item.name');
   const amount = intField(item.amount, 'item.amount', 1)!;
   const currency = currencyParam(item.currency, 'item.currency');
-  if (currency !== sub.internal.currency) throw bad('The addon currency must match the subscription currency', 'item.currency');
+  if (currency !== sub.internal.currency)
+    throw bad('The addon currency must match the subscription currency', 'item.currency');
   const quantity = intField(b.quantity, 'quantity', 1, false) ?? 1;
-  const addon = addRazorpayAddon(em, sub, { name, amount, currency, description: strParam(item.description, 'item.description') ?? null }, quantity, await sb.now(account.accountKey));
+  const addon = addRazorpayAddon(
+    em,
+    sub,
+    { name, amount, currency, description: strParam(item.description, 'item.description') ?? null },
+    quantity,
+    await sb.now(account.accountKey),
+  );
   return { body: addon.data };
 }
 
@@ -271,7 +305,8 @@ function testModeOnly(account: Account): void {
 
 /** Unix seconds (fractions allowed) -> Date. */
 function timeParam(value: unknown, field: string): Date {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
   if (!Number.isFinite(n) || n <= 0) throw bad(`The ${field} field must be a unix timestamp in seconds.`, field);
   return new Date(Math.round(n * 1000));
 }
@@ -300,15 +335,16 @@ export function razorpayRouter(sb: Sandbox): Router {
   const r = express.Router();
   r.use(express.json({ limit: '1mb' }), bodyChecks);
   const reused = () => bad('The idempotency key was already used with different request parameters');
-  const post = (handler: (em: EntityManager, account: Account, req: Request) => Promise<Result>) =>
+  const post =
+    (handler: (em: EntityManager, account: Account, req: Request) => Promise<Result>) =>
     async (req: Request, res: Response) => {
       const account = authenticate(req);
       const key = req.header('x-idempotency-key') || undefined;
       await runApi(sb, req, res, account, key, (em) => handler(em, account, req), reused);
     };
   /** POSTs that only create objects: the same idempotency answers, written in one SQL statement (runCreate). */
-  const create = (handler: (draft: Draft, req: Request) => Promise<CreateResult>) =>
-    async (req: Request, res: Response) => {
+  const create =
+    (handler: (draft: Draft, req: Request) => Promise<CreateResult>) => async (req: Request, res: Response) => {
       const account = authenticate(req);
       const key = req.header('x-idempotency-key') || undefined;
       await runCreate(sb, req, res, account, key, (draft) => handler(draft, req), reused);
@@ -324,7 +360,10 @@ export function razorpayRouter(sb: Sandbox): Router {
     authenticate(req);
     res.json({ entity: 'collection', count: 0, items: [] });
   });
-  r.post('/plans', create((draft, req) => createPlan(draft, req.body ?? {})));
+  r.post(
+    '/plans',
+    create((draft, req) => createPlan(draft, req.body ?? {})),
+  );
   r.get('/plans/:id', get('plan'));
 
   r.post(
@@ -336,20 +375,36 @@ export function razorpayRouter(sb: Sandbox): Router {
       if (!url) throw bad('The url field is required.', 'url');
       if (!secret) throw bad('The secret field is required.', 'secret');
       // Razorpay's API takes events as a list of names or as {name: true}.
-      const events = Array.isArray(b.events) ? b.events.map(String) : Object.keys((b.events ?? {}) as Obj).filter((k) => (b.events as Obj)[k]);
+      const events = Array.isArray(b.events)
+        ? b.events.map(String)
+        : Object.keys((b.events ?? {}) as Obj).filter((k) => (b.events as Obj)[k]);
       let hook = await em.findOne(SandboxWebhook, { provider: 'razorpay', accountKey: account.accountKey });
       if (!hook) {
-        hook = Object.assign(new SandboxWebhook(), { provider: 'razorpay', accountKey: account.accountKey, externalId: gid('', 14) });
+        hook = Object.assign(new SandboxWebhook(), {
+          provider: 'razorpay',
+          accountKey: account.accountKey,
+          externalId: gid('', 14),
+        });
         em.persist(hook);
       }
       Object.assign(hook, { url, secret: sb.secrets.seal(secret), events: events.length ? events : ['*'] });
       return {
-        body: { id: hook.externalId, entity: 'webhook', url, active: true, events: Object.fromEntries(hook.events.map((e) => [e, true])), created_at: unix() },
+        body: {
+          id: hook.externalId,
+          entity: 'webhook',
+          url,
+          active: true,
+          events: Object.fromEntries(hook.events.map((e) => [e, true])),
+          created_at: unix(),
+        },
       };
     }),
   );
 
-  r.post('/payment_links', create((draft, req) => createPaymentLink(sb, draft, req.body ?? {})));
+  r.post(
+    '/payment_links',
+    create((draft, req) => createPaymentLink(sb, draft, req.body ?? {})),
+  );
   r.get('/payment_links/:id', get('payment_link'));
   r.post(
     '/payment_links/:id/cancel',
@@ -358,21 +413,39 @@ export function razorpayRouter(sb: Sandbox): Router {
       if (!link) throw unknownId();
       if (link.data.status !== 'created') throw bad(`Payment link cannot be cancelled in ${link.data.status} state`);
       patch(link, { status: 'cancelled', cancelled_at: unix() }, { resolved: { outcome: 'cancel' } });
-      return { body: link.data, events: [queueRazorpayEvent(em, account.accountKey, 'payment_link.cancelled', { payment_link: link.data })] };
+      return {
+        body: link.data,
+        events: [queueRazorpayEvent(em, account.accountKey, 'payment_link.cancelled', { payment_link: link.data })],
+      };
     }),
   );
 
   r.get('/payments/:id', get('payment'));
-  r.post('/payments/:id/refund', post((em, account, req) => refundPayment(em, account, String(req.params.id), req.body ?? {})));
+  r.post(
+    '/payments/:id/refund',
+    post((em, account, req) => refundPayment(em, account, String(req.params.id), req.body ?? {})),
+  );
   r.get('/refunds/:id', get('refund'));
 
-  r.post('/subscriptions', post((em, account, req) => createSubscription(sb, em, account, req.body ?? {})));
+  r.post(
+    '/subscriptions',
+    post((em, account, req) => createSubscription(sb, em, account, req.body ?? {})),
+  );
   r.get('/subscriptions/:id', get('subscription'));
-  r.patch('/subscriptions/:id', post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), 'update', req.body ?? {})));
+  r.patch(
+    '/subscriptions/:id',
+    post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), 'update', req.body ?? {})),
+  );
   for (const command of ['pause', 'resume', 'cancel'] as const) {
-    r.post(`/subscriptions/:id/${command}`, post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), command, req.body ?? {})));
+    r.post(
+      `/subscriptions/:id/${command}`,
+      post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), command, req.body ?? {})),
+    );
   }
-  r.post('/subscriptions/:id/addons', post((em, account, req) => createAddon(sb, em, account, String(req.params.id), req.body ?? {})));
+  r.post(
+    '/subscriptions/:id/addons',
+    post((em, account, req) => createAddon(sb, em, account, String(req.params.id), req.body ?? {})),
+  );
   r.get('/addons/:id', get('addon'));
 
   // Invoices of a subscription, newest first (the adapter's reconciliation reads the latest charge here).
@@ -390,7 +463,10 @@ export function razorpayRouter(sb: Sandbox): Router {
     });
     const items = all
       .map((o) => o.data)
-      .sort((a, b) => Number(b.billing_start ?? 0) - Number(a.billing_start ?? 0) || Number(b.created_at) - Number(a.created_at))
+      .sort(
+        (a, b) =>
+          Number(b.billing_start ?? 0) - Number(a.billing_start ?? 0) || Number(b.created_at) - Number(a.created_at),
+      )
       .slice(skip, skip + count);
     res.json({ entity: 'collection', count: items.length, items });
   });
@@ -402,16 +478,27 @@ export function razorpayRouter(sb: Sandbox): Router {
     testModeOnly(account);
     const to = timeParam((req.body ?? {}).frozen_time, 'frozen_time');
     const { now, renewals } = await sb.advanceClock(account.accountKey, to);
-    res.json({ entity: 'sandbox_clock', frozen_time: now.getTime() / 1000, renewals: renewals.map((r) => ({ subscription_id: r.providerSubscriptionId, events: r.events })) });
+    res.json({
+      entity: 'sandbox_clock',
+      frozen_time: now.getTime() / 1000,
+      renewals: renewals.map((r) => ({ subscription_id: r.providerSubscriptionId, events: r.events })),
+    });
   });
-  r.post('/test_helpers/subscriptions/:id/retry_charge', post((em, account, req) => retryCharge(sb, em, account, String(req.params.id))));
+  r.post(
+    '/test_helpers/subscriptions/:id/retry_charge',
+    post((em, account, req) => retryCharge(sb, em, account, String(req.params.id))),
+  );
 
   r.use(() => {
     throw bad('The requested URL was not found on the server.', null, 404);
   });
   r.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const e = err instanceof ApiError ? err : null;
-    const status = e?.status ?? ((err as { status?: number })?.status && (err as { status: number }).status < 500 ? (err as { status: number }).status : 500);
+    const status =
+      e?.status ??
+      ((err as { status?: number })?.status && (err as { status: number }).status < 500
+        ? (err as { status: number }).status
+        : 500);
     if (status >= 500) logger.error({ err }, 'gateway sandbox error');
     res.status(status).json({
       error: {

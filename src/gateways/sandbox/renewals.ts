@@ -98,7 +98,11 @@ export async function chargeDueBatch(
   let broken = false;
   try {
     await client.query('begin');
-    const { rows } = await client.query<DueRow>({ name: 'sandbox_lock_due', text: LOCK_DUE, values: [accountKey, at, provider ?? null, limit] });
+    const { rows } = await client.query<DueRow>({
+      name: 'sandbox_lock_due',
+      text: LOCK_DUE,
+      values: [accountKey, at, provider ?? null, limit],
+    });
     if (!rows.length) {
       await client.query('commit');
       return { renewals: [], hooks: new Map() };
@@ -119,12 +123,21 @@ export async function chargeDueBatch(
       });
       const from = collector.events.length;
       // The gateway acts at the due time: events, periods and cancellations carry it.
-      const ids = sub.provider === 'stripe' ? renewStripeSubscription(collector, sub, r.due_at) : renewRazorpaySubscription(collector, sub, r.due_at);
+      const ids =
+        sub.provider === 'stripe'
+          ? renewStripeSubscription(collector, sub, r.due_at)
+          : renewRazorpaySubscription(collector, sub, r.due_at);
       const queued = new Map(collector.events.slice(from).map((e) => [e.id, e]));
       sub.updatedAt = new Date();
       renewals.push({ sub, events: ids.map((id) => queued.get(id)!) });
     }
-    const subs = renewals.map(({ sub }) => ({ id: sub.id, data: sub.data, internal: sub.internal, due_at: sub.dueAt ?? null, updated_at: sub.updatedAt }));
+    const subs = renewals.map(({ sub }) => ({
+      id: sub.id,
+      data: sub.data,
+      internal: sub.internal,
+      due_at: sub.dueAt ?? null,
+      updated_at: sub.updatedAt,
+    }));
     const events = collector.events.map((e: SandboxEvent) => ({
       id: e.id,
       provider: e.provider,
@@ -139,7 +152,10 @@ export async function chargeDueBatch(
       values: [JSON.stringify(subs), JSON.stringify(collector.objects.map(row)), JSON.stringify(events), accountKey],
     });
     await client.query('commit');
-    return { renewals, hooks: new Map(written.rows.map((h) => [h.provider, { url: h.url, secret: h.secret, events: h.events }])) };
+    return {
+      renewals,
+      hooks: new Map(written.rows.map((h) => [h.provider, { url: h.url, secret: h.secret, events: h.events }])),
+    };
   } catch (err) {
     await client.query('rollback').catch(() => {
       broken = true;

@@ -8,7 +8,10 @@ import { MAX_JSON_DEPTH } from '../../core/input-limits';
  * hashes stored before the copy still match.
  */
 export function requestHash(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method.toUpperCase()} ${path}\n${stableJson(body)}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${stableJson(body)}`)
+    .digest('hex');
 }
 
 function stableJson(value: unknown, depth = 1): string {

@@ -128,9 +128,12 @@ export class Sandbox {
     this.orm = opts.orm;
     this.secrets = opts.secrets;
     this.ownsPool = !opts.pool;
-    this.pool = opts.pool ?? new Pool({ connectionString: opts.orm.config.get('clientUrl'), max: opts.poolMax ?? 10, allowExitOnIdle: true });
+    this.pool =
+      opts.pool ??
+      new Pool({ connectionString: opts.orm.config.get('clientUrl'), max: opts.poolMax ?? 10, allowExitOnIdle: true });
     // A broken idle connection is logged (an unheard 'error' would end the process) and replaced on the next query.
-    if (this.ownsPool) this.pool.on('error', (err) => logger.warn({ err, pool: 'sandbox' }, 'idle database connection lost'));
+    if (this.ownsPool)
+      this.pool.on('error', (err) => logger.warn({ err, pool: 'sandbox' }, 'idle database connection lost'));
     this.publicUrl = (opts.publicUrl ?? '').replace(/\/$/, '');
     this.delivery = opts.delivery ?? {};
     this.clock = opts.clock;
@@ -176,15 +179,19 @@ export class Sandbox {
       for (const hook of await em.find(SandboxWebhook, {})) {
         if (!isSealed(hook.secret)) hook.secret = this.secrets.seal(hook.secret);
       }
-      const answers = await em.getConnection().execute<{ id: string; secret: string }[]>(
-        `select id, response->>'secret' as secret from sandbox_idempotency_keys where jsonb_typeof(response->'secret') = 'string'`,
-      );
+      const answers = await em
+        .getConnection()
+        .execute<{ id: string; secret: string }[]>(
+          `select id, response->>'secret' as secret from sandbox_idempotency_keys where jsonb_typeof(response->'secret') = 'string'`,
+        );
       for (const { id, secret } of answers) {
         if (isSealed(secret)) continue;
-        await em.getConnection().execute(
-          `update sandbox_idempotency_keys set response = jsonb_set(response, '{secret}', to_jsonb(?::text)) where id = ?`,
-          [this.secrets.seal(secret), id],
-        );
+        await em
+          .getConnection()
+          .execute(
+            `update sandbox_idempotency_keys set response = jsonb_set(response, '{secret}', to_jsonb(?::text)) where id = ?`,
+            [this.secrets.seal(secret), id],
+          );
       }
     });
   }
@@ -221,7 +228,11 @@ export class Sandbox {
     const em = this.orm.em.fork();
     const pending = await em.find(
       SandboxEvent,
-      { delivered: false, ...(filter.accountKey ? { accountKey: filter.accountKey } : {}), ...(filter.provider ? { provider: filter.provider } : {}) },
+      {
+        delivered: false,
+        ...(filter.accountKey ? { accountKey: filter.accountKey } : {}),
+        ...(filter.provider ? { provider: filter.provider } : {}),
+      },
       { orderBy: { createdAt: 'asc' } },
     );
     await this.deliver(pending.map((e) => e.id));
@@ -235,7 +246,11 @@ export class Sandbox {
    * and delivers the webhooks before returning. The wall-clock ticker calls this with new Date().
    */
   async chargeDueRenewals(wallNow: Date, filter: RenewalFilter = {}): Promise<RenewalResult[]> {
-    const { rows } = await this.pool.query<{ account_key: string }>(ACCOUNTS_DUE, [wallNow, filter.accountKey ?? null, filter.provider ?? null]);
+    const { rows } = await this.pool.query<{ account_key: string }>(ACCOUNTS_DUE, [
+      wallNow,
+      filter.accountKey ?? null,
+      filter.provider ?? null,
+    ]);
     const results: RenewalResult[] = [];
     for (const { account_key: accountKey } of rows) {
       const done = await this.serial(accountKey, async () => {
@@ -275,7 +290,10 @@ export class Sandbox {
     if (!(await this.orm.em.fork().count(SandboxEvent, waiting))) return;
     await this.redeliverPending({ accountKey });
     const left = await this.orm.em.fork().count(SandboxEvent, waiting);
-    if (left) throw new Error(`${left} webhook(s) of this account could not be delivered: the clock advance stops until they are`);
+    if (left)
+      throw new Error(
+        `${left} webhook(s) of this account could not be delivered: the clock advance stops until they are`,
+      );
   }
 
   /** Sets the account's clock to at least `at`; answers the offset in force. */
@@ -294,7 +312,11 @@ export class Sandbox {
    * ends when all its webhooks were answered, so everything due earlier is done before anything due later starts; a
    * renewal moves a subscription's due time past the instant, so each subscription is charged once per wave.
    */
-  private async chargeAccount(accountKey: string, until: Date, opts: { provider?: SandboxProvider; moveClock: boolean }): Promise<RenewalResult[]> {
+  private async chargeAccount(
+    accountKey: string,
+    until: Date,
+    opts: { provider?: SandboxProvider; moveClock: boolean },
+  ): Promise<RenewalResult[]> {
     const results: RenewalResult[] = [];
     for (let guard = 0; guard < 10_000; guard++) {
       const { rows } = await this.pool.query<{ due_at: Date }>({
@@ -360,7 +382,8 @@ export class Sandbox {
     const wave: RenewalResult[] = [];
     const outcomes: DeliveryOutcome[] = [];
     const record = async (all: boolean) => {
-      while (outcomes.length >= 256 || (all && outcomes.length)) await recordDeliveries(this.pool, outcomes.splice(0, 256));
+      while (outcomes.length >= 256 || (all && outcomes.length))
+        await recordDeliveries(this.pool, outcomes.splice(0, 256));
     };
     const worker = async () => {
       for (let item = await take(); item; item = await take()) {
@@ -368,7 +391,11 @@ export class Sandbox {
         for (const event of renewal.events) {
           outcomes.push(await postEvent(event, hooks.get(event.provider) ?? null, this.secrets, this.delivery));
         }
-        wave.push({ provider: renewal.sub.provider, providerSubscriptionId: renewal.sub.id, events: renewal.events.map((e) => e.type) });
+        wave.push({
+          provider: renewal.sub.provider,
+          providerSubscriptionId: renewal.sub.id,
+          events: renewal.events.map((e) => e.type),
+        });
         await record(false);
       }
     };
@@ -387,10 +414,17 @@ export class Sandbox {
   /** Retries the failed charge of a past_due (Stripe) or pending/halted (Razorpay) subscription now (the account's time). */
   async retryCharge(providerSubscriptionId: string, now?: Date): Promise<RenewalResult | null> {
     const step = await this.tx(async (em) => {
-      const sub = await em.findOne(SandboxObject, { id: providerSubscriptionId, type: 'subscription' }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const sub = await em.findOne(
+        SandboxObject,
+        { id: providerSubscriptionId, type: 'subscription' },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       if (!sub) return null;
       const at = now ?? (await this.now(sub.accountKey));
-      const events = sub.provider === 'stripe' ? await retryStripeInvoice(em, sub, at) : ((await retryRazorpayCharge(em, sub, at))?.events ?? []);
+      const events =
+        sub.provider === 'stripe'
+          ? await retryStripeInvoice(em, sub, at)
+          : ((await retryRazorpayCharge(em, sub, at))?.events ?? []);
       return { sub, events };
     });
     if (!step) return null;

@@ -69,12 +69,16 @@ export async function findObject(
 ): Promise<SandboxObject | null> {
   const obj = await em.findOne(
     SandboxObject,
-    { id, provider: account.provider, accountKey: account.accountKey, type: Array.isArray(type) ? { $in: type } : type },
+    {
+      id,
+      provider: account.provider,
+      accountKey: account.accountKey,
+      type: Array.isArray(type) ? { $in: type } : type,
+    },
     lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
   );
   return obj;
 }
-
 
 /** A gateway object as the fast create path handles it: plain data, written by raw SQL (see runCreate). */
 export interface StoredObject {
@@ -93,9 +97,17 @@ export interface StoredObject {
 export class Draft {
   readonly created: StoredObject[] = [];
 
-  constructor(private readonly pool: Pool, readonly account: Account) {}
+  constructor(
+    private readonly pool: Pool,
+    readonly account: Account,
+  ) {}
 
-  create(type: string, data: Record<string, any>, internal: Record<string, any> = {}, dueAt: Date | null = null): StoredObject {
+  create(
+    type: string,
+    data: Record<string, any>,
+    internal: Record<string, any> = {},
+    dueAt: Date | null = null,
+  ): StoredObject {
     const obj = { id: data.id as string, type, data, internal, dueAt };
     this.created.push(obj);
     return obj;
@@ -105,7 +117,13 @@ export class Draft {
     const types = Array.isArray(type) ? type : [type];
     const mine = this.created.find((o) => o.id === id && types.includes(o.type));
     if (mine) return mine;
-    const { rows } = await this.pool.query<{ id: string; type: string; data: Record<string, any>; internal: Record<string, any>; due_at: Date | null }>(
+    const { rows } = await this.pool.query<{
+      id: string;
+      type: string;
+      data: Record<string, any>;
+      internal: Record<string, any>;
+      due_at: Date | null;
+    }>(
       'select id, type, data, internal, due_at from sandbox_objects where id = $1 and provider = $2 and account_key = $3 and type = any($4::text[])',
       [id, this.account.provider, this.account.accountKey, types],
     );

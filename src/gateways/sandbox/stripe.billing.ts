@@ -20,7 +20,16 @@ export const accountOf = (obj: SandboxObject): Account => ({
 
 export function paymentMethodDetails(i: Instrument) {
   if (i.method === 'card') {
-    return { type: 'card', card: { brand: cardNetwork(i).brand, last4: last4(i) ?? '4242', funding: 'credit', country: 'IN', issuer: bankOf(i) } };
+    return {
+      type: 'card',
+      card: {
+        brand: cardNetwork(i).brand,
+        last4: last4(i) ?? '4242',
+        funding: 'credit',
+        country: 'IN',
+        issuer: bankOf(i),
+      },
+    };
   }
   if (i.method === 'upi') return { type: 'upi', upi: { vpa: i.vpa, issuer: i.bank } };
   return { type: 'emandate', emandate: { issuer: i.bank } };
@@ -28,12 +37,15 @@ export function paymentMethodDetails(i: Instrument) {
 
 /** Stripe's error object for a decline: card declines carry a decline_code; processing_error is a code of its own. */
 export function declineError(code: string, i: Instrument) {
-  const declined = code === 'card_declined' || code === 'insufficient_funds' || code === 'stolen_card' || code === 'lost_card';
+  const declined =
+    code === 'card_declined' || code === 'insufficient_funds' || code === 'stolen_card' || code === 'lost_card';
   return {
     type: 'card_error',
     code: declined ? 'card_declined' : code,
     decline_code: declined ? (code === 'card_declined' ? 'generic_decline' : code) : undefined,
-    message: declined ? 'Your card was declined.' : 'An error occurred while processing your card. Try again in a little bit.',
+    message: declined
+      ? 'Your card was declined.'
+      : 'An error occurred while processing your card. Try again in a little bit.',
     payment_method: { id: gid('pm_'), object: 'payment_method', ...paymentMethodDetails(i) },
   };
 }
@@ -42,7 +54,16 @@ export function declineError(code: string, i: Instrument) {
 export function createPaymentIntent(
   em: Persister,
   account: Account,
-  p: { amount: number; currency: string; metadata: Record<string, string>; description?: string | null; customer?: string | null; instrument: Instrument; failure: string | null; at?: Date },
+  p: {
+    amount: number;
+    currency: string;
+    metadata: Record<string, string>;
+    description?: string | null;
+    customer?: string | null;
+    instrument: Instrument;
+    failure: string | null;
+    at?: Date;
+  },
 ): SandboxObject {
   const id = gid('pi_');
   const now = unix(p.at);
@@ -112,13 +133,21 @@ export async function startStripeSubscription(
   customerId: string,
   now: Date,
 ): Promise<{ sub: SandboxObject; afterCompletion: () => string[] }> {
-  const items = session.internal.lineItems as Array<{ price?: string; amount: number; currency: string; recurring?: boolean }>;
+  const items = session.internal.lineItems as Array<{
+    price?: string;
+    amount: number;
+    currency: string;
+    recurring?: boolean;
+  }>;
   const recurring = items.find((i) => i.recurring);
   if (!recurring?.price) throw new Error('subscription session without a recurring price');
   const price = await findObject(em, account, 'price', recurring.price);
   if (!price) throw new Error(`price ${recurring.price} vanished`);
   const setupFee = items.filter((i) => !i.recurring).reduce((s, i) => s + i.amount, 0);
-  const subData = (session.internal.subscriptionData ?? {}) as { trial_period_days?: number; metadata?: Record<string, string> };
+  const subData = (session.internal.subscriptionData ?? {}) as {
+    trial_period_days?: number;
+    metadata?: Record<string, string>;
+  };
   const trialDays = Number(subData.trial_period_days ?? 0);
   const nowS = unix(now);
   const trialEnd = trialDays > 0 ? nowS + trialDays * 86_400 : null;
@@ -186,7 +215,13 @@ function subscriptionAmount(sub: SandboxObject): number {
 
 const invoicePayments = (pi: SandboxObject, paid: boolean) => ({
   object: 'list',
-  data: [{ object: 'invoice_payment', status: paid ? 'paid' : 'open', payment: { type: 'payment_intent', payment_intent: pi.data } }],
+  data: [
+    {
+      object: 'invoice_payment',
+      status: paid ? 'paid' : 'open',
+      payment: { type: 'payment_intent', payment_intent: pi.data },
+    },
+  ],
 });
 
 /**
@@ -201,7 +236,15 @@ function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string,
   const amount = recurring + si.pendingSetupFee;
   const item = sub.data.items.data[0];
   const currency = sub.data.currency;
-  const pi = createPaymentIntent(em, account, { amount, currency, metadata: {}, customer: sub.data.customer, instrument: si.instrument, failure, at: now });
+  const pi = createPaymentIntent(em, account, {
+    amount,
+    currency,
+    metadata: {},
+    customer: sub.data.customer,
+    instrument: si.instrument,
+    failure,
+    at: now,
+  });
   const nowS = unix(now);
   const lines = [
     {
@@ -212,10 +255,23 @@ function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string,
       description: `1 x ${item.price.id}`,
       pricing: { type: 'price_details', price_details: { price: item.price.id } },
       period: { start: item.current_period_start, end: item.current_period_end },
-      parent: { type: 'subscription_item_details', subscription_item_details: { subscription: sub.id, subscription_item: item.id } },
+      parent: {
+        type: 'subscription_item_details',
+        subscription_item_details: { subscription: sub.id, subscription_item: item.id },
+      },
     },
     ...(si.pendingSetupFee > 0
-      ? [{ id: gid('il_'), object: 'line_item', amount: si.pendingSetupFee, currency, description: 'Setup fee', period: { start: nowS, end: nowS }, parent: null }]
+      ? [
+          {
+            id: gid('il_'),
+            object: 'line_item',
+            amount: si.pendingSetupFee,
+            currency,
+            description: 'Setup fee',
+            period: { start: nowS, end: nowS },
+            parent: null,
+          },
+        ]
       : []),
   ];
   const invoiceId = gid('in_');
@@ -231,7 +287,10 @@ function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string,
     attempt_count: 1,
     attempted: true,
     billing_reason: billingReason,
-    parent: { type: 'subscription_details', subscription_details: { subscription: sub.id, metadata: sub.data.metadata } },
+    parent: {
+      type: 'subscription_details',
+      subscription_details: { subscription: sub.id, metadata: sub.data.metadata },
+    },
     period_start: item.current_period_start,
     period_end: item.current_period_end,
     lines: { object: 'list', data: lines },
@@ -242,7 +301,18 @@ function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string,
   });
   // The fee is on this invoice now, paid or open: no later invoice carries it again.
   patch(sub, { latest_invoice: invoiceId }, { pendingSetupFee: 0, openInvoice: failure ? invoiceId : null });
-  return { invoice, eventId: queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data, undefined, now) };
+  return {
+    invoice,
+    eventId: queueStripeEvent(
+      em,
+      account.accountKey,
+      account.livemode,
+      failure ? 'invoice.payment_failed' : 'invoice.paid',
+      invoice.data,
+      undefined,
+      now,
+    ),
+  };
 }
 
 /**
@@ -258,12 +328,25 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
   if (sub.data.cancel_at_period_end) {
     patch(sub, { status: 'canceled', canceled_at: unix(at), ended_at: endedAt });
     sub.dueAt = null;
-    return [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data, undefined, at)];
+    return [
+      queueStripeEvent(
+        em,
+        account.accountKey,
+        account.livemode,
+        'customer.subscription.deleted',
+        sub.data,
+        undefined,
+        at,
+      ),
+    ];
   }
   const wasTrial = sub.data.status === 'trialing';
   const cycle = wasTrial ? 0 : si.cycle + 1;
   const bounds = periodBounds(si, cycle);
-  const items = { ...sub.data.items, data: [{ ...item, current_period_start: bounds.start, current_period_end: bounds.end }] };
+  const items = {
+    ...sub.data.items,
+    data: [{ ...item, current_period_start: bounds.start, current_period_end: bounds.end }],
+  };
   patch(sub, { items }, { cycle });
   sub.dueAt = new Date(bounds.end * 1000);
   if (sub.data.pause_collection) return []; // Stripe voids invoices while collection is paused.
@@ -277,7 +360,12 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
  * Charges an open invoice of the subscription again (POST /v1/invoices/:id/pay, the dunning retry): the card rules
  * count it as one more later charge. Answers the failure (null: paid) and the queued event ids.
  */
-export function payStripeInvoice(em: EntityManager, sub: SandboxObject, invoice: SandboxObject, now: Date): { failure: string | null; pi: SandboxObject; events: string[] } {
+export function payStripeInvoice(
+  em: EntityManager,
+  sub: SandboxObject,
+  invoice: SandboxObject,
+  now: Date,
+): { failure: string | null; pi: SandboxObject; events: string[] } {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const attempts = si.attempts + 1;
@@ -301,12 +389,20 @@ export function payStripeInvoice(em: EntityManager, sub: SandboxObject, invoice:
     amount_remaining: failure ? invoice.data.amount_due : 0,
     attempt_count: Number(invoice.data.attempt_count) + 1,
     payments: invoicePayments(pi, !failure),
-    status_transitions: { ...(invoice.data.status_transitions ?? {}), finalized_at: finalized, paid_at: failure ? null : unix(now) },
+    status_transitions: {
+      ...(invoice.data.status_transitions ?? {}),
+      finalized_at: finalized,
+      paid_at: failure ? null : unix(now),
+    },
   });
   if (manual) {
     patch(sub, {}, { attempts });
     const type = failure ? 'invoice.payment_failed' : 'invoice.paid';
-    return { failure, pi, events: [queueStripeEvent(em, account.accountKey, account.livemode, type, invoice.data, undefined, now)] };
+    return {
+      failure,
+      pi,
+      events: [queueStripeEvent(em, account.accountKey, account.livemode, type, invoice.data, undefined, now)],
+    };
   }
   const paidOpen = !failure && si.openInvoice === invoice.id;
   const live = sub.data.status !== 'canceled';
@@ -318,7 +414,17 @@ export function payStripeInvoice(em: EntityManager, sub: SandboxObject, invoice:
   return {
     failure,
     pi,
-    events: [queueStripeEvent(em, account.accountKey, account.livemode, failure ? 'invoice.payment_failed' : 'invoice.paid', invoice.data, undefined, now)],
+    events: [
+      queueStripeEvent(
+        em,
+        account.accountKey,
+        account.livemode,
+        failure ? 'invoice.payment_failed' : 'invoice.paid',
+        invoice.data,
+        undefined,
+        now,
+      ),
+    ],
   };
 }
 
@@ -349,7 +455,16 @@ export function changeStripePrice(sub: SandboxObject, price: Record<string, any>
     period = periodBounds({ ...si, ...next } as SubInternal, 0);
     sub.dueAt = new Date(period.end * 1000);
   }
-  patch(sub, { items: { ...sub.data.items, data: [{ ...item, price, current_period_start: period.start, current_period_end: period.end }] } }, next);
+  patch(
+    sub,
+    {
+      items: {
+        ...sub.data.items,
+        data: [{ ...item, price, current_period_start: period.start, current_period_end: period.end }],
+      },
+    },
+    next,
+  );
 }
 
 /**
@@ -364,8 +479,17 @@ export async function createStripeManualInvoice(
 ): Promise<SandboxObject> {
   const nowS = unix(p.now);
   const pending = p.includePending
-    ? (await em.find(SandboxObject, { provider: 'stripe', accountKey: account.accountKey, type: 'invoiceitem' }, { orderBy: { createdAt: 'asc' } })).filter(
-        (i) => i.data.customer === p.customer && i.data.invoice == null && (!p.subscription || i.data.subscription === p.subscription.id),
+    ? (
+        await em.find(
+          SandboxObject,
+          { provider: 'stripe', accountKey: account.accountKey, type: 'invoiceitem' },
+          { orderBy: { createdAt: 'asc' } },
+        )
+      ).filter(
+        (i) =>
+          i.data.customer === p.customer &&
+          i.data.invoice == null &&
+          (!p.subscription || i.data.subscription === p.subscription.id),
       )
     : [];
   const currency = pending[0]?.data.currency ?? p.subscription?.data.currency ?? 'usd';
@@ -378,7 +502,10 @@ export async function createStripeManualInvoice(
     currency: i.data.currency,
     description: i.data.description,
     period: i.data.period,
-    parent: { type: 'invoice_item_details', invoice_item_details: { invoice_item: i.id, subscription: i.data.subscription } },
+    parent: {
+      type: 'invoice_item_details',
+      invoice_item_details: { invoice_item: i.id, subscription: i.data.subscription },
+    },
   }));
   for (const i of pending) patch(i, { invoice: id });
   return createObject(em, account, 'invoice', {
@@ -395,7 +522,10 @@ export async function createStripeManualInvoice(
     attempted: false,
     billing_reason: 'manual',
     parent: p.subscription
-      ? { type: 'subscription_details', subscription_details: { subscription: p.subscription.id, metadata: p.subscription.data.metadata } }
+      ? {
+          type: 'subscription_details',
+          subscription_details: { subscription: p.subscription.id, metadata: p.subscription.data.metadata },
+        }
       : null,
     period_start: nowS,
     period_end: nowS,

@@ -2,7 +2,19 @@ import express, { Request, Response, Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { currencyExponent } from '../../core/currency';
 import { queueStripeEvent } from './events';
-import { ApiError, bodyChecks, CreateResult, intParam, listParam, metadataParam, Result, runApi, runCreate, sandboxErrorHandler, strParam } from './http';
+import {
+  ApiError,
+  bodyChecks,
+  CreateResult,
+  intParam,
+  listParam,
+  metadataParam,
+  Result,
+  runApi,
+  runCreate,
+  sandboxErrorHandler,
+  strParam,
+} from './http';
 import { accountKeyOf, gid, unix } from './ids';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
@@ -24,12 +36,19 @@ function authenticate(req: Request): Account {
   const mode = /^sk_(test|live)_\S+$/.exec(key)?.[1];
   if (!mode) {
     const shown = key ? `${key.slice(0, 8)}${'*'.repeat(Math.max(0, Math.min(key.length - 8, 16)))}` : '';
-    throw new ApiError(401, key ? `Invalid API Key provided: ${shown}` : 'You did not provide an API key.', null, null, 'invalid_request_error');
+    throw new ApiError(
+      401,
+      key ? `Invalid API Key provided: ${shown}` : 'You did not provide an API key.',
+      null,
+      null,
+      'invalid_request_error',
+    );
   }
   return { provider: 'stripe', accountKey: accountKeyOf('stripe', key), livemode: mode === 'live' };
 }
 
-const notFound = (what: string, id: string, param = 'id') => new ApiError(404, `No such ${what}: '${id}'`, 'resource_missing', param);
+const notFound = (what: string, id: string, param = 'id') =>
+  new ApiError(404, `No such ${what}: '${id}'`, 'resource_missing', param);
 
 function currencyParam(value: unknown, param: string): string {
   const c = strParam(value, param, true)!.toLowerCase();
@@ -65,7 +84,12 @@ async function createPrice(draft: Draft, b: Obj, paramPrefix = ''): Promise<Stor
   if (b.recurring) {
     const interval = strParam(b.recurring.interval, `${paramPrefix}recurring[interval]`, true)!;
     if (!['day', 'week', 'month', 'year'].includes(interval)) {
-      throw new ApiError(400, `Invalid recurring[interval]: must be one of day, week, month, or year`, 'parameter_invalid', `${paramPrefix}recurring[interval]`);
+      throw new ApiError(
+        400,
+        `Invalid recurring[interval]: must be one of day, week, month, or year`,
+        'parameter_invalid',
+        `${paramPrefix}recurring[interval]`,
+      );
     }
     recurring = {
       interval,
@@ -92,12 +116,18 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
   const account = draft.account;
   const mode = strParam(b.mode, 'mode', true)!;
   if (mode !== 'payment' && mode !== 'subscription') {
-    throw new ApiError(400, `Invalid mode: must be one of payment, setup, or subscription`, 'parameter_invalid', 'mode');
+    throw new ApiError(
+      400,
+      `Invalid mode: must be one of payment, setup, or subscription`,
+      'parameter_invalid',
+      'mode',
+    );
   }
   const successUrl = strParam(b.success_url, 'success_url', true)!;
   const cancelUrl = strParam(b.cancel_url, 'cancel_url');
   const rawItems = listParam(b.line_items);
-  if (rawItems.length === 0) throw new ApiError(400, 'Missing required param: line_items.', 'parameter_missing', 'line_items');
+  if (rawItems.length === 0)
+    throw new ApiError(400, 'Missing required param: line_items.', 'parameter_missing', 'line_items');
   const items: Array<{ price: string; amount: number; currency: string; name: string; recurring: boolean }> = [];
   for (const [i, raw] of rawItems.entries()) {
     const li = (raw ?? {}) as Obj;
@@ -109,7 +139,12 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
     } else if (li.price_data) {
       price = await createPrice(draft, li.price_data, `line_items[${i}][price_data][`);
     } else {
-      throw new ApiError(400, `You must specify either price or price_data in line_items[${i}].`, 'parameter_missing', `line_items[${i}]`);
+      throw new ApiError(
+        400,
+        `You must specify either price or price_data in line_items[${i}].`,
+        'parameter_missing',
+        `line_items[${i}]`,
+      );
     }
     const product = await draft.find('product', price.data.product);
     items.push({
@@ -121,16 +156,28 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
     });
   }
   const currency = items[0].currency;
-  if (items.some((i) => i.currency !== currency)) throw new ApiError(400, 'All line_items must share one currency.', 'parameter_invalid', 'line_items');
+  if (items.some((i) => i.currency !== currency))
+    throw new ApiError(400, 'All line_items must share one currency.', 'parameter_invalid', 'line_items');
   if (mode === 'payment' && items.some((i) => i.recurring)) {
-    throw new ApiError(400, 'You specified `payment` mode but passed a recurring price. Use `subscription` mode instead.', 'parameter_invalid', 'line_items');
+    throw new ApiError(
+      400,
+      'You specified `payment` mode but passed a recurring price. Use `subscription` mode instead.',
+      'parameter_invalid',
+      'line_items',
+    );
   }
   if (mode === 'subscription' && !items.some((i) => i.recurring)) {
-    throw new ApiError(400, 'You must provide at least one recurring price in `subscription` mode.', 'parameter_invalid', 'line_items');
+    throw new ApiError(
+      400,
+      'You must provide at least one recurring price in `subscription` mode.',
+      'parameter_invalid',
+      'line_items',
+    );
   }
   const id = gid(account.livemode ? 'cs_live_' : 'cs_test_', 48);
   const now = unix();
-  const trialDays = intParam(b.subscription_data?.trial_period_days, 'subscription_data[trial_period_days]', { min: 1 }) ?? 0;
+  const trialDays =
+    intParam(b.subscription_data?.trial_period_days, 'subscription_data[trial_period_days]', { min: 1 }) ?? 0;
   // With a trial nothing is charged at checkout (the setup fee joins the first invoice, at trial end).
   const amountTotal = mode === 'subscription' && trialDays > 0 ? 0 : items.reduce((s, i) => s + i.amount, 0);
   const session = draft.create(
@@ -175,23 +222,44 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
 async function createRefund(em: EntityManager, account: Account, b: Obj): Promise<Result> {
   let piId = strParam(b.payment_intent, 'payment_intent');
   const chargeId = strParam(b.charge, 'charge');
-  if (!piId && !chargeId) throw new ApiError(400, 'One of the following params should be provided for this request: payment_intent or charge.', 'parameter_missing', 'payment_intent');
+  if (!piId && !chargeId)
+    throw new ApiError(
+      400,
+      'One of the following params should be provided for this request: payment_intent or charge.',
+      'parameter_missing',
+      'payment_intent',
+    );
   if (!piId) {
-    const all = await em.find(SandboxObject, { provider: 'stripe', accountKey: account.accountKey, type: 'payment_intent' });
+    const all = await em.find(SandboxObject, {
+      provider: 'stripe',
+      accountKey: account.accountKey,
+      type: 'payment_intent',
+    });
     piId = all.find((p) => p.data.latest_charge?.id === chargeId)?.id;
     if (!piId) throw notFound('charge', chargeId!, 'charge');
   }
   const pi = await findObject(em, account, 'payment_intent', piId, true);
   if (!pi) throw notFound('payment_intent', piId, 'payment_intent');
   if (pi.data.status !== 'succeeded') {
-    throw new ApiError(400, `This PaymentIntent (${pi.id}) does not have a successful charge to refund.`, 'charge_not_refundable', 'payment_intent');
+    throw new ApiError(
+      400,
+      `This PaymentIntent (${pi.id}) does not have a successful charge to refund.`,
+      'charge_not_refundable',
+      'payment_intent',
+    );
   }
   const charge = pi.data.latest_charge as Obj;
   const remaining = Number(charge.amount_captured) - Number(charge.amount_refunded);
-  if (remaining <= 0) throw new ApiError(400, `Charge ${charge.id} has already been refunded.`, 'charge_already_refunded', 'charge');
+  if (remaining <= 0)
+    throw new ApiError(400, `Charge ${charge.id} has already been refunded.`, 'charge_already_refunded', 'charge');
   const amount = intParam(b.amount, 'amount', { min: 1 }) ?? remaining;
   if (amount > remaining) {
-    throw new ApiError(400, `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`, 'amount_too_large', 'amount');
+    throw new ApiError(
+      400,
+      `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`,
+      'amount_too_large',
+      'amount',
+    );
   }
   const refund = createObject(em, account, 'refund', {
     id: gid('re_'),
@@ -216,16 +284,30 @@ async function createRefund(em: EntityManager, account: Account, b: Obj): Promis
 }
 
 /** pause_collection, cancel_at_period_end, items[0][price] and metadata: what the adapter changes. */
-async function updateSubscription(sb: Sandbox, em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
+async function updateSubscription(
+  sb: Sandbox,
+  em: EntityManager,
+  account: Account,
+  id: string,
+  b: Obj,
+): Promise<Result> {
   const sub = await findObject(em, account, 'subscription', id, true);
   if (!sub) throw notFound('subscription', id);
   if (sub.data.status === 'canceled') {
-    throw new ApiError(400, 'A canceled subscription can only update its cancellation_details and metadata.', 'resource_missing', null);
+    throw new ApiError(
+      400,
+      'A canceled subscription can only update its cancellation_details and metadata.',
+      'resource_missing',
+      null,
+    );
   }
   const previous: Obj = {};
   const changes: Obj = {};
   if ('pause_collection' in b) {
-    const next = b.pause_collection === '' ? null : { behavior: strParam(b.pause_collection?.behavior, 'pause_collection[behavior]', true), resumes_at: null };
+    const next =
+      b.pause_collection === ''
+        ? null
+        : { behavior: strParam(b.pause_collection?.behavior, 'pause_collection[behavior]', true), resumes_at: null };
     previous.pause_collection = sub.data.pause_collection;
     changes.pause_collection = next;
   }
@@ -241,8 +323,20 @@ async function updateSubscription(sb: Sandbox, em: EntityManager, account: Accou
     if (!price) throw notFound('price', priceId, 'items[0][price]');
     const current = sub.data.items.data[0];
     if (it.id && it.id !== current.id) throw notFound('subscription_item', String(it.id), 'items[0][id]');
-    if (price.data.currency !== sub.data.currency) throw new ApiError(400, 'The price currency must match the subscription currency.', 'parameter_invalid', 'items[0][price]');
-    if (!price.data.recurring) throw new ApiError(400, 'The price specified is not recurring; a subscription item needs a recurring price.', 'parameter_invalid', 'items[0][price]');
+    if (price.data.currency !== sub.data.currency)
+      throw new ApiError(
+        400,
+        'The price currency must match the subscription currency.',
+        'parameter_invalid',
+        'items[0][price]',
+      );
+    if (!price.data.recurring)
+      throw new ApiError(
+        400,
+        'The price specified is not recurring; a subscription item needs a recurring price.',
+        'parameter_invalid',
+        'items[0][price]',
+      );
     previous.items = sub.data.items;
     changeStripePrice(sub, price.data, await sb.now(account.accountKey));
   }
@@ -264,7 +358,10 @@ async function cancelSubscription(sb: Sandbox, em: EntityManager, account: Accou
   const now = unix(await sb.now(account.accountKey));
   patch(sub, { status: 'canceled', canceled_at: now, ended_at: now });
   sub.dueAt = null;
-  return { body: sub.data, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data)] };
+  return {
+    body: sub.data,
+    events: [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.deleted', sub.data)],
+  };
 }
 
 /**
@@ -278,17 +375,30 @@ async function payInvoice(sb: Sandbox, em: EntityManager, account: Account, id: 
   if (invoice.data.status === 'paid') throw new ApiError(400, 'Invoice is already paid', 'invoice_already_paid', null);
   // Stripe finalises a draft it is asked to pay, then charges it.
   if (invoice.data.status !== 'open' && invoice.data.status !== 'draft') {
-    throw new ApiError(400, `You can only pay an invoice that is open (this one is ${invoice.data.status}).`, 'invoice_not_open', null);
+    throw new ApiError(
+      400,
+      `You can only pay an invoice that is open (this one is ${invoice.data.status}).`,
+      'invoice_not_open',
+      null,
+    );
   }
   const subId = invoice.data.parent?.subscription_details?.subscription as string | undefined;
   const sub = subId ? await findObject(em, account, 'subscription', subId, true) : null;
-  if (!sub) throw new ApiError(400, 'This invoice has no subscription to charge (sandbox).', 'invoice_no_subscription', null);
+  if (!sub)
+    throw new ApiError(400, 'This invoice has no subscription to charge (sandbox).', 'invoice_no_subscription', null);
   const { failure, pi, events } = payStripeInvoice(em, sub, invoice, await sb.now(account.accountKey));
   if (!failure) return { body: invoice.data, events, deliverFirst: true };
   const error = declineError(failure, sub.internal.instrument);
   return {
     status: 402,
-    body: { error: { ...error, charge: pi.data.latest_charge?.id, payment_intent: pi.data, doc_url: `https://stripe.com/docs/error-codes/${error.code}` } },
+    body: {
+      error: {
+        ...error,
+        charge: pi.data.latest_charge?.id,
+        payment_intent: pi.data,
+        doc_url: `https://stripe.com/docs/error-codes/${error.code}`,
+      },
+    },
     events,
     deliverFirst: true,
   };
@@ -303,8 +413,15 @@ async function createInvoiceItem(sb: Sandbox, em: EntityManager, account: Accoun
   if (subId) {
     const sub = await findObject(em, account, 'subscription', subId);
     if (!sub) throw notFound('subscription', subId, 'subscription');
-    if (sub.data.customer !== customer) throw new ApiError(400, `Subscription ${subId} does not belong to customer ${customer}.`, 'parameter_invalid', 'subscription');
-    if (sub.data.currency !== currency) throw new ApiError(400, 'The currency must match the subscription currency.', 'parameter_invalid', 'currency');
+    if (sub.data.customer !== customer)
+      throw new ApiError(
+        400,
+        `Subscription ${subId} does not belong to customer ${customer}.`,
+        'parameter_invalid',
+        'subscription',
+      );
+    if (sub.data.currency !== currency)
+      throw new ApiError(400, 'The currency must match the subscription currency.', 'parameter_invalid', 'currency');
   }
   const nowS = unix(await sb.now(account.accountKey));
   const item = createObject(em, account, 'invoiceitem', {
@@ -330,10 +447,21 @@ async function createInvoice(sb: Sandbox, em: EntityManager, account: Account, b
   const subId = strParam(b.subscription, 'subscription');
   const sub = subId ? await findObject(em, account, 'subscription', subId) : null;
   if (subId && !sub) throw notFound('subscription', subId, 'subscription');
-  if (sub && sub.data.customer !== customer) throw new ApiError(400, `Subscription ${subId} does not belong to customer ${customer}.`, 'parameter_invalid', 'subscription');
+  if (sub && sub.data.customer !== customer)
+    throw new ApiError(
+      400,
+      `Subscription ${subId} does not belong to customer ${customer}.`,
+      'parameter_invalid',
+      'subscription',
+    );
   const behavior = strParam(b.pending_invoice_items_behavior, 'pending_invoice_items_behavior') ?? 'exclude';
   if (behavior !== 'include' && behavior !== 'exclude') {
-    throw new ApiError(400, 'Invalid pending_invoice_items_behavior: must be one of exclude or include', 'parameter_invalid', 'pending_invoice_items_behavior');
+    throw new ApiError(
+      400,
+      'Invalid pending_invoice_items_behavior: must be one of exclude or include',
+      'parameter_invalid',
+      'pending_invoice_items_behavior',
+    );
   }
   const invoice = await createStripeManualInvoice(em, account, {
     customer,
@@ -347,8 +475,10 @@ async function createInvoice(sb: Sandbox, em: EntityManager, account: Account, b
 
 /** Unix seconds (fractions allowed: the service's clock has milliseconds) -> Date. */
 function timeParam(value: unknown, param: string): Date {
-  const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : typeof value === 'number' ? value : NaN;
-  if (!Number.isFinite(n) || n <= 0) throw new ApiError(400, `Invalid timestamp: ${param} must be a unix time in seconds.`, 'parameter_invalid', param);
+  const n =
+    typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : typeof value === 'number' ? value : NaN;
+  if (!Number.isFinite(n) || n <= 0)
+    throw new ApiError(400, `Invalid timestamp: ${param} must be a unix time in seconds.`, 'parameter_invalid', param);
   return new Date(Math.round(n * 1000));
 }
 
@@ -365,15 +495,16 @@ export function stripeRouter(sb: Sandbox): Router {
       'idempotency_error',
     );
   /** POSTs run through the idempotency layer; reads answer straight from the store. */
-  const post = (handler: (em: EntityManager, account: Account, req: Request) => Promise<Result>) =>
+  const post =
+    (handler: (em: EntityManager, account: Account, req: Request) => Promise<Result>) =>
     async (req: Request, res: Response) => {
       const account = authenticate(req);
       const key = req.header('idempotency-key') || undefined;
       await runApi(sb, req, res, account, key, (em) => handler(em, account, req), reused);
     };
   /** POSTs that only create objects: the same idempotency answers, written in one SQL statement (runCreate). */
-  const create = (handler: (draft: Draft, req: Request) => Promise<CreateResult>) =>
-    async (req: Request, res: Response) => {
+  const create =
+    (handler: (draft: Draft, req: Request) => Promise<CreateResult>) => async (req: Request, res: Response) => {
       const account = authenticate(req);
       const key = req.header('idempotency-key') || undefined;
       await runCreate(sb, req, res, account, key, (draft) => handler(draft, req), reused);
@@ -396,66 +527,134 @@ export function stripeRouter(sb: Sandbox): Router {
       const b = req.body as Obj;
       const url = strParam(b.url, 'url', true)!;
       const secret = strParam(b.metadata?.signing_secret, 'metadata[signing_secret]', true)!;
-      if (!/^whsec_\S+$/.test(secret)) throw new ApiError(400, 'metadata[signing_secret] must be a whsec_ secret (sandbox extension).', 'parameter_invalid', 'metadata[signing_secret]');
+      if (!/^whsec_\S+$/.test(secret))
+        throw new ApiError(
+          400,
+          'metadata[signing_secret] must be a whsec_ secret (sandbox extension).',
+          'parameter_invalid',
+          'metadata[signing_secret]',
+        );
       const events = listParam(b.enabled_events).map(String);
-      if (events.length === 0) throw new ApiError(400, 'Missing required param: enabled_events.', 'parameter_missing', 'enabled_events');
+      if (events.length === 0)
+        throw new ApiError(400, 'Missing required param: enabled_events.', 'parameter_missing', 'enabled_events');
       let hook = await em.findOne(SandboxWebhook, { provider: 'stripe', accountKey: account.accountKey });
       if (!hook) {
-        hook = Object.assign(new SandboxWebhook(), { provider: 'stripe', accountKey: account.accountKey, externalId: gid('we_') });
+        hook = Object.assign(new SandboxWebhook(), {
+          provider: 'stripe',
+          accountKey: account.accountKey,
+          externalId: gid('we_'),
+        });
         em.persist(hook);
       }
       Object.assign(hook, { url, secret: sb.secrets.seal(secret), events });
       return {
-        body: { id: hook.externalId, object: 'webhook_endpoint', url, enabled_events: events, secret, status: 'enabled', metadata: {}, created: unix(), livemode: account.livemode },
+        body: {
+          id: hook.externalId,
+          object: 'webhook_endpoint',
+          url,
+          enabled_events: events,
+          secret,
+          status: 'enabled',
+          metadata: {},
+          created: unix(),
+          livemode: account.livemode,
+        },
       };
     }),
   );
 
-  r.post('/products', create(async (draft, req) => {
-    const b = req.body as Obj;
-    const account = draft.account;
-    const product = draft.create('product', {
-      id: gid('prod_', 14), object: 'product', name: strParam(b.name, 'name', true), active: true,
-      metadata: metadataParam(b.metadata), created: unix(), livemode: account.livemode,
-    });
-    return { body: product.data };
-  }));
+  r.post(
+    '/products',
+    create(async (draft, req) => {
+      const b = req.body as Obj;
+      const account = draft.account;
+      const product = draft.create('product', {
+        id: gid('prod_', 14),
+        object: 'product',
+        name: strParam(b.name, 'name', true),
+        active: true,
+        metadata: metadataParam(b.metadata),
+        created: unix(),
+        livemode: account.livemode,
+      });
+      return { body: product.data };
+    }),
+  );
   r.get('/products/:id', get('product', 'product'));
-  r.post('/prices', create(async (draft, req) => ({ body: (await createPrice(draft, req.body as Obj)).data })));
+  r.post(
+    '/prices',
+    create(async (draft, req) => ({ body: (await createPrice(draft, req.body as Obj)).data })),
+  );
   r.get('/prices/:id', get('price', 'price'));
 
-  r.post('/checkout/sessions', create((draft, req) => createCheckoutSession(sb, draft, req.body as Obj)));
+  r.post(
+    '/checkout/sessions',
+    create((draft, req) => createCheckoutSession(sb, draft, req.body as Obj)),
+  );
   r.get('/checkout/sessions/:id', get('checkout_session', 'checkout.session'));
   r.post(
     '/checkout/sessions/:id/expire',
     post(async (em, account, req) => {
       const s = await findObject(em, account, 'checkout_session', String(req.params.id), true);
       if (!s) throw notFound('checkout.session', String(req.params.id));
-      if (s.data.status !== 'open') throw new ApiError(400, `Only Checkout Sessions with a status in ["open"] can be expired.`, 'checkout_session_not_open', null);
+      if (s.data.status !== 'open')
+        throw new ApiError(
+          400,
+          `Only Checkout Sessions with a status in ["open"] can be expired.`,
+          'checkout_session_not_open',
+          null,
+        );
       patch(s, { status: 'expired' }, { resolved: { redirect: s.data.cancel_url ?? s.data.success_url } });
-      return { body: s.data, events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', s.data)] };
+      return {
+        body: s.data,
+        events: [queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', s.data)],
+      };
     }),
   );
 
   r.get('/payment_intents/:id', get('payment_intent', 'payment_intent'));
-  r.post('/refunds', post((em, account, req) => createRefund(em, account, req.body as Obj)));
+  r.post(
+    '/refunds',
+    post((em, account, req) => createRefund(em, account, req.body as Obj)),
+  );
   r.get('/refunds/:id', get('refund', 'refund'));
 
   r.get('/subscriptions/:id', get('subscription', 'subscription'));
-  r.post('/subscriptions/:id', post((em, account, req) => updateSubscription(sb, em, account, String(req.params.id), req.body as Obj)));
-  r.delete('/subscriptions/:id', post((em, account, req) => cancelSubscription(sb, em, account, String(req.params.id))));
+  r.post(
+    '/subscriptions/:id',
+    post((em, account, req) => updateSubscription(sb, em, account, String(req.params.id), req.body as Obj)),
+  );
+  r.delete(
+    '/subscriptions/:id',
+    post((em, account, req) => cancelSubscription(sb, em, account, String(req.params.id))),
+  );
 
-  r.post('/invoiceitems', post((em, account, req) => createInvoiceItem(sb, em, account, req.body as Obj)));
+  r.post(
+    '/invoiceitems',
+    post((em, account, req) => createInvoiceItem(sb, em, account, req.body as Obj)),
+  );
   r.get('/invoiceitems/:id', get('invoiceitem', 'invoiceitem'));
-  r.post('/invoices', post((em, account, req) => createInvoice(sb, em, account, req.body as Obj)));
+  r.post(
+    '/invoices',
+    post((em, account, req) => createInvoice(sb, em, account, req.body as Obj)),
+  );
   r.get('/invoices/:id', get('invoice', 'invoice'));
-  r.post('/invoices/:id/pay', post((em, account, req) => payInvoice(sb, em, account, String(req.params.id))));
+  r.post(
+    '/invoices/:id/pay',
+    post((em, account, req) => payInvoice(sb, em, account, String(req.params.id))),
+  );
 
   // Sandbox extension (Stripe's own test clocks are objects of their own; here each account has one clock): moves
   // the account's clock to frozen_time and charges what falls due on the way before answering.
   r.post('/test_helpers/sandbox/advance', async (req: Request, res: Response) => {
     const account = authenticate(req);
-    if (account.livemode) throw new ApiError(400, 'Test helpers can only be used with a test-mode secret key (sk_test_).', 'livemode_mismatch', null);
+    if (account.livemode)
+      throw new ApiError(
+        400,
+        'Test helpers can only be used with a test-mode secret key (sk_test_).',
+        'livemode_mismatch',
+        null,
+      );
     const to = timeParam((req.body as Obj).frozen_time, 'frozen_time');
     const { now, renewals } = await sb.advanceClock(account.accountKey, to);
     res.json({

@@ -137,7 +137,13 @@ export class AnalyticsService {
     const rows = await this.buckets(ctx, w);
     const t = totalsOf(rows);
     const first = rows[0];
-    const figures = (subsAtStart: number, churned: number, mrrAtStart: number, churnedMrr: number, contractionMrr: number) => ({
+    const figures = (
+      subsAtStart: number,
+      churned: number,
+      mrrAtStart: number,
+      churnedMrr: number,
+      contractionMrr: number,
+    ) => ({
       subscriptionsAtStart: subsAtStart,
       churnedSubscriptions: churned,
       logoChurnRate: rate(churned, subsAtStart),
@@ -164,7 +170,11 @@ export class AnalyticsService {
 
   /** LTV over the churn window (from, to], default the 90 days ending at the merchant's now (docs/analytics.md). */
   async ltv(ctx: Ctx, args: Omit<AnalyticsWindowArgs, 'interval'>): Promise<LtvAnalytics> {
-    const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to }, { defaultDays: LTV_WINDOW_DAYS });
+    const w = await analyticsWindow(
+      ctx,
+      { currency: args.currency, from: args.from, to: args.to },
+      { defaultDays: LTV_WINDOW_DAYS },
+    );
     const [r] = await windowBuckets(ctx.em, { currency: w.currency, from: w.from, to: w.to, unit: 'window' });
     const mrr = r.mrrEnd;
     const customers = r.customersEnd;
@@ -188,7 +198,12 @@ export class AnalyticsService {
       ltv: !churns
         ? null
         : customers > 0
-          ? Number(divRound(BigInt(mrr) * BigInt(base) * BigInt(window), BigInt(customers) * BigInt(churned) * BigInt(month)))
+          ? Number(
+              divRound(
+                BigInt(mrr) * BigInt(base) * BigInt(window),
+                BigInt(customers) * BigInt(churned) * BigInt(month),
+              ),
+            )
           : 0,
       expectedLifetimeMonths: churns ? (base * window) / (churned * month) : null,
     });

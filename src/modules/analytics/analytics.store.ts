@@ -170,8 +170,15 @@ function int(v: Num): number {
  * The tenant's buckets over (from, to] in `currency` (one statement; at least one bucket when from < to), oldest
  * first; the first starts at `from` and the last ends at `to` (calendar buckets are clipped to the window).
  */
-export async function windowBuckets(em: EntityManager, q: { currency: string; from: Date; to: Date; unit: BucketUnit }): Promise<BucketRow[]> {
-  const rows = await tenantQuery<RawBucket>(em, STATEMENTS[q.unit], [q.from.toISOString(), q.to.toISOString(), q.currency]);
+export async function windowBuckets(
+  em: EntityManager,
+  q: { currency: string; from: Date; to: Date; unit: BucketUnit },
+): Promise<BucketRow[]> {
+  const rows = await tenantQuery<RawBucket>(em, STATEMENTS[q.unit], [
+    q.from.toISOString(),
+    q.to.toISOString(),
+    q.currency,
+  ]);
   return rows.map((r) => ({
     periodStart: new Date(r.period_start),
     periodEnd: new Date(r.period_end),

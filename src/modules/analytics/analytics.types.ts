@@ -4,7 +4,8 @@ import { AnalyticsInterval } from './analytics.window';
 
 registerEnumType(AnalyticsInterval, {
   name: 'AnalyticsInterval',
-  description: 'Bucket size of an analytics series: calendar months (from the 1st, 00:00 UTC) or weeks (from Monday, 00:00 UTC).',
+  description:
+    'Bucket size of an analytics series: calendar months (from the 1st, 00:00 UTC) or weeks (from Monday, 00:00 UTC).',
 });
 
 /**
@@ -13,7 +14,9 @@ registerEnumType(AnalyticsInterval, {
  * docs/analytics.md); rates are fractions (0.05 for 5%). REST serves the same objects in snake_case.
  */
 
-@ObjectType({ description: 'MRR moved in a window by kind (subunits; contraction and churn as positive amounts lost).' })
+@ObjectType({
+  description: 'MRR moved in a window by kind (subunits; contraction and churn as positive amounts lost).',
+})
 export class MrrMovements {
   @Field(() => Money) new!: number;
   @Field(() => Money) expansion!: number;
@@ -23,7 +26,9 @@ export class MrrMovements {
   @Field(() => Money, { description: 'new + expansion + reactivation - contraction - churn' }) netNew!: number;
 }
 
-@ObjectType({ description: 'One bucket of the MRR series: (periodStart, periodEnd], MRR at its end and what moved inside it.' })
+@ObjectType({
+  description: 'One bucket of the MRR series: (periodStart, periodEnd], MRR at its end and what moved inside it.',
+})
 export class MrrSeriesPoint {
   @Field(() => DateTime) periodStart!: Date;
   @Field(() => DateTime) periodEnd!: Date;
@@ -35,7 +40,7 @@ export class MrrSeriesPoint {
   @Field(() => Money) reactivation!: number;
 }
 
-@ObjectType({ description: 'MRR at `asOf` (the window\'s end) and its movements over the window.' })
+@ObjectType({ description: "MRR at `asOf` (the window's end) and its movements over the window." })
 export class MrrAnalytics {
   @Field() currency!: string;
   @Field(() => DateTime) from!: Date;
@@ -43,9 +48,12 @@ export class MrrAnalytics {
   @Field(() => AnalyticsInterval) interval!: AnalyticsInterval;
   @Field(() => Money) mrr!: number;
   @Field(() => Money, { description: '12 x mrr' }) arr!: number;
-  @Field(() => Int, { description: 'Subscriptions counted in MRR (active or past_due) at asOf.' }) activeSubscriptions!: number;
-  @Field(() => Int, { description: 'Customers with a subscription counted in MRR in this currency at asOf.' }) payingCustomers!: number;
-  @Field(() => Money, { description: 'round(mrr / payingCustomers), half away from zero; 0 when there are none.' }) arpu!: number;
+  @Field(() => Int, { description: 'Subscriptions counted in MRR (active or past_due) at asOf.' })
+  activeSubscriptions!: number;
+  @Field(() => Int, { description: 'Customers with a subscription counted in MRR in this currency at asOf.' })
+  payingCustomers!: number;
+  @Field(() => Money, { description: 'round(mrr / payingCustomers), half away from zero; 0 when there are none.' })
+  arpu!: number;
   @Field(() => MrrMovements) movements!: MrrMovements;
   @Field(() => [MrrSeriesPoint]) series!: MrrSeriesPoint[];
 }
@@ -79,7 +87,8 @@ export class ChurnAnalytics {
   @Field(() => Money) contractionMrr!: number;
   @Field(() => Float, { nullable: true }) revenueChurnRate!: number | null;
   @Field(() => AnalyticsInterval) interval!: AnalyticsInterval;
-  @Field(() => [ChurnSeriesPoint], { description: 'The same figures per bucket of `interval`.' }) series!: ChurnSeriesPoint[];
+  @Field(() => [ChurnSeriesPoint], { description: 'The same figures per bucket of `interval`.' })
+  series!: ChurnSeriesPoint[];
 }
 
 @ObjectType({
@@ -89,12 +98,20 @@ export class ChurnAnalytics {
 export class LtvAnalytics {
   @Field() currency!: string;
   @Field(() => DateTime, { description: 'The start of the churn window (default: `to` less 90 days).' }) from!: Date;
-  @Field(() => DateTime, { description: "The end of the churn window (default: the merchant's now); ARPU is read here." }) to!: Date;
+  @Field(() => DateTime, {
+    description: "The end of the churn window (default: the merchant's now); ARPU is read here.",
+  })
+  to!: Date;
   @Field(() => DateTime, { description: 'The same instant as `to`.' }) asOf!: Date;
   @Field(() => Money) arpu!: number;
   @Field(() => Float, { nullable: true }) monthlyLogoChurnRate!: number | null;
-  @Field(() => Money, { nullable: true, description: 'MRR / paying customers / monthly churn rate, rounded once, half away from zero.' }) ltv!: number | null;
-  @Field(() => Float, { nullable: true, description: '1 / monthlyLogoChurnRate' }) expectedLifetimeMonths!: number | null;
+  @Field(() => Money, {
+    nullable: true,
+    description: 'MRR / paying customers / monthly churn rate, rounded once, half away from zero.',
+  })
+  ltv!: number | null;
+  @Field(() => Float, { nullable: true, description: '1 / monthlyLogoChurnRate' }) expectedLifetimeMonths!:
+    number | null;
 }
 
 @ObjectType({ description: 'Quick ratio within one bucket of the window.' })
@@ -124,5 +141,6 @@ export class QuickRatioAnalytics {
   @Field(() => Float, { nullable: true }) quickRatio!: number | null;
   @Field({ description: 'quickRatio > 4; false when quickRatio is null (nothing lost).' }) healthy!: boolean;
   @Field(() => AnalyticsInterval) interval!: AnalyticsInterval;
-  @Field(() => [QuickRatioSeriesPoint], { description: 'The same figures per bucket of `interval`.' }) series!: QuickRatioSeriesPoint[];
+  @Field(() => [QuickRatioSeriesPoint], { description: 'The same figures per bucket of `interval`.' })
+  series!: QuickRatioSeriesPoint[];
 }

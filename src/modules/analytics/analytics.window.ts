@@ -62,7 +62,11 @@ export interface WindowOptions {
 }
 
 /** Validates the shared analytics arguments of the request's merchant and mode; 400 parameter_invalid on a bad one. */
-export async function analyticsWindow(ctx: Ctx, args: AnalyticsWindowArgs, opts: WindowOptions = {}): Promise<AnalyticsWindow> {
+export async function analyticsWindow(
+  ctx: Ctx,
+  args: AnalyticsWindowArgs,
+  opts: WindowOptions = {},
+): Promise<AnalyticsWindow> {
   const { merchantId, mode } = tenantOf(ctx);
   const intervalParam = opts.intervalParam ?? 'interval';
   const interval = parseInterval(args.interval, intervalParam);
@@ -76,7 +80,10 @@ export async function analyticsWindow(ctx: Ctx, args: AnalyticsWindowArgs, opts:
   }
   const maxDays = opts.maxDays ?? MAX_WINDOW_DAYS;
   if (to.getTime() - start.getTime() > maxDays * DAY_MS) {
-    throw invalid('from', `The window from ${start.toISOString()} to ${to.toISOString()} is longer than ${maxDays} days.`);
+    throw invalid(
+      'from',
+      `The window from ${start.toISOString()} to ${to.toISOString()} is longer than ${maxDays} days.`,
+    );
   }
   return { merchantId, mode, currency, from: start, to, interval };
 }
@@ -116,7 +123,10 @@ export function parseInstant(raw: string | Date | null | undefined, param: strin
     return raw;
   }
   const bad = () =>
-    invalid(param, `Invalid ${param}: '${String(raw).slice(0, 64)}'. Use an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
+    invalid(
+      param,
+      `Invalid ${param}: '${String(raw).slice(0, 64)}'. Use an ISO 8601 date or date-time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`,
+    );
   const m = typeof raw === 'string' && raw.length <= 40 ? ISO.exec(raw) : null;
   if (!m) throw bad();
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone = 'Z'] = m;

@@ -4,7 +4,13 @@ import { mandateMethod } from '../../gateways/banks';
 import type { GatewayEvent } from '../../gateways/port';
 import { analyticsWindow } from './analytics.window';
 import { attemptGroups, insertMandateAttempt } from './autopay.store';
-import { AutopayBankStats, AutopayFailureReason, AutopayMethodStats, AutopayReport, MandateMethod } from './autopay.types';
+import {
+  AutopayBankStats,
+  AutopayFailureReason,
+  AutopayMethodStats,
+  AutopayReport,
+  MandateMethod,
+} from './autopay.types';
 
 /**
  * UPI autopay / mandate analytics (docs/analytics.md `GET /analytics/autopay`): an attempt is one subscription mandate
@@ -27,17 +33,24 @@ const CREATED = 'created';
  *   checkout ended without a mandate because the gateway declined it (a failure reason; a checkout cancelled by the
  *   buyer, or expired because nobody completed it, made no attempt at the gateway and counts for nothing).
  */
-export function mandateOutcome(statusBefore: string, event: GatewayEvent): { status: 'authorized' | 'failed'; failureReason: string | null } | null {
+export function mandateOutcome(
+  statusBefore: string,
+  event: GatewayEvent,
+): { status: 'authorized' | 'failed'; failureReason: string | null } | null {
   switch (event.kind) {
     case 'subscription.authorized':
       return { status: 'authorized', failureReason: null };
     case 'subscription.authorization_failed':
-      return statusBefore === CREATED ? { status: 'failed', failureReason: (event.failureReason ?? 'payment_failed').slice(0, 255) } : null;
+      return statusBefore === CREATED
+        ? { status: 'failed', failureReason: (event.failureReason ?? 'payment_failed').slice(0, 255) }
+        : null;
     case 'subscription.charged':
     case 'subscription.charge_failed':
       return statusBefore === CREATED ? { status: 'authorized', failureReason: null } : null;
     case 'subscription.cancelled':
-      return event.checkoutFailed && event.failureReason ? { status: 'failed', failureReason: event.failureReason.slice(0, 255) } : null;
+      return event.checkoutFailed && event.failureReason
+        ? { status: 'failed', failureReason: event.failureReason.slice(0, 255) }
+        : null;
     default:
       return null;
   }
@@ -90,16 +103,35 @@ function byAttemptsThenName<T extends { attempts: number }>(name: (t: T) => stri
 }
 
 /** The autopay answer over (from, to] (the attempts of subscriptions in `currency` only, unless null), from one aggregation statement. */
-export async function autopayReport(em: EntityManager, from: Date, to: Date, currency: string | null = null): Promise<AutopayReport> {
+export async function autopayReport(
+  em: EntityManager,
+  from: Date,
+  to: Date,
+  currency: string | null = null,
+): Promise<AutopayReport> {
   const groups = await attemptGroups(em, from, to, currency);
   const total = groups.find((g) => g.dimension === 'total') ?? { attempts: 0, authorized: 0 };
   const byMethod = groups
     .filter((g) => g.dimension === 'method')
-    .map((g) => Object.assign(new AutopayMethodStats(), { method: mandateMethod(g.key) as MandateMethod, attempts: g.attempts, authorized: g.authorized, successRate: rate(g.authorized, g.attempts)! }))
+    .map((g) =>
+      Object.assign(new AutopayMethodStats(), {
+        method: mandateMethod(g.key) as MandateMethod,
+        attempts: g.attempts,
+        authorized: g.authorized,
+        successRate: rate(g.authorized, g.attempts)!,
+      }),
+    )
     .sort(byAttemptsThenName((m) => m.method));
   const banks = groups
     .filter((g) => g.dimension === 'bank')
-    .map((g) => Object.assign(new AutopayBankStats(), { bank: g.key, attempts: g.attempts, authorized: g.authorized, successRate: rate(g.authorized, g.attempts)! }))
+    .map((g) =>
+      Object.assign(new AutopayBankStats(), {
+        bank: g.key,
+        attempts: g.attempts,
+        authorized: g.authorized,
+        successRate: rate(g.authorized, g.attempts)!,
+      }),
+    )
     .sort(byAttemptsThenName((b) => b.bank));
   const failureReasons = groups
     .filter((g) => g.dimension === 'reason')
@@ -126,7 +158,10 @@ export async function autopayReport(em: EntityManager, from: Date, to: Date, cur
  * mode counts, rather than only the reporting currency's. The answer keeps docs/analytics.md's shape (no `currency`
  * field).
  */
-export async function autopay(ctx: Ctx, args: { currency?: string | null; from?: string | null; to?: string | null }): Promise<AutopayReport> {
+export async function autopay(
+  ctx: Ctx,
+  args: { currency?: string | null; from?: string | null; to?: string | null },
+): Promise<AutopayReport> {
   const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to });
   return autopayReport(ctx.em, w.from, w.to, args.currency == null ? null : w.currency);
 }

@@ -32,7 +32,18 @@ export async function insertMandateAttempt(em: EntityManager, a: MandateAttemptR
      on conflict (subscription_id) do update set method = excluded.method, bank = excluded.bank, status = excluded.status,
        failure_reason = excluded.failure_reason, gateway_event_id = excluded.gateway_event_id, occurred_at = excluded.occurred_at
      where mandate_attempts.status = 'failed' and mandate_attempts.gateway_event_id <> excluded.gateway_event_id`,
-    [uuidv7(), a.subscriptionId, a.customerId, a.provider, a.method, a.bank, a.status, a.failureReason, a.gatewayEventId, a.occurredAt],
+    [
+      uuidv7(),
+      a.subscriptionId,
+      a.customerId,
+      a.provider,
+      a.method,
+      a.bank,
+      a.status,
+      a.failureReason,
+      a.gatewayEventId,
+      a.occurredAt,
+    ],
   );
 }
 
@@ -44,26 +55,38 @@ export interface AttemptGroup {
   authorized: number;
 }
 
-const ATTEMPT_GROUPS = (where: string) => `select grouping(a.method, a.bank, a.failure_reason)::int as g, a.method, a.bank, a.failure_reason,
+const ATTEMPT_GROUPS = (
+  where: string,
+) => `select grouping(a.method, a.bank, a.failure_reason)::int as g, a.method, a.bank, a.failure_reason,
             count(*)::int as attempts, (count(*) filter (where a.status = 'authorized'))::int as authorized
        from mandate_attempts a
       where {tenant:a} and a.occurred_at > ? and a.occurred_at <= ?${where}
       group by grouping sets ((), (a.method), (a.bank), (a.failure_reason))`;
 const ALL_CURRENCIES = ATTEMPT_GROUPS('');
 /** An attempt's currency is its subscription's (subscriptions table: read only, one primary-key probe per attempt). */
-const ONE_CURRENCY = ATTEMPT_GROUPS(' and exists (select 1 from subscriptions s where {tenant:s} and s.id = a.subscription_id and s.currency = ?)');
+const ONE_CURRENCY = ATTEMPT_GROUPS(
+  ' and exists (select 1 from subscriptions s where {tenant:s} and s.id = a.subscription_id and s.currency = ?)',
+);
 
 /**
  * The attempts in (from, to] (windows as in every analytics answer) counted four ways in one statement (grouping sets over the window's index range): in
  * total, by method, by bank and by failure reason (failed attempts only). With `currency`, only the attempts of
  * subscriptions billed in that currency.
  */
-export async function attemptGroups(em: EntityManager, from: Date, to: Date, currency: string | null = null): Promise<AttemptGroup[]> {
-  const rows = await tenantQuery<{ g: number; method: string | null; bank: string | null; failure_reason: string | null; attempts: number; authorized: number }>(
-    em,
-    currency === null ? ALL_CURRENCIES : ONE_CURRENCY,
-    currency === null ? [from, to] : [from, to, currency],
-  );
+export async function attemptGroups(
+  em: EntityManager,
+  from: Date,
+  to: Date,
+  currency: string | null = null,
+): Promise<AttemptGroup[]> {
+  const rows = await tenantQuery<{
+    g: number;
+    method: string | null;
+    bank: string | null;
+    failure_reason: string | null;
+    attempts: number;
+    authorized: number;
+  }>(em, currency === null ? ALL_CURRENCIES : ONE_CURRENCY, currency === null ? [from, to] : [from, to, currency]);
   // grouping(): a bit per column left out of the set (method 4, bank 2, failure_reason 1).
   const out: AttemptGroup[] = [];
   for (const r of rows) {

@@ -10,7 +10,8 @@ export enum MandateMethod {
 }
 registerEnumType(MandateMethod, {
   name: 'MandateMethod',
-  description: 'UPI autopay, a card mandate, or an e-mandate (bank-account debit); unknown when the gateway named none of these.',
+  description:
+    'UPI autopay, a card mandate, or an e-mandate (bank-account debit); unknown when the gateway named none of these.',
 });
 
 @ObjectType({ description: 'Mandate attempts with one payment method.' })
@@ -23,7 +24,8 @@ export class AutopayMethodStats {
 
 @ObjectType({ description: 'Failed mandate attempts with one failure reason.' })
 export class AutopayFailureReason {
-  @Field({ description: "The gateway's decline or error reason (e.g. card_declined, payment_failed)." }) reason!: string;
+  @Field({ description: "The gateway's decline or error reason (e.g. card_declined, payment_failed)." })
+  reason!: string;
   @Field(() => Int) count!: number;
 }
 
@@ -31,7 +33,8 @@ export class AutopayFailureReason {
 export class AutopayBankStats {
   @Field(() => String, {
     nullable: true,
-    description: "The card's issuing bank, the UPI VPA handle's PSP bank, or the e-mandate's bank (short upper-case name, e.g. HDFC); null when the gateway named none.",
+    description:
+      "The card's issuing bank, the UPI VPA handle's PSP bank, or the e-mandate's bank (short upper-case name, e.g. HDFC); null when the gateway named none.",
   })
   bank!: string | null;
   @Field(() => Int) attempts!: number;
@@ -50,12 +53,17 @@ export class AutopayReport {
   @Field(() => Int) attempts!: number;
   @Field(() => Int) authorized!: number;
   @Field(() => Int) failed!: number;
-  @Field(() => Float, { nullable: true, description: 'authorized / attempts, a fraction; null when there were no attempts.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'authorized / attempts, a fraction; null when there were no attempts.',
+  })
   successRate!: number | null;
   @Field(() => [AutopayMethodStats], { description: 'Per payment method, most attempts first (then by method).' })
   byMethod!: AutopayMethodStats[];
   @Field(() => [AutopayFailureReason], { description: 'Failed attempts per reason, most first (then by reason).' })
   failureReasons!: AutopayFailureReason[];
-  @Field(() => [AutopayBankStats], { description: 'Per bank, most attempts first (then by name; the attempts naming no bank last).' })
+  @Field(() => [AutopayBankStats], {
+    description: 'Per bank, most attempts first (then by name; the attempts naming no bank last).',
+  })
   banks!: AutopayBankStats[];
 }

@@ -19,8 +19,13 @@ export class CohortsResolver {
   })
   cohorts(
     @C() ctx: Ctx,
-    @Arg('granularity', () => AnalyticsInterval, { nullable: true, description: 'default MONTH' }) granularity?: AnalyticsInterval | null,
-    @Arg('currency', () => String, { nullable: true, description: "ISO 4217; default the merchant's reporting currency" }) currency?: string | null,
+    @Arg('granularity', () => AnalyticsInterval, { nullable: true, description: 'default MONTH' })
+    granularity?: AnalyticsInterval | null,
+    @Arg('currency', () => String, {
+      nullable: true,
+      description: "ISO 4217; default the merchant's reporting currency",
+    })
+    currency?: string | null,
     @Arg('from', () => String, { nullable: true }) from?: string | null,
     @Arg('to', () => String, { nullable: true }) to?: string | null,
   ) {

@@ -39,25 +39,44 @@ export function addPeriods(start: Date, unit: AnalyticsInterval, n: number): Dat
 
 /** Whole periods from `from` to `to` (both period starts). */
 function periodsBetween(from: Date, to: Date, unit: AnalyticsInterval): number {
-  if (unit === AnalyticsInterval.MONTH) return (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth();
+  if (unit === AnalyticsInterval.MONTH)
+    return (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth();
   return Math.round((to.getTime() - from.getTime()) / (7 * 86_400_000));
 }
 
 export async function cohorts(
   ctx: Ctx,
-  args: { granularity?: AnalyticsInterval | string | null; currency?: string | null; from?: string | null; to?: string | null },
+  args: {
+    granularity?: AnalyticsInterval | string | null;
+    currency?: string | null;
+    from?: string | null;
+    to?: string | null;
+  },
 ): Promise<CohortAnalytics> {
-  const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to, interval: args.granularity }, { intervalParam: 'granularity', defaultDays: 1 });
+  const w = await analyticsWindow(
+    ctx,
+    { currency: args.currency, from: args.from, to: args.to, interval: args.granularity },
+    { intervalParam: 'granularity', defaultDays: 1 },
+  );
   const unit = w.interval;
   const now = args.to == null ? w.to : await merchantNow(ctx);
   const running = bucketStart(now, unit);
   const last = w.to.getTime() < now.getTime() ? bucketStart(w.to, unit) : running;
   // The bucket just after `from` (windows are (from, to]); without `from`, the last DEFAULT_COHORTS periods.
-  const first = args.from != null ? bucketStart(new Date(w.from.getTime() + 1), unit) : addPeriods(last, unit, -(DEFAULT_COHORTS - 1));
-  const out = Object.assign(new CohortAnalytics(), { granularity: unit, currency: w.currency, asOf: now, cohorts: [] as Cohort[] });
+  const first =
+    args.from != null
+      ? bucketStart(new Date(w.from.getTime() + 1), unit)
+      : addPeriods(last, unit, -(DEFAULT_COHORTS - 1));
+  const out = Object.assign(new CohortAnalytics(), {
+    granularity: unit,
+    currency: w.currency,
+    asOf: now,
+    cohorts: [] as Cohort[],
+  });
   if (first.getTime() > last.getTime()) return out;
   const periods = [];
-  for (let start = first; start.getTime() <= last.getTime(); start = addPeriods(start, unit, 1)) periods.push({ start, end: addPeriods(start, unit, 1) });
+  for (let start = first; start.getTime() <= last.getTime(); start = addPeriods(start, unit, 1))
+    periods.push({ start, end: addPeriods(start, unit, 1) });
   const steps = await cohortSteps(ctx.em, { unit, currency: w.currency, now, cohorts: periods });
   // The statement has a row only where something changed: every period from 0 to the running one, carrying the count.
   let i = 0;
@@ -65,7 +84,12 @@ export async function cohorts(
     const own = [];
     while (i < steps.length && steps[i].cohortStart.getTime() === start.getTime()) own.push(steps[i++]);
     const customers = own.reduce((n, r) => n + r.joined, 0);
-    const cohort = Object.assign(new Cohort(), { cohortStart: start, cohortEnd, customers, retention: [] as CohortPeriod[] });
+    const cohort = Object.assign(new Cohort(), {
+      cohortStart: start,
+      cohortEnd,
+      customers,
+      retention: [] as CohortPeriod[],
+    });
     let j = 0;
     let active = 0;
     for (let k = 0; k <= periodsBetween(start, running, unit); k++) {

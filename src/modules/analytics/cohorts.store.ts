@@ -64,11 +64,13 @@ export async function cohortSteps(
   em: EntityManager,
   q: { unit: AnalyticsInterval; currency: string; now: Date; cohorts: { start: Date; end: Date }[] },
 ): Promise<CohortStepRow[]> {
-  const rows = await tenantQuery<{ cohort_start: Date | string; bucket_start: Date | string; joined: number; delta: number; active_customers: number }>(
-    em,
-    COHORT_STEPS,
-    [q.currency, q.unit, q.now, q.cohorts.map((c) => c.start), q.cohorts.map((c) => c.end)],
-  );
+  const rows = await tenantQuery<{
+    cohort_start: Date | string;
+    bucket_start: Date | string;
+    joined: number;
+    delta: number;
+    active_customers: number;
+  }>(em, COHORT_STEPS, [q.currency, q.unit, q.now, q.cohorts.map((c) => c.start), q.cohorts.map((c) => c.end)]);
   return rows.map((r) => ({
     cohortStart: new Date(r.cohort_start),
     bucketStart: new Date(r.bucket_start),

@@ -2,24 +2,37 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { DateTime } from '../../core/scalars';
 import { AnalyticsInterval } from './analytics.window';
 
-@ObjectType({ description: "One period of a cohort's retention: how many of its customers were paying at the period's end." })
+@ObjectType({
+  description: "One period of a cohort's retention: how many of its customers were paying at the period's end.",
+})
 export class CohortPeriod {
   @Field(() => Int, { description: "0 is the cohort's own period, 1 the next, and so on." }) period!: number;
   @Field(() => DateTime) periodStart!: Date;
-  @Field(() => DateTime, { description: "When retention was measured: the period's end, or the merchant's now for the period still running." })
+  @Field(() => DateTime, {
+    description: "When retention was measured: the period's end, or the merchant's now for the period still running.",
+  })
   periodEnd!: Date;
-  @Field(() => Int, { description: "The cohort's customers with a subscription counted in MRR (in this currency) at periodEnd." })
+  @Field(() => Int, {
+    description: "The cohort's customers with a subscription counted in MRR (in this currency) at periodEnd.",
+  })
   activeCustomers!: number;
-  @Field(() => Float, { nullable: true, description: 'activeCustomers / the cohort\'s customers; null for a cohort without customers.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: "activeCustomers / the cohort's customers; null for a cohort without customers.",
+  })
   rate!: number | null;
 }
 
-@ObjectType({ description: 'The customers who first became paying (in this currency) within one period, and their retention since.' })
+@ObjectType({
+  description: 'The customers who first became paying (in this currency) within one period, and their retention since.',
+})
 export class Cohort {
-  @Field(() => DateTime, { description: "The period's start: the 1st 00:00 UTC (month) or Monday 00:00 UTC (week)." }) cohortStart!: Date;
+  @Field(() => DateTime, { description: "The period's start: the 1st 00:00 UTC (month) or Monday 00:00 UTC (week)." })
+  cohortStart!: Date;
   @Field(() => DateTime) cohortEnd!: Date;
   @Field(() => Int) customers!: number;
-  @Field(() => [CohortPeriod], { description: "Periods 0.. up to the one running at the merchant's now." }) retention!: CohortPeriod[];
+  @Field(() => [CohortPeriod], { description: "Periods 0.. up to the one running at the merchant's now." })
+  retention!: CohortPeriod[];
 }
 
 @ObjectType({
@@ -32,6 +45,9 @@ export class CohortAnalytics {
   @Field(() => AnalyticsInterval) granularity!: AnalyticsInterval;
   @Field({ description: 'Only subscriptions billed in this currency count (never converted).' }) currency!: string;
   @Field(() => DateTime, { description: "The merchant's now: the running period is measured at it." }) asOf!: Date;
-  @Field(() => [Cohort], { description: 'Every period from the one containing `from` to the one containing `to` (at most the running one), oldest first.' })
+  @Field(() => [Cohort], {
+    description:
+      'Every period from the one containing `from` to the one containing `to` (at most the running one), oldest first.',
+  })
   cohorts!: Cohort[];
 }

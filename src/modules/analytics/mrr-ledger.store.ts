@@ -91,8 +91,21 @@ export async function insertMovement(
      cross join lateral (select clock_timestamp() + ${testClockSql.offsetMs('m.id', '?::text')} * interval '1 millisecond' as at) t
      where m.id = ?`,
     [
-      uuidv7(), s.subscriptionId, s.customerId, s.currency, m.kind, m.amount, m.mrrBefore, m.mrrAfter, m.subscriptionDelta, m.customerDelta,
-      s.currency, s.cause, s.customerFirstAt, s.mode, s.merchantId,
+      uuidv7(),
+      s.subscriptionId,
+      s.customerId,
+      s.currency,
+      m.kind,
+      m.amount,
+      m.mrrBefore,
+      m.mrrAfter,
+      m.subscriptionDelta,
+      m.customerDelta,
+      s.currency,
+      s.cause,
+      s.customerFirstAt,
+      s.mode,
+      s.merchantId,
     ],
   );
 }

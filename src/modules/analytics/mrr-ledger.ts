@@ -54,10 +54,15 @@ export interface MrrSubject extends MrrFields {
  * computes it. This and `monthlyAmount` (src/money/mrr.ts) are the one MRR rule: every answer that shows MRR (analytics,
  * experiment results) reads the ledger these write (analytics.store.ts), never a second computation of its own.
  */
-export function mrrAmountOf(sub: Pick<MrrFields, 'amount' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'>): number {
+export function mrrAmountOf(
+  sub: Pick<MrrFields, 'amount' | 'couponId' | 'discountCycles' | 'discountPercentBps' | 'discountAmountOff'>,
+): number {
   const forever = sub.couponId != null && sub.discountCycles == null;
   if (!forever) return sub.amount;
-  return sub.amount - discountOn(sub.amount, { percentOffBps: sub.discountPercentBps ?? null, amountOff: sub.discountAmountOff ?? null });
+  return (
+    sub.amount -
+    discountOn(sub.amount, { percentOffBps: sub.discountPercentBps ?? null, amountOff: sub.discountAmountOff ?? null })
+  );
 }
 
 /** Whether a subscription counts in MRR, and its MRR (0 when it does not count). */
@@ -109,14 +114,33 @@ export function decideMovement(facts: LedgerFacts, after: MrrState): Movement | 
   const amount = mrrAfter - mrrBefore;
   if (after.counted && !before.counted) {
     const alone = facts.otherCounted <= 0;
-    const kind: MovementKind = facts.subscriptionEverCounted || (alone && facts.customerEverCounted) ? 'reactivation' : alone ? 'new' : 'expansion';
+    const kind: MovementKind =
+      facts.subscriptionEverCounted || (alone && facts.customerEverCounted)
+        ? 'reactivation'
+        : alone
+          ? 'new'
+          : 'expansion';
     return { kind, amount, mrrBefore, mrrAfter, subscriptionDelta: 1, customerDelta: alone ? 1 : 0 };
   }
   if (!after.counted && before.counted) {
-    return { kind: 'churn', amount, mrrBefore, mrrAfter, subscriptionDelta: -1, customerDelta: facts.otherCounted <= 0 ? -1 : 0 };
+    return {
+      kind: 'churn',
+      amount,
+      mrrBefore,
+      mrrAfter,
+      subscriptionDelta: -1,
+      customerDelta: facts.otherCounted <= 0 ? -1 : 0,
+    };
   }
   if (!after.counted || amount === 0) return null;
-  return { kind: amount > 0 ? 'expansion' : 'contraction', amount, mrrBefore, mrrAfter, subscriptionDelta: 0, customerDelta: 0 };
+  return {
+    kind: amount > 0 ? 'expansion' : 'contraction',
+    amount,
+    mrrBefore,
+    mrrAfter,
+    subscriptionDelta: 0,
+    customerDelta: 0,
+  };
 }
 
 /**
@@ -129,10 +153,21 @@ export function decideMovement(facts: LedgerFacts, after: MrrState): Movement | 
  * Three statements, not one: the lock must be held before the facts are read, and a statement reads with the
  * snapshot taken when it started (READ COMMITTED), which would miss a movement committed while it waited for the lock.
  */
-export async function recordMrrMovement(em: EntityManager, sub: MrrSubject, before: MrrState, cause: string): Promise<Movement | null> {
+export async function recordMrrMovement(
+  em: EntityManager,
+  sub: MrrSubject,
+  before: MrrState,
+  cause: string,
+): Promise<Movement | null> {
   const after = mrrStateOf(sub);
   if (sameMrrState(before, after)) return null;
-  const subject = { merchantId: sub.merchantId, mode: sub.mode, subscriptionId: sub.id, customerId: sub.customerId, currency: sub.currency };
+  const subject = {
+    merchantId: sub.merchantId,
+    mode: sub.mode,
+    subscriptionId: sub.id,
+    customerId: sub.customerId,
+    currency: sub.currency,
+  };
   await lockCustomerLedger(em, sub.customerId);
   const facts = await customerLedgerFacts(em, subject);
   const movement = decideMovement(facts, after);

@@ -12,10 +12,20 @@ import { canonicalJson } from '../idempotency';
  */
 
 /** Root query fields that read only catalog types (which link only to catalog types). */
-const CATALOG_QUERY_FIELDS = new Set(['products', 'product', 'plan', 'price', 'productFamilies', 'productFamily', 'usageRates']);
+const CATALOG_QUERY_FIELDS = new Set([
+  'products',
+  'product',
+  'plan',
+  'price',
+  'productFamilies',
+  'productFamily',
+  'usageRates',
+]);
 
 /** Whether a GraphQL operation reads the catalog and nothing else (so its answer moves only with the catalog version). */
-export function isCatalogRead(operation: OperationDefinitionNode | null | undefined): operation is OperationDefinitionNode {
+export function isCatalogRead(
+  operation: OperationDefinitionNode | null | undefined,
+): operation is OperationDefinitionNode {
   return (
     !!operation &&
     operation.operation === 'query' &&
@@ -64,6 +74,12 @@ export function restReadKey(
  * raw request both where a hit is answered (before Apollo) and where an answer is stored (an Apollo plugin), so the
  * text is taken as sent rather than parsed.
  */
-export function graphqlReadKey(merchantId: string, mode: string, operationName: unknown, query: string, variables: unknown): string | null {
+export function graphqlReadKey(
+  merchantId: string,
+  mode: string,
+  operationName: unknown,
+  query: string,
+  variables: unknown,
+): string | null {
   return readKey(merchantId, mode, ['graphql', operationName ?? null, variables ?? {}], query);
 }

@@ -122,7 +122,11 @@ export class Plan extends TenantEntity {
 
 @Entity({ tableName: 'prices' })
 // At most one default price per plan and currency, whatever races.
-@Index({ name: 'prices_one_default_per_currency', expression: 'create unique index "prices_one_default_per_currency" on "prices" ("plan_id", "currency") where "is_default"' })
+@Index({
+  name: 'prices_one_default_per_currency',
+  expression:
+    'create unique index "prices_one_default_per_currency" on "prices" ("plan_id", "currency") where "is_default"',
+})
 @ObjectType({ description: 'What a plan costs in one currency. Immutable once created.' })
 export class Price extends TenantEntity {
   @Field()
@@ -163,7 +167,10 @@ export class Price extends TenantEntity {
  */
 @Entity({ tableName: 'usage_rates' })
 @Unique({ name: 'usage_rates_plan_event_type_currency_unique', properties: ['planId', 'eventType', 'currency'] })
-@ObjectType({ description: "A plan's price per unit of one usage event type in one currency, billed in arrears when a period closes." })
+@ObjectType({
+  description:
+    "A plan's price per unit of one usage event type in one currency, billed in arrears when a period closes.",
+})
 export class UsageRate extends TenantEntity {
   @Field()
   get object(): string {

@@ -28,16 +28,30 @@ export class UpdateProductInput {
 @InputType()
 export class CreatePlanInput {
   @Field() @Length(1, 255) name!: string;
-  @Field(() => BillingFrequency, { nullable: true, description: 'Required for a subscription product; none for one_time' })
+  @Field(() => BillingFrequency, {
+    nullable: true,
+    description: 'Required for a subscription product; none for one_time',
+  })
   billingFrequency?: BillingFrequency | null;
   @Field(() => Int, { nullable: true, description: 'Cadence units between charges; default 1' })
-  @IsOptional() @IsInt() @Min(1) @Max(365) billingInterval?: number | null;
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  billingInterval?: number | null;
   @Field(() => Int, { nullable: true, description: 'Default 0' })
-  @IsOptional() @IsInt() @Min(0) @Max(730) trialPeriodDays?: number | null;
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(730)
+  trialPeriodDays?: number | null;
   @Field(() => TrialEndAction, { nullable: true, description: 'Default START_SUBSCRIPTION' })
   trialEndAction?: TrialEndAction | null;
   @Field(() => Int, { nullable: true, description: 'Billed periods, first included; none: until cancelled' })
-  @IsOptional() @IsInt() @Min(1) maxCycles?: number | null;
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  maxCycles?: number | null;
 }
 
 @InputType()
@@ -45,8 +59,13 @@ export class CreatePriceInput {
   @Field({ description: '3-letter ISO 4217 code, any case' }) @MaxLength(3) currency!: string;
   @Field(() => Money, { description: 'Smallest currency subunit' }) @Min(0) amount!: number;
   @Field(() => Money, { nullable: true, description: 'One-time fee in subunits; default 0' })
-  @IsOptional() @Min(0) setupFee?: number | null;
-  @Field(() => Boolean, { nullable: true, description: "Default: true when the plan has no default price in this currency yet" })
+  @IsOptional()
+  @Min(0)
+  setupFee?: number | null;
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Default: true when the plan has no default price in this currency yet',
+  })
   isDefault?: boolean | null;
 }
 
@@ -56,7 +75,9 @@ export class CreateUsageRateInput {
   @Length(1, 100)
   eventType!: string;
   @Field({ description: '3-letter ISO 4217 code, any case' }) @MaxLength(3) currency!: string;
-  @Field({ description: 'Subunits per unit: a decimal string >= 0, at most 9 integer and 12 fractional digits (e.g. "0.25")' })
+  @Field({
+    description: 'Subunits per unit: a decimal string >= 0, at most 9 integer and 12 fractional digits (e.g. "0.25")',
+  })
   @MaxLength(32)
   unitAmountDecimal!: string;
 }

@@ -75,10 +75,15 @@ export class PlanResolver {
     description: "The default price in the merchant's reporting currency, else the oldest default price.",
   })
   async defaultPrice(@C() ctx: Ctx, @Root() plan: Plan) {
-    return pickDefaultPrice(await defaultPricesByPlan(ctx).load(plan.id), (await currentMerchant(ctx)).reportingCurrency);
+    return pickDefaultPrice(
+      await defaultPricesByPlan(ctx).load(plan.id),
+      (await currentMerchant(ctx)).reportingCurrency,
+    );
   }
 
-  @FieldResolver(() => [UsageRate], { description: 'Its usage rates (per unit of a usage event type, billed in arrears), oldest first.' })
+  @FieldResolver(() => [UsageRate], {
+    description: 'Its usage rates (per unit of a usage event type, billed in arrears), oldest first.',
+  })
   usageRates(@C() ctx: Ctx, @Root() plan: Plan) {
     return usageRatesByPlan(ctx).load(plan.id);
   }
@@ -91,7 +96,10 @@ export class UsageRateResolver {
     return services(ctx).catalog.usageRates(ctx, planId, args);
   }
 
-  @Mutation(() => UsageRate, { description: 'Prices one usage event type of a plan in one currency (one per plan, event type and currency; immutable).' })
+  @Mutation(() => UsageRate, {
+    description:
+      'Prices one usage event type of a plan in one currency (one per plan, event type and currency; immutable).',
+  })
   createUsageRate(@C() ctx: Ctx, @Arg('planId', () => ID) planId: string, @Arg('input') input: CreateUsageRateInput) {
     return services(ctx).catalog.createUsageRate(ctx, planId, input);
   }
@@ -104,7 +112,9 @@ export class PriceResolver {
     return services(ctx).catalog.price(ctx, id);
   }
 
-  @Mutation(() => Price, { description: 'Prices are immutable; a default price replaces the previous default for its currency.' })
+  @Mutation(() => Price, {
+    description: 'Prices are immutable; a default price replaces the previous default for its currency.',
+  })
   createPrice(@C() ctx: Ctx, @Arg('planId', () => ID) planId: string, @Arg('input') input: CreatePriceInput) {
     return services(ctx).catalog.createPrice(ctx, planId, input);
   }
@@ -128,4 +138,10 @@ export class ProductFamilyResolver {
   }
 }
 
-export const catalogResolvers = [ProductResolver, PlanResolver, PriceResolver, ProductFamilyResolver, UsageRateResolver] as const;
+export const catalogResolvers = [
+  ProductResolver,
+  PlanResolver,
+  PriceResolver,
+  ProductFamilyResolver,
+  UsageRateResolver,
+] as const;

@@ -22,7 +22,11 @@ import { unchargeableAmount } from '../../gateways/amounts';
 
 /** Nested catalog reads batch through these: one query per level, whatever the list size. */
 export const plansByProduct = defineLoader<string, Plan[]>('plansByProduct', async (ctx, ids) =>
-  groupBy(ids, await ctx.em.find(Plan, { productId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }), (p) => p.productId),
+  groupBy(
+    ids,
+    await ctx.em.find(Plan, { productId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
+    (p) => p.productId,
+  ),
 );
 export const pricesByPlan = defineLoader<string, Price[]>('pricesByPlan', async (ctx, ids) =>
   groupBy(ids, await ctx.em.find(Price, { planId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }), (p) => p.planId),
@@ -151,9 +155,17 @@ export class CatalogService {
       throw new DomainError('parameter_invalid', 'amount must be a non-negative integer in subunits.', 'amount');
     }
     // Every gateway must be able to charge it (gateways/amounts.ts): e.g. KWD 1505 would fail every subscription.
-    for (const [param, amount] of [['amount', input.amount], ['setup_fee', input.setupFee ?? 0]] as const) {
+    for (const [param, amount] of [
+      ['amount', input.amount],
+      ['setup_fee', input.setupFee ?? 0],
+    ] as const) {
       const unchargeable = unchargeableAmount(amount, currency);
-      if (unchargeable) throw new DomainError('parameter_invalid', `${param} cannot be charged by every gateway: ${unchargeable}`, param);
+      if (unchargeable)
+        throw new DomainError(
+          'parameter_invalid',
+          `${param} cannot be charged by every gateway: ${unchargeable}`,
+          param,
+        );
     }
     return this.write(ctx, async (em) => {
       const plan = await findOr404(em, Plan, planId, 'plan', { lockMode: LockMode.PESSIMISTIC_WRITE });

@@ -21,7 +21,12 @@ export async function bumpCatalogVersion(em: EntityManager): Promise<void> {
 
 /** The tenant's catalog version now ('0' before its first write); runs on every cached read, so a prepared statement. */
 export async function catalogVersion(db: Db, tenant: TenantParams): Promise<string> {
-  const [row] = await tenantQueryAs<{ version: string }>(db, tenant, 'select version from catalog_versions where {tenant}', []);
+  const [row] = await tenantQueryAs<{ version: string }>(
+    db,
+    tenant,
+    'select version from catalog_versions where {tenant}',
+    [],
+  );
   return row?.version ?? '0';
 }
 
@@ -30,16 +35,27 @@ export async function catalogVersion(db: Db, tenant: TenantParams): Promise<stri
  * amount plus the GST of its tax treatment) until the transaction ends, and answers the gateway id already recorded for
  * that amount, if any: the caller registers only when this is null.
  */
-export async function lockPriceRegistration(em: EntityManager, priceId: string, provider: string, gatewayAmount: number): Promise<string | null> {
-  await tenantQuery(em, `select pg_advisory_xact_lock(727003, hashtext(?)) where exists (select 1 from prices where {tenant} and id = ?)`, [
-    `${priceId}:${provider}:${gatewayAmount}`,
-    priceId,
-  ]);
+export async function lockPriceRegistration(
+  em: EntityManager,
+  priceId: string,
+  provider: string,
+  gatewayAmount: number,
+): Promise<string | null> {
+  await tenantQuery(
+    em,
+    `select pg_advisory_xact_lock(727003, hashtext(?)) where exists (select 1 from prices where {tenant} and id = ?)`,
+    [`${priceId}:${provider}:${gatewayAmount}`, priceId],
+  );
   return gatewayPriceId(em, priceId, provider, gatewayAmount);
 }
 
 /** The gateway's id of a price registered for `gatewayAmount` (null: not registered for that amount yet). */
-export async function gatewayPriceId(em: EntityManager, priceId: string, provider: string, gatewayAmount: number): Promise<string | null> {
+export async function gatewayPriceId(
+  em: EntityManager,
+  priceId: string,
+  provider: string,
+  gatewayAmount: number,
+): Promise<string | null> {
   const [row] = await tenantQuery<{ id: string }>(
     em,
     'select provider_price_id as id from gateway_prices where {tenant} and price_id = ? and provider = ? and gateway_amount = ?',
@@ -91,7 +107,11 @@ export interface SubscriptionTerms {
  * default prices with their gateway registrations; plus the test-clock offset, so the create needs no separate clock
  * read. Null: no such plan.
  */
-export async function subscriptionTerms(em: EntityManager, planId: string, priceId?: string | null): Promise<SubscriptionTerms | null> {
+export async function subscriptionTerms(
+  em: EntityManager,
+  planId: string,
+  priceId?: string | null,
+): Promise<SubscriptionTerms | null> {
   const byId = priceId !== undefined;
   const sql =
     `select ${aliasedColumns(em, Plan, 'a')}, ${aliasedColumns(em, Product, 'b')}, ${aliasedColumns(em, Price, 'c')},
@@ -114,13 +134,17 @@ export async function subscriptionTerms(em: EntityManager, planId: string, price
     prices: prices.map((p) => em.map(Price, p as never)),
     clockOffsetMs: Number(rows[0].clock_offset_ms ?? 0),
     gatewayPriceIds: new Map(
-      rows.filter((r) => r.gateway_price_ids).map((r) => [String(aliasedPart(r, 'c')!.id), r.gateway_price_ids as Record<string, string>]),
+      rows
+        .filter((r) => r.gateway_price_ids)
+        .map((r) => [String(aliasedPart(r, 'c')!.id), r.gateway_price_ids as Record<string, string>]),
     ),
   };
 }
 
 /** Which of `planIds` are the tenant's plans (lower-case ids). */
 export async function existingPlans(em: EntityManager, planIds: readonly string[]): Promise<Set<string>> {
-  const rows = await tenantQuery<{ id: string }>(em, 'select id from plans where {tenant} and id = any(?::uuid[])', [`{${planIds.join(',')}}`]);
+  const rows = await tenantQuery<{ id: string }>(em, 'select id from plans where {tenant} and id = any(?::uuid[])', [
+    `{${planIds.join(',')}}`,
+  ]);
   return new Set(rows.map((r) => r.id));
 }

@@ -39,7 +39,11 @@ export function canonicalUnitAmount(value: string): string {
 
 /** A plan's usage rates, oldest first: one query for every plan of a request (Plan.usageRates). */
 export const usageRatesByPlan = defineLoader<string, UsageRate[]>('usageRatesByPlan', async (ctx, ids) =>
-  groupBy(ids, await ctx.em.find(UsageRate, { planId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }), (r) => r.planId),
+  groupBy(
+    ids,
+    await ctx.em.find(UsageRate, { planId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }),
+    (r) => r.planId,
+  ),
 );
 
 /**
@@ -58,11 +62,17 @@ export async function createUsageRate(
   const eventType = input.eventType;
   // The rule usage events have: a rate for a name no event can carry would price nothing.
   if (!EVENT_TYPE.test(eventType)) {
-    throw invalid('event_type', `event_type must be 1 to ${MAX_EVENT_TYPE} characters: letters, digits, "_", ".", ":" or "-" (as usage events name it).`);
+    throw invalid(
+      'event_type',
+      `event_type must be 1 to ${MAX_EVENT_TYPE} characters: letters, digits, "_", ".", ":" or "-" (as usage events name it).`,
+    );
   }
   const plan = await findOr404(ctx.em, Plan, planId, 'plan');
   if (!plan.isRecurring) {
-    throw new DomainError('plan_not_recurring', `Plan ${plan.id} belongs to a one_time product: usage is billed on subscriptions only.`);
+    throw new DomainError(
+      'plan_not_recurring',
+      `Plan ${plan.id} belongs to a one_time product: usage is billed on subscriptions only.`,
+    );
   }
   try {
     return await write(async (em) => {
@@ -72,7 +82,11 @@ export async function createUsageRate(
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      throw new DomainError('usage_rate_exists', `Plan ${plan.id} already has a usage rate for '${eventType}' in ${currency}.`, 'event_type');
+      throw new DomainError(
+        'usage_rate_exists',
+        `Plan ${plan.id} already has a usage rate for '${eventType}' in ${currency}.`,
+        'event_type',
+      );
     }
     throw err;
   }

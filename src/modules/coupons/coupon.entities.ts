@@ -11,7 +11,10 @@ export enum CouponDuration {
   /** Every billed period. */
   FOREVER = 'forever',
 }
-registerEnumType(CouponDuration, { name: 'CouponDuration', description: 'How many billed periods a coupon discounts.' });
+registerEnumType(CouponDuration, {
+  name: 'CouponDuration',
+  description: 'How many billed periods a coupon discounts.',
+});
 
 /** Why a coupon cannot be applied (docs/growth.md, validate); null when it can. */
 export enum CouponInvalidReason {
@@ -36,12 +39,27 @@ export enum CouponRedemptionStatus {
  * and mode regardless of case (a unique index on lower(code), Migration20261124000600_coupons). Immutable once created.
  */
 @Entity({ tableName: 'coupons' })
-@Index({ name: 'coupons_code_unique', expression: 'create unique index "coupons_code_unique" on "coupons" ("merchant_id", "mode", lower("code"))' })
+@Index({
+  name: 'coupons_code_unique',
+  expression: 'create unique index "coupons_code_unique" on "coupons" ("merchant_id", "mode", lower("code"))',
+})
 @Check({ name: 'coupons_discount_check', expression: '("percent_off_bps" is null) <> ("amount_off" is null)' })
-@Check({ name: 'coupons_percent_check', expression: '"percent_off_bps" is null or "percent_off_bps" between 1 and 10000' })
-@Check({ name: 'coupons_amount_check', expression: '"amount_off" is null or ("amount_off" > 0 and "currency" is not null)' })
-@Check({ name: 'coupons_cycles_check', expression: `("duration" = 'repeating') = ("duration_in_cycles" is not null) and coalesce("duration_in_cycles", 1) >= 1` })
-@Check({ name: 'coupons_redemptions_check', expression: '"times_redeemed" >= 0 and ("max_redemptions" is null or "times_redeemed" <= "max_redemptions")' })
+@Check({
+  name: 'coupons_percent_check',
+  expression: '"percent_off_bps" is null or "percent_off_bps" between 1 and 10000',
+})
+@Check({
+  name: 'coupons_amount_check',
+  expression: '"amount_off" is null or ("amount_off" > 0 and "currency" is not null)',
+})
+@Check({
+  name: 'coupons_cycles_check',
+  expression: `("duration" = 'repeating') = ("duration_in_cycles" is not null) and coalesce("duration_in_cycles", 1) >= 1`,
+})
+@Check({
+  name: 'coupons_redemptions_check',
+  expression: '"times_redeemed" >= 0 and ("max_redemptions" is null or "times_redeemed" <= "max_redemptions")',
+})
 @ObjectType({ description: 'A discount code applied at subscription creation (REST object `coupon`).' })
 export class Coupon extends TenantEntity {
   @Field()
@@ -63,7 +81,10 @@ export class Coupon extends TenantEntity {
   percentOffBps?: number | null;
 
   /** Subunits of `currency`; null for a percentage coupon. */
-  @Field(() => Money, { nullable: true, description: 'Fixed discount in subunits of currency (null for a percentage coupon).' })
+  @Field(() => Money, {
+    nullable: true,
+    description: 'Fixed discount in subunits of currency (null for a percentage coupon).',
+  })
   @Property({ type: new BigIntType('number'), nullable: true })
   amountOff?: number | null;
 
@@ -83,7 +104,10 @@ export class Coupon extends TenantEntity {
   @Property({ type: 'integer', nullable: true })
   maxRedemptions?: number | null;
 
-  @Field(() => DateTime, { nullable: true, description: "Last moment it can be redeemed, on the merchant's clock (the test clock in test mode)." })
+  @Field(() => DateTime, {
+    nullable: true,
+    description: "Last moment it can be redeemed, on the merchant's clock (the test clock in test mode).",
+  })
   @Property({ type: 'timestamptz', nullable: true })
   redeemBy?: Date | null;
 
@@ -92,7 +116,9 @@ export class Coupon extends TenantEntity {
   @Property({ type: 'jsonb', nullable: true })
   appliesToPlanIds?: string[] | null;
 
-  @Field(() => Int, { description: 'Subscriptions holding it now (a checkout that never completed gives its redemption back).' })
+  @Field(() => Int, {
+    description: 'Subscriptions holding it now (a checkout that never completed gives its redemption back).',
+  })
   @Property()
   timesRedeemed: number = 0;
 
@@ -100,7 +126,10 @@ export class Coupon extends TenantEntity {
   @Property({ type: 'jsonb' })
   metadata: Record<string, string> = {};
 
-  @Field(() => Float, { nullable: true, description: 'Percent off (0 < p <= 100, at most 2 decimals); null for a fixed-amount coupon.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Percent off (0 < p <= 100, at most 2 decimals); null for a fixed-amount coupon.',
+  })
   get percentOff(): number | null {
     return this.percentOffBps == null ? null : this.percentOffBps / 100;
   }
@@ -129,7 +158,8 @@ export class CouponValidation {
   @Field(() => Coupon, { nullable: true }) coupon!: Coupon | null;
   @Field(() => Money, {
     nullable: true,
-    description: "The discount on `amount` (else the price's amount, else the plan's default price) for one period; null when invalid or no amount is known.",
+    description:
+      "The discount on `amount` (else the price's amount, else the plan's default price) for one period; null when invalid or no amount is known.",
   })
   discountAmount!: number | null;
 }

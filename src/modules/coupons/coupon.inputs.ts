@@ -20,7 +20,10 @@ export class CreateCouponInput {
   @MaxLength(MAX_NAME)
   name?: string | null;
 
-  @Field(() => Float, { nullable: true, description: 'Percent off, 0 < p <= 100 with at most 2 decimals; or amountOff + currency.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Percent off, 0 < p <= 100 with at most 2 decimals; or amountOff + currency.',
+  })
   percentOff?: number | null;
 
   @Field(() => Money, { nullable: true, description: 'Fixed discount per period in subunits (> 0), with currency.' })
@@ -34,16 +37,25 @@ export class CreateCouponInput {
   @Field(() => CouponDuration)
   duration!: CouponDuration;
 
-  @Field(() => Int, { nullable: true, description: 'Required for (only for) a repeating coupon: billed periods discounted, >= 1.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Required for (only for) a repeating coupon: billed periods discounted, >= 1.',
+  })
   durationInCycles?: number | null;
 
   @Field(() => Int, { nullable: true, description: '>= 1; default: unlimited.' })
   maxRedemptions?: number | null;
 
-  @Field(() => DateTime, { nullable: true, description: "Last moment it can be redeemed; in the future on the merchant's clock." })
+  @Field(() => DateTime, {
+    nullable: true,
+    description: "Last moment it can be redeemed; in the future on the merchant's clock.",
+  })
   redeemBy?: Date | null;
 
-  @Field(() => [ID], { nullable: true, description: `Plans of this merchant and mode (at most ${MAX_PLANS}); default: every plan.` })
+  @Field(() => [ID], {
+    nullable: true,
+    description: `Plans of this merchant and mode (at most ${MAX_PLANS}); default: every plan.`,
+  })
   @IsOptional()
   @ArrayMaxSize(MAX_PLANS)
   @MaxLength(100, { each: true })
@@ -62,13 +74,22 @@ export class ValidateCouponInput {
   @Field(() => ID, { nullable: true, description: 'The plan it would be applied to (its restrictions are checked).' })
   planId?: string | null;
 
-  @Field(() => ID, { nullable: true, description: 'The price it would be applied to (its plan and currency are checked; its amount discounted).' })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The price it would be applied to (its plan and currency are checked; its amount discounted).',
+  })
   priceId?: string | null;
 
-  @Field(() => Money, { nullable: true, description: 'An amount (subunits) to compute discountAmount on, instead of the price’s.' })
+  @Field(() => Money, {
+    nullable: true,
+    description: 'An amount (subunits) to compute discountAmount on, instead of the price’s.',
+  })
   amount?: number | null;
 
-  @Field(() => String, { nullable: true, description: 'The currency of amount (checked against a fixed-amount coupon).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The currency of amount (checked against a fixed-amount coupon).',
+  })
   @IsOptional()
   @MaxLength(3)
   currency?: string | null;

@@ -20,12 +20,18 @@ export class CouponResolver {
     return services(ctx).coupons.coupons(ctx, args);
   }
 
-  @Mutation(() => Coupon, { description: 'Creates a coupon; codes are unique per merchant and mode regardless of case (409 coupon_code_exists).' })
+  @Mutation(() => Coupon, {
+    description:
+      'Creates a coupon; codes are unique per merchant and mode regardless of case (409 coupon_code_exists).',
+  })
   createCoupon(@C() ctx: Ctx, @Arg('input') input: CreateCouponInput) {
     return services(ctx).coupons.create(ctx, input);
   }
 
-  @Mutation(() => CouponValidation, { description: 'Whether a code can be applied now, why not, and the discount it gives (never an error for an unusable code).' })
+  @Mutation(() => CouponValidation, {
+    description:
+      'Whether a code can be applied now, why not, and the discount it gives (never an error for an unusable code).',
+  })
   validateCoupon(@C() ctx: Ctx, @Arg('input') input: ValidateCouponInput) {
     return services(ctx).coupons.validate(ctx, input);
   }

@@ -28,7 +28,8 @@ export async function redeemCoupon(
   em: EntityManager,
   r: { couponId: string; subscriptionId: string; customerId: string },
 ): Promise<boolean> {
-  if (!em.getTransactionContext()) throw new Error('redeemCoupon runs inside the transaction that creates the subscription');
+  if (!em.getTransactionContext())
+    throw new Error('redeemCoupon runs inside the transaction that creates the subscription');
   const rows = await tenantQuery(
     em,
     `with taken as (

@@ -10,7 +10,9 @@ import type { CustomerDetails } from './customer.store';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function normaliseEmail(email: string, param = 'customer_email'): string {
-  const e = String(email ?? '').trim().toLowerCase();
+  const e = String(email ?? '')
+    .trim()
+    .toLowerCase();
   if (!EMAIL.test(e) || e.length > 254) throw invalid(param, `Invalid e-mail address: '${email}'.`);
   return e;
 }
@@ -19,7 +21,8 @@ export function normaliseEmail(email: string, param = 'customer_email'): string 
 export function validateCustomerDetails(d: CustomerDetails, prefix = 'customer_'): void {
   if (d.stateCode != null) checkGstStateCode(d.stateCode, `${prefix}state_code`);
   if (d.gstin != null) d.gstin = normaliseGstin(d.gstin, `${prefix}gstin`);
-  if (d.phone != null && !/^\+?[0-9 ()-]{6,20}$/.test(d.phone)) throw invalid(`${prefix}phone`, `Invalid phone number: '${d.phone}'.`);
+  if (d.phone != null && !/^\+?[0-9 ()-]{6,20}$/.test(d.phone))
+    throw invalid(`${prefix}phone`, `Invalid phone number: '${d.phone}'.`);
 }
 
 export class CustomerService {

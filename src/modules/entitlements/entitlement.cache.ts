@@ -68,7 +68,13 @@ export class EntitlementCache {
    */
   private static weigh(key: string, e: Entry): number {
     const json = e.json.length * (/[^\u0000-\u00ff]/.test(e.json) ? 2 : 1);
-    return key.length + e.stamp.length + json + e.subscriptionIds.length * INDEX_BYTES_PER_SUBSCRIPTION + ENTRY_OVERHEAD_BYTES;
+    return (
+      key.length +
+      e.stamp.length +
+      json +
+      e.subscriptionIds.length * INDEX_BYTES_PER_SUBSCRIPTION +
+      ENTRY_OVERHEAD_BYTES
+    );
   }
 
   get enabled(): boolean {
@@ -111,7 +117,8 @@ export class EntitlementCache {
 
   private unindex(key: string, e: Entry): void {
     const tenant = key.slice(0, key.lastIndexOf(':') + 1);
-    for (const id of e.subscriptionIds) if (this.bySubscription.get(tenant + id) === key) this.bySubscription.delete(tenant + id);
+    for (const id of e.subscriptionIds)
+      if (this.bySubscription.get(tenant + id) === key) this.bySubscription.delete(tenant + id);
   }
 
   /** A subscription changed: the customer it grants to is evaluated afresh on the next read. */
@@ -142,7 +149,11 @@ export class EntitlementCache {
   async listen(listener: PgListener): Promise<void> {
     if (!this.entries || this.unlisten.length) return;
     this.unlisten.push(
-      await listener.listen(CHANGES_CHANNEL, (payload) => this.onChange(payload), () => this.clearAfterLoss()),
+      await listener.listen(
+        CHANGES_CHANNEL,
+        (payload) => this.onChange(payload),
+        () => this.clearAfterLoss(),
+      ),
       await listener.listen(ENTITLEMENTS_CHANNEL, (payload) => this.onLinks(payload)),
     );
   }

@@ -10,7 +10,9 @@ import { Product } from '../catalog';
  */
 @Entity({ tableName: 'entitlements' })
 @Unique({ name: 'entitlements_lookup_key_unique', properties: ['merchantId', 'mode', 'lookupKey'] })
-@ObjectType({ description: 'A feature gate, granted by active or trialing subscriptions to the products linked to it.' })
+@ObjectType({
+  description: 'A feature gate, granted by active or trialing subscriptions to the products linked to it.',
+})
 export class Entitlement extends TenantEntity {
   @Field()
   get object(): string {
@@ -36,7 +38,8 @@ export class Entitlement extends TenantEntity {
 // The evaluation joins a customer's subscriptions to links by product (entitlement.store.ts).
 @Index({ name: 'entitlement_products_product_index', properties: ['merchantId', 'mode', 'productId'] })
 export class EntitlementProduct {
-  @ManyToOne(() => Entitlement, { primary: true, mapToPk: true, fieldName: 'entitlement_id', deleteRule: 'cascade' }) entitlementId!: string;
+  @ManyToOne(() => Entitlement, { primary: true, mapToPk: true, fieldName: 'entitlement_id', deleteRule: 'cascade' })
+  entitlementId!: string;
   @ManyToOne(() => Product, { primary: true, mapToPk: true, fieldName: 'product_id' }) productId!: string;
   @Property({ type: 'uuid' }) merchantId!: string;
   @Property({ type: 'text' }) mode!: Mode;

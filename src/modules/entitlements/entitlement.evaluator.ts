@@ -27,11 +27,14 @@ interface Ask {
  */
 export class EntitlementEvaluator {
   /** Asks per `<merchant>:<mode>`, sent together (core/keyed-batches.ts). */
-  private readonly batches = new KeyedBatches<Ask & { tenant: TenantParams }>((asks) =>
-    this.run(asks[0].tenant, asks).catch((err: unknown) => asks.forEach((a) => a.fail(err))), // a settled ask ignores this
+  private readonly batches = new KeyedBatches<Ask & { tenant: TenantParams }>(
+    (asks) => this.run(asks[0].tenant, asks).catch((err: unknown) => asks.forEach((a) => a.fail(err))), // a settled ask ignores this
   );
 
-  constructor(private readonly db: Db, readonly cache: EntitlementCache) {}
+  constructor(
+    private readonly db: Db,
+    readonly cache: EntitlementCache,
+  ) {}
 
   /** The customer's entitlements now; null when the tenant has no such customer. */
   async customerEntitlements(tenant: TenantParams, customerId: string): Promise<CustomerEntitlements | null> {
@@ -41,7 +44,9 @@ export class EntitlementEvaluator {
   }
 
   private ask(tenant: TenantParams, customerId: string, fresh: boolean): Promise<string | null> {
-    return new Promise((done, fail) => this.batches.add(`${tenant.merchantId}:${tenant.mode}`, { tenant, customerId, done, fail, fresh }));
+    return new Promise((done, fail) =>
+      this.batches.add(`${tenant.merchantId}:${tenant.mode}`, { tenant, customerId, done, fail, fresh }),
+    );
   }
 
   private async run(tenant: TenantParams, asks: Ask[]): Promise<void> {
@@ -88,14 +93,12 @@ export class EntitlementEvaluator {
 function answer(customerId: string, entries: EvaluatedEntitlement[]): CustomerEntitlements {
   return {
     customerId,
-    entitlements: entries.map(
-      (e): CustomerEntitlement => ({
-        entitlementId: e.entitlement_id,
-        lookupKey: e.lookup_key,
-        name: e.name,
-        subscriptionIds: e.subscription_ids,
-        expiresAt: e.expires_at_ms === null ? null : new Date(e.expires_at_ms),
-      }),
-    ),
+    entitlements: entries.map((e): CustomerEntitlement => ({
+      entitlementId: e.entitlement_id,
+      lookupKey: e.lookup_key,
+      name: e.name,
+      subscriptionIds: e.subscription_ids,
+      expiresAt: e.expires_at_ms === null ? null : new Date(e.expires_at_ms),
+    })),
   };
 }

@@ -28,7 +28,9 @@ export class CreateEntitlementInput {
 
 @InputType()
 export class LinkEntitlementProductsInput {
-  @Field(() => [ID], { description: `Products of this merchant and mode (1 to ${MAX_LINK_PRODUCTS}); already linked ones are left as they are.` })
+  @Field(() => [ID], {
+    description: `Products of this merchant and mode (1 to ${MAX_LINK_PRODUCTS}); already linked ones are left as they are.`,
+  })
   @ArrayMaxSize(MAX_LINK_PRODUCTS)
   @MaxLength(100, { each: true })
   productIds!: string[];

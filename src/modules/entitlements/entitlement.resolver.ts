@@ -22,19 +22,28 @@ export class EntitlementResolver {
   }
 
   @Query(() => CustomerEntitlements, {
-    description: "Every entitlement the customer holds now, across their active and trialing subscriptions (not paused, past_due, halted or ended).",
+    description:
+      'Every entitlement the customer holds now, across their active and trialing subscriptions (not paused, past_due, halted or ended).',
   })
   customerEntitlements(@C() ctx: Ctx, @Arg('customerId', () => ID) customerId: string) {
     return services(ctx).entitlements.customerEntitlements(ctx, customerId);
   }
 
-  @Mutation(() => Entitlement, { description: 'Creates a feature gate; lookupKey is unique per merchant and mode (409 lookup_key_exists).' })
+  @Mutation(() => Entitlement, {
+    description: 'Creates a feature gate; lookupKey is unique per merchant and mode (409 lookup_key_exists).',
+  })
   createEntitlement(@C() ctx: Ctx, @Arg('input') input: CreateEntitlementInput) {
     return services(ctx).entitlements.create(ctx, input);
   }
 
-  @Mutation(() => Entitlement, { description: 'Links products to a feature gate; products already linked stay as they are.' })
-  linkEntitlementProducts(@C() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('input') input: LinkEntitlementProductsInput) {
+  @Mutation(() => Entitlement, {
+    description: 'Links products to a feature gate; products already linked stay as they are.',
+  })
+  linkEntitlementProducts(
+    @C() ctx: Ctx,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: LinkEntitlementProductsInput,
+  ) {
     return services(ctx).entitlements.linkProducts(ctx, id, input);
   }
 

@@ -28,7 +28,11 @@ export const productIdsByEntitlement = defineLoader<string, string[]>('productId
 });
 
 const lookupKeyExists = (key: string) =>
-  new DomainError('lookup_key_exists', `An entitlement with lookup_key '${key}' already exists in this mode.`, 'lookup_key');
+  new DomainError(
+    'lookup_key_exists',
+    `An entitlement with lookup_key '${key}' already exists in this mode.`,
+    'lookup_key',
+  );
 
 export class EntitlementService {
   constructor(private readonly evaluator: EntitlementEvaluator) {}
@@ -76,7 +80,8 @@ export class EntitlementService {
     tenantOf(ctx);
     const ids = input.productIds;
     if (!ids.length) throw invalid('product_ids', 'product_ids must name at least one product.');
-    if (ids.length > MAX_LINK_PRODUCTS) throw invalid('product_ids', `product_ids can name at most ${MAX_LINK_PRODUCTS} products.`);
+    if (ids.length > MAX_LINK_PRODUCTS)
+      throw invalid('product_ids', `product_ids can name at most ${MAX_LINK_PRODUCTS} products.`);
     ids.forEach((p, i) => {
       if (!isUuid(p)) throw notFound('product', p, `product_ids[${i}]`);
     });
@@ -92,7 +97,10 @@ export class EntitlementService {
       if (!fresh.length) return;
       const total = (await linkCount(em, id)) + fresh.length;
       if (total > MAX_PRODUCTS_PER_ENTITLEMENT) {
-        throw invalid('product_ids', `An entitlement can be linked to at most ${MAX_PRODUCTS_PER_ENTITLEMENT} products.`);
+        throw invalid(
+          'product_ids',
+          `An entitlement can be linked to at most ${MAX_PRODUCTS_PER_ENTITLEMENT} products.`,
+        );
       }
       await insertLinks(em, id, fresh);
     });

@@ -23,20 +23,28 @@ export const ENTITLEMENTS_CHANNEL = 'cadence_entitlements';
 
 /** Which of `ids` are products of the EntityManager's tenant. */
 export async function existingProducts(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await tenantQuery<{ id: string }>(em, 'select id from products where {tenant} and id = any(?::uuid[])', [uuidArray(ids)]);
+  const rows = await tenantQuery<{ id: string }>(em, 'select id from products where {tenant} and id = any(?::uuid[])', [
+    uuidArray(ids),
+  ]);
   return new Set(rows.map((r) => r.id));
 }
 
 /** How many products the entitlement is linked to (inside the link transaction, after locking the entitlement). */
 export async function linkCount(em: EntityManager, entitlementId: string): Promise<number> {
-  const [row] = await tenantQuery<{ n: string }>(em, 'select count(*) as n from entitlement_products where {tenant} and entitlement_id = ?', [
-    entitlementId,
-  ]);
+  const [row] = await tenantQuery<{ n: string }>(
+    em,
+    'select count(*) as n from entitlement_products where {tenant} and entitlement_id = ?',
+    [entitlementId],
+  );
   return Number(row?.n ?? 0);
 }
 
 /** Which of `productIds` the entitlement is already linked to. */
-export async function linkedAmong(em: EntityManager, entitlementId: string, productIds: readonly string[]): Promise<Set<string>> {
+export async function linkedAmong(
+  em: EntityManager,
+  entitlementId: string,
+  productIds: readonly string[],
+): Promise<Set<string>> {
   const rows = await tenantQuery<{ product_id: string }>(
     em,
     'select product_id from entitlement_products where {tenant} and entitlement_id = ? and product_id = any(?::uuid[])',
@@ -50,7 +58,11 @@ export async function linkedAmong(em: EntityManager, entitlementId: string, prod
  * new, the tenant's link version moves and a NOTIFY goes out, both with the caller's transaction: answers how many
  * links were made.
  */
-export async function insertLinks(em: EntityManager, entitlementId: string, productIds: readonly string[]): Promise<number> {
+export async function insertLinks(
+  em: EntityManager,
+  entitlementId: string,
+  productIds: readonly string[],
+): Promise<number> {
   if (!productIds.length) return 0;
   const rows = await tenantQuery<{ product_id: string }>(
     em,
@@ -78,7 +90,10 @@ async function linksChanged(em: EntityManager): Promise<void> {
 }
 
 /** The linked product ids of each entitlement, in link order (one statement for a whole page of entitlements). */
-export async function productIdsOf(em: EntityManager, entitlementIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function productIdsOf(
+  em: EntityManager,
+  entitlementIds: readonly string[],
+): Promise<Map<string, string[]>> {
   const rows = await tenantQuery<{ entitlement_id: string; product_id: string }>(
     em,
     'select entitlement_id, product_id from entitlement_products where {tenant} and entitlement_id = any(?::uuid[]) order by link_id',
@@ -116,7 +131,8 @@ export interface Evaluation {
 }
 
 /** `{"a",NULL,"b"}`: a text[] literal of stamps (digits, ':' and hex only) and nulls. */
-const stampArray = (stamps: readonly (string | null)[]) => `{${stamps.map((s) => (s === null ? 'NULL' : `"${s}"`)).join(',')}}`;
+const stampArray = (stamps: readonly (string | null)[]) =>
+  `{${stamps.map((s) => (s === null ? 'NULL' : `"${s}"`)).join(',')}}`;
 
 /**
  * The evaluation (docs/growth.md) of several customers of one tenant in ONE statement: each customer's `active` and
@@ -129,7 +145,12 @@ const stampArray = (stamps: readonly (string | null)[]) => `{${stamps.map((s) =>
  * since, that row answers the stamp alone and the join is skipped. Customers not of the tenant (or unknown) have no
  * row. Runs on the service pool, outside any transaction: its snapshot is taken when it runs.
  */
-export async function evaluate(db: Db, tenant: TenantParams, customerIds: readonly string[], held: readonly (string | null)[]): Promise<Evaluation[]> {
+export async function evaluate(
+  db: Db,
+  tenant: TenantParams,
+  customerIds: readonly string[],
+  held: readonly (string | null)[],
+): Promise<Evaluation[]> {
   return tenantQueryAs<Evaluation>(
     db,
     tenant,

@@ -17,7 +17,10 @@ export function bucketOf(experimentId: string, customerId: string): number {
  * text sort as their bytes), variant i holding [sum of the earlier traffic_percent, that + its own). Null only if
  * the percentages do not cover the bucket (they always sum to 100).
  */
-export function variantForBucket<V extends { id: string; trafficPercent: number }>(variants: readonly V[], bucket: number): V | null {
+export function variantForBucket<V extends { id: string; trafficPercent: number }>(
+  variants: readonly V[],
+  bucket: number,
+): V | null {
   const sorted = [...variants].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   let from = 0;
   for (const v of sorted) {

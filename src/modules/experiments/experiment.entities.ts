@@ -9,7 +9,10 @@ export enum ExperimentStatus {
   RUNNING = 'running',
   STOPPED = 'stopped',
 }
-registerEnumType(ExperimentStatus, { name: 'ExperimentStatus', description: 'draft -> running -> stopped; nothing else.' });
+registerEnumType(ExperimentStatus, {
+  name: 'ExperimentStatus',
+  description: 'draft -> running -> stopped; nothing else.',
+});
 
 /** A condition's value: a scalar (equality) or a list of scalars (membership): docs/growth.md, Targeting. */
 export type TargetingScalar = string | number | boolean;
@@ -32,10 +35,12 @@ export class Experiment extends TenantEntity {
   }
 
   @Field() @Property({ length: 255 }) name!: string;
-  @Field(() => ExperimentStatus) @Enum({ items: () => ExperimentStatus }) status: ExperimentStatus = ExperimentStatus.DRAFT;
+  @Field(() => ExperimentStatus) @Enum({ items: () => ExperimentStatus }) status: ExperimentStatus =
+    ExperimentStatus.DRAFT;
 
   @Field(() => JSONObject, {
-    description: 'Conditions on the attributes given to resolve: {"country": "IN"} (equal) or {"platform": ["ios", "android"]} (one of). {} matches everyone.',
+    description:
+      'Conditions on the attributes given to resolve: {"country": "IN"} (equal) or {"platform": ["ios", "android"]} (one of). {} matches everyone.',
   })
   @Property({ type: 'jsonb' })
   targeting: Targeting = {};
@@ -66,11 +71,15 @@ export class ExperimentVariant extends TenantEntity {
   }
 
   @ManyToOne(() => Experiment, { mapToPk: true, fieldName: 'experiment_id' }) experimentId!: string;
-  @Field({ description: 'Stable name used by clients, unique in the experiment.' }) @Property({ length: 64 }) key!: string;
+  @Field({ description: 'Stable name used by clients, unique in the experiment.' })
+  @Property({ length: 64 })
+  key!: string;
   @Field() @Property({ length: 255 }) name!: string;
   /** The offerings module's record (no foreign key: the offerings migration is its own). */
   @Field(() => ID) @Property({ type: 'uuid' }) offeringId!: string;
-  @Field(() => Int, { description: 'Whole percent of new customers bucketed here; the variants sum to 100.' }) @Property() trafficPercent!: number;
+  @Field(() => Int, { description: 'Whole percent of new customers bucketed here; the variants sum to 100.' })
+  @Property()
+  trafficPercent!: number;
   @Field() @Property() isControl: boolean = false;
 }
 

@@ -27,19 +27,23 @@ export class ExperimentResolver {
   }
 
   @Query(() => ExperimentResults, {
-    description: 'Per variant: visitors, conversions, trial starts, revenue, MRR, exact chance to win, MRR lift; the winner; the sample-ratio check.',
+    description:
+      'Per variant: visitors, conversions, trial starts, revenue, MRR, exact chance to win, MRR lift; the winner; the sample-ratio check.',
   })
   experimentResults(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
     return services(ctx).experiments.results(ctx, id);
   }
 
-  @Mutation(() => Experiment, { description: 'Creates a draft experiment: 2+ variants, traffic summing to 100, exactly one control.' })
+  @Mutation(() => Experiment, {
+    description: 'Creates a draft experiment: 2+ variants, traffic summing to 100, exactly one control.',
+  })
   createExperiment(@C() ctx: Ctx, @Arg('input') input: CreateExperimentInput) {
     return services(ctx).experiments.create(ctx, input);
   }
 
   @Mutation(() => Experiment, {
-    description: "Edits a draft or running experiment (name, targeting, variants' names and split; offerings while draft). Enrolled customers keep their variant.",
+    description:
+      "Edits a draft or running experiment (name, targeting, variants' names and split; offerings while draft). Enrolled customers keep their variant.",
   })
   updateExperiment(@C() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('input') input: UpdateExperimentInput) {
     return services(ctx).experiments.update(ctx, id, input);

@@ -4,7 +4,10 @@ import { Experiment, ExperimentStatus, ExperimentVariant } from './experiment.en
 import type { VariantCounts } from './experiment.store';
 import { chanceToWin, mrrLift, sampleRatioMismatch, WIN_MIN_VISITORS, WIN_PROBABILITY } from './experiment.stats';
 
-@ObjectType({ description: "Treatment less control, in MRR per visitor (subunits of the results' currency), with a 95% normal (Welch) interval." })
+@ObjectType({
+  description:
+    "Treatment less control, in MRR per visitor (subunits of the results' currency), with a 95% normal (Welch) interval.",
+})
 export class MrrLiftResult {
   @Field(() => Float) expected!: number;
   @Field(() => Float) ciLow!: number;
@@ -32,15 +35,25 @@ export class ExperimentVariantResult {
   @Field(() => Int) trafficPercent!: number;
   @Field() isControl!: boolean;
   @Field(() => Int, { description: 'Customers enrolled through resolve.' }) visitors!: number;
-  @Field(() => Int, { description: 'Visitors who, after enrolment, started a subscription that reached trialing or active, or paid a payment.' })
+  @Field(() => Int, {
+    description:
+      'Visitors who, after enrolment, started a subscription that reached trialing or active, or paid a payment.',
+  })
   conversions!: number;
   @Field(() => Float, { description: 'conversions / visitors (0 without visitors).' }) conversionRate!: number;
   @Field(() => Int, { description: 'Visitors who started a trial after enrolment.' }) trialStarts!: number;
-  @Field(() => Money, { description: "Collected from the visitors after enrolment, in the results' currency." }) revenue!: number;
+  @Field(() => Money, { description: "Collected from the visitors after enrolment, in the results' currency." })
+  revenue!: number;
   @Field(() => Money, { description: "The visitors' current MRR in the results' currency." }) mrr!: number;
-  @Field(() => Float, { nullable: true, description: "P(this variant's conversion rate > the control's), exact; null for the control." })
+  @Field(() => Float, {
+    nullable: true,
+    description: "P(this variant's conversion rate > the control's), exact; null for the control.",
+  })
   chanceToWin!: number | null;
-  @Field(() => MrrLiftResult, { nullable: true, description: 'Null for the control, and while an arm has fewer than 2 visitors.' })
+  @Field(() => MrrLiftResult, {
+    nullable: true,
+    description: 'Null for the control, and while an arm has fewer than 2 visitors.',
+  })
   mrrLift!: MrrLiftResult | null;
   @Field() isWinner!: boolean;
 }
@@ -52,12 +65,19 @@ export class ExperimentResults {
   @Field(() => ExperimentStatus) status!: ExperimentStatus;
   @Field(() => DateTime, { nullable: true }) startedAt!: Date | null;
   @Field(() => DateTime, { nullable: true }) stoppedAt!: Date | null;
-  @Field({ description: "The merchant's reporting currency: revenue and MRR count this currency only (no conversion)." }) currency!: string;
+  @Field({
+    description: "The merchant's reporting currency: revenue and MRR count this currency only (no conversion).",
+  })
+  currency!: string;
   @Field(() => Int) totalVisitors!: number;
-  @Field(() => ID, { nullable: true, description: `The treatment with chance to win >= ${WIN_PROBABILITY} and >= ${WIN_MIN_VISITORS} visitors in it and in the control (the likeliest, if several).` })
+  @Field(() => ID, {
+    nullable: true,
+    description: `The treatment with chance to win >= ${WIN_PROBABILITY} and >= ${WIN_MIN_VISITORS} visitors in it and in the control (the likeliest, if several).`,
+  })
   winnerVariantId!: string | null;
   @Field(() => SampleRatioMismatch) sampleRatioMismatch!: SampleRatioMismatch;
-  @Field(() => [ExperimentVariantResult], { description: 'Ordered by variant id (the bucketing order).' }) variants!: ExperimentVariantResult[];
+  @Field(() => [ExperimentVariantResult], { description: 'Ordered by variant id (the bucketing order).' })
+  variants!: ExperimentVariantResult[];
 }
 
 const round = (x: number, places: number) => {
@@ -66,10 +86,22 @@ const round = (x: number, places: number) => {
 };
 
 /** Results from the database's counts: conversion rates, chance to win, MRR lift, the winner and the SRM check. */
-export function buildResults(e: Experiment, variants: ExperimentVariant[], counts: VariantCounts[], currency: string): ExperimentResults {
+export function buildResults(
+  e: Experiment,
+  variants: ExperimentVariant[],
+  counts: VariantCounts[],
+  currency: string,
+): ExperimentResults {
   const byVariant = new Map(counts.map((c) => [c.variant_id, c]));
   const none: Omit<VariantCounts, 'variant_id'> = {
-    visitors: 0, current_visitors: 0, conversions: 0, trial_starts: 0, revenue: 0, mrr: 0, mrr_mean: 0, mrr_variance: null,
+    visitors: 0,
+    current_visitors: 0,
+    conversions: 0,
+    trial_starts: 0,
+    revenue: 0,
+    mrr: 0,
+    mrr_mean: 0,
+    mrr_variance: null,
   };
   const arms = variants.map((v) => ({ v, c: byVariant.get(v.id) ?? { ...none, variant_id: v.id } }));
   const control = arms.find((a) => a.v.isControl);
@@ -98,16 +130,30 @@ export function buildResults(e: Experiment, variants: ExperimentVariant[], count
         { visitors: k.visitors, mean: k.mrr_mean, variance: k.mrr_variance ?? 0 },
         { visitors: c.visitors, mean: c.mrr_mean, variance: c.mrr_variance ?? 0 },
       );
-      r.mrrLift = lift && Object.assign(new MrrLiftResult(), { expected: round(lift.expected, 4), ciLow: round(lift.ciLow, 4), ciHigh: round(lift.ciHigh, 4) });
+      r.mrrLift =
+        lift &&
+        Object.assign(new MrrLiftResult(), {
+          expected: round(lift.expected, 4),
+          ciLow: round(lift.ciLow, 4),
+          ciHigh: round(lift.ciHigh, 4),
+        });
     }
     return r;
   });
   const controlVisitors = control?.c.visitors ?? 0;
   const winner = results
-    .filter((r) => r.chanceToWin !== null && r.chanceToWin >= WIN_PROBABILITY && r.visitors >= WIN_MIN_VISITORS && controlVisitors >= WIN_MIN_VISITORS)
+    .filter(
+      (r) =>
+        r.chanceToWin !== null &&
+        r.chanceToWin >= WIN_PROBABILITY &&
+        r.visitors >= WIN_MIN_VISITORS &&
+        controlVisitors >= WIN_MIN_VISITORS,
+    )
     .sort((a, b) => b.chanceToWin! - a.chanceToWin! || (a.variantId < b.variantId ? -1 : 1))[0];
   if (winner) winner.isWinner = true;
-  const srm = sampleRatioMismatch(arms.map(({ v, c }) => ({ observed: c.current_visitors, percent: v.trafficPercent })));
+  const srm = sampleRatioMismatch(
+    arms.map(({ v, c }) => ({ observed: c.current_visitors, percent: v.trafficPercent })),
+  );
   return Object.assign(new ExperimentResults(), {
     experimentId: e.id,
     name: e.name,

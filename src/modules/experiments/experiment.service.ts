@@ -12,7 +12,13 @@ import type { Clock } from '../test-clock';
 import { bucketOf, variantForBucket } from './experiment.bucketing';
 import { Experiment, ExperimentStatus, ExperimentVariant } from './experiment.entities';
 import { ExperimentEvent, EXPERIMENTS } from './experiment.machine';
-import { CreateExperimentInput, ExperimentVariantInput, MAX_VARIANTS, UpdateExperimentInput, UpdateExperimentVariantInput } from './experiment.inputs';
+import {
+  CreateExperimentInput,
+  ExperimentVariantInput,
+  MAX_VARIANTS,
+  UpdateExperimentInput,
+  UpdateExperimentVariantInput,
+} from './experiment.inputs';
 import { buildResults, ExperimentResults } from './experiment.results';
 import { Candidate, enrol, runningCandidates, variantCounts, variantsOf } from './experiment.store';
 import { matchesTargeting, validateAttributes, validateTargeting } from './experiment.targeting';
@@ -30,8 +36,9 @@ export interface Assignment {
 const KEY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** An experiment's variants, ordered by id, one statement per page of experiments. */
-export const variantsByExperiment = defineLoader<string, ExperimentVariant[]>('variantsByExperiment', async (ctx, ids) =>
-  groupBy(ids, await variantsOf(ctx.em, ids), (v) => v.experimentId),
+export const variantsByExperiment = defineLoader<string, ExperimentVariant[]>(
+  'variantsByExperiment',
+  async (ctx, ids) => groupBy(ids, await variantsOf(ctx.em, ids), (v) => v.experimentId),
 );
 
 /**
@@ -58,7 +65,11 @@ export class ExperimentService {
     const name = validName(input.name, 'name');
     const targeting = validateTargeting(input.targeting);
     const variants = validateVariants(input.variants);
-    await requireOfferings(ctx, this.existingOfferingIds, variants.map((v, i) => [v.offeringId, `variants[${i}].offering_id`]));
+    await requireOfferings(
+      ctx,
+      this.existingOfferingIds,
+      variants.map((v, i) => [v.offeringId, `variants[${i}].offering_id`]),
+    );
     const { experiment, rows } = await ctx.em.transactional(async (em) => {
       const experiment = make(Experiment, { name, targeting });
       em.persist(experiment);
@@ -67,7 +78,10 @@ export class ExperimentService {
       await em.flush();
       return { experiment, rows };
     });
-    variantsByExperiment(ctx).prime(experiment.id, [...rows].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    variantsByExperiment(ctx).prime(
+      experiment.id,
+      [...rows].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    );
     return experiment;
   }
 
@@ -87,11 +101,20 @@ export class ExperimentService {
     const name = input.name == null ? undefined : validName(input.name, 'name');
     const targeting = input.targeting == null ? undefined : validateTargeting(input.targeting);
     const changes = validateVariantChanges(input.variants ?? []);
-    await requireOfferings(ctx, this.existingOfferingIds, changes.flatMap((c, i) => (c.offeringId == null ? [] : [[c.offeringId, `variants[${i}].offering_id`] as [string, string]])));
+    await requireOfferings(
+      ctx,
+      this.existingOfferingIds,
+      changes.flatMap((c, i) =>
+        c.offeringId == null ? [] : [[c.offeringId, `variants[${i}].offering_id`] as [string, string]],
+      ),
+    );
     const experiment = await ctx.em.transactional(async (em) => {
       const e = await findOr404(em, Experiment, id, 'experiment', { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (e.status === ExperimentStatus.STOPPED) {
-        throw new DomainError('invalid_state_transition', 'Cannot update an experiment that is stopped: only draft and running experiments can change.');
+        throw new DomainError(
+          'invalid_state_transition',
+          'Cannot update an experiment that is stopped: only draft and running experiments can change.',
+        );
       }
       if (name !== undefined) e.name = name;
       if (targeting !== undefined) e.targeting = targeting;
@@ -101,7 +124,11 @@ export class ExperimentService {
         let splitChanged = false;
         changes.forEach((c, i) => {
           const v = byKey.get(c.key);
-          if (!v) throw invalid(`variants[${i}].key`, `The experiment has no variant with key '${c.key}' (variants cannot be added or removed).`);
+          if (!v)
+            throw invalid(
+              `variants[${i}].key`,
+              `The experiment has no variant with key '${c.key}' (variants cannot be added or removed).`,
+            );
           if (c.name != null) v.name = c.name;
           if (c.offeringId != null && c.offeringId !== v.offeringId) {
             if (e.status !== ExperimentStatus.DRAFT) {
@@ -158,10 +185,15 @@ export class ExperimentService {
    * checks the customer); two or three on enrolment. A customer not of the tenant (or unknown) is 404, param
    * `customer_id`.
    */
-  async assignment(ctx: Ctx, customerId: string, attributes: Record<string, unknown> | null | undefined): Promise<Assignment | null> {
+  async assignment(
+    ctx: Ctx,
+    customerId: string,
+    attributes: Record<string, unknown> | null | undefined,
+  ): Promise<Assignment | null> {
     tenantOf(ctx);
     const attrs = validateAttributes(attributes);
-    if (typeof customerId !== 'string' || !isUuid(customerId)) throw notFound('customer', String(customerId), 'customer_id');
+    if (typeof customerId !== 'string' || !isUuid(customerId))
+      throw notFound('customer', String(customerId), 'customer_id');
     const { customerFound, candidates } = await runningCandidates(ctx.em, customerId);
     if (!customerFound) throw notFound('customer', customerId, 'customer_id');
     const enrolled = candidates.find((c) => c.enrolled_variant_id);
@@ -171,7 +203,12 @@ export class ExperimentService {
       const variants = (c.variants ?? []).map((v) => ({ ...v, trafficPercent: v.traffic_percent }));
       const variant = variantForBucket(variants, bucketOf(c.id, customerId));
       if (!variant) continue;
-      const variantId = await enrol(ctx.em, { experimentId: c.id, variantId: variant.id, customerId, trafficVersion: c.traffic_version });
+      const variantId = await enrol(ctx.em, {
+        experimentId: c.id,
+        variantId: variant.id,
+        customerId,
+        trafficVersion: c.traffic_version,
+      });
       if (!variantId) throw notFound('customer', customerId, 'customer_id');
       return served(c, variantId);
     }
@@ -207,7 +244,8 @@ function validKey(value: string, param: string): string {
 }
 
 function validPercent(value: number, param: string): number {
-  if (!Number.isInteger(value) || value < 0 || value > 100) throw invalid(param, `${param} must be a whole number from 0 to 100.`);
+  if (!Number.isInteger(value) || value < 0 || value > 100)
+    throw invalid(param, `${param} must be a whole number from 0 to 100.`);
   return value;
 }
 
@@ -216,7 +254,8 @@ type NewVariant = Pick<ExperimentVariant, 'key' | 'name' | 'offeringId' | 'traff
 /** A create's variants: 2 to 20, unique keys, whole percentages summing to 100, exactly one control. */
 function validateVariants(input: ExperimentVariantInput[]): NewVariant[] {
   if (!Array.isArray(input) || input.length < 2) throw invalid('variants', 'An experiment needs at least 2 variants.');
-  if (input.length > MAX_VARIANTS) throw invalid('variants', `An experiment can have at most ${MAX_VARIANTS} variants.`);
+  if (input.length > MAX_VARIANTS)
+    throw invalid('variants', `An experiment can have at most ${MAX_VARIANTS} variants.`);
   const keys = new Set<string>();
   let control = -1;
   const out = input.map((v, i) => {
@@ -226,7 +265,11 @@ function validateVariants(input: ExperimentVariantInput[]): NewVariant[] {
     const name = v.name == null ? key : validName(v.name, `variants[${i}].name`);
     const trafficPercent = validPercent(v.trafficPercent, `variants[${i}].traffic_percent`);
     if (v.isControl) {
-      if (control >= 0) throw invalid(`variants[${i}].is_control`, `Exactly one variant is the control: variants[${control}] already is.`);
+      if (control >= 0)
+        throw invalid(
+          `variants[${i}].is_control`,
+          `Exactly one variant is the control: variants[${control}] already is.`,
+        );
       control = i;
     }
     return { key, name, offeringId: v.offeringId, trafficPercent, isControl: v.isControl === true };
@@ -246,19 +289,25 @@ function validateVariantChanges(input: UpdateExperimentVariantInput[]): UpdateEx
   const keys = new Set<string>();
   return input.map((c, i) => {
     const key = validKey(c.key, `variants[${i}].key`);
-    if (keys.has(key)) throw invalid(`variants[${i}].key`, `Each variant can be listed once: '${key}' is listed twice.`);
+    if (keys.has(key))
+      throw invalid(`variants[${i}].key`, `Each variant can be listed once: '${key}' is listed twice.`);
     keys.add(key);
     return {
       key,
       name: c.name == null ? null : validName(c.name, `variants[${i}].name`),
       offeringId: c.offeringId ?? null,
-      trafficPercent: c.trafficPercent == null ? null : validPercent(c.trafficPercent, `variants[${i}].traffic_percent`),
+      trafficPercent:
+        c.trafficPercent == null ? null : validPercent(c.trafficPercent, `variants[${i}].traffic_percent`),
     };
   });
 }
 
 /** Every offering named exists in the merchant's mode; else 404 naming the first missing one's parameter. */
-async function requireOfferings(ctx: Ctx, existingOfferingIds: OfferingsExist, refs: [string, string][]): Promise<void> {
+async function requireOfferings(
+  ctx: Ctx,
+  existingOfferingIds: OfferingsExist,
+  refs: [string, string][],
+): Promise<void> {
   for (const [id, param] of refs) if (!isUuid(id)) throw notFound('offering', id, param);
   if (refs.length === 0) return;
   const found = await existingOfferingIds(ctx.em, [...new Set(refs.map(([id]) => id))]);

@@ -21,7 +21,9 @@ const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
 /** The variants of the tenant's experiments `ids`, ordered by id (the bucketing order). */
 export function variantsOf(em: EntityManager, experimentIds: readonly string[]): Promise<ExperimentVariant[]> {
-  return tenantRows(em, ExperimentVariant, 'experiment_id = any(?::uuid[])', [uuidArray(experimentIds)], { orderBy: 'id' });
+  return tenantRows(em, ExperimentVariant, 'experiment_id = any(?::uuid[])', [uuidArray(experimentIds)], {
+    orderBy: 'id',
+  });
 }
 
 export interface CandidateVariant {
@@ -46,7 +48,10 @@ export interface Candidate {
  * already enrolled or matches nothing (customers table: read only, as in `enrol`). Enrolled experiments come first,
  * oldest enrolment first. No row: no such customer.
  */
-export async function runningCandidates(em: EntityManager, customerId: string): Promise<{ customerFound: boolean; candidates: Candidate[] }> {
+export async function runningCandidates(
+  em: EntityManager,
+  customerId: string,
+): Promise<{ customerFound: boolean; candidates: Candidate[] }> {
   const rows = await tenantQuery<Candidate | { id: null }>(
     em,
     `select e.id, e.targeting, e.traffic_version, en.variant_id as enrolled_variant_id,
@@ -121,7 +126,12 @@ export interface VariantCounts {
  * Then per variant: visitors, conversions (subscribed or paid), trial starts, sums, and the mean and sample variance
  * of MRR per visitor (numeric arithmetic: exact sums, no float drift).
  */
-export async function variantCounts(em: EntityManager, experimentId: string, currency: string, trafficVersion: number): Promise<VariantCounts[]> {
+export async function variantCounts(
+  em: EntityManager,
+  experimentId: string,
+  currency: string,
+  trafficVersion: number,
+): Promise<VariantCounts[]> {
   const rows = await tenantQuery<Record<string, string | number | null>>(
     em,
     `with visitor as (

@@ -13,11 +13,13 @@ const isScalar = (v: unknown): v is TargetingScalar =>
 
 function checkScalar(v: unknown, param: string): void {
   if (!isScalar(v)) throw invalid(param, `${param} must be a string, a finite number or a boolean.`);
-  if (typeof v === 'string' && v.length > MAX_STRING_VALUE) throw invalid(param, `${param} is longer than ${MAX_STRING_VALUE} characters.`);
+  if (typeof v === 'string' && v.length > MAX_STRING_VALUE)
+    throw invalid(param, `${param} is longer than ${MAX_STRING_VALUE} characters.`);
 }
 
 function checkName(name: string, param: string): void {
-  if (name.length === 0 || name.length > MAX_NAME_LENGTH) throw invalid(param, `Attribute names are 1 to ${MAX_NAME_LENGTH} characters.`);
+  if (name.length === 0 || name.length > MAX_NAME_LENGTH)
+    throw invalid(param, `Attribute names are 1 to ${MAX_NAME_LENGTH} characters.`);
 }
 
 /**
@@ -26,7 +28,8 @@ function checkName(name: string, param: string): void {
  */
 export function validateTargeting(value: unknown, param = 'targeting'): Targeting {
   if (value == null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalid(param, `${param} must be an object of conditions.`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalid(param, `${param} must be an object of conditions.`);
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > MAX_CONDITIONS) throw invalid(param, `${param} can have at most ${MAX_CONDITIONS} conditions.`);
   for (const [name, condition] of entries) {
@@ -47,7 +50,10 @@ export function validateTargeting(value: unknown, param = 'targeting'): Targetin
  * The attributes of a resolve request: at most 100, each a scalar, a list of scalars, or null (the same as leaving it
  * out). Answers them without the nulls.
  */
-export function validateAttributes(value: unknown, param = 'attributes'): Record<string, TargetingScalar | TargetingScalar[]> {
+export function validateAttributes(
+  value: unknown,
+  param = 'attributes',
+): Record<string, TargetingScalar | TargetingScalar[]> {
   if (value == null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid(param, `${param} must be an object.`);
   const entries = Object.entries(value as Record<string, unknown>);

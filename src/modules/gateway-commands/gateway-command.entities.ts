@@ -21,15 +21,25 @@ registerEnumType(GatewayCommandStatus, { name: 'GatewayCommandStatus' });
 @Index({ properties: ['merchantId', 'mode', 'subscriptionId', 'id'] })
 @Index({ properties: ['merchantId', 'mode', 'paymentId', 'id'] })
 // The worker's claim reads pending commands in due order: a partial index keeps that read small however long history is.
-@Index({ name: 'gateway_commands_due_index', expression: 'create index "gateway_commands_due_index" on "gateway_commands" ("next_attempt_at") where "status" = \'pending\'' })
-@ObjectType({ description: 'A gateway call the service makes after a change has committed: retried until the gateway has done it, or given up (then the event gateway_command.failed).' })
+@Index({
+  name: 'gateway_commands_due_index',
+  expression:
+    'create index "gateway_commands_due_index" on "gateway_commands" ("next_attempt_at") where "status" = \'pending\'',
+})
+@ObjectType({
+  description:
+    'A gateway call the service makes after a change has committed: retried until the gateway has done it, or given up (then the event gateway_command.failed).',
+})
 export class GatewayCommand extends TenantEntity {
   @Field()
   get object(): string {
     return 'gateway_command';
   }
 
-  @Field({ description: 'What is asked of the gateway: cancel_subscription, stop_collection, refund, collect_invoice, full_price, ...' })
+  @Field({
+    description:
+      'What is asked of the gateway: cancel_subscription, stop_collection, refund, collect_invoice, full_price, ...',
+  })
   @Property({ length: 64 })
   action!: string;
   @Field({ description: 'Why, in words.' }) @Property({ type: 'text' }) description!: string;
@@ -42,12 +52,19 @@ export class GatewayCommand extends TenantEntity {
   @Field({ description: 'Sent with every attempt: the gateway does the call once however often it is tried.' })
   @Property({ type: 'text' })
   idempotencyKey!: string;
-  @Field(() => GatewayCommandStatus) @Enum({ items: () => GatewayCommandStatus }) status: GatewayCommandStatus = GatewayCommandStatus.PENDING;
+  @Field(() => GatewayCommandStatus) @Enum({ items: () => GatewayCommandStatus }) status: GatewayCommandStatus =
+    GatewayCommandStatus.PENDING;
   @Field(() => Int) @Property() attempts: number = 0;
-  @Field(() => DateTime, { nullable: true, description: 'When the next attempt is due (wall time); null once done or given up.' })
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When the next attempt is due (wall time); null once done or given up.',
+  })
   @Property({ type: 'timestamptz', nullable: true })
   nextAttemptAt?: Date | null = new Date();
-  @Field(() => String, { nullable: true, description: "The last attempt's error, as the gateway or the network gave it." })
+  @Field(() => String, {
+    nullable: true,
+    description: "The last attempt's error, as the gateway or the network gave it.",
+  })
   @Property({ type: 'text', nullable: true })
   lastError?: string | null;
   @Field(() => DateTime, { nullable: true, description: 'When it succeeded or was given up.' })

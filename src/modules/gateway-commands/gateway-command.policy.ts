@@ -14,7 +14,13 @@ export function retryDelayMs(attempts: number, firstRetryMs: number): number {
  * After a failed attempt: the next attempt's time, or null when the command is given up (a refusal by the gateway is
  * final; anything else is tried again until `giveUpAt`).
  */
-export function nextAttempt(attempts: number, refused: boolean, now: Date, giveUpAt: Date, firstRetryMs: number): Date | null {
+export function nextAttempt(
+  attempts: number,
+  refused: boolean,
+  now: Date,
+  giveUpAt: Date,
+  firstRetryMs: number,
+): Date | null {
   if (refused) return null;
   const next = new Date(now.getTime() + retryDelayMs(attempts, firstRetryMs));
   return next.getTime() > giveUpAt.getTime() ? null : next;

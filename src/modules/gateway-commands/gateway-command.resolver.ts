@@ -17,8 +17,9 @@ export class GatewayCommandsArgs extends PageArgs {
 }
 
 /** The latest commands of each subscription, one query per page (BillingSubscription.gatewayCommands). */
-export const commandsBySubscription = defineLoader<string, GatewayCommand[]>('commandsBySubscription', async (ctx, ids) =>
-  groupBy(ids, await latestCommandsOf(ctx.em, 'subscription_id', ids), (c) => c.subscriptionId!),
+export const commandsBySubscription = defineLoader<string, GatewayCommand[]>(
+  'commandsBySubscription',
+  async (ctx, ids) => groupBy(ids, await latestCommandsOf(ctx.em, 'subscription_id', ids), (c) => c.subscriptionId!),
 );
 /** The latest commands of each payment, one query per page (Payment.gatewayCommands). */
 export const commandsByPayment = defineLoader<string, GatewayCommand[]>('commandsByPayment', async (ctx, ids) =>
@@ -27,7 +28,9 @@ export const commandsByPayment = defineLoader<string, GatewayCommand[]>('command
 
 @Resolver(() => GatewayCommand)
 export class GatewayCommandResolver {
-  @Query(() => GatewayCommandConnection, { description: 'Gateway calls made after changes committed, newest first (durable: retried until done or given up).' })
+  @Query(() => GatewayCommandConnection, {
+    description: 'Gateway calls made after changes committed, newest first (durable: retried until done or given up).',
+  })
   gatewayCommands(@C() ctx: Ctx, @Args() args: GatewayCommandsArgs) {
     return services(ctx).commands.list(ctx, args);
   }

@@ -63,7 +63,13 @@ export class GatewayCommands {
     private readonly pool: ServicePool,
     private readonly providers: ProviderService,
     private readonly serializer: () => Serializer,
-    private readonly options: { retrySeconds: number; firstRetryMs: number; gatewayTimeoutMs: number; concurrency: number; pollMs: number },
+    private readonly options: {
+      retrySeconds: number;
+      firstRetryMs: number;
+      gatewayTimeoutMs: number;
+      concurrency: number;
+      pollMs: number;
+    },
   ) {
     this.leaseMs = commandLeaseMs(options.gatewayTimeoutMs);
   }
@@ -120,13 +126,20 @@ export class GatewayCommands {
     try {
       const handler = this.handlers.get(job.action);
       if (!handler) throw new GatewayError('gateway_rejected', `no handler for gateway command ${job.action}`);
-      const connection = await em.findOne(ProviderConnection, { id: job.connection_id }, { populate: ['credentialsSealed'] });
+      const connection = await em.findOne(
+        ProviderConnection,
+        { id: job.connection_id },
+        { populate: ['credentialsSealed'] },
+      );
       if (!connection) throw new GatewayError('gateway_rejected', 'the gateway connection was removed');
       await handler(job, this.providers.gatewayFor(connection), em);
     } catch (err) {
       const refused = err instanceof GatewayError && err.code === 'gateway_rejected';
       failure = { error: err instanceof Error ? err.message : String(err), refused };
-      logger.warn({ err, command_id: job.id, action: job.action, attempt: job.attempts }, refused ? 'gateway refused a command' : 'gateway command failed; tried again later');
+      logger.warn(
+        { err, command_id: job.id, action: job.action, attempt: job.attempts },
+        refused ? 'gateway refused a command' : 'gateway command failed; tried again later',
+      );
     }
     await this.record(job, failure);
   }
@@ -163,7 +176,11 @@ export class GatewayCommands {
   async startWorker(listener: PgListener | null): Promise<void> {
     if (this.loop) return;
     this.loop = new ClaimLoop<CommandJob>(
-      { name: 'gateway command worker', claim: (limit) => claimCommands(this.pool, limit, this.leaseMs), run: (job) => this.run(job) },
+      {
+        name: 'gateway command worker',
+        claim: (limit) => claimCommands(this.pool, limit, this.leaseMs),
+        run: (job) => this.run(job),
+      },
       listener,
       GATEWAY_COMMAND_CHANNEL,
       // Commands come due seconds apart at the soonest (INLINE_GRACE_MS, the first retry): a second between looks.

@@ -37,10 +37,17 @@ export interface CommandJob {
  * run has claimed yet, due or not (the process that wrote them runs them at once). Each is leased by moving its
  * `next_attempt_at` `leaseMs` ahead, so a run that dies is claimed again then, and counts an attempt.
  */
-export async function claimCommands(db: ServicePool, limit: number, leaseMs: number, ids?: string[]): Promise<CommandJob[]> {
+export async function claimCommands(
+  db: ServicePool,
+  limit: number,
+  leaseMs: number,
+  ids?: string[],
+): Promise<CommandJob[]> {
   if (limit <= 0 || (ids && !ids.length)) return [];
   const token = uuidv7();
-  const which = ids ? 'c.id = any($4::uuid[]) and c.attempts = 0 and c.lock_token is null' : 'c.next_attempt_at <= now()';
+  const which = ids
+    ? 'c.id = any($4::uuid[]) and c.attempts = 0 and c.lock_token is null'
+    : 'c.next_attempt_at <= now()';
   const rows = await systemQuery<Omit<CommandJob, 'lock_token'>>(
     db,
     `with due as (
@@ -63,7 +70,11 @@ export async function claimCommands(db: ServicePool, limit: number, leaseMs: num
 export const LATEST_COMMANDS = 20;
 
 /** The latest LATEST_COMMANDS commands of each subscription (or payment) of `ids`, newest first, of the tenant. */
-export function latestCommandsOf(em: EntityManager, column: 'subscription_id' | 'payment_id', ids: readonly string[]): Promise<GatewayCommand[]> {
+export function latestCommandsOf(
+  em: EntityManager,
+  column: 'subscription_id' | 'payment_id',
+  ids: readonly string[],
+): Promise<GatewayCommand[]> {
   return tenantRows(
     em,
     GatewayCommand,

@@ -9,7 +9,10 @@ import { MAX_JSON_DEPTH } from '../../core/input-limits';
  */
 export function canonicalJson(value: unknown, depth = 1): string {
   if (value !== null && typeof value === 'object' && depth > MAX_JSON_DEPTH) {
-    throw new DomainError('parameter_invalid', `JSON may nest objects and arrays at most ${MAX_JSON_DEPTH} levels deep.`);
+    throw new DomainError(
+      'parameter_invalid',
+      `JSON may nest objects and arrays at most ${MAX_JSON_DEPTH} levels deep.`,
+    );
   }
   // A Date (a GraphQL DateTime input) has no enumerable keys: without this every date would read as `{}`.
   if (value instanceof Date) return JSON.stringify(Number.isNaN(value.getTime()) ? null : value.toISOString());
@@ -24,11 +27,18 @@ export function canonicalJson(value: unknown, depth = 1): string {
 }
 
 export function fingerprint(method: string, path: string, body: unknown): string {
-  return crypto.createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}`).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 export function validateIdempotencyKey(key: string): void {
   if (key.length < 1 || key.length > 255 || /[^\x20-\x7e]/.test(key)) {
-    throw new DomainError('parameter_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', 'Idempotency-Key');
+    throw new DomainError(
+      'parameter_invalid',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+      'Idempotency-Key',
+    );
   }
 }

@@ -50,13 +50,29 @@ export class IdempotencyStore {
               or (idempotency_keys.state = 'in_flight' and idempotency_keys.locked_until < now()
                   and idempotency_keys.fingerprint = excluded.fingerprint)
          returning id, resource_id`,
-        [id, key, print, resourceId, IN_FLIGHT_LEASE_SECONDS, mode, merchantId, IDEMPOTENCY_TTL_HOURS, IDEMPOTENCY_TTL_HOURS, IDEMPOTENCY_TTL_HOURS],
+        [
+          id,
+          key,
+          print,
+          resourceId,
+          IN_FLIGHT_LEASE_SECONDS,
+          mode,
+          merchantId,
+          IDEMPOTENCY_TTL_HOURS,
+          IDEMPOTENCY_TTL_HOURS,
+          IDEMPOTENCY_TTL_HOURS,
+        ],
       );
       if (claimed.length) {
         const kept = claimed[0].resource_id;
         return { kind: 'claimed', id: claimed[0].id, resourceId: kept, fresh: kept === resourceId };
       }
-      const [row] = await tenantQueryAs<{ fingerprint: string; state: string; response_status: number; response_body: string }>(
+      const [row] = await tenantQueryAs<{
+        fingerprint: string;
+        state: string;
+        response_status: number;
+        response_body: string;
+      }>(
         this.em,
         tenant,
         'select fingerprint, state, response_status, response_body from idempotency_keys where {tenant} and key = ?',
@@ -64,19 +80,35 @@ export class IdempotencyStore {
       );
       if (!row || row.state === 'released') continue; // released by a failed first request meanwhile: claim again
       if (row.fingerprint !== print) {
-        throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.', 'Idempotency-Key');
+        throw new DomainError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request.',
+          'Idempotency-Key',
+        );
       }
       if (row.state === 'in_flight') {
-        throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry later.', 'Idempotency-Key');
+        throw new DomainError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still being processed. Retry later.',
+          'Idempotency-Key',
+        );
       }
       return { kind: 'replay', status: row.response_status, body: row.response_body };
     }
-    throw new DomainError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry later.', 'Idempotency-Key');
+    throw new DomainError(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still being processed. Retry later.',
+      'Idempotency-Key',
+    );
   }
 
   /** By the claim's id (a fresh UUID only its claimer knows): no tenant condition needed. */
   async complete(id: string, status: number, body: string): Promise<void> {
-    await systemQuery(this.em, `update idempotency_keys set state = 'completed', response_status = ?, response_body = ? where id = ?`, [status, body, id]);
+    await systemQuery(
+      this.em,
+      `update idempotency_keys set state = 'completed', response_status = ?, response_body = ? where id = ?`,
+      [status, body, id],
+    );
   }
 
   /** 5xx answers are not stored: the client retries with the same key (and gets the same resource id). */

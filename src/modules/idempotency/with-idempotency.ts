@@ -48,7 +48,8 @@ export interface IdempotentOperation<T> {
 }
 
 /** The stored answer: `result` for a success, `error` for a 4xx (with the first request's id, which REST replays). */
-type Answer = { result: unknown } | { error: { code: ErrorCode; message: string; param: string | null; requestId: string } };
+type Answer =
+  { result: unknown } | { error: { code: ErrorCode; message: string; param: string | null; requestId: string } };
 
 /** Per request (in ctx.extras): the header's key (taken by the first idempotent mutation), and any replay. */
 interface RequestState {
@@ -100,7 +101,9 @@ export async function withIdempotency<T>(
     value = await fn({ key: chosen, resourceId: claim.resourceId, fresh: claim.fresh });
   } catch (err) {
     if (err instanceof DomainError && err.status < 500) {
-      const answer: Answer = { error: { code: err.code, message: err.message, param: err.param, requestId: ctx.requestId } };
+      const answer: Answer = {
+        error: { code: err.code, message: err.message, param: err.param, requestId: ctx.requestId },
+      };
       await store.complete(claim.id, err.status, JSON.stringify(answer));
     } else {
       await store.release(claim.id).catch((e: unknown) => ctx.log.warn({ err: e }, 'idempotency key release failed'));
@@ -133,10 +136,19 @@ function replay<T>(ctx: Ctx, op: IdempotentOperation<T>, body: string): T {
   } catch {
     answer = { result: undefined };
   }
-  if (!answer || typeof answer !== 'object' || !('result' in answer || 'error' in answer) || ('result' in answer && answer.result == null)) {
+  if (
+    !answer ||
+    typeof answer !== 'object' ||
+    !('result' in answer || 'error' in answer) ||
+    ('result' in answer && answer.result == null)
+  ) {
     // A key stored before idempotency moved into the use case (REST bodies): its fingerprint never matches a new
     // request, so this is unreachable unless the row was edited by hand.
-    throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.', 'Idempotency-Key');
+    throw new DomainError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request.',
+      'Idempotency-Key',
+    );
   }
   if ('error' in answer) {
     stateOf(ctx).replay = { firstRequestId: answer.error.requestId };
@@ -166,7 +178,9 @@ export function storedEntity<T extends object>(cls: new () => T): StoredResult<T
       const entity = Object.create(cls.prototype) as Record<string, unknown>;
       for (const [name, v] of Object.entries(data)) {
         const prop = meta.properties[name as never] as { runtimeType?: string; type?: string } | undefined;
-        const isDate = prop && (prop.runtimeType === 'Date' || prop.type === 'Date' || /timestamp|datetime/i.test(String(prop.type)));
+        const isDate =
+          prop &&
+          (prop.runtimeType === 'Date' || prop.type === 'Date' || /timestamp|datetime/i.test(String(prop.type)));
         entity[name] = isDate && typeof v === 'string' ? new Date(v) : v;
       }
       return entity as T;

@@ -33,8 +33,14 @@ const HEADS = ['cgst', 'sgst', 'igst'] as const;
  * - `last` (the refund that completes the refund of everything collected) or a refund at least what is left takes
  *   exactly what is left of every part: the credit notes of a fully refunded invoice sum to it exactly.
  */
-export function refundCreditParts(invoice: CreditParts, credited: CreditParts, refund: number, last: boolean): CreditParts {
-  if (!Number.isSafeInteger(refund) || refund < 0) throw new Error(`refundCreditParts: refund must be a non-negative integer, got ${refund}`);
+export function refundCreditParts(
+  invoice: CreditParts,
+  credited: CreditParts,
+  refund: number,
+  last: boolean,
+): CreditParts {
+  if (!Number.isSafeInteger(refund) || refund < 0)
+    throw new Error(`refundCreditParts: refund must be a non-negative integer, got ${refund}`);
   const left: CreditParts = {
     subtotal: Math.max(0, invoice.subtotal - credited.subtotal),
     cgst: Math.max(0, invoice.cgst - credited.cgst),

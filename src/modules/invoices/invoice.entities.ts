@@ -38,7 +38,10 @@ export class InvoiceLineItem {
   @Field(() => DateTime, { nullable: true }) periodEnd?: string | null;
   @Field() proration!: boolean;
   /** Fixed at issue: the merchant's SAC code then (null: it had none); the PDF prints exactly this. */
-  @Field(() => String, { nullable: true, description: "The SAC the line was issued with (the merchant's sac_code at issue; null: none)." })
+  @Field(() => String, {
+    nullable: true,
+    description: "The SAC the line was issued with (the merchant's sac_code at issue; null: none).",
+  })
   hsnSac?: string | null;
   @Field(() => Money) cgstAmount!: number;
   @Field(() => Money) sgstAmount!: number;
@@ -50,7 +53,9 @@ export class InvoiceLineItem {
  * name and address at issue, and the GSTIN and state the document was taxed under. Kept in the invoice's row (jsonb),
  * never read again from the merchant.
  */
-@ObjectType({ description: 'The supplier as the document was issued: the merchant\'s name, GSTIN, state and address at issue.' })
+@ObjectType({
+  description: "The supplier as the document was issued: the merchant's name, GSTIN, state and address at issue.",
+})
 export class InvoiceSupplier {
   @Field() name!: string;
   @Field(() => String, { nullable: true }) gstin!: string | null;
@@ -60,7 +65,10 @@ export class InvoiceSupplier {
 }
 
 /** The recipient as an issued document states it: the customer's details at issue (jsonb, never read again). */
-@ObjectType({ description: 'The recipient as the document was issued: the customer\'s name, e-mail, GSTIN, state and address at issue.' })
+@ObjectType({
+  description:
+    "The recipient as the document was issued: the customer's name, e-mail, GSTIN, state and address at issue.",
+})
 export class InvoiceRecipient {
   @Field(() => String, { nullable: true }) name!: string | null;
   @Field(() => String, { nullable: true }) email!: string | null;
@@ -105,14 +113,19 @@ export class Invoice extends TenantEntity {
   @Field(() => Money) @Property({ type: new BigIntType('number') }) taxAmount: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) total!: number;
   /** A coupon's discount taken off the lines (tax-exclusive; also shown as a negative line); `subtotal` is after it. */
-  @Field(() => Money, { description: "A coupon's discount taken off the lines (tax-exclusive; also a negative line); subtotal is after it." })
+  @Field(() => Money, {
+    description: "A coupon's discount taken off the lines (tax-exclusive; also a negative line); subtotal is after it.",
+  })
   @Property({ type: new BigIntType('number') })
   discountAmount: number = 0;
   /** Credit from earlier credit notes applied to this invoice (reduces amount_due). */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) creditApplied: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amountPaid: number = 0;
   /** The sum of the totals of the credit notes naming this invoice (`relatedInvoiceId`); never above `total`. */
-  @Field(() => Money, { description: 'The sum of the totals of the credit notes issued against this invoice; never more than total (0 on a credit note).' })
+  @Field(() => Money, {
+    description:
+      'The sum of the totals of the credit notes issued against this invoice; never more than total (0 on a credit note).',
+  })
   @Property({ type: new BigIntType('number'), default: 0 })
   amountCredited: number = 0;
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amountDue!: number;
@@ -125,10 +138,14 @@ export class Invoice extends TenantEntity {
    * The parties as they were at issue (docs/invoices-and-gst.md): the PDF prints these, never the merchant's or
    * customer's records.
    */
-  @Field(() => InvoiceSupplier, { description: 'The supplier as it was at issue (final: later settings change no issued document).' })
+  @Field(() => InvoiceSupplier, {
+    description: 'The supplier as it was at issue (final: later settings change no issued document).',
+  })
   @Property({ type: 'jsonb' })
   supplier!: InvoiceSupplier;
-  @Field(() => InvoiceRecipient, { description: 'The recipient as it was at issue (final: later customer changes change no issued document).' })
+  @Field(() => InvoiceRecipient, {
+    description: 'The recipient as it was at issue (final: later customer changes change no issued document).',
+  })
   @Property({ type: 'jsonb' })
   recipient!: InvoiceRecipient;
   @Field(() => [InvoiceLineItem]) @Property({ type: 'jsonb' }) lineItems: InvoiceLineItem[] = [];
@@ -138,7 +155,9 @@ export class Invoice extends TenantEntity {
   @Field(() => ID, { nullable: true, description: "A refund's credit note: the refund it documents." })
   @Property({ type: 'uuid', nullable: true })
   refundId?: string | null;
-  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) periodStart?: Date | null;
+  @Field(() => DateTime, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  periodStart?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) periodEnd?: Date | null;
   /** Merchant time (the test clock in test mode). */
   @Field(() => DateTime) @Property({ type: 'timestamptz' }) issuedAt!: Date;

@@ -25,7 +25,8 @@ export const MAX_NUMBER_LENGTH = 16;
  * the dashes are dropped, first the one after the prefix (`TINV2627-1000000`), then the other.
  */
 export function formatInvoiceNumber(type: InvoiceType, mode: Mode, fy: number, n: number): string {
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`invoice number: sequence must be a positive integer, got ${n}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`invoice number: sequence must be a positive integer, got ${n}`);
   const { prefix, year } = numberParts(type, mode, fy);
   const seq = String(n).padStart(6, '0');
   for (const candidate of [`${prefix}-${year}-${seq}`, `${prefix}${year}-${seq}`, `${prefix}${year}${seq}`]) {

@@ -21,9 +21,27 @@ import { formatAmount, formatMoney, rupeesInWords } from '../../money';
 export interface InvoicePdfInput {
   invoice: Pick<
     Invoice,
-    | 'type' | 'number' | 'status' | 'currency' | 'subtotal' | 'cgstAmount' | 'sgstAmount' | 'igstAmount' | 'taxAmount'
-    | 'total' | 'creditApplied' | 'amountPaid' | 'amountDue' | 'taxRateBps' | 'placeOfSupply' | 'supplierGstin'
-    | 'customerGstin' | 'lineItems' | 'periodStart' | 'periodEnd' | 'issuedAt'
+    | 'type'
+    | 'number'
+    | 'status'
+    | 'currency'
+    | 'subtotal'
+    | 'cgstAmount'
+    | 'sgstAmount'
+    | 'igstAmount'
+    | 'taxAmount'
+    | 'total'
+    | 'creditApplied'
+    | 'amountPaid'
+    | 'amountDue'
+    | 'taxRateBps'
+    | 'placeOfSupply'
+    | 'supplierGstin'
+    | 'customerGstin'
+    | 'lineItems'
+    | 'periodStart'
+    | 'periodEnd'
+    | 'issuedAt'
   >;
   /** The document's supplier as issued (`invoice.supplier`). */
   supplier: InvoiceSupplier;
@@ -94,7 +112,10 @@ function taxLines(input: InvoicePdfInput, supplierState: string | null): { lines
   if (invoice.currency.toUpperCase() !== 'INR') {
     return { lines: [], note: 'Zero-rated supply: export of services without payment of IGST.' };
   }
-  return { lines: [], note: input.supplier.gstin ? 'No GST charged.' : 'Supplier not registered for GST: no GST charged.' };
+  return {
+    lines: [],
+    note: input.supplier.gstin ? 'No GST charged.' : 'Supplier not registered for GST: no GST charged.',
+  };
 }
 
 const A4_WIDTH = 595.28;
@@ -138,7 +159,13 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
     margin: MARGIN,
     font: regular,
     // Fixed metadata: the same invoice renders to the same bytes.
-    info: { Title: `${title} ${invoice.number}`, Author: supplier.name, Subject: title, CreationDate: invoice.issuedAt, Creator: 'Cadence' },
+    info: {
+      Title: `${title} ${invoice.number}`,
+      Author: supplier.name,
+      Subject: title,
+      CreationDate: invoice.issuedAt,
+      Creator: 'Cadence',
+    },
   });
   doc.registerFont('regular', regular);
   doc.registerFont('bold', bold);
@@ -149,12 +176,26 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
     doc.on('error', reject);
   });
 
-  const text = (s: string, x: number, y: number, opts: { width?: number; align?: 'left' | 'right' | 'center'; size?: number; bold?: boolean; color?: string } = {}) => {
-    doc.font(opts.bold ? 'bold' : 'regular').fontSize(opts.size ?? 9).fillColor(opts.color ?? 'black');
+  const text = (
+    s: string,
+    x: number,
+    y: number,
+    opts: { width?: number; align?: 'left' | 'right' | 'center'; size?: number; bold?: boolean; color?: string } = {},
+  ) => {
+    doc
+      .font(opts.bold ? 'bold' : 'regular')
+      .fontSize(opts.size ?? 9)
+      .fillColor(opts.color ?? 'black');
     doc.text(s, x, y, { width: opts.width, align: opts.align ?? 'left', lineGap: 1 });
     return doc.y; // below what was written
   };
-  const rule = (y: number) => doc.moveTo(MARGIN, y).lineTo(A4_WIDTH - MARGIN, y).lineWidth(0.5).strokeColor(RULE).stroke();
+  const rule = (y: number) =>
+    doc
+      .moveTo(MARGIN, y)
+      .lineTo(A4_WIDTH - MARGIN, y)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke();
   /** Label: value rows; answers the y below the last. */
   const fields = (rows: [string, string][], x: number, y: number, width: number, labelWidth = 105) => {
     for (const [label, value] of rows) {
@@ -183,7 +224,10 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
       ['GSTIN', supplierGstin ?? 'Not registered'],
       ['State', gstStateLabel(supplierState) ?? '—'],
     ],
-    MARGIN, left + 3, colWidth, 45,
+    MARGIN,
+    left + 3,
+    colWidth,
+    45,
   );
 
   const particulars: [string, string][] = [
@@ -194,9 +238,13 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
     particulars.push(['Against invoice', relatedInvoice.number]);
     if (relatedInvoice.issuedAt) particulars.push(['Invoice dated', istDate(relatedInvoice.issuedAt)]);
   }
-  particulars.push(['Place of supply', gstStateLabel(invoice.placeOfSupply) ?? (currency !== 'INR' ? 'Outside India (export)' : '—')]);
+  particulars.push([
+    'Place of supply',
+    gstStateLabel(invoice.placeOfSupply) ?? (currency !== 'INR' ? 'Outside India (export)' : '—'),
+  ]);
   particulars.push(['Reverse charge', 'No']);
-  if (invoice.periodStart && invoice.periodEnd) particulars.push(['Service period', `${istDate(invoice.periodStart)} to ${istDate(invoice.periodEnd)}`]);
+  if (invoice.periodStart && invoice.periodEnd)
+    particulars.push(['Service period', `${istDate(invoice.periodStart)} to ${istDate(invoice.periodEnd)}`]);
   particulars.push(['Currency', currency]);
   const rightEnd = fields(particulars, right, y, colWidth);
   y = Math.max(left, rightEnd) + 8;
@@ -213,7 +261,9 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
 
   // Lines
   const money = (n: number) => formatAmount(n, currency);
-  const unit = formatMoney(0, currency).replace(/[\d.,-]/g, '').trim();
+  const unit = formatMoney(0, currency)
+    .replace(/[\d.,-]/g, '')
+    .trim();
   const header = () => {
     doc.rect(MARGIN, y, CONTENT, 18).fillColor('#eeeeee').fill();
     let x = MARGIN;
@@ -229,10 +279,21 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   invoice.lineItems.forEach((line: InvoiceLineItem, i) => {
     const description = [
       line.description,
-      line.periodStart && line.periodEnd ? `${istDate(new Date(line.periodStart))} to ${istDate(new Date(line.periodEnd))}` : null,
+      line.periodStart && line.periodEnd
+        ? `${istDate(new Date(line.periodStart))} to ${istDate(new Date(line.periodEnd))}`
+        : null,
       line.proration ? 'Proration' : null,
-    ].filter(Boolean).join('\n');
-    const cells = [String(i + 1), description, line.hsnSac ?? '—', String(line.quantity), money(line.unitAmount), money(line.amount)];
+    ]
+      .filter(Boolean)
+      .join('\n');
+    const cells = [
+      String(i + 1),
+      description,
+      line.hsnSac ?? '—',
+      String(line.quantity),
+      money(line.unitAmount),
+      money(line.amount),
+    ];
     doc.font('regular').fontSize(9);
     const height = Math.max(...cells.map((c, k) => doc.heightOfString(c, { width: COLUMNS[k][1] - 6, lineGap: 1 })));
     if (y + height > bottom) {
@@ -256,7 +317,8 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   if (heads.length > 1) totals.push(['Total tax', formatMoney(invoice.taxAmount, currency), false]);
   totals.push([isCredit ? 'Total credit' : 'Total', formatMoney(invoice.total, currency), true]);
   if (!isCredit && (invoice.creditApplied || invoice.amountPaid)) {
-    if (invoice.creditApplied) totals.push(['Less credit applied', formatMoney(-invoice.creditApplied, currency), false]);
+    if (invoice.creditApplied)
+      totals.push(['Less credit applied', formatMoney(-invoice.creditApplied, currency), false]);
     if (invoice.amountPaid) totals.push(['Amount paid', formatMoney(invoice.amountPaid, currency), false]);
     totals.push(['Amount due', formatMoney(invoice.amountDue, currency), true]);
   }
@@ -284,7 +346,11 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   // Signature block and notes
   text(`For ${supplier.name}`, right, y, { width: colWidth, align: 'right', bold: true });
   text('Authorised signatory', right, y + 28, { width: colWidth, align: 'right', size: 8, color: GREY });
-  text('Tax is not payable on reverse charge. This is a computer-generated document.', MARGIN, y + 28, { width: colWidth, size: 8, color: GREY });
+  text('Tax is not payable on reverse charge. This is a computer-generated document.', MARGIN, y + 28, {
+    width: colWidth,
+    size: 8,
+    color: GREY,
+  });
 
   doc.end();
   return done;

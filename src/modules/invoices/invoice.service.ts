@@ -12,7 +12,15 @@ import type { Customer } from '../customers';
 import type { Merchant } from '../merchants';
 import type { InvoicedPayment as Payment, InvoicedRefund as Refund } from './invoice.payments';
 import type { OutboxEvent } from '../../core/events';
-import { BillingReason, Invoice, InvoiceLineItem, InvoiceRecipient, InvoiceStatus, InvoiceSupplier, InvoiceType } from './invoice.entities';
+import {
+  BillingReason,
+  Invoice,
+  InvoiceLineItem,
+  InvoiceRecipient,
+  InvoiceStatus,
+  InvoiceSupplier,
+  InvoiceType,
+} from './invoice.entities';
 import { financialYear, numberParts } from './invoice.numbering';
 import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.store';
 import type { TaxSnapshot } from '../../money';
@@ -110,7 +118,9 @@ export function taxPartiesOf(
     merchantGstin: merchant.gstin ?? null,
     merchantState: merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null,
     // A registered customer's place of supply is its registration's state (the GSTIN's first two digits).
-    customer: customer ? { state: customer.stateCode ?? customer.gstin?.slice(0, 2) ?? null, gstin: customer.gstin ?? null } : null,
+    customer: customer
+      ? { state: customer.stateCode ?? customer.gstin?.slice(0, 2) ?? null, gstin: customer.gstin ?? null }
+      : null,
   };
 }
 
@@ -149,17 +159,30 @@ export class InvoiceService {
     const currency = draft.currency.toUpperCase();
     const read = partiesByTransaction.get(rootTransaction(em)!);
     const { merchant, customer } =
-      read && read.merchant.id === tenant.merchantId && read.customer.id === draft.customerId ? read : await invoiceParties(em, tenant, draft.customerId);
+      read && read.merchant.id === tenant.merchantId && read.customer.id === draft.customerId
+        ? read
+        : await invoiceParties(em, tenant, draft.customerId);
     if (!customer) throw new Error(`invoice: customer ${draft.customerId} is not the tenant's`);
 
     const live = taxPartiesOf(merchant, customer);
     const { rateBps, merchantGstin, merchantState } = draft.taxParties ?? live;
     const { state: customerState, gstin: customerGstin } = draft.taxParties?.customer ?? live.customer!;
     const tax = draft.heads
-      ? invoiceTaxWithHeads(draft.lines.map((l) => l.amount), draft.heads, rateBps)
+      ? invoiceTaxWithHeads(
+          draft.lines.map((l) => l.amount),
+          draft.heads,
+          rateBps,
+        )
       : draft.tax
-        ? invoiceTaxFor(draft.lines.map((l) => l.amount), draft.tax.treatment, draft.tax.rateBps)
-        : invoiceTax(draft.lines.map((l) => l.amount), { currency, rateBps, merchantGstin, merchantState, customerState });
+        ? invoiceTaxFor(
+            draft.lines.map((l) => l.amount),
+            draft.tax.treatment,
+            draft.tax.rateBps,
+          )
+        : invoiceTax(
+            draft.lines.map((l) => l.amount),
+            { currency, rateBps, merchantGstin, merchantState, customerState },
+          );
     const subtotal = tax.heads.total - tax.heads.tax;
     const total = tax.heads.total;
     const creditNote = draft.type === InvoiceType.CREDIT_NOTE;
@@ -266,7 +289,12 @@ export class InvoiceService {
     if (!em.getTransactionContext()) return em.transactional((tx) => this.issueForRefund(tx, payment, refund, last));
     const original = await invoiceOfPayment(em, payment.id);
     if (!original) return null;
-    const invoiceParts = { subtotal: original.subtotal, cgst: original.cgstAmount, sgst: original.sgstAmount, igst: original.igstAmount };
+    const invoiceParts = {
+      subtotal: original.subtotal,
+      cgst: original.cgstAmount,
+      sgst: original.sgstAmount,
+      igst: original.igstAmount,
+    };
     const parts = refundCreditParts(invoiceParts, await creditedAgainst(em, original.id), refund.amount, last);
     const draft = refundCreditNoteDraft(original, refund, parts, await merchantNow(em, boundTenant(em)));
     return draft ? this.issue(em, draft) : null;
@@ -274,7 +302,11 @@ export class InvoiceService {
 
   /** A credit note of `amount` against an invoice: its amount_credited grows, never past its total. */
   private async credit(em: EntityManager, invoiceId: string, amount: number): Promise<void> {
-    const original = await em.findOne(Invoice, { id: invoiceId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const original = await em.findOne(
+      Invoice,
+      { id: invoiceId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
     if (!original) throw new Error(`invoice: the related invoice ${invoiceId} is not the tenant's`);
     original.amountCredited = Math.min(original.total, original.amountCredited + amount);
   }
@@ -394,8 +426,21 @@ function numberingStatements(em: EntityManager, waiting: InvoiceToNumberAtCommit
     const { merchantId, mode } = group[0].invoice;
     return numberInvoicesStatement(
       { merchantId, mode },
-      group.map((w) => ({ id: w.invoice.id, type: w.invoice.type, financialYear: w.financialYear, ...numberParts(w.invoice.type, mode, w.financialYear) })),
-      group.flatMap((w) => w.events.map((e) => ({ id: e.id, createdAt: e.createdAt, invoiceId: w.invoice.id, type: e.type, payload: e.payload }))),
+      group.map((w) => ({
+        id: w.invoice.id,
+        type: w.invoice.type,
+        financialYear: w.financialYear,
+        ...numberParts(w.invoice.type, mode, w.financialYear),
+      })),
+      group.flatMap((w) =>
+        w.events.map((e) => ({
+          id: e.id,
+          createdAt: e.createdAt,
+          invoiceId: w.invoice.id,
+          type: e.type,
+          payload: e.payload,
+        })),
+      ),
       (numbers) => {
         for (const { invoice } of group) {
           const number = numbers.get(invoice.id);
@@ -423,8 +468,10 @@ function checkDraft(d: InvoiceDraft): void {
   if (!allowed.includes(d.status)) throw new Error(`invoice draft: a ${d.type} cannot be issued ${d.status}`);
   if (!d.lines.length) throw new Error('invoice draft: no lines');
   for (const l of d.lines) {
-    if (!Number.isSafeInteger(l.amount) || !Number.isSafeInteger(l.unitAmount)) throw new Error('invoice draft: amounts are integer subunits');
-    if (!Number.isSafeInteger(l.quantity) || l.quantity < 1) throw new Error('invoice draft: quantity must be a positive integer');
+    if (!Number.isSafeInteger(l.amount) || !Number.isSafeInteger(l.unitAmount))
+      throw new Error('invoice draft: amounts are integer subunits');
+    if (!Number.isSafeInteger(l.quantity) || l.quantity < 1)
+      throw new Error('invoice draft: quantity must be a positive integer');
   }
   if (d.lines.reduce((s, l) => s + l.amount, 0) < 0) throw new Error('invoice draft: the subtotal is negative');
   if (d.discountAmount != null && (!Number.isSafeInteger(d.discountAmount) || d.discountAmount < 0)) {
@@ -433,7 +480,8 @@ function checkDraft(d: InvoiceDraft): void {
   if (d.creditApplied != null && (!Number.isSafeInteger(d.creditApplied) || d.creditApplied < 0)) {
     throw new Error('invoice draft: creditApplied must be a non-negative integer');
   }
-  if (!(d.issuedAt instanceof Date) || Number.isNaN(d.issuedAt.getTime())) throw new Error('invoice draft: issuedAt is not a date');
+  if (!(d.issuedAt instanceof Date) || Number.isNaN(d.issuedAt.getTime()))
+    throw new Error('invoice draft: issuedAt is not a date');
 }
 
 /** The supplier a document states: the merchant's name and address now, the GSTIN and state it is taxed under. */
@@ -447,7 +495,11 @@ function recipientAtIssue(customer: Customer, gstin: string | null, stateCode: s
   return { name: customer.name ?? null, email: customer.email, gstin, stateCode, address: null };
 }
 
-function lineItem(l: InvoiceLineDraft, tax: { cgst: number; sgst: number; igst: number }, sac: string | null): InvoiceLineItem {
+function lineItem(
+  l: InvoiceLineDraft,
+  tax: { cgst: number; sgst: number; igst: number },
+  sac: string | null,
+): InvoiceLineItem {
   // jsonb: dates are kept as ISO strings, as they read back.
   return {
     description: l.description,

@@ -1,6 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantParams } from '../../core/entity';
-import { aliasedColumns, aliasedPart, CommitStatement, systemQuery, tenantCommitStatement, tenantQuery, tenantQueryAs } from '../../core/sql';
+import {
+  aliasedColumns,
+  aliasedPart,
+  CommitStatement,
+  systemQuery,
+  tenantCommitStatement,
+  tenantQuery,
+  tenantQueryAs,
+} from '../../core/sql';
 import { Customer } from '../customers';
 import { Merchant } from '../merchants';
 import { testClockSql } from '../test-clock';
@@ -48,8 +56,25 @@ export function numberInvoicesStatement(
     tenant,
     'select invoice_id as id, invoice_number as number from invoices_number({tenant_values}, ?::jsonb, ?::jsonb)',
     [
-      JSON.stringify(invoices.map((i, ord) => ({ ord, id: i.id, type: i.type, fy: i.financialYear, prefix: i.prefix, year: i.year }))),
-      JSON.stringify(events.map((e) => ({ id: e.id, created_at: e.createdAt.toISOString(), invoice_id: e.invoiceId, type: e.type, payload: e.payload }))),
+      JSON.stringify(
+        invoices.map((i, ord) => ({
+          ord,
+          id: i.id,
+          type: i.type,
+          fy: i.financialYear,
+          prefix: i.prefix,
+          year: i.year,
+        })),
+      ),
+      JSON.stringify(
+        events.map((e) => ({
+          id: e.id,
+          created_at: e.createdAt.toISOString(),
+          invoice_id: e.invoiceId,
+          type: e.type,
+          payload: e.payload,
+        })),
+      ),
     ],
     (rows) => numbered(new Map(rows.map((r) => [r.id as string, r.number as string]))),
   );
@@ -75,7 +100,11 @@ export async function merchantNow(em: EntityManager, tenant: TenantParams): Prom
  * settings may have changed since the EntityManager loaded it), and the tenant's customer `customerId` (null: not the
  * tenant's). A customer the EntityManager already holds is kept as it is (it may carry changes not yet flushed).
  */
-export async function invoiceParties(em: EntityManager, tenant: TenantParams, customerId: string): Promise<{ merchant: Merchant; customer: Customer | null }> {
+export async function invoiceParties(
+  em: EntityManager,
+  tenant: TenantParams,
+  customerId: string,
+): Promise<{ merchant: Merchant; customer: Customer | null }> {
   const [row] = await tenantQuery(
     em,
     `select ${aliasedColumns(em, Merchant, 'm')}, ${aliasedColumns(em, Customer, 'c')}
@@ -107,7 +136,13 @@ export async function storedPdf(em: EntityManager, invoiceId: string, printedSta
 }
 
 /** Keeps a rendered PDF; a later state's rendering replaces the earlier one (the figures it prints moved). */
-export async function storePdf(em: EntityManager, tenant: TenantParams, invoiceId: string, printedState: string, pdf: Buffer): Promise<void> {
+export async function storePdf(
+  em: EntityManager,
+  tenant: TenantParams,
+  invoiceId: string,
+  printedState: string,
+  pdf: Buffer,
+): Promise<void> {
   await tenantQueryAs(
     em,
     tenant,

@@ -14,13 +14,29 @@ export class CreateMerchantInput {
   // String limits are the columns' (merchants.name varchar(255), ...); formats are checked by MerchantService.
   @Field() @MaxLength(255) name!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) gstin?: string | null;
-  @Field(() => String, { nullable: true, description: '2-digit GST state code' }) @IsOptional() @MaxLength(2) stateCode?: string | null;
-  @Field(() => String, { nullable: true, description: "Default 'INR'" }) @IsOptional() @MaxLength(3) reportingCurrency?: string | null;
+  @Field(() => String, { nullable: true, description: '2-digit GST state code' })
+  @IsOptional()
+  @MaxLength(2)
+  stateCode?: string | null;
+  @Field(() => String, { nullable: true, description: "Default 'INR'" })
+  @IsOptional()
+  @MaxLength(3)
+  reportingCurrency?: string | null;
   @Field(() => Int, { nullable: true }) rateLimitPerSecond?: number | null;
-  @Field(() => Int, { nullable: true, description: 'GST rate in basis points, 0 to 10000; default 1800 (18%)' }) taxRateBps?: number | null;
-  @Field(() => String, { nullable: true, description: 'SAC of invoice lines, 4 to 8 digits' }) @IsOptional() @MaxLength(8) sacCode?: string | null;
-  @Field(() => String, { nullable: true, description: 'Registered address, at most 500 characters' }) @IsOptional() @MaxLength(500) address?: string | null;
-  @Field(() => Int, { nullable: true, description: 'Dunning: failed retries before a past_due subscription is halted, 0 to 10; default 3' })
+  @Field(() => Int, { nullable: true, description: 'GST rate in basis points, 0 to 10000; default 1800 (18%)' })
+  taxRateBps?: number | null;
+  @Field(() => String, { nullable: true, description: 'SAC of invoice lines, 4 to 8 digits' })
+  @IsOptional()
+  @MaxLength(8)
+  sacCode?: string | null;
+  @Field(() => String, { nullable: true, description: 'Registered address, at most 500 characters' })
+  @IsOptional()
+  @MaxLength(500)
+  address?: string | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Dunning: failed retries before a past_due subscription is halted, 0 to 10; default 3',
+  })
   maxRetries?: number | null;
 }
 
@@ -30,7 +46,9 @@ export class BillingSettings {
     return 'billing_settings';
   }
   @Field(() => ID) merchantId!: string;
-  @Field(() => Int, { description: 'Failed retries (1, 3 and 5 days after a failed renewal, then every 2 days) before halting' })
+  @Field(() => Int, {
+    description: 'Failed retries (1, 3 and 5 days after a failed renewal, then every 2 days) before halting',
+  })
   maxRetries!: number;
 }
 
@@ -79,12 +97,15 @@ export class MerchantResolver {
 
   @Mutation(() => CreatedMerchant, { description: 'Operator only (ADMIN_TOKEN): onboard a merchant.' })
   async createMerchant(@C() ctx: Ctx, @Arg('input') input: CreateMerchantInput): Promise<CreatedMerchant> {
-    if (ctx.principal.kind !== 'admin') throw new DomainError('invalid_api_key', 'This operation needs the operator token.');
+    if (ctx.principal.kind !== 'admin')
+      throw new DomainError('invalid_api_key', 'This operation needs the operator token.');
     const { merchant, apiKeys } = await services(ctx).merchants.create(input);
     return Object.assign(Object.create(CreatedMerchant.prototype), merchant, { apiKeys });
   }
 
-  @Mutation(() => TaxSettings, { description: "Update this merchant's GST settings (both modes); omitted fields are kept, null clears." })
+  @Mutation(() => TaxSettings, {
+    description: "Update this merchant's GST settings (both modes); omitted fields are kept, null clears.",
+  })
   async updateTaxSettings(@C() ctx: Ctx, @Arg('input') input: UpdateTaxSettingsInput): Promise<TaxSettings> {
     const { merchantId } = tenantOf(ctx);
     const m = await services(ctx).merchants.updateTaxSettings(merchantId, input);
@@ -98,17 +119,23 @@ export class MerchantResolver {
     });
   }
 
-  @Mutation(() => BillingSettings, { description: "Update this merchant's billing settings (max_retries of the dunning policy); omitted fields are kept." })
+  @Mutation(() => BillingSettings, {
+    description:
+      "Update this merchant's billing settings (max_retries of the dunning policy); omitted fields are kept.",
+  })
   async updateBillingSettings(
     @C() ctx: Ctx,
-    @Arg('maxRetries', () => Int, { nullable: true, description: '0 to 10; null: the default, 3' }) maxRetries?: number | null,
+    @Arg('maxRetries', () => Int, { nullable: true, description: '0 to 10; null: the default, 3' })
+    maxRetries?: number | null,
   ): Promise<BillingSettings> {
     const { merchantId } = tenantOf(ctx);
     const m = await services(ctx).merchants.updateBillingSettings(merchantId, { maxRetries });
     return Object.assign(new BillingSettings(), { merchantId: m.id, maxRetries: m.maxRetries });
   }
 
-  @Mutation(() => RolledApiKey, { description: "Issue a new secret key for this mode; the old one stops after graceSeconds." })
+  @Mutation(() => RolledApiKey, {
+    description: 'Issue a new secret key for this mode; the old one stops after graceSeconds.',
+  })
   async rollApiKey(
     @C() ctx: Ctx,
     @Arg('graceSeconds', () => Int, { nullable: true, defaultValue: 0 }) graceSeconds: number,

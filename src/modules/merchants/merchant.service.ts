@@ -58,7 +58,13 @@ const MAX_ADDRESS_LENGTH = 500;
  * prefix and check character (src/modules/invoices/gstin.ts; its state the merchant's state code, when both are given), a rate of 0..10000 basis points, a SAC of 4 to 8
  * digits, an address of at most 500 characters. 400 parameter_invalid naming the field otherwise.
  */
-export function validateTaxSettings(s: { gstin: string | null; stateCode: string | null; taxRateBps: number; sacCode: string | null; address: string | null }): void {
+export function validateTaxSettings(s: {
+  gstin: string | null;
+  stateCode: string | null;
+  taxRateBps: number;
+  sacCode: string | null;
+  address: string | null;
+}): void {
   if (s.gstin != null) s.gstin = normaliseGstin(s.gstin, 'gstin');
   if (s.stateCode != null) checkGstStateCode(s.stateCode, 'state_code');
   if (s.gstin != null && s.stateCode != null && s.gstin.slice(0, 2) !== s.stateCode) {
@@ -150,8 +156,12 @@ export class MerchantService {
     };
     validateTaxSettings(tax);
     const currency = (data.reportingCurrency ?? 'INR').toUpperCase();
-    if (!currencyCodes.code(currency)) throw invalid('reporting_currency', `Unknown currency: ${data.reportingCurrency}`);
-    if (data.rateLimitPerSecond != null && (!Number.isInteger(data.rateLimitPerSecond) || data.rateLimitPerSecond < 1)) {
+    if (!currencyCodes.code(currency))
+      throw invalid('reporting_currency', `Unknown currency: ${data.reportingCurrency}`);
+    if (
+      data.rateLimitPerSecond != null &&
+      (!Number.isInteger(data.rateLimitPerSecond) || data.rateLimitPerSecond < 1)
+    ) {
       throw invalid('rate_limit_per_second', 'rate_limit_per_second must be a positive integer.');
     }
     validateMaxRetries(data.maxRetries);
@@ -166,8 +176,12 @@ export class MerchantService {
     em.persist(merchant);
     const test = generateSecretKey(Mode.TEST);
     const live = generateSecretKey(Mode.LIVE);
-    em.persist(make(ApiKey, { merchantId: merchant.id, mode: Mode.TEST, keyHash: hashKey(test), last4: test.slice(-4) }));
-    em.persist(make(ApiKey, { merchantId: merchant.id, mode: Mode.LIVE, keyHash: hashKey(live), last4: live.slice(-4) }));
+    em.persist(
+      make(ApiKey, { merchantId: merchant.id, mode: Mode.TEST, keyHash: hashKey(test), last4: test.slice(-4) }),
+    );
+    em.persist(
+      make(ApiKey, { merchantId: merchant.id, mode: Mode.LIVE, keyHash: hashKey(live), last4: live.slice(-4) }),
+    );
     await em.flush();
     return { merchant, apiKeys: { test, live } };
   }
@@ -184,7 +198,11 @@ export class MerchantService {
       const next = {
         gstin,
         stateCode:
-          input.stateCode !== undefined ? input.stateCode : input.gstin != null ? input.gstin.slice(0, 2) : (m.stateCode ?? null),
+          input.stateCode !== undefined
+            ? input.stateCode
+            : input.gstin != null
+              ? input.gstin.slice(0, 2)
+              : (m.stateCode ?? null),
         taxRateBps: input.taxRateBps !== undefined ? (input.taxRateBps ?? DEFAULT_TAX_RATE_BPS) : m.taxRateBps,
         sacCode: input.sacCode !== undefined ? input.sacCode : (m.sacCode ?? null),
         address: input.address !== undefined ? cleanAddress(input.address) : (m.address ?? null),
@@ -271,7 +289,14 @@ export class MerchantService {
       em.persist(fresh);
       // A NOTIFY payload holds at most 8000 bytes: a long list is left out (it then means every other key).
       const keyIds = old.length <= MAX_LISTED_KEYS ? old.map((k) => k.id) : undefined;
-      await announce(em, { topic: 'api_key', merchantId, mode, id: fresh.id, keyIds, expiresAt: expiresAt.toISOString() });
+      await announce(em, {
+        topic: 'api_key',
+        merchantId,
+        mode,
+        id: fresh.id,
+        keyIds,
+        expiresAt: expiresAt.toISOString(),
+      });
       return fresh;
     });
     return { secretKey: key, apiKey: row, previousKeyExpiresAt: expiresAt };

@@ -57,7 +57,9 @@ async function readTree(ctx: Ctx, offeringId: string | null): Promise<OfferingTr
   });
   attachTree(head.offering, packages, contents);
   let weight = 2 + packages.length;
-  for (const c of contents) for (const p of c.products) weight += 1 + p.plans.reduce((n, plan) => n + 1 + plan.prices.length + plan.usageRates.length, 0);
+  for (const c of contents)
+    for (const p of c.products)
+      weight += 1 + p.plans.reduce((n, plan) => n + 1 + plan.prices.length + plan.usageRates.length, 0);
   // Never changed once read (a new catalog version reads a new tree): transports may reuse what they render of it.
   shareAnswer(head.offering);
   if (head.paywall) shareAnswer(head.paywall);

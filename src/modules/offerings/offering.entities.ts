@@ -60,7 +60,9 @@ export abstract class PackageFields extends TenantEntity {
     return 'package';
   }
 
-  @Field({ description: "The merchant's own identifier (e.g. monthly, annual, lifetime), unique per merchant and mode." })
+  @Field({
+    description: "The merchant's own identifier (e.g. monthly, annual, lifetime), unique per merchant and mode.",
+  })
   @Property({ length: 200 })
   lookupKey!: string;
 
@@ -150,9 +152,14 @@ export class OfferingPlan {
   @Field() livemode!: boolean;
   @Field(() => DateTime) createdAt!: Date;
   @Field(() => [Price], { description: 'All prices of the plan, oldest first.' }) prices!: Price[];
-  @Field(() => Price, { nullable: true, description: "The default price in the merchant's reporting currency, else the oldest default price." })
+  @Field(() => Price, {
+    nullable: true,
+    description: "The default price in the merchant's reporting currency, else the oldest default price.",
+  })
   defaultPrice!: Price | null;
-  @Field(() => [UsageRate], { description: 'Its usage rates (per unit of a usage event type, billed in arrears), oldest first.' })
+  @Field(() => [UsageRate], {
+    description: 'Its usage rates (per unit of a usage event type, billed in arrears), oldest first.',
+  })
   usageRates!: UsageRate[];
 }
 
@@ -181,10 +188,15 @@ export class ResolvedExperiment {
 }
 
 /** What resolve answers: the offering (and paywall) to show this customer now, and the experiment arm if any. */
-@ObjectType({ description: 'The offering and paywall to show one customer, and the experiment that chose them, if any.' })
+@ObjectType({
+  description: 'The offering and paywall to show one customer, and the experiment that chose them, if any.',
+})
 export class OfferingResolution {
   @Field(() => ID) customerId!: string;
-  @Field(() => Offering, { nullable: true, description: "The experiment variant's offering, else the current offering, else null." })
+  @Field(() => Offering, {
+    nullable: true,
+    description: "The experiment variant's offering, else the current offering, else null.",
+  })
   offering!: Offering | null;
   @Field(() => Paywall, { nullable: true }) paywall!: Paywall | null;
   @Field(() => ResolvedExperiment, { nullable: true }) experiment!: ResolvedExperiment | null;

@@ -40,41 +40,71 @@ const values = <T>(list: (T | Error)[]): T[] =>
  * its plans, their prices, default price and usage rates, as plain values. For any number of packages: five
  * statements (links, products, plans, prices and usage rates).
  */
-export const offeringProductsByPackage = defineLoader<string, OfferingProduct[]>('offeringProductsByPackage', async (ctx, ids) => {
-  const idLists = values(await productIdsByPackage(ctx).loadMany(ids));
-  const products = values(await productsById(ctx).loadMany([...new Set(idLists.flat())])).filter(
-    (p): p is Product => p !== null && p.status === ProductStatus.ACTIVE,
-  );
-  const [planLists, merchant] = await Promise.all([plansByProduct(ctx).loadMany(products.map((p) => p.id)), currentMerchant(ctx)]);
-  const plans = values(planLists).flat();
-  const planIds = plans.map((p) => p.id);
-  const [priceLists, rateLists] = await Promise.all([pricesByPlan(ctx).loadMany(planIds), usageRatesByPlan(ctx).loadMany(planIds)]);
-  const pricesOf = new Map(plans.map((p, i) => [p.id, values(priceLists)[i]]));
-  const ratesOf = new Map(plans.map((p, i) => [p.id, values(rateLists)[i]]));
-  const views = new Map<string, OfferingProduct>();
-  for (const p of products) {
-    views.set(
-      p.id,
-      Object.assign(new OfferingProduct(), {
-        id: p.id, object: p.object, name: p.name, description: p.description ?? null, type: p.type, status: p.status,
-        productFamilyId: p.productFamilyId ?? null, updatedAt: p.updatedAt, livemode: p.livemode, createdAt: p.createdAt,
-        plans: plans.filter((plan) => plan.productId === p.id).map((plan) => {
-          const prices: Price[] = pricesOf.get(plan.id) ?? [];
-          return Object.assign(new OfferingPlan(), {
-            id: plan.id, object: plan.object, productId: plan.productId, name: plan.name,
-            billingFrequency: plan.billingFrequency ?? null, billingInterval: plan.billingInterval,
-            trialPeriodDays: plan.trialPeriodDays, trialEndAction: plan.trialEndAction, maxCycles: plan.maxCycles ?? null,
-            livemode: plan.livemode, createdAt: plan.createdAt, prices,
-            // The catalog's rule (`default_price` of GET /plans/{id}), over the defaults oldest first.
-            defaultPrice: pickDefaultPrice(prices.filter((x) => x.isDefault), merchant.reportingCurrency),
-            usageRates: ratesOf.get(plan.id) ?? [],
-          });
-        }),
-      }),
+export const offeringProductsByPackage = defineLoader<string, OfferingProduct[]>(
+  'offeringProductsByPackage',
+  async (ctx, ids) => {
+    const idLists = values(await productIdsByPackage(ctx).loadMany(ids));
+    const products = values(await productsById(ctx).loadMany([...new Set(idLists.flat())])).filter(
+      (p): p is Product => p !== null && p.status === ProductStatus.ACTIVE,
     );
-  }
-  return idLists.map((list) => list.flatMap((id) => views.get(id) ?? []));
-});
+    const [planLists, merchant] = await Promise.all([
+      plansByProduct(ctx).loadMany(products.map((p) => p.id)),
+      currentMerchant(ctx),
+    ]);
+    const plans = values(planLists).flat();
+    const planIds = plans.map((p) => p.id);
+    const [priceLists, rateLists] = await Promise.all([
+      pricesByPlan(ctx).loadMany(planIds),
+      usageRatesByPlan(ctx).loadMany(planIds),
+    ]);
+    const pricesOf = new Map(plans.map((p, i) => [p.id, values(priceLists)[i]]));
+    const ratesOf = new Map(plans.map((p, i) => [p.id, values(rateLists)[i]]));
+    const views = new Map<string, OfferingProduct>();
+    for (const p of products) {
+      views.set(
+        p.id,
+        Object.assign(new OfferingProduct(), {
+          id: p.id,
+          object: p.object,
+          name: p.name,
+          description: p.description ?? null,
+          type: p.type,
+          status: p.status,
+          productFamilyId: p.productFamilyId ?? null,
+          updatedAt: p.updatedAt,
+          livemode: p.livemode,
+          createdAt: p.createdAt,
+          plans: plans
+            .filter((plan) => plan.productId === p.id)
+            .map((plan) => {
+              const prices: Price[] = pricesOf.get(plan.id) ?? [];
+              return Object.assign(new OfferingPlan(), {
+                id: plan.id,
+                object: plan.object,
+                productId: plan.productId,
+                name: plan.name,
+                billingFrequency: plan.billingFrequency ?? null,
+                billingInterval: plan.billingInterval,
+                trialPeriodDays: plan.trialPeriodDays,
+                trialEndAction: plan.trialEndAction,
+                maxCycles: plan.maxCycles ?? null,
+                livemode: plan.livemode,
+                createdAt: plan.createdAt,
+                prices,
+                // The catalog's rule (`default_price` of GET /plans/{id}), over the defaults oldest first.
+                defaultPrice: pickDefaultPrice(
+                  prices.filter((x) => x.isDefault),
+                  merchant.reportingCurrency,
+                ),
+                usageRates: ratesOf.get(plan.id) ?? [],
+              });
+            }),
+        }),
+      );
+    }
+    return idLists.map((list) => list.flatMap((id) => views.get(id) ?? []));
+  },
+);
 
 /**
  * Offerings and packages that carry their nested values already (resolve's cached trees, offering.cache.ts): their
@@ -83,12 +113,17 @@ export const offeringProductsByPackage = defineLoader<string, OfferingProduct[]>
 const offeringPackages = new WeakMap<Offering, OfferingPackage[]>();
 const packageContents = new WeakMap<OfferingPackage, { productIds: string[]; products: OfferingProduct[] }>();
 
-export function attachTree(offering: Offering, packages: OfferingPackage[], contents: { productIds: string[]; products: OfferingProduct[] }[]): void {
+export function attachTree(
+  offering: Offering,
+  packages: OfferingPackage[],
+  contents: { productIds: string[]; products: OfferingProduct[] }[],
+): void {
   offeringPackages.set(offering, packages);
   packages.forEach((p, i) => packageContents.set(p, contents[i]));
 }
 
-export const packagesOf = (ctx: Ctx, offering: Offering) => offeringPackages.get(offering) ?? packagesByOffering(ctx).load(offering.id);
+export const packagesOf = (ctx: Ctx, offering: Offering) =>
+  offeringPackages.get(offering) ?? packagesByOffering(ctx).load(offering.id);
 export const productIdsOf = (ctx: Ctx, pkg: OfferingPackage | { id: string }) =>
   packageContents.get(pkg as OfferingPackage)?.productIds ?? productIdsByPackage(ctx).load(pkg.id);
 export const productsOf = (ctx: Ctx, pkg: OfferingPackage | { id: string }) =>

@@ -20,7 +20,8 @@ export const PaywallConnection = ConnectionType(Paywall);
 
 @ArgsType()
 class LookupKeyPageArgs extends PageArgs {
-  @Field(() => String, { nullable: true, description: 'Only the record with this lookup_key.' }) lookupKey?: string | null;
+  @Field(() => String, { nullable: true, description: 'Only the record with this lookup_key.' }) lookupKey?:
+    string | null;
 }
 
 @ArgsType()
@@ -28,7 +29,8 @@ class PaywallsArgs extends PageArgs {
   @Field(() => ID, { nullable: true, description: "Only this offering's paywall." }) offeringId?: string | null;
 }
 
-const PRODUCTS = "The package's active products, oldest first, with their plans and prices (inactive products are not for sale).";
+const PRODUCTS =
+  "The package's active products, oldest first, with their plans and prices (inactive products are not for sale).";
 
 @Resolver(() => Offering)
 export class OfferingResolver {
@@ -42,7 +44,9 @@ export class OfferingResolver {
     return services(ctx).offerings.offerings(ctx, args);
   }
 
-  @Mutation(() => Offering, { description: 'isCurrent: true makes it the current offering; the previous one stops being current.' })
+  @Mutation(() => Offering, {
+    description: 'isCurrent: true makes it the current offering; the previous one stops being current.',
+  })
   createOffering(@C() ctx: Ctx, @Arg('input') input: CreateOfferingInput) {
     return services(ctx).offerings.createOffering(ctx, input);
   }
@@ -56,7 +60,11 @@ export class OfferingResolver {
     description:
       'Puts a package in the offering at a position (0 first; default or past the end: last), shifting the ones after it; a package already there moves.',
   })
-  attachPackage(@C() ctx: Ctx, @Arg('offeringId', () => ID) offeringId: string, @Arg('input') input: AttachPackageInput) {
+  attachPackage(
+    @C() ctx: Ctx,
+    @Arg('offeringId', () => ID) offeringId: string,
+    @Arg('input') input: AttachPackageInput,
+  ) {
     return services(ctx).offerings.attachPackage(ctx, offeringId, input);
   }
 
@@ -91,8 +99,14 @@ export class PackageResolver {
     return services(ctx).offerings.createPackage(ctx, input);
   }
 
-  @Mutation(() => Package, { description: 'Links products to the package; linking a product already linked changes nothing.' })
-  linkPackageProducts(@C() ctx: Ctx, @Arg('packageId', () => ID) packageId: string, @Arg('input') input: LinkPackageProductsInput) {
+  @Mutation(() => Package, {
+    description: 'Links products to the package; linking a product already linked changes nothing.',
+  })
+  linkPackageProducts(
+    @C() ctx: Ctx,
+    @Arg('packageId', () => ID) packageId: string,
+    @Arg('input') input: LinkPackageProductsInput,
+  ) {
     return services(ctx).offerings.linkPackageProducts(ctx, packageId, input);
   }
 
@@ -139,4 +153,9 @@ export class PaywallResolver {
   }
 }
 
-export const offeringResolvers: ClassType[] = [OfferingResolver, PackageResolver, OfferingPackageResolver, PaywallResolver];
+export const offeringResolvers: ClassType[] = [
+  OfferingResolver,
+  PackageResolver,
+  OfferingPackageResolver,
+  PaywallResolver,
+];

@@ -10,7 +10,8 @@ import { pathDeeperThan } from '../../core/input-limits';
 const LOOKUP_KEY = /^[\x21-\x7e]{1,200}$/;
 
 export function validateLookupKey(key: string, param = 'lookup_key'): string {
-  if (!LOOKUP_KEY.test(key)) throw invalid(param, `${param} must be 1 to 200 printable ASCII characters without spaces.`);
+  if (!LOOKUP_KEY.test(key))
+    throw invalid(param, `${param} must be 1 to 200 printable ASCII characters without spaces.`);
   return key;
 }
 
@@ -31,9 +32,13 @@ export function validateConfig(config: unknown, param = 'config'): Record<string
   }
   const json = JSON.stringify(config);
   if (Buffer.byteLength(json, 'utf8') > MAX_CONFIG_BYTES) {
-    throw invalid(param, `${param} must be at most ${MAX_CONFIG_BYTES} bytes as JSON (16 KiB); it is ${Buffer.byteLength(json, 'utf8')}.`);
+    throw invalid(
+      param,
+      `${param} must be at most ${MAX_CONFIG_BYTES} bytes as JSON (16 KiB); it is ${Buffer.byteLength(json, 'utf8')}.`,
+    );
   }
-  if (hasLoneSurrogate(config)) throw invalid(param, `${param} holds a string that is not valid Unicode (a lone surrogate).`);
+  if (hasLoneSurrogate(config))
+    throw invalid(param, `${param} holds a string that is not valid Unicode (a lone surrogate).`);
   return config as Record<string, unknown>;
 }
 

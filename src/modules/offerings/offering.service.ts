@@ -42,9 +42,17 @@ function conflictOf(err: unknown, lookupKey?: string): DomainError | null {
   if (!(err instanceof UniqueConstraintViolationException)) return null;
   switch ((err as { constraint?: string }).constraint) {
     case 'offerings_merchant_id_mode_lookup_key_unique':
-      return new DomainError('lookup_key_exists', `An offering with lookup_key '${lookupKey}' already exists.`, 'lookup_key');
+      return new DomainError(
+        'lookup_key_exists',
+        `An offering with lookup_key '${lookupKey}' already exists.`,
+        'lookup_key',
+      );
     case 'packages_merchant_id_mode_lookup_key_unique':
-      return new DomainError('lookup_key_exists', `A package with lookup_key '${lookupKey}' already exists.`, 'lookup_key');
+      return new DomainError(
+        'lookup_key_exists',
+        `A package with lookup_key '${lookupKey}' already exists.`,
+        'lookup_key',
+      );
     case 'paywalls_merchant_id_mode_offering_id_unique':
       return paywallExists();
     default:
@@ -52,11 +60,13 @@ function conflictOf(err: unknown, lookupKey?: string): DomainError | null {
   }
 }
 
-const paywallExists = () => new DomainError('paywall_exists', 'This offering already has a paywall (one per offering).', 'offering_id');
+const paywallExists = () =>
+  new DomainError('paywall_exists', 'This offering already has a paywall (one per offering).', 'offering_id');
 
 function checkedMetadata(metadata: unknown): Record<string, string> {
   const m = validateMetadata(metadata);
-  if (hasLoneSurrogate(m)) throw invalid('metadata', 'metadata holds a string that is not valid Unicode (a lone surrogate).');
+  if (hasLoneSurrogate(m))
+    throw invalid('metadata', 'metadata holds a string that is not valid Unicode (a lone surrogate).');
   return m;
 }
 
@@ -84,7 +94,13 @@ export class OfferingService {
         await lockCurrentOffering(em, tenantOf(ctx));
         await clearCurrentOffering(em, null);
       }
-      const offering = make(Offering, { lookupKey, name: input.name, description: input.description ?? null, metadata, isCurrent });
+      const offering = make(Offering, {
+        lookupKey,
+        name: input.name,
+        description: input.description ?? null,
+        metadata,
+        isCurrent,
+      });
       em.persist(offering);
       return offering;
     });
@@ -95,7 +111,10 @@ export class OfferingService {
     await this.write(ctx, undefined, async (em) => {
       await lockCurrentOffering(em, tenantOf(ctx));
       // Read under the lock: a concurrent switch that committed meanwhile is seen.
-      const offering = await findOr404(em, Offering, id, 'offering', { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+      const offering = await findOr404(em, Offering, id, 'offering', {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+        refresh: true,
+      });
       if (offering.isCurrent) return;
       await clearCurrentOffering(em, offering.id); // first: the index allows one current offering at any moment
       offering.isCurrent = true;
@@ -248,7 +267,12 @@ export class OfferingService {
       }
     }
     tree ??= await this.trees.tree(ctx, null, version);
-    return make(OfferingResolution, { customerId, offering: tree?.offering ?? null, paywall: tree?.paywall ?? null, experiment });
+    return make(OfferingResolution, {
+      customerId,
+      offering: tree?.offering ?? null,
+      paywall: tree?.paywall ?? null,
+      experiment,
+    });
   }
 
   // -----------------------------------------------------------------------------------------------------------------

@@ -20,7 +20,9 @@ const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
  * `offerings_one_current` would otherwise refuse the slower one).
  */
 export async function lockCurrentOffering(em: EntityManager, tenant: TenantParams): Promise<void> {
-  await systemQuery(em, 'select pg_advisory_xact_lock(727011, hashtext(?))', [`offerings:${tenant.merchantId}:${tenant.mode}`]);
+  await systemQuery(em, 'select pg_advisory_xact_lock(727011, hashtext(?))', [
+    `offerings:${tenant.merchantId}:${tenant.mode}`,
+  ]);
 }
 
 /** Clears the current flag of every offering of the tenant but `keepId` (null: all). Run under lockCurrentOffering. */
@@ -34,17 +36,28 @@ export async function clearCurrentOffering(em: EntityManager, keepId: string | n
 
 /** Makes one offering current, after clearCurrentOffering in the same transaction (the index allows one at a time). */
 export async function markOfferingCurrent(em: EntityManager, id: string): Promise<void> {
-  await tenantQuery(em, 'update offerings set is_current = true, updated_at = now() where {tenant} and id = ? and not is_current', [id]);
+  await tenantQuery(
+    em,
+    'update offerings set is_current = true, updated_at = now() where {tenant} and id = ? and not is_current',
+    [id],
+  );
 }
 
 /** The ids among `ids` that are offerings of the tenant: for other modules (an experiment's variants name offerings). */
 export async function existingOfferingIds(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await tenantQuery<{ id: string }>(em, 'select id from offerings where {tenant} and id = any(?::uuid[])', [uuidArray(ids)]);
+  const rows = await tenantQuery<{ id: string }>(
+    em,
+    'select id from offerings where {tenant} and id = any(?::uuid[])',
+    [uuidArray(ids)],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
 /** An offering's packages in order: `[package id, position]`, position ascending (dense, 0 first). */
-export async function offeringLinks(em: EntityManager, offeringId: string): Promise<{ packageId: string; position: number }[]> {
+export async function offeringLinks(
+  em: EntityManager,
+  offeringId: string,
+): Promise<{ packageId: string; position: number }[]> {
   const rows = await tenantQuery<{ package_id: string; position: number }>(
     em,
     'select package_id, position from offering_packages where {tenant} and offering_id = ? order by position',
@@ -57,7 +70,13 @@ export async function offeringLinks(em: EntityManager, offeringId: string): Prom
  * Adds `delta` (+1 or -1) to the positions in [from, to] of an offering's packages: the room an insert or a move
  * needs. The (offering, position) constraint is deferred to commit, so the rows may collide meanwhile.
  */
-export async function shiftPositions(em: EntityManager, offeringId: string, from: number, to: number, delta: 1 | -1): Promise<void> {
+export async function shiftPositions(
+  em: EntityManager,
+  offeringId: string,
+  from: number,
+  to: number,
+  delta: 1 | -1,
+): Promise<void> {
   if (from > to) return;
   await tenantQuery(
     em,
@@ -66,7 +85,12 @@ export async function shiftPositions(em: EntityManager, offeringId: string, from
   );
 }
 
-export async function insertOfferingLink(em: EntityManager, offeringId: string, packageId: string, position: number): Promise<void> {
+export async function insertOfferingLink(
+  em: EntityManager,
+  offeringId: string,
+  packageId: string,
+  position: number,
+): Promise<void> {
   await tenantQuery(
     em,
     `insert into offering_packages (id, created_at, merchant_id, mode, offering_id, package_id, position)
@@ -75,22 +99,35 @@ export async function insertOfferingLink(em: EntityManager, offeringId: string, 
   );
 }
 
-export async function moveOfferingLink(em: EntityManager, offeringId: string, packageId: string, position: number): Promise<void> {
-  await tenantQuery(em, 'update offering_packages set position = ? where {tenant} and offering_id = ? and package_id = ?', [
-    position,
-    offeringId,
-    packageId,
-  ]);
+export async function moveOfferingLink(
+  em: EntityManager,
+  offeringId: string,
+  packageId: string,
+  position: number,
+): Promise<void> {
+  await tenantQuery(
+    em,
+    'update offering_packages set position = ? where {tenant} and offering_id = ? and package_id = ?',
+    [position, offeringId, packageId],
+  );
 }
 
 /** How many products a package holds. */
 export async function packageProductCount(em: EntityManager, packageId: string): Promise<number> {
-  const [row] = await tenantQuery<{ n: string }>(em, 'select count(*) as n from package_products where {tenant} and package_id = ?', [packageId]);
+  const [row] = await tenantQuery<{ n: string }>(
+    em,
+    'select count(*) as n from package_products where {tenant} and package_id = ?',
+    [packageId],
+  );
   return Number(row?.n ?? 0);
 }
 
 /** Links products to a package; a product already linked is left as it is (the link is idempotent). Answers how many were new. */
-export async function linkProducts(em: EntityManager, packageId: string, productIds: readonly string[]): Promise<number> {
+export async function linkProducts(
+  em: EntityManager,
+  packageId: string,
+  productIds: readonly string[],
+): Promise<number> {
   const rows = await tenantQuery(
     em,
     `insert into package_products (id, created_at, merchant_id, mode, package_id, product_id)
@@ -103,7 +140,10 @@ export async function linkProducts(em: EntityManager, packageId: string, product
 }
 
 /** The packages of each offering, in position order, as one statement for a page of offerings. */
-export async function packagesOfOfferings(em: EntityManager, offeringIds: readonly string[]): Promise<Map<string, OfferingPackage[]>> {
+export async function packagesOfOfferings(
+  em: EntityManager,
+  offeringIds: readonly string[],
+): Promise<Map<string, OfferingPackage[]>> {
   const rows = await tenantQuery(
     em,
     `select l.offering_id, l.position, ${aliasedColumns(em, Package, 'p')}
@@ -134,7 +174,10 @@ export async function packagesOfOfferings(em: EntityManager, offeringIds: readon
 }
 
 /** The product ids of each package, oldest product first, as one statement for many packages. */
-export async function productIdsOfPackages(em: EntityManager, packageIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function productIdsOfPackages(
+  em: EntityManager,
+  packageIds: readonly string[],
+): Promise<Map<string, string[]>> {
   const rows = await tenantQuery<{ package_id: string; product_id: string }>(
     em,
     'select package_id, product_id from package_products where {tenant} and package_id = any(?::uuid[]) order by package_id, product_id',
@@ -153,7 +196,10 @@ export async function productIdsOfPackages(em: EntityManager, packageIds: readon
  * An offering (by id; null: the tenant's current one) with its paywall, in one statement: the head of what resolve
  * serves. Null: no such offering (or no current one).
  */
-export async function offeringWithPaywall(em: EntityManager, offeringId: string | null): Promise<{ offering: Offering; paywall: Paywall | null } | null> {
+export async function offeringWithPaywall(
+  em: EntityManager,
+  offeringId: string | null,
+): Promise<{ offering: Offering; paywall: Paywall | null } | null> {
   const rows = await tenantQuery(
     em,
     `select ${aliasedColumns(em, Offering, 'o')}, ${aliasedColumns(em, Paywall, 'w')}

@@ -4,7 +4,14 @@
  */
 export { paymentChanges } from './payment.catchup';
 export { recordCollection } from './payment.collections';
-export { COLLECTED_STATUSES, GatewayEventRecord, Payment, PaymentBillingReason, PaymentStatus, Refund } from './payment.entities';
+export {
+  COLLECTED_STATUSES,
+  GatewayEventRecord,
+  Payment,
+  PaymentBillingReason,
+  PaymentStatus,
+  Refund,
+} from './payment.entities';
 export { paymentResolvers } from './payment.resolver';
 export { PaymentService, reserveRefund } from './payment.service';
 export { gatewayEventCte, PRUNE_GATEWAY_EVENTS } from './payment.store';

@@ -23,12 +23,20 @@ export interface Collector {
  */
 export function recordCollection(
   em: EntityManager,
-  input: { id?: string; invoice: Invoice; sub: Collector; providerPaymentId: string | null; reason: PaymentBillingReason; method?: string | null },
+  input: {
+    id?: string;
+    invoice: Invoice;
+    sub: Collector;
+    providerPaymentId: string | null;
+    reason: PaymentBillingReason;
+    method?: string | null;
+  },
 ): Payment {
   const { invoice, sub } = input;
   const total = invoice.amountPaid;
   // Integer arithmetic, rounded half away from zero (BigInt: the product can pass 2^53).
-  const tax = invoice.total > 0 ? Number(divRound(BigInt(invoice.taxAmount) * BigInt(total), BigInt(invoice.total))) : 0;
+  const tax =
+    invoice.total > 0 ? Number(divRound(BigInt(invoice.taxAmount) * BigInt(total), BigInt(invoice.total))) : 0;
   const payment = make(Payment, {
     ...(input.id ? { id: input.id } : {}),
     amount: total - tax,

@@ -5,7 +5,9 @@ import { Payment } from './payment.entities';
 
 @Resolver(() => Payment)
 export class PaymentCommandsResolver {
-  @FieldResolver(() => [GatewayCommand], { description: `The gateway calls this payment's changes led to (refunds), newest first (the latest ${LATEST_COMMANDS}).` })
+  @FieldResolver(() => [GatewayCommand], {
+    description: `The gateway calls this payment's changes led to (refunds), newest first (the latest ${LATEST_COMMANDS}).`,
+  })
   gatewayCommands(@Root() payment: Payment, @C() ctx: Ctx) {
     return commandsByPayment(ctx).load(payment.id);
   }

@@ -10,7 +10,9 @@ import { lifetimeRevenueByCustomer } from './payment.store';
 const revenueByCustomer = defineLoader<string, CurrencyAmount[]>('revenueByCustomer', async (ctx, ids) => {
   const rows = await lifetimeRevenueByCustomer(ctx.em, ids);
   return ids.map((id) =>
-    rows.filter((r) => r.customerId === id).map((r) => Object.assign(new CurrencyAmount(), { currency: r.currency, amount: r.amount })),
+    rows
+      .filter((r) => r.customerId === id)
+      .map((r) => Object.assign(new CurrencyAmount(), { currency: r.currency, amount: r.amount })),
   );
 });
 
@@ -19,14 +21,17 @@ const revenueByCustomer = defineLoader<string, CurrencyAmount[]>('revenueByCusto
 export class CustomerRevenueResolver {
   @FieldResolver(() => [CurrencyAmount], {
     description:
-      'What the customer paid, less refunds, per currency (no conversion): every invoice\'s amount paid (subscriptions, plan changes, usage, one-off payments), ' +
+      "What the customer paid, less refunds, per currency (no conversion): every invoice's amount paid (subscriptions, plan changes, usage, one-off payments), " +
       'one-off payments no invoice records, less the money refunded; GST included.',
   })
   lifetimeRevenue(@C() ctx: Ctx, @Root() customer: Customer) {
     return revenueByCustomer(ctx).load(customer.id);
   }
 
-  @FieldResolver(() => Money, { description: "Lifetime revenue in the merchant's reporting currency: its amount in lifetimeRevenue (0 when none; other currencies are not converted)." })
+  @FieldResolver(() => Money, {
+    description:
+      "Lifetime revenue in the merchant's reporting currency: its amount in lifetimeRevenue (0 when none; other currencies are not converted).",
+  })
   async totalLifetimeRevenue(@C() ctx: Ctx, @Root() customer: Customer) {
     const currency = (await currentMerchant(ctx)).reportingCurrency;
     const all = await revenueByCustomer(ctx).load(customer.id);

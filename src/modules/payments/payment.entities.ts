@@ -50,7 +50,11 @@ registerEnumType(PaymentBillingReason, { name: 'PaymentBillingReason' });
 // Catch-up after a lost LISTEN connection reads the payments updated since then (payment.catchup.ts).
 @Index({ properties: ['updatedAt'] })
 // Reconciliation reads pending checkouts oldest first (payment.service.ts reconcilePending).
-@Index({ name: 'payments_pending_checkout_index', expression: 'create index "payments_pending_checkout_index" on "payments" ("created_at") where "status" = \'pending\' and "checkout_session_id" is not null' })
+@Index({
+  name: 'payments_pending_checkout_index',
+  expression:
+    'create index "payments_pending_checkout_index" on "payments" ("created_at") where "status" = \'pending\' and "checkout_session_id" is not null',
+})
 @ObjectType()
 export class Payment extends TenantEntity {
   @Field()
@@ -64,11 +68,16 @@ export class Payment extends TenantEntity {
   @Field(() => Money, { description: 'GST on amount, fixed when the payment was created; 0 when untaxed.' })
   @Property({ type: new BigIntType('number'), default: 0 })
   taxAmount: number = 0;
-  @Field(() => Money, { description: 'amount + tax_amount: what the gateway checkout charges, and the total of the invoice.' })
+  @Field(() => Money, {
+    description: 'amount + tax_amount: what the gateway checkout charges, and the total of the invoice.',
+  })
   @Property({ type: new BigIntType('number') })
   amountTotal!: number;
   /** Money returned by refunds succeeded or in progress (docs/payments.md); never above `amountTotal`. */
-  @Field(() => Money, { description: 'Money returned by refunds succeeded or in progress, counted against amount_total; at most amount_total.' })
+  @Field(() => Money, {
+    description:
+      'Money returned by refunds succeeded or in progress, counted against amount_total; at most amount_total.',
+  })
   @Property({ type: new BigIntType('number') })
   amountRefunded: number = 0;
   /**
@@ -123,11 +132,17 @@ export class Refund extends TenantEntity {
     return 'refund';
   }
 
-  @Field(() => ID) @ManyToOne(() => Payment, { mapToPk: true, fieldName: 'payment_id', index: true }) paymentId!: string;
-  @Field(() => Money, { description: "Money returned to the customer (GST included), counted against the payment's amount_total." })
+  @Field(() => ID)
+  @ManyToOne(() => Payment, { mapToPk: true, fieldName: 'payment_id', index: true })
+  paymentId!: string;
+  @Field(() => Money, {
+    description: "Money returned to the customer (GST included), counted against the payment's amount_total.",
+  })
   @Property({ type: new BigIntType('number') })
   amount!: number;
-  @Field(() => Money, { description: 'What the gateway refunds: always equal to amount (refund amounts are money returned).' })
+  @Field(() => Money, {
+    description: 'What the gateway refunds: always equal to amount (refund amounts are money returned).',
+  })
   @Property({ type: new BigIntType('number') })
   gatewayAmount!: number;
   @Field() @Property({ length: 3 }) currency!: string;
@@ -139,7 +154,10 @@ export class Refund extends TenantEntity {
 
 /** An inbound gateway event, kept once per (provider, gateway event id): a repeat delivery is a no-op. */
 @Entity({ tableName: 'gateway_events' })
-@Index({ name: 'gateway_events_provider_event_unique', expression: 'create unique index "gateway_events_provider_event_unique" on "gateway_events" ("provider", "event_id")' })
+@Index({
+  name: 'gateway_events_provider_event_unique',
+  expression: 'create unique index "gateway_events_provider_event_unique" on "gateway_events" ("provider", "event_id")',
+})
 export class GatewayEventRecord extends TenantEntity {
   @Enum({ items: () => Provider }) provider!: Provider;
   @Property() eventId!: string;

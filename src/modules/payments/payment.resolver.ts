@@ -1,4 +1,17 @@
-import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx as C,
+  Field,
+  FieldResolver,
+  ID,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
 import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
@@ -14,7 +27,6 @@ import { refundsByPayment } from './payment.service';
 import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency';
 
 export const PaymentConnection = ConnectionType(Payment);
-
 
 @ArgsType()
 class PaymentsArgs extends PageArgs {
@@ -38,10 +50,14 @@ export class PaymentResolver {
   createPayment(
     @C() ctx: Ctx,
     @Arg('input') input: CreatePaymentInput,
-    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey?: string | null,
   ) {
-    return withIdempotency(ctx, idempotencyKey, { operation: 'createPayment', input, result: storedEntity(Payment) }, (attempt) =>
-      services(ctx).payments.create(ctx, input, attempt),
+    return withIdempotency(
+      ctx,
+      idempotencyKey,
+      { operation: 'createPayment', input, result: storedEntity(Payment) },
+      (attempt) => services(ctx).payments.create(ctx, input, attempt),
     );
   }
 
@@ -50,10 +66,13 @@ export class PaymentResolver {
     @C() ctx: Ctx,
     @Arg('id', () => ID) id: string,
     @Arg('input', () => RefundPaymentInput, { nullable: true }) input: RefundPaymentInput | null,
-    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey?: string | null,
   ) {
     const request = { operation: 'refundPayment', input: { id, input: input ?? {} }, result: storedEntity(Refund) };
-    return withIdempotency(ctx, idempotencyKey, request, (attempt) => services(ctx).payments.refund(ctx, id, input ?? {}, attempt));
+    return withIdempotency(ctx, idempotencyKey, request, (attempt) =>
+      services(ctx).payments.refund(ctx, id, input ?? {}, attempt),
+    );
   }
 
   @FieldResolver(() => [Refund])
@@ -69,7 +88,11 @@ export class PaymentResolver {
       return payload.merchantId === merchantId && payload.mode === mode && (!args.id || args.id === payload.id);
     },
   })
-  paymentUpdated(@Root() change: Change, @C() ctx: Ctx, @Arg('id', () => ID, { nullable: true }) _id?: string): Promise<Payment> {
+  paymentUpdated(
+    @Root() change: Change,
+    @C() ctx: Ctx,
+    @Arg('id', () => ID, { nullable: true }) _id?: string,
+  ): Promise<Payment> {
     const { merchantId, mode } = tenantOf(ctx);
     // Read once for all of this process's subscribers of the tenant, in a fresh fork of the subscriber's tenant-bound
     // EntityManager (it reads the committed row afresh); nested fields still resolve through each subscriber's loaders.

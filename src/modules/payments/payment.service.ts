@@ -21,7 +21,13 @@ import { ProviderConnection } from '../providers';
 import { fromGatewayError, ProviderService } from '../providers';
 import { currentMerchant } from '../merchants';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
-import { claimPendingCheckouts, insertPayment, recordGatewayEvent, refundsAwaitingGatewayId, refundsOfPayments } from './payment.store';
+import {
+  claimPendingCheckouts,
+  insertPayment,
+  recordGatewayEvent,
+  refundsAwaitingGatewayId,
+  refundsOfPayments,
+} from './payment.store';
 import { paymentTax, paymentTaxParties } from './payment.tax';
 import { PaymentEvent, PaymentMoveContext, PAYMENTS, REFUNDABLE } from './payment.machine';
 import { gstApplies } from '../../money';
@@ -146,7 +152,8 @@ export class PaymentService {
     const metadata = validateMetadata(input.metadata);
     validateUrl(input.successUrl, 'success_url');
     validateUrl(input.cancelUrl, 'cancel_url');
-    if (input.referenceId != null && input.referenceId.length > 255) throw invalid('reference_id', 'reference_id is longer than 255 characters.');
+    if (input.referenceId != null && input.referenceId.length > 255)
+      throw invalid('reference_id', 'reference_id is longer than 255 characters.');
 
     const id = attempt?.resourceId ?? uuidv7();
     // A retried request (same Idempotency-Key) whose first attempt committed before failing: answer that payment.
@@ -155,7 +162,10 @@ export class PaymentService {
 
     // GST on the amount (docs/invoices-and-gst.md), fixed now: the checkout charges amount + tax, and the invoice shows
     // that tax. The customer record (found by e-mail) is read only when it can decide the tax or the invoice's GSTIN.
-    const stored = gstApplies(currency, merchant.gstin) && customer.gstin == null ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true }) : null;
+    const stored =
+      gstApplies(currency, merchant.gstin) && customer.gstin == null
+        ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true })
+        : null;
     const taxParties = paymentTaxParties(currency, merchant, customer, stored);
     const taxAmount = paymentTax(input.amount, currency, taxParties);
     const amountTotal = input.amount + taxAmount;
@@ -171,7 +181,9 @@ export class PaymentService {
         amount: amountTotal,
         currency,
         customer: { email, name: customer.name, phone: customer.phone },
-        description: (input.referenceId ? `${merchant.name} order ${input.referenceId}` : `Payment to ${merchant.name}`) + (taxAmount > 0 ? ' (incl. GST)' : ''),
+        description:
+          (input.referenceId ? `${merchant.name} order ${input.referenceId}` : `Payment to ${merchant.name}`) +
+          (taxAmount > 0 ? ' (incl. GST)' : ''),
         successUrl,
         cancelUrl,
         idempotencyKey: `payment-${id}`,
@@ -226,13 +238,19 @@ export class PaymentService {
    * gateway refunds exactly the refund's amount (`gateway_amount` = `amount`). The refund's credit note is issued when
    * its success is recorded (settleRefund).
    */
-  async refund(ctx: Ctx, paymentId: string, input: RefundPaymentInput, attempt: IdempotentAttempt | null = null): Promise<Refund> {
+  async refund(
+    ctx: Ctx,
+    paymentId: string,
+    input: RefundPaymentInput,
+    attempt: IdempotentAttempt | null = null,
+  ): Promise<Refund> {
     tenantOf(ctx);
     const refundId = attempt?.resourceId ?? uuidv7();
     const prior = attempt ? await ctx.em.findOne(Refund, { id: refundId }) : null;
     if (prior) return prior;
     if (input.amount != null) requireInteger(input.amount, 'amount', 1);
-    if (input.reason != null && input.reason.length > 255) throw invalid('reason', 'reason is longer than 255 characters.');
+    if (input.reason != null && input.reason.length > 255)
+      throw invalid('reason', 'reason is longer than 255 characters.');
 
     const { refund, command } = await ctx.em.transactional(async (em) => {
       const payment = await findOr404(em, Payment, paymentId, 'payment', { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -256,7 +274,8 @@ export class PaymentService {
 
     await this.commands.runNow([command.id]);
     const after = await ctx.em.fork().findOneOrFail(Refund, { id: refund.id });
-    if (after.status === RefundStatus.FAILED) throw fromGatewayError(new GatewayError('gateway_rejected', after.failureReason ?? 'refused by the gateway'));
+    if (after.status === RefundStatus.FAILED)
+      throw fromGatewayError(new GatewayError('gateway_rejected', after.failureReason ?? 'refused by the gateway'));
     if (after.status === RefundStatus.PENDING && !after.providerRefundId) {
       // No answer (a timeout, the gateway down): what was asked is not dropped. The refund stays pending, its amount
       // reserved, until the command's retry or the gateway's refund event settles it.
@@ -284,7 +303,8 @@ export class PaymentService {
         reason: refund.reason,
       });
     } catch (err) {
-      if (err instanceof GatewayError && err.code === 'gateway_rejected') await this.failRefund(em.fork(), refund.id, err.message);
+      if (err instanceof GatewayError && err.code === 'gateway_rejected')
+        await this.failRefund(em.fork(), refund.id, err.message);
       throw err;
     }
     await em.fork().transactional(async (tx) => {
@@ -299,7 +319,11 @@ export class PaymentService {
     const c = payment.connectionId
       ? await em.findOne(ProviderConnection, { id: payment.connectionId }, { populate: ['credentialsSealed'] })
       : null;
-    if (!c) throw new DomainError('provider_not_connected', `The ${payment.provider} connection of this payment was removed.`);
+    if (!c)
+      throw new DomainError(
+        'provider_not_connected',
+        `The ${payment.provider} connection of this payment was removed.`,
+      );
     return c;
   }
 
@@ -374,14 +398,23 @@ export class PaymentService {
         case 'refund.succeeded':
         case 'refund.failed': {
           const refund = event.providerRefundId
-            ? await tx.findOne(Refund, { providerRefundId: event.providerRefundId }, { lockMode: LockMode.PESSIMISTIC_WRITE })
+            ? await tx.findOne(
+                Refund,
+                { providerRefundId: event.providerRefundId },
+                { lockMode: LockMode.PESSIMISTIC_WRITE },
+              )
             : null;
           if (!refund) {
             // The gateway can report a refund before our call that created it has stored the gateway's id. Refuse
             // the event then (nothing is recorded): the gateway delivers it again, by when the id is known.
-            const awaiting = event.providerPaymentId ? await refundsAwaitingGatewayId(tx, tenant, event.providerPaymentId) : 0;
+            const awaiting = event.providerPaymentId
+              ? await refundsAwaitingGatewayId(tx, tenant, event.providerPaymentId)
+              : 0;
             if (awaiting > 0) {
-              throw new DomainError('gateway_unavailable', 'The refund this event reports is still being recorded; deliver it again.');
+              throw new DomainError(
+                'gateway_unavailable',
+                'The refund this event reports is still being recorded; deliver it again.',
+              );
             }
             break;
           }
@@ -397,11 +430,12 @@ export class PaymentService {
   }
 
   private async applyPaymentEvent(em: EntityManager, event: GatewayEvent, mode: Mode): Promise<void> {
-    const where = event.paymentId && /^[0-9a-f-]{36}$/i.test(event.paymentId)
-      ? { id: event.paymentId }
-      : event.checkoutSessionId
-        ? { checkoutSessionId: event.checkoutSessionId }
-        : null;
+    const where =
+      event.paymentId && /^[0-9a-f-]{36}$/i.test(event.paymentId)
+        ? { id: event.paymentId }
+        : event.checkoutSessionId
+          ? { checkoutSessionId: event.checkoutSessionId }
+          : null;
     const payment = where ? await em.findOne(Payment, where, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!payment) return;
     const on = event.kind as PaymentEvent;

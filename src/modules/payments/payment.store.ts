@@ -49,9 +49,24 @@ export async function insertPayment(em: EntityManager, p: NewPayment): Promise<P
      returning *`,
     [
       ...customer.params,
-      p.id, p.amount, p.taxAmount, p.amountTotal, JSON.stringify(p.taxParties), p.currency, c.email, c.name ?? null, c.phone ?? null, p.referenceId,
-      JSON.stringify(p.metadata), p.provider, p.connectionId, p.providerPaymentId, p.checkoutSessionId,
-      p.checkoutUrl, p.successUrl, p.cancelUrl,
+      p.id,
+      p.amount,
+      p.taxAmount,
+      p.amountTotal,
+      JSON.stringify(p.taxParties),
+      p.currency,
+      c.email,
+      c.name ?? null,
+      c.phone ?? null,
+      p.referenceId,
+      JSON.stringify(p.metadata),
+      p.provider,
+      p.connectionId,
+      p.providerPaymentId,
+      p.checkoutSessionId,
+      p.checkoutUrl,
+      p.successUrl,
+      p.cancelUrl,
     ],
   );
   return em.map(Payment, rows[0] as never);
@@ -72,7 +87,11 @@ export interface GatewayEventRow {
 }
 
 /** Records a verified gateway event of a connection once; false when (provider, event id) was recorded before. */
-export async function recordGatewayEvent(em: EntityManager, tenant: TenantParams, e: GatewayEventRow): Promise<boolean> {
+export async function recordGatewayEvent(
+  em: EntityManager,
+  tenant: TenantParams,
+  e: GatewayEventRow,
+): Promise<boolean> {
   const cte = gatewayEventCte(e);
   const inserted = await tenantQueryAs(em, tenant, `with ${cte.sql} select id from ge`, cte.params);
   return inserted.length > 0;
@@ -94,7 +113,11 @@ export function gatewayEventCte(e: GatewayEventRow): { sql: string; params: unkn
 }
 
 /** Refunds of the gateway payment still waiting for the gateway's refund id (their create call has not returned). */
-export async function refundsAwaitingGatewayId(em: EntityManager, tenant: TenantParams, providerPaymentId: string): Promise<number> {
+export async function refundsAwaitingGatewayId(
+  em: EntityManager,
+  tenant: TenantParams,
+  providerPaymentId: string,
+): Promise<number> {
   const [row] = await tenantQueryAs<{ n: string }>(
     em,
     tenant,
@@ -106,15 +129,27 @@ export async function refundsAwaitingGatewayId(em: EntityManager, tenant: Tenant
 }
 
 /** Payments of every tenant updated since `since`, newest `limit` (the live-update catch-up after a reconnection). */
-export function paymentsChangedSince(db: Db, since: Date, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
-  return systemQuery(db, 'select id, merchant_id, mode from payments where updated_at >= ? order by updated_at desc limit ?', [since, limit]);
+export function paymentsChangedSince(
+  db: Db,
+  since: Date,
+  limit: number,
+): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(
+    db,
+    'select id, merchant_id, mode from payments where updated_at >= ? order by updated_at desc limit ?',
+    [since, limit],
+  );
 }
 
 /**
  * Pending one-off payments of every tenant whose checkout opened more than `graceMs` ago and that reconciliation has
  * not read back within `graceMs`, oldest first; each is marked read now (so a pass takes it at most once a grace).
  */
-export function claimPendingCheckouts(db: Db, graceMs: number, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+export function claimPendingCheckouts(
+  db: Db,
+  graceMs: number,
+  limit: number,
+): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
   return systemQuery(
     db,
     `with due as (
@@ -145,7 +180,10 @@ export function claimPendingCheckouts(db: Db, graceMs: number, limit: number): P
  *   A refund's credit note is a record of that refund, not another one: it is not subtracted again.
  * No currency is converted: one row per currency the customer paid in (an amount may net to 0).
  */
-export async function lifetimeRevenueByCustomer(em: EntityManager, customerIds: readonly string[]): Promise<{ customerId: string; currency: string; amount: number }[]> {
+export async function lifetimeRevenueByCustomer(
+  em: EntityManager,
+  customerIds: readonly string[],
+): Promise<{ customerId: string; currency: string; amount: number }[]> {
   if (!customerIds.length) return [];
   const ids = `{${customerIds.join(',')}}`;
   const rows = await tenantQuery<{ customer_id: string; currency: string; amount: string }>(

@@ -21,7 +21,9 @@ export class ProviderResolver {
     return services(ctx).providers.list(ctx, args);
   }
 
-  @Mutation(() => ProviderConnection, { description: 'Connects a gateway account; credentials are checked, sealed and never returned.' })
+  @Mutation(() => ProviderConnection, {
+    description: 'Connects a gateway account; credentials are checked, sealed and never returned.',
+  })
   connectProvider(@C() ctx: Ctx, @Arg('input') input: ConnectProviderInput) {
     return services(ctx).providers.connect(ctx, input);
   }

@@ -21,7 +21,10 @@ export function fromGatewayError(err: unknown): DomainError {
   if (err instanceof GatewayError && err.code === 'gateway_rejected') {
     return new DomainError('gateway_rejected', err.message);
   }
-  return new DomainError('gateway_unavailable', 'The payment gateway did not answer. Retry with the same Idempotency-Key.');
+  return new DomainError(
+    'gateway_unavailable',
+    'The payment gateway did not answer. Retry with the same Idempotency-Key.',
+  );
 }
 
 const REQUIRED: Record<Provider, (keyof ProviderCredentialsInput)[]> = {
@@ -33,13 +36,21 @@ function credentialsOf(provider: Provider, input: ProviderCredentialsInput): Cre
   const allowed = REQUIRED[provider];
   for (const [k, v] of Object.entries(input)) {
     if (v != null && !allowed.includes(k as keyof ProviderCredentialsInput)) {
-      throw new DomainError('parameter_unknown', `${provider} credentials take no ${snake(k)}.`, `credentials.${snake(k)}`);
+      throw new DomainError(
+        'parameter_unknown',
+        `${provider} credentials take no ${snake(k)}.`,
+        `credentials.${snake(k)}`,
+      );
     }
   }
   for (const k of allowed) {
     const v = input[k];
     if (typeof v !== 'string' || !v.trim()) {
-      throw new DomainError('parameter_missing', `Missing required parameter: credentials.${snake(k)}`, `credentials.${snake(k)}`);
+      throw new DomainError(
+        'parameter_missing',
+        `Missing required parameter: credentials.${snake(k)}`,
+        `credentials.${snake(k)}`,
+      );
     }
   }
   return Object.fromEntries(allowed.map((k) => [snake(k), input[k]!.trim()])) as unknown as Credentials;
@@ -71,7 +82,11 @@ export class ProviderService {
     // A key names its mode (sk_live_..., rzp_test_...): a test-mode connection takes test keys only, and vice versa.
     const keyMode = hintOf(input.provider, credentials).match(/^(?:sk|rk|rzp)_(test|live)_/)?.[1];
     if (keyMode && keyMode !== mode) {
-      throw new DomainError('parameter_invalid', `The ${input.provider} credentials are ${keyMode}-mode keys; this is ${mode} mode.`, 'credentials');
+      throw new DomainError(
+        'parameter_invalid',
+        `The ${input.provider} credentials are ${keyMode}-mode keys; this is ${mode} mode.`,
+        'credentials',
+      );
     }
     if (await ctx.em.count(ProviderConnection, { provider: input.provider })) throw alreadyConnected(input.provider);
     const gateway = this.gatewayFactory(input.provider, credentials);
@@ -79,7 +94,11 @@ export class ProviderService {
       await gateway.verifyCredentials();
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'gateway_rejected') {
-        throw new DomainError('parameter_invalid', `The ${input.provider} credentials were rejected: ${err.message}`, 'credentials');
+        throw new DomainError(
+          'parameter_invalid',
+          `The ${input.provider} credentials were rejected: ${err.message}`,
+          'credentials',
+        );
       }
       throw fromGatewayError(err);
     }
@@ -133,7 +152,10 @@ export class ProviderService {
   private async assertNotInUse(em: EntityManager, connection: ProviderConnection): Promise<void> {
     const inUse = await this.openSubscriptionsOfConnection(em, connection.id);
     if (inUse) {
-      throw new DomainError('provider_in_use', `This connection is used by ${inUse} subscription(s) that have not ended.`);
+      throw new DomainError(
+        'provider_in_use',
+        `This connection is used by ${inUse} subscription(s) that have not ended.`,
+      );
     }
   }
 
@@ -144,7 +166,9 @@ export class ProviderService {
     if (!connection) {
       throw new DomainError(
         'provider_not_connected',
-        provider ? `No ${provider} connection in ${mode} mode. Connect one at POST /v1/providers/connections.` : `No payment gateway is connected in ${mode} mode.`,
+        provider
+          ? `No ${provider} connection in ${mode} mode. Connect one at POST /v1/providers/connections.`
+          : `No payment gateway is connected in ${mode} mode.`,
         provider ? 'provider' : null,
       );
     }
@@ -158,7 +182,10 @@ export class ProviderService {
     const key = `${connection.id}:${connection.credentialsSealed}`;
     let adapter = this.adapters.get(key);
     if (!adapter) {
-      adapter = this.gatewayFactory(connection.provider as ProviderName, JSON.parse(this.secrets.open(connection.credentialsSealed)));
+      adapter = this.gatewayFactory(
+        connection.provider as ProviderName,
+        JSON.parse(this.secrets.open(connection.credentialsSealed)),
+      );
       if (this.adapters.size >= 1000) this.adapters.delete(this.adapters.keys().next().value!);
       this.adapters.set(key, adapter);
     }
@@ -174,5 +201,8 @@ export class ProviderService {
 }
 
 const alreadyConnected = (provider: string) =>
-  new DomainError('provider_already_connected', `A ${provider} connection already exists in this mode. Delete it first to reconnect.`, 'provider');
-
+  new DomainError(
+    'provider_already_connected',
+    `A ${provider} connection already exists in this mode. Delete it first to reconnect.`,
+    'provider',
+  );

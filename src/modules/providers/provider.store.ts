@@ -8,7 +8,10 @@ import { Provider, ProviderConnection } from './provider-connection.entities';
  * The tenant's connection to `provider`, else its default one. Every payment asks: a prepared statement rather than
  * the ORM's query building.
  */
-export async function connectionFor(em: EntityManager, provider?: Provider | null): Promise<ProviderConnection | undefined> {
+export async function connectionFor(
+  em: EntityManager,
+  provider?: Provider | null,
+): Promise<ProviderConnection | undefined> {
   const [connection] = provider
     ? await tenantRows(em, ProviderConnection, 'provider = ?', [provider])
     : await tenantRows(em, ProviderConnection, 'is_default', []);
@@ -23,7 +26,11 @@ let connectionColumns: string | undefined;
  * the row), with its sealed credentials. A system statement: the caller has no tenant yet. Prepared, as every gateway
  * event asks.
  */
-export async function connectionForWebhook(em: EntityManager, id: string, provider: Provider): Promise<ProviderConnection | null> {
+export async function connectionForWebhook(
+  em: EntityManager,
+  id: string,
+  provider: Provider,
+): Promise<ProviderConnection | null> {
   if (!connectionColumns) {
     const meta = em.getMetadata().get(ProviderConnection.name);
     connectionColumns = meta.props
@@ -32,6 +39,10 @@ export async function connectionForWebhook(em: EntityManager, id: string, provid
       .map((c) => `"${c}"`)
       .join(', ');
   }
-  const [row] = await systemQuery(em, `select ${connectionColumns} from provider_connections where id = ? and provider = ?`, [id, provider]);
+  const [row] = await systemQuery(
+    em,
+    `select ${connectionColumns} from provider_connections where id = ? and provider = ?`,
+    [id, provider],
+  );
   return row ? em.map(ProviderConnection, row as never) : null;
 }

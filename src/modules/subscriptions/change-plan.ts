@@ -22,11 +22,14 @@ import type { SubscriptionService } from './subscription.service';
 export class Proration {
   @Field(() => Money) creditAmount!: number;
   @Field(() => Money) debitAmount!: number;
-  @Field(() => Money, { description: 'debit - credit: > 0 an adjustment invoice, < 0 a credit note' }) netAmount!: number;
+  @Field(() => Money, { description: 'debit - credit: > 0 an adjustment invoice, < 0 a credit note' })
+  netAmount!: number;
   @Field() currency!: string;
 }
 
-@ObjectType({ description: 'The answer of a plan change: the subscription, its proration and the invoice or credit note it issued.' })
+@ObjectType({
+  description: 'The answer of a plan change: the subscription, its proration and the invoice or credit note it issued.',
+})
 export class ChangePlanResult {
   @Field(() => BillingSubscription) subscription!: BillingSubscription;
   @Field(() => Proration, { nullable: true }) proration!: Proration | null;
@@ -43,15 +46,25 @@ export class ChangePlanResult {
  * credit note (GST included) whose total is carried to the next invoices. No proration in a trial, nor with
  * proration_behavior none.
  */
-export async function changePlan(service: SubscriptionService, ctx: Ctx, id: string, input: ChangePlanInput): Promise<ChangePlanResult> {
+export async function changePlan(
+  service: SubscriptionService,
+  ctx: Ctx,
+  id: string,
+  input: ChangePlanInput,
+): Promise<ChangePlanResult> {
   const current = await service.subscription(ctx, id);
   transition(current.status, 'change_plan', 'api');
   const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
   if (!plan.billingFrequency) {
-    throw new DomainError('plan_not_recurring', `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`, 'plan_id');
+    throw new DomainError(
+      'plan_not_recurring',
+      `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`,
+      'plan_id',
+    );
   }
   const price = await pickPrice(ctx, plan, input.priceId, current.currency);
-  if (price.id === current.priceId) throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
+  if (price.id === current.priceId)
+    throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
   const product = await findOr404(ctx.em, Product, plan.productId, 'product');
   const connection = await service.connectionOf(ctx.em, current);
   const gateway = service.providers.gatewayFor(connection);
@@ -61,11 +74,21 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
   const coupon = current.couponId ? await ctx.em.findOne(Coupon, { id: current.couponId }) : null;
   const couponFollows = !!current.couponId && (!coupon || appliesToPlan(coupon, plan.id));
   const discountOf = (sub: BillingSubscription) =>
-    discountAtPlanChange(sub, { newAmount: price.amount, couponFollows, billsNewPeriod: billsNewPeriod(sub, plan, behavior) });
+    discountAtPlanChange(sub, {
+      newAmount: price.amount,
+      couponFollows,
+      billsNewPeriod: billsNewPeriod(sub, plan, behavior),
+    });
   const planned = discountOf(current);
   const nextDiscount = planned.nextRenewalDiscounted ? discountOn(price.amount, discountTermsOf(current)) : 0;
   const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxOf(current)).recurring;
-  const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product, gatewayAmount, discounted: nextDiscount > 0 });
+  const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, {
+    price,
+    plan,
+    product,
+    gatewayAmount,
+    discounted: nextDiscount > 0,
+  });
 
   const result = new ChangePlanResult();
   result.proration = null;
@@ -86,9 +109,15 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
       }),
     async (change, now) => {
       const sub = change.sub;
-      if (price.currency !== sub.currency) throw new DomainError('currency_mismatch', `The new price is in ${price.currency}, the subscription in ${sub.currency}.`, 'price_id');
+      if (price.currency !== sub.currency)
+        throw new DomainError(
+          'currency_mismatch',
+          `The new price is in ${price.currency}, the subscription in ${sub.currency}.`,
+          'price_id',
+        );
       const old = { planId: sub.planId, priceId: sub.priceId, amount: sub.amount };
-      const sameCadence = plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
+      const sameCadence =
+        plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
       const prorated = sub.status === SubscriptionStatus.ACTIVE && behavior === ProrationBehavior.CREATE_PRORATIONS;
       // The coupon's terms from here on (on the subscription as locked now); the gateway was told `nextDiscount`.
       const discount = discountOf(sub);
@@ -121,8 +150,20 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         return;
       }
       // On the discounted amounts: what the current period was billed, and what the rest of it (or the new one) costs.
-      const p = prorate({ oldAmount: discount.oldBilled, newAmount: discount.newBilled, periodStart: sub.currentPeriodStart, periodEnd: sub.currentPeriodEnd, at: now, sameCadence });
-      result.proration = Object.assign(new Proration(), { creditAmount: p.credit, debitAmount: p.debit, netAmount: p.net, currency: sub.currency });
+      const p = prorate({
+        oldAmount: discount.oldBilled,
+        newAmount: discount.newBilled,
+        periodStart: sub.currentPeriodStart,
+        periodEnd: sub.currentPeriodEnd,
+        at: now,
+        sameCadence,
+      });
+      result.proration = Object.assign(new Proration(), {
+        creditAmount: p.credit,
+        debitAmount: p.debit,
+        netAmount: p.net,
+        currency: sub.currency,
+      });
       const periodEnd = sub.currentPeriodEnd;
       const periodStart = sub.currentPeriodStart; // the period the change credits (before a new cadence restarts it)
       if (p.restartsPeriod) {
@@ -131,7 +172,10 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
       }
       if (p.net === 0) return;
       const line = {
-        description: p.net > 0 ? `Plan change to ${plan.name}: prorated difference` : `Plan change to ${plan.name}: unused time credited`,
+        description:
+          p.net > 0
+            ? `Plan change to ${plan.name}: prorated difference`
+            : `Plan change to ${plan.name}: unused time credited`,
         quantity: 1,
         unitAmount: Math.abs(p.net),
         amount: Math.abs(p.net),
@@ -151,7 +195,11 @@ export async function changePlan(service: SubscriptionService, ctx: Ctx, id: str
         tax: taxOf(sub),
       };
       if (p.net > 0) {
-        const invoice = await service.invoices.issue(change.em, { ...common, type: InvoiceType.INVOICE, status: InvoiceStatus.OPEN });
+        const invoice = await service.invoices.issue(change.em, {
+          ...common,
+          type: InvoiceType.INVOICE,
+          status: InvoiceStatus.OPEN,
+        });
         result.invoice = invoice;
         // The answer shows the invoice as the change issued it; its collection follows the commit.
         collectFromMandate(change, invoice, line.description);
@@ -183,9 +231,18 @@ export function collectFromMandate(change: SubscriptionChange, invoice: Invoice,
   const sub = change.sub;
   if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
   if (sub.provider === 'razorpay') {
-    sub.gatewayAddons = [...sub.gatewayAddons, { invoiceId: invoice.id, amount: invoice.amountDue, chargeInvoiceId: null }];
+    sub.gatewayAddons = [
+      ...sub.gatewayAddons,
+      { invoiceId: invoice.id, amount: invoice.amountDue, chargeInvoiceId: null },
+    ];
   }
-  change.gatewayCommand(SubscriptionCommand.COLLECT_INVOICE, `Collect invoice ${invoice.number ?? invoice.id}: ${description}`, { description }, `adjust-${invoice.id}`, invoice.id);
+  change.gatewayCommand(
+    SubscriptionCommand.COLLECT_INVOICE,
+    `Collect invoice ${invoice.number ?? invoice.id}: ${description}`,
+    { description },
+    `adjust-${invoice.id}`,
+    invoice.id,
+  );
 }
 
 /**
@@ -194,17 +251,32 @@ export function collectFromMandate(change: SubscriptionChange, invoice: Invoice,
  * covers `start` (a period a change of cadence started without an invoice, its credit paying for it). Void invoices
  * are not credited. Null when none is found (a period billed before invoices were issued).
  */
-async function periodInvoice(em: SubscriptionChange['em'], subscriptionId: string, start: Date, end: Date): Promise<Invoice | null> {
+async function periodInvoice(
+  em: SubscriptionChange['em'],
+  subscriptionId: string,
+  start: Date,
+  end: Date,
+): Promise<Invoice | null> {
   const base = { subscriptionId, type: InvoiceType.INVOICE, status: { $ne: InvoiceStatus.VOID } };
   const exact = await em.findOne(Invoice, { ...base, periodStart: start, periodEnd: end }, { orderBy: { id: 'asc' } });
   if (exact) return exact;
-  return em.findOne(Invoice, { ...base, periodStart: { $lte: start }, periodEnd: { $gt: start } }, { orderBy: { periodStart: 'desc', id: 'desc' } });
+  return em.findOne(
+    Invoice,
+    { ...base, periodStart: { $lte: start }, periodEnd: { $gt: start } },
+    { orderBy: { periodStart: 'desc', id: 'desc' } },
+  );
 }
 
 /** Whether the change bills a new period in full now (a new cadence, prorated, while active). */
 function billsNewPeriod(sub: BillingSubscription, plan: Plan, behavior: ProrationBehavior): boolean {
   const sameCadence = plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
-  return !sameCadence && sub.status === SubscriptionStatus.ACTIVE && behavior === ProrationBehavior.CREATE_PRORATIONS && !!sub.currentPeriodStart && !!sub.currentPeriodEnd;
+  return (
+    !sameCadence &&
+    sub.status === SubscriptionStatus.ACTIVE &&
+    behavior === ProrationBehavior.CREATE_PRORATIONS &&
+    !!sub.currentPeriodStart &&
+    !!sub.currentPeriodEnd
+  );
 }
 
 /** A new cadence starts its first period now. */
@@ -222,11 +294,20 @@ async function pickPrice(ctx: Ctx, plan: Plan, priceId: string | null | undefine
     const price = await findOr404(ctx.em, Price, priceId, 'price', { param: 'price_id' });
     if (price.planId !== plan.id) throw invalid('price_id', `Price ${price.id} is not a price of plan ${plan.id}.`);
     if (price.currency !== currency) {
-      throw new DomainError('currency_mismatch', `Price ${price.id} is in ${price.currency}; the subscription bills in ${currency}.`, 'price_id');
+      throw new DomainError(
+        'currency_mismatch',
+        `Price ${price.id} is in ${price.currency}; the subscription bills in ${currency}.`,
+        'price_id',
+      );
     }
     return price;
   }
   const price = await ctx.em.findOne(Price, { planId: plan.id, isDefault: true, currency }, { orderBy: { id: 'asc' } });
-  if (!price) throw new DomainError('currency_mismatch', `Plan ${plan.id} has no default price in ${currency}: give price_id.`, 'plan_id');
+  if (!price)
+    throw new DomainError(
+      'currency_mismatch',
+      `Plan ${plan.id} has no default price in ${currency}: give price_id.`,
+      'plan_id',
+    );
   return price;
 }

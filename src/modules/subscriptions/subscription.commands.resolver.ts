@@ -5,7 +5,9 @@ import { BillingSubscription } from './subscription.entities';
 
 @Resolver(() => BillingSubscription)
 export class SubscriptionCommandsResolver {
-  @FieldResolver(() => [GatewayCommand], { description: `The gateway calls this subscription's changes led to, newest first (the latest ${LATEST_COMMANDS}).` })
+  @FieldResolver(() => [GatewayCommand], {
+    description: `The gateway calls this subscription's changes led to, newest first (the latest ${LATEST_COMMANDS}).`,
+  })
   gatewayCommands(@Root() sub: BillingSubscription, @C() ctx: Ctx) {
     return commandsBySubscription(ctx).load(sub.id);
   }

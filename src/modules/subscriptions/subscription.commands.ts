@@ -18,19 +18,26 @@ const text = (v: unknown) => (typeof v === 'string' ? v : '');
  * Ends a gateway subscription (now, or at its period's end), done when it already is: a repeat after a lost answer, or
  * a halted subscription whose collection was stopped, is refused by the gateway as already cancelled.
  */
-export async function endAtGateway(gw: GatewayPort, providerSubscriptionId: string, atPeriodEnd: boolean): Promise<void> {
+export async function endAtGateway(
+  gw: GatewayPort,
+  providerSubscriptionId: string,
+  atPeriodEnd: boolean,
+): Promise<void> {
   try {
     await gw.cancelSubscription(providerSubscriptionId, { atPeriodEnd });
   } catch (err) {
     if (!(err instanceof GatewayError && err.code === 'gateway_rejected')) throw err;
     const state = await gw.getSubscription(providerSubscriptionId).catch(() => null);
-    const done = state && (state.status === 'cancelled' || state.status === 'completed' || (atPeriodEnd && state.cancelAtPeriodEnd));
+    const done =
+      state &&
+      (state.status === 'cancelled' || state.status === 'completed' || (atPeriodEnd && state.cancelAtPeriodEnd));
     if (!done) throw err;
   }
 }
 
 export function registerSubscriptionCommands(commands: GatewayCommands, service: SubscriptionService): void {
-  const cancel = (job: CommandJob, gw: GatewayPort) => endAtGateway(gw, text(job.args.provider_subscription_id), job.args.at_period_end === true);
+  const cancel = (job: CommandJob, gw: GatewayPort) =>
+    endAtGateway(gw, text(job.args.provider_subscription_id), job.args.at_period_end === true);
   commands.register(SubscriptionCommand.CANCEL, cancel);
   // Halted is final but for a cancel (subscription.machine.ts): the gateway subscription is ended, which stops
   // collection in every state the gateway may hold it in (Razorpay refuses to pause one that is pending after a failed
@@ -60,10 +67,16 @@ export function registerSubscriptionCommands(commands: GatewayCommands, service:
  * that charge is reported, which pays it (subscription.gateway-events.ts settleAddons). A decline is final for the
  * command (the invoice stays open); a refusal also forgets the add-on, so no charge is taken to carry it.
  */
-async function collectInvoice(service: SubscriptionService, job: CommandJob, gateway: GatewayPort, em: EntityManager): Promise<void> {
+async function collectInvoice(
+  service: SubscriptionService,
+  job: CommandJob,
+  gateway: GatewayPort,
+  em: EntityManager,
+): Promise<void> {
   const invoice = await em.findOne(Invoice, { id: job.invoice_id! });
   const sub = await em.findOne(BillingSubscription, { id: job.subscription_id! });
-  if (!invoice || !sub?.providerSubscriptionId || invoice.status !== InvoiceStatus.OPEN || invoice.amountDue <= 0) return;
+  if (!invoice || !sub?.providerSubscriptionId || invoice.status !== InvoiceStatus.OPEN || invoice.amountDue <= 0)
+    return;
   let charge;
   try {
     charge = await gateway.chargeSubscriptionOneOff({
@@ -80,8 +93,14 @@ async function collectInvoice(service: SubscriptionService, job: CommandJob, gat
   }
   if (charge.outcome === 'pending') return; // an add-on: settled with the charge that carries it
   if (charge.outcome !== 'succeeded') {
-    logger.info({ subscription_id: sub.id, invoice_id: invoice.id, reason: charge.failureReason }, 'invoice not collected from the mandate: left open');
-    throw new GatewayError('gateway_rejected', `the charge was declined (${charge.failureReason ?? 'payment_failed'}); the invoice stays open`);
+    logger.info(
+      { subscription_id: sub.id, invoice_id: invoice.id, reason: charge.failureReason },
+      'invoice not collected from the mandate: left open',
+    );
+    throw new GatewayError(
+      'gateway_rejected',
+      `the charge was declined (${charge.failureReason ?? 'payment_failed'}); the invoice stays open`,
+    );
   }
   const now = await service.now(sub);
   await em.fork().transactional(async (tx) => {
@@ -89,7 +108,13 @@ async function collectInvoice(service: SubscriptionService, job: CommandJob, gat
     const paymentId = uuidv7();
     const paid = await service.invoices.markPaid(tx, invoice.id, now, paymentId);
     if (paid.paymentId === paymentId) {
-      recordCollection(tx, { id: paymentId, invoice: paid, sub, providerPaymentId: charge.providerPaymentId, reason: PaymentBillingReason.SUBSCRIPTION_UPDATE });
+      recordCollection(tx, {
+        id: paymentId,
+        invoice: paid,
+        sub,
+        providerPaymentId: charge.providerPaymentId,
+        reason: PaymentBillingReason.SUBSCRIPTION_UPDATE,
+      });
     }
   });
 }
@@ -97,6 +122,7 @@ async function collectInvoice(service: SubscriptionService, job: CommandJob, gat
 async function forgetAddon(em: EntityManager, subscriptionId: string, invoiceId: string): Promise<void> {
   await em.fork().transactional(async (tx) => {
     const sub = await tx.findOne(BillingSubscription, { id: subscriptionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (sub && sub.gatewayAddons.some((a) => a.invoiceId === invoiceId)) sub.gatewayAddons = sub.gatewayAddons.filter((a) => a.invoiceId !== invoiceId);
+    if (sub && sub.gatewayAddons.some((a) => a.invoiceId === invoiceId))
+      sub.gatewayAddons = sub.gatewayAddons.filter((a) => a.invoiceId !== invoiceId);
   });
 }

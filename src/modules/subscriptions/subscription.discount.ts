@@ -28,12 +28,16 @@ import type { SubscriptionService } from './subscription.service';
  * renewal charges the full amount.
  */
 
-export function discountTermsOf(sub: Pick<BillingSubscription, 'discountPercentBps' | 'discountAmountOff'>): DiscountTerms {
+export function discountTermsOf(
+  sub: Pick<BillingSubscription, 'discountPercentBps' | 'discountAmountOff'>,
+): DiscountTerms {
   return { percentOffBps: sub.discountPercentBps ?? null, amountOff: sub.discountAmountOff ?? null };
 }
 
 /** Whether the next billed period is discounted: a coupon whose periods are not used up (a forever one never is). */
-export function discountApplies(sub: Pick<BillingSubscription, 'couponId' | 'discountCycles' | 'discountCyclesUsed'>): boolean {
+export function discountApplies(
+  sub: Pick<BillingSubscription, 'couponId' | 'discountCycles' | 'discountCyclesUsed'>,
+): boolean {
   return !!sub.couponId && (sub.discountCycles == null || sub.discountCyclesUsed < sub.discountCycles);
 }
 
@@ -43,9 +47,18 @@ export function nextPeriodDiscount(sub: BillingSubscription, amount: number = su
 }
 
 /** The invoice line of a period's discount: negative, naming the code, over the same period. */
-export function discountLine(sub: BillingSubscription, discount: number, p: { start: Date; end: Date }): InvoiceLineDraft {
+export function discountLine(
+  sub: BillingSubscription,
+  discount: number,
+  p: { start: Date; end: Date },
+): InvoiceLineDraft {
   return {
-    description: discountLabel(sub.couponCode ?? 'coupon', discountTermsOf(sub), sub.currency, currencyExponent(sub.currency)),
+    description: discountLabel(
+      sub.couponCode ?? 'coupon',
+      discountTermsOf(sub),
+      sub.currency,
+      currencyExponent(sub.currency),
+    ),
     quantity: 1,
     unitAmount: -discount,
     amount: -discount,
@@ -61,7 +74,12 @@ export function discountLine(sub: BillingSubscription, discount: number, p: { st
 export function endGatewayDiscountIfOver(change: SubscriptionChange): void {
   const sub = change.sub;
   if (!sub.gatewayDiscounted || discountApplies(sub) || !sub.providerSubscriptionId) return;
-  change.gatewayCommand(SubscriptionCommand.FULL_PRICE, `Coupon ${sub.couponCode ?? ''} ended: charge the full price`.replace('  ', ' '), {}, `coupon-end-${sub.id}-${sub.priceId}-${sub.cyclesCompleted}`);
+  change.gatewayCommand(
+    SubscriptionCommand.FULL_PRICE,
+    `Coupon ${sub.couponCode ?? ''} ended: charge the full price`.replace('  ', ' '),
+    {},
+    `coupon-end-${sub.id}-${sub.priceId}-${sub.cyclesCompleted}`,
+  );
 }
 
 /**
@@ -69,9 +87,16 @@ export function endGatewayDiscountIfOver(change: SubscriptionChange): void {
  * subscription to it with no proration (`key`: the command's idempotency key), then records that the gateway charges
  * the full amount. Throws when the gateway did not: the command is tried again.
  */
-export async function moveGatewayToFullPrice(service: SubscriptionService, em: EntityManager, id: string, gateway: GatewayPort, key: string): Promise<void> {
+export async function moveGatewayToFullPrice(
+  service: SubscriptionService,
+  em: EntityManager,
+  id: string,
+  gateway: GatewayPort,
+  key: string,
+): Promise<void> {
   const sub = await em.findOne(BillingSubscription, { id });
-  if (!sub || !sub.gatewayDiscounted || discountApplies(sub) || !sub.providerSubscriptionId || TERMINAL.has(sub.status)) return;
+  if (!sub || !sub.gatewayDiscounted || discountApplies(sub) || !sub.providerSubscriptionId || TERMINAL.has(sub.status))
+    return;
   const [price, plan, product] = await Promise.all([
     em.findOneOrFail(Price, { id: sub.priceId }),
     em.findOneOrFail(Plan, { id: sub.planId }),
@@ -80,9 +105,20 @@ export async function moveGatewayToFullPrice(service: SubscriptionService, em: E
   const connection = await service.connectionOf(em, sub);
   const tax = taxOf(sub);
   const amount = gatewayAmounts(sub.amount, 0, tax).recurring;
-  const providerPriceId = await service.registerPriceAtGateway({ em, log: logger }, gateway, connection, { price, plan, product, gatewayAmount: amount });
+  const providerPriceId = await service.registerPriceAtGateway({ em, log: logger }, gateway, connection, {
+    price,
+    plan,
+    product,
+    gatewayAmount: amount,
+  });
   try {
-    await gateway.changeSubscriptionPrice({ providerSubscriptionId: sub.providerSubscriptionId, providerPriceId, amount, currency: sub.currency, idempotencyKey: key });
+    await gateway.changeSubscriptionPrice({
+      providerSubscriptionId: sub.providerSubscriptionId,
+      providerPriceId,
+      amount,
+      currency: sub.currency,
+      idempotencyKey: key,
+    });
   } catch (err) {
     if (!(sub.provider === 'razorpay' && err instanceof GatewayError && err.code === 'gateway_rejected')) throw err;
     // Razorpay refuses to change the plan of a UPI or e-mandate subscription: the gateway stays on the discounted
@@ -136,14 +172,30 @@ export interface DiscountAtChange {
  * periods, when any are left.
  */
 export function discountAtPlanChange(
-  sub: Pick<BillingSubscription, 'amount' | 'couponId' | 'discountPercentBps' | 'discountAmountOff' | 'discountCycles' | 'discountCyclesUsed' | 'periodDiscount'>,
+  sub: Pick<
+    BillingSubscription,
+    | 'amount'
+    | 'couponId'
+    | 'discountPercentBps'
+    | 'discountAmountOff'
+    | 'discountCycles'
+    | 'discountCyclesUsed'
+    | 'periodDiscount'
+  >,
   change: { newAmount: number; couponFollows: boolean; billsNewPeriod: boolean },
 ): DiscountAtChange {
   const oldBilled = sub.amount - sub.periodDiscount;
   let cycles = sub.discountCycles ?? null;
   let used = sub.discountCyclesUsed;
   if (!sub.couponId) {
-    return { oldBilled, newBilled: change.newAmount, periodDiscount: 0, discountCycles: cycles, discountCyclesUsed: used, nextRenewalDiscounted: false };
+    return {
+      oldBilled,
+      newBilled: change.newAmount,
+      periodDiscount: 0,
+      discountCycles: cycles,
+      discountCyclesUsed: used,
+      nextRenewalDiscounted: false,
+    };
   }
   if (!change.couponFollows) cycles = used; // it ends here: no period after the change is discounted
   const left = () => cycles == null || used < cycles;

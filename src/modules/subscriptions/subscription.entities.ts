@@ -54,10 +54,18 @@ export enum ScheduledAction {
 @Index({ properties: ['merchantId', 'mode', 'planId', 'id'] })
 @Index({ properties: ['providerSubscriptionId'] })
 // Reconciliation finds the commands whose outcome is not known (subscription.pending.ts) without a scan.
-@Index({ name: 'subscriptions_pending_outcome_index', expression: 'create index "subscriptions_pending_outcome_index" on "subscriptions" ("id") where "pending_outcome" is not null' })
+@Index({
+  name: 'subscriptions_pending_outcome_index',
+  expression:
+    'create index "subscriptions_pending_outcome_index" on "subscriptions" ("id") where "pending_outcome" is not null',
+})
 @Index({ properties: ['checkoutSessionId'] })
 @Index({ properties: ['updatedAt'] })
-@Index({ name: 'subscriptions_next_action_index', expression: 'create index "subscriptions_next_action_index" on "subscriptions" ("next_action_at") where "next_action_at" is not null' })
+@Index({
+  name: 'subscriptions_next_action_index',
+  expression:
+    'create index "subscriptions_next_action_index" on "subscriptions" ("next_action_at") where "next_action_at" is not null',
+})
 @ObjectType('BillingSubscription', { description: "A customer's subscription to a plan (REST object `subscription`)." })
 export class BillingSubscription extends TenantEntity {
   @Field()
@@ -69,7 +77,8 @@ export class BillingSubscription extends TenantEntity {
   @Field(() => ID) @ManyToOne(() => Product, { mapToPk: true, fieldName: 'product_id' }) productId!: string;
   @Field(() => ID) @ManyToOne(() => Plan, { mapToPk: true, fieldName: 'plan_id' }) planId!: string;
   @Field(() => ID) @ManyToOne(() => Price, { mapToPk: true, fieldName: 'price_id' }) priceId!: string;
-  @Field(() => SubscriptionStatus) @Enum({ items: () => SubscriptionStatus }) status: SubscriptionStatus = SubscriptionStatus.CREATED;
+  @Field(() => SubscriptionStatus) @Enum({ items: () => SubscriptionStatus }) status: SubscriptionStatus =
+    SubscriptionStatus.CREATED;
   @Field() @Property({ length: 3 }) currency!: string;
   /** The recurring amount of the current price, tax-exclusive (subunits). */
   @Field(() => Money) @Property({ type: new BigIntType('number') }) amount!: number;
@@ -77,7 +86,8 @@ export class BillingSubscription extends TenantEntity {
   @Field(() => BillingFrequency) @Enum({ items: () => BillingFrequency }) billingFrequency!: BillingFrequency;
   @Field(() => Int) @Property() billingInterval: number = 1;
   @Field(() => Int) @Property() trialPeriodDays: number = 0;
-  @Field(() => TrialEndAction) @Enum({ items: () => TrialEndAction }) trialEndAction: TrialEndAction = TrialEndAction.START_SUBSCRIPTION;
+  @Field(() => TrialEndAction) @Enum({ items: () => TrialEndAction }) trialEndAction: TrialEndAction =
+    TrialEndAction.START_SUBSCRIPTION;
 
   @Field(() => Provider) @Enum({ items: () => Provider }) provider!: Provider;
   @Property({ type: 'uuid' }) connectionId!: string;
@@ -89,19 +99,27 @@ export class BillingSubscription extends TenantEntity {
   @Field() @Property({ type: 'text' }) cancelUrl!: string;
 
   @Field() @Property() cancelAtPeriodEnd: boolean = false;
-  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) currentPeriodStart?: Date | null;
-  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) currentPeriodEnd?: Date | null;
+  @Field(() => DateTime, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  currentPeriodStart?: Date | null;
+  @Field(() => DateTime, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  currentPeriodEnd?: Date | null;
   /** Periods are counted from here (calendar arithmetic keeping its day); a cadence change restarts it. */
   @Property({ type: 'timestamptz', nullable: true }) billingAnchor?: Date | null;
   /** The current period's index from `billingAnchor` (0: the first). */
   @Property() anchorCycle: number = 0;
-  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) trialStart?: Date | null;
+  @Field(() => DateTime, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  trialStart?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) trialEnd?: Date | null;
   /** Billed periods, the first included (docs/subscriptions.md, max_cycles). */
   @Field(() => Int) @Property() cyclesCompleted: number = 0;
   @Field(() => Int, { nullable: true }) @Property({ type: 'integer', nullable: true }) maxCycles?: number | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) pausedAt?: Date | null;
-  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) cancelledAt?: Date | null;
+  @Field(() => DateTime, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  cancelledAt?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) endedAt?: Date | null;
   /** The code of the coupon applied at creation, as the coupon spells it. */
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) couponCode?: string | null;
@@ -127,7 +145,11 @@ export class BillingSubscription extends TenantEntity {
   /** The gateway charges a discounted price now: once the discount is over it is moved to the full price. */
   @Property() gatewayDiscounted: boolean = false;
 
-  @Field(() => Int, { nullable: true, description: 'Billed periods the coupon still discounts (null: no coupon, or a forever coupon still applying: every one).' })
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Billed periods the coupon still discounts (null: no coupon, or a forever coupon still applying: every one).',
+  })
   get discountCyclesRemaining(): number | null {
     if (!this.couponId || this.discountCycles == null) return null;
     return Math.max(0, this.discountCycles - this.discountCyclesUsed);
@@ -140,7 +162,9 @@ export class BillingSubscription extends TenantEntity {
    * (docs/invoices-and-gst.md): the gateway charges each invoice's total under it, so later settings changes cannot make
    * the two disagree. New subscriptions take the settings as they are.
    */
-  @Field(() => SubscriptionTaxTreatment) @Enum({ items: () => SubscriptionTaxTreatment }) taxTreatment: SubscriptionTaxTreatment = SubscriptionTaxTreatment.NONE;
+  @Field(() => SubscriptionTaxTreatment)
+  @Enum({ items: () => SubscriptionTaxTreatment })
+  taxTreatment: SubscriptionTaxTreatment = SubscriptionTaxTreatment.NONE;
   /** The GST rate of `taxTreatment` in basis points (1800 = 18%); 0 for `none`. */
   @Field(() => Int) @Property() taxRateBps: number = 0;
   /** Razorpay add-ons of adjustment invoices not yet settled, oldest first. */
@@ -166,7 +190,8 @@ export class BillingSubscription extends TenantEntity {
 
   @Field(() => String, {
     nullable: true,
-    description: 'pause, resume or cancel: a command sent to the gateway whose outcome is not known yet (its call timed out); settled by the gateway\'s event or reconciliation.',
+    description:
+      "pause, resume or cancel: a command sent to the gateway whose outcome is not known yet (its call timed out); settled by the gateway's event or reconciliation.",
   })
   get pendingGatewayCommand(): string | null {
     return this.pendingOutcome?.command ?? null;
@@ -191,7 +216,9 @@ export class SubscriptionEvent extends TenantEntity {
   }
 
   @Field(() => ID) @Property({ type: 'uuid' }) subscriptionId!: string;
-  @Field(() => SubscriptionStatus, { nullable: true }) @Enum({ items: () => SubscriptionStatus, nullable: true }) fromState?: SubscriptionStatus | null;
+  @Field(() => SubscriptionStatus, { nullable: true })
+  @Enum({ items: () => SubscriptionStatus, nullable: true })
+  fromState?: SubscriptionStatus | null;
   @Field(() => SubscriptionStatus) @Enum({ items: () => SubscriptionStatus }) toState!: SubscriptionStatus;
   @Field() @Property({ length: 64 }) eventType!: string;
   @Field() @Property({ length: 16 }) triggeredBy!: string;

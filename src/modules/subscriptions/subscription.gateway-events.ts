@@ -58,7 +58,13 @@ export async function receiveSubscriptionEvent(
     const found = await recordEventAndLockSubscription(
       tx,
       tenant,
-      { provider: connection.provider, eventId: event.eventId, type: event.rawType, connectionId: connection.id, payload: event.raw },
+      {
+        provider: connection.provider,
+        eventId: event.eventId,
+        type: event.rawType,
+        connectionId: connection.id,
+        payload: event.raw,
+      },
       {
         id: event.subscriptionId && isUuid(event.subscriptionId) ? event.subscriptionId : null,
         providerSubscriptionId: event.providerSubscriptionId ?? null,
@@ -70,7 +76,14 @@ export async function receiveSubscriptionEvent(
     // The invoice a charge issues takes its parties from this read rather than reading them again.
     if (found.merchant && found.customer) service.invoices.partiesRead(tx, found.merchant, found.customer);
     // Merchant time as Clock.now has it: the wall clock plus the test clock's offset.
-    return applySubscriptionEvent(service, tx, connection, event, new Date(Date.now() + found.clockOffsetMs), found.sub);
+    return applySubscriptionEvent(
+      service,
+      tx,
+      connection,
+      event,
+      new Date(Date.now() + found.clockOffsetMs),
+      found.sub,
+    );
   });
   if (!follow) return false;
   for (const f of follow) await f();
@@ -95,13 +108,23 @@ export async function applySubscriptionEvent(
   // A mandate checkout's outcome is an autopay attempt (analytics), recorded with the change it causes (none for a
   // declined try on a checkout that stays open: the checkout counts as failed until a try succeeds).
   await recordMandateAttempt(em, sub, event, now);
-  if (!sub.providerSubscriptionId && event.providerSubscriptionId) sub.providerSubscriptionId = event.providerSubscriptionId;
+  if (!sub.providerSubscriptionId && event.providerSubscriptionId)
+    sub.providerSubscriptionId = event.providerSubscriptionId;
   if (!sub.providerCustomerId && event.providerCustomerId) sub.providerCustomerId = event.providerCustomerId;
   const change = service.change(em, sub);
-  if (TERMINAL.has(sub.status) && (event.kind === 'subscription.authorized' || event.kind === 'subscription.charged') && sub.providerSubscriptionId) {
+  if (
+    TERMINAL.has(sub.status) &&
+    (event.kind === 'subscription.authorized' || event.kind === 'subscription.charged') &&
+    sub.providerSubscriptionId
+  ) {
     // A checkout completed after the subscription was cancelled here (its hosted page was still open): the gateway
     // must not go on charging a subscription that has ended.
-    change.gatewayCommand(SubscriptionCommand.CANCEL, 'End a mandate authorised after the subscription was cancelled', { at_period_end: false }, `cancel-late-mandate-${sub.id}`);
+    change.gatewayCommand(
+      SubscriptionCommand.CANCEL,
+      'End a mandate authorised after the subscription was cancelled',
+      { at_period_end: false },
+      `cancel-late-mandate-${sub.id}`,
+    );
   }
   // The gateway's own report of a command that went unanswered: it happened (subscription.pending.ts).
   const observed = OBSERVED[event.kind];
@@ -154,7 +177,12 @@ function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date): 
     if (sub.trialEndAction === TrialEndAction.CANCEL_SUBSCRIPTION) {
       // The gateway must not charge at the trial's end; the scheduler ends the subscription then.
       change.schedule(ScheduledAction.TRIAL_END_CANCEL, sub.trialEnd);
-      change.gatewayCommand(SubscriptionCommand.CANCEL, 'End at the trial end: no charge then (trial_end_action cancel_subscription)', { at_period_end: true }, `trial-end-cancel-${sub.id}`);
+      change.gatewayCommand(
+        SubscriptionCommand.CANCEL,
+        'End at the trial end: no charge then (trial_end_action cancel_subscription)',
+        { at_period_end: true },
+        `trial-end-cancel-${sub.id}`,
+      );
     }
     return;
   }
@@ -162,7 +190,10 @@ function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date): 
   // The first period runs from now until the first charge reports the gateway's own bounds.
   sub.billingAnchor = event.periodStart ?? now;
   sub.anchorCycle = 0;
-  const p = event.periodStart && event.periodEnd ? { start: event.periodStart, end: event.periodEnd } : periodOf(sub, sub.billingAnchor, 0);
+  const p =
+    event.periodStart && event.periodEnd
+      ? { start: event.periodStart, end: event.periodEnd }
+      : periodOf(sub, sub.billingAnchor, 0);
   sub.currentPeriodStart = p.start;
   sub.currentPeriodEnd = p.end;
 }
@@ -171,7 +202,7 @@ function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date): 
 function chargedPeriod(sub: BillingSubscription, event: GatewayEvent, now: Date): { start: Date; end: Date } {
   if (event.periodStart && event.periodEnd) return { start: event.periodStart, end: event.periodEnd };
   if (sub.cyclesCompleted === 0) {
-    const anchor = sub.status === S.TRIALING ? sub.trialEnd ?? now : sub.billingAnchor ?? now;
+    const anchor = sub.status === S.TRIALING ? (sub.trialEnd ?? now) : (sub.billingAnchor ?? now);
     return periodOf(sub, anchor, 0);
   }
   return periodOf(sub, sub.billingAnchor ?? now, sub.anchorCycle + 1);
@@ -193,13 +224,25 @@ function alreadyBilled(sub: BillingSubscription, p: { start: Date }): boolean {
 }
 
 /** A charge succeeded: a renewal, the first charge, the trial's end, or a dunning retry. */
-async function charged(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
+async function charged(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  event: GatewayEvent,
+  now: Date,
+): Promise<void> {
   const sub = change.sub;
   if (sub.status === S.PAST_DUE) {
     // A retry paid the open invoice: no new period, no new invoice.
     change.move('charge_succeeded', 'webhook', { retry_attempt: sub.retryAttempt });
     if (sub.openInvoiceId) {
-      const paid = await paidByCharge(service, change, sub.openInvoiceId, event, now, PaymentBillingReason.SUBSCRIPTION_RETRY);
+      const paid = await paidByCharge(
+        service,
+        change,
+        sub.openInvoiceId,
+        event,
+        now,
+        PaymentBillingReason.SUBSCRIPTION_RETRY,
+      );
       returnCredit(change, service, paid, event);
       // Add-ons the failed charge carried were charged again with it.
       await settleAddons(service, change, carriedBy(sub, sub.openInvoiceId), { paidBy: event, at: now });
@@ -217,12 +260,21 @@ async function charged(service: SubscriptionService, change: SubscriptionChange,
   }
   const p = chargedPeriod(sub, event, now);
   if (alreadyBilled(sub, p)) return;
-  if (sub.status === S.TRIALING) change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
+  if (sub.status === S.TRIALING)
+    change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
   enterPeriod(sub, p);
   // The charge is a payment the invoice names from its insert (no second write of the invoice).
   const paymentId = uuidv7();
   const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: true, at: now, paymentId });
-  collected(change, invoice, event, invoice.billingReason === BillingReason.SUBSCRIPTION_CREATE ? PaymentBillingReason.SUBSCRIPTION_CREATE : PaymentBillingReason.SUBSCRIPTION_CYCLE, paymentId);
+  collected(
+    change,
+    invoice,
+    event,
+    invoice.billingReason === BillingReason.SUBSCRIPTION_CREATE
+      ? PaymentBillingReason.SUBSCRIPTION_CREATE
+      : PaymentBillingReason.SUBSCRIPTION_CYCLE,
+    paymentId,
+  );
   endGatewayDiscountIfOver(change);
   returnCredit(change, service, invoice, event);
   await settleAddons(service, change, addonsCharged(sub, event, invoice), { paidBy: event, at: now });
@@ -246,12 +298,20 @@ const STRAY: ReadonlySet<SubscriptionStatus> = new Set([S.HALTED, S.CANCELLED, S
  * credit note against that invoice); a halted subscription's collection is stopped again. Once per gateway payment
  * (a webhook and a reconciliation pass may both report it); a period already billed is a late event, not a new charge.
  */
-async function strayCharge(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
+async function strayCharge(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  event: GatewayEvent,
+  now: Date,
+): Promise<void> {
   const { sub, em } = change;
   const p = chargedPeriod(sub, event, now);
   if (alreadyBilled(sub, p)) return;
   if (!event.providerPaymentId) {
-    logger.error({ subscription_id: sub.id, event_id: event.eventId }, 'a charge after the subscription ended names no gateway payment: not recorded');
+    logger.error(
+      { subscription_id: sub.id, event_id: event.eventId },
+      'a charge after the subscription ended names no gateway payment: not recorded',
+    );
     return;
   }
   if ((await em.count(Payment, { providerPaymentId: event.providerPaymentId })) > 0) return;
@@ -281,16 +341,31 @@ async function strayCharge(service: SubscriptionService, change: SubscriptionCha
     tax: taxOf(sub),
   });
   if (event.amount != null && event.amount !== invoice.total) {
-    logger.warn({ subscription_id: sub.id, charged: event.amount, invoiced: invoice.total }, 'a charge after the subscription ended differs from its invoice; the whole invoice is refunded');
+    logger.warn(
+      { subscription_id: sub.id, charged: event.amount, invoiced: invoice.total },
+      'a charge after the subscription ended differs from its invoice; the whole invoice is refunded',
+    );
   }
-  const payment = recordCollection(em, { id: paymentId, invoice, sub, providerPaymentId: event.providerPaymentId, reason: PaymentBillingReason.SUBSCRIPTION_CYCLE, method: event.method ?? null });
+  const payment = recordCollection(em, {
+    id: paymentId,
+    invoice,
+    sub,
+    providerPaymentId: event.providerPaymentId,
+    reason: PaymentBillingReason.SUBSCRIPTION_CYCLE,
+    method: event.method ?? null,
+  });
   const { command } = reserveRefund(em, service.commands, payment, {
     amount: payment.amountTotal,
     reason: `charged after the subscription was ${sub.status}`,
   });
   change.runAfterCommit(command.id);
   if (sub.status === S.HALTED && sub.providerSubscriptionId) {
-    change.gatewayCommand(SubscriptionCommand.STOP_COLLECTION, 'Stop collection: the gateway charged a halted subscription', {}, `stop-collection-${sub.id}-${event.providerPaymentId}`);
+    change.gatewayCommand(
+      SubscriptionCommand.STOP_COLLECTION,
+      'Stop collection: the gateway charged a halted subscription',
+      {},
+      `stop-collection-${sub.id}-${event.providerPaymentId}`,
+    );
   }
 }
 
@@ -301,7 +376,11 @@ async function strayCharge(service: SubscriptionService, change: SubscriptionCha
  * made at the gateway only after this charge waits for the next one); none when no set of them does. All of them when
  * the event does not say the amount.
  */
-export function addonsCharged(sub: Pick<BillingSubscription, 'gatewayAddons'>, event: Pick<GatewayEvent, 'amount'>, invoice: Pick<Invoice, 'total'>): GatewayAddon[] {
+export function addonsCharged(
+  sub: Pick<BillingSubscription, 'gatewayAddons'>,
+  event: Pick<GatewayEvent, 'amount'>,
+  invoice: Pick<Invoice, 'total'>,
+): GatewayAddon[] {
   const waiting = sub.gatewayAddons.filter((a) => a.chargeInvoiceId === null);
   if (!waiting.length) return [];
   if (event.amount == null) return waiting;
@@ -339,17 +418,30 @@ async function settleAddons(
   const sub = change.sub;
   const ids = new Set(addons.map((a) => a.invoiceId));
   if (typeof outcome === 'object' && 'carriedBy' in outcome) {
-    sub.gatewayAddons = sub.gatewayAddons.map((a) => (ids.has(a.invoiceId) ? { ...a, chargeInvoiceId: outcome.carriedBy } : a));
+    sub.gatewayAddons = sub.gatewayAddons.map((a) =>
+      ids.has(a.invoiceId) ? { ...a, chargeInvoiceId: outcome.carriedBy } : a,
+    );
     return;
   }
   for (const a of addons) {
     try {
       if (outcome === 'uncollectible') await service.invoices.markUncollectible(change.em, a.invoiceId);
-      else await paidByCharge(service, change, a.invoiceId, outcome.paidBy, outcome.at, PaymentBillingReason.SUBSCRIPTION_UPDATE);
+      else
+        await paidByCharge(
+          service,
+          change,
+          a.invoiceId,
+          outcome.paidBy,
+          outcome.at,
+          PaymentBillingReason.SUBSCRIPTION_UPDATE,
+        );
     } catch (err) {
       // Settled otherwise meanwhile (voided, say): the charge is still applied; the refusal changed nothing.
       if (!(err instanceof DomainError)) throw err;
-      logger.warn({ err, subscription_id: sub.id, invoice_id: a.invoiceId }, 'adjustment invoice not settled with the charge that carried its add-on');
+      logger.warn(
+        { err, subscription_id: sub.id, invoice_id: a.invoiceId },
+        'adjustment invoice not settled with the charge that carried its add-on',
+      );
     }
   }
   sub.gatewayAddons = sub.gatewayAddons.filter((a) => !ids.has(a.invoiceId));
@@ -377,14 +469,27 @@ async function paidByCharge(
  * Every collection is a payment: the charge that paid `invoice` is recorded as one, named by the invoice (nothing when
  * the customer paid nothing on it, or a payment already names it).
  */
-function collected(change: SubscriptionChange, invoice: Invoice, event: GatewayEvent, reason: PaymentBillingReason, id?: string): void {
+function collected(
+  change: SubscriptionChange,
+  invoice: Invoice,
+  event: GatewayEvent,
+  reason: PaymentBillingReason,
+  id?: string,
+): void {
   if (invoice.amountPaid <= 0) {
     // Credit paid all of it: nothing was collected for it.
     if (id && invoice.paymentId === id) invoice.paymentId = null;
     return;
   }
   if (invoice.paymentId && invoice.paymentId !== id) return;
-  recordCollection(change.em, { id, invoice, sub: change.sub, providerPaymentId: event.providerPaymentId ?? null, reason, method: event.method ?? null });
+  recordCollection(change.em, {
+    id,
+    invoice,
+    sub: change.sub,
+    providerPaymentId: event.providerPaymentId ?? null,
+    reason,
+    method: event.method ?? null,
+  });
 }
 
 /**
@@ -392,13 +497,22 @@ function collected(change: SubscriptionChange, invoice: Invoice, event: GatewayE
  * refunded on the charge (after the commit, idempotent per invoice), so what the customer paid is `amount_paid`.
  * Refunds work the same at both gateways; neither has a balance both share.
  */
-function returnCredit(change: SubscriptionChange, service: SubscriptionService, invoice: Invoice, event: GatewayEvent): void {
+function returnCredit(
+  change: SubscriptionChange,
+  service: SubscriptionService,
+  invoice: Invoice,
+  event: GatewayEvent,
+): void {
   const providerPaymentId = event.providerPaymentId;
   if (invoice.creditApplied <= 0 || !providerPaymentId) return;
   change.gatewayCommand(
     SubscriptionCommand.REFUND_CREDIT,
     `Refund the credit applied to invoice ${invoice.number}`,
-    { provider_payment_id: providerPaymentId, amount: Math.min(invoice.creditApplied, invoice.total), currency: invoice.currency },
+    {
+      provider_payment_id: providerPaymentId,
+      amount: Math.min(invoice.creditApplied, invoice.total),
+      currency: invoice.currency,
+    },
     `credit-${invoice.id}`,
     invoice.id,
   );
@@ -415,7 +529,12 @@ function scheduleAfterBilling(change: SubscriptionChange): void {
     change.schedule(ScheduledAction.COMPLETE, sub.currentPeriodEnd ?? null);
     // Stripe has no term length: told to stop at this period's end, it never charges another cycle.
     if (sub.provider === 'stripe') {
-      change.gatewayCommand(SubscriptionCommand.CANCEL, 'End of term (max_cycles): no charge after this period', { at_period_end: true }, `term-end-${sub.id}`);
+      change.gatewayCommand(
+        SubscriptionCommand.CANCEL,
+        'End of term (max_cycles): no charge after this period',
+        { at_period_end: true },
+        `term-end-${sub.id}`,
+      );
     }
     return;
   }
@@ -427,7 +546,12 @@ function scheduleAfterBilling(change: SubscriptionChange): void {
  * From past_due: a failed retry, recorded past_due -> past_due; after the merchant's last retry, halted. A hard
  * decline halts at once.
  */
-async function chargeFailed(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
+async function chargeFailed(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  event: GatewayEvent,
+  now: Date,
+): Promise<void> {
   const sub = change.sub;
   const reason = event.failureReason ?? 'payment_failed';
   const hard = HARD_DECLINES.has(reason);
@@ -459,7 +583,12 @@ async function chargeFailed(service: SubscriptionService, change: SubscriptionCh
 }
 
 /** Dunning ends: halted, the open invoice uncollectible, nothing more scheduled. */
-async function halt(service: SubscriptionService, change: SubscriptionChange, by: 'webhook' | 'scheduler', reason: string | null): Promise<void> {
+async function halt(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  by: 'webhook' | 'scheduler',
+  reason: string | null,
+): Promise<void> {
   const sub = change.sub;
   change.move('halt', by, { gateway_decline_reason: reason, retry_attempt: sub.retryAttempt });
   if (sub.openInvoiceId) {
@@ -470,7 +599,12 @@ async function halt(service: SubscriptionService, change: SubscriptionChange, by
   // The gateway would go on renewing (and charging, or failing) every period: collection stops there, in whatever
   // state the gateway holds the subscription (subscription.commands.ts stop_collection).
   if (sub.providerSubscriptionId) {
-    change.gatewayCommand(SubscriptionCommand.STOP_COLLECTION, 'Stop collection: the subscription is halted', {}, `stop-collection-${sub.id}`);
+    change.gatewayCommand(
+      SubscriptionCommand.STOP_COLLECTION,
+      'Stop collection: the subscription is halted',
+      {},
+      `stop-collection-${sub.id}`,
+    );
   }
 }
 
@@ -480,7 +614,12 @@ async function halt(service: SubscriptionService, change: SubscriptionChange, by
  * (subscription.scheduler.ts PERIOD_END_CANCEL): whichever path moves the subscription bills it, under the row lock, and
  * the other finds it cancelled. An immediate cancellation or a trial's end bills no usage (usage.billing.ts).
  */
-async function cancelledAtGateway(service: SubscriptionService, change: SubscriptionChange, event: GatewayEvent, now: Date): Promise<void> {
+async function cancelledAtGateway(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  event: GatewayEvent,
+  now: Date,
+): Promise<void> {
   const sub = change.sub;
   // The echo of a cancel command still at its last step (the gateway may report it before the command commits):
   // the command records the cancellation itself, as `api`.
@@ -489,14 +628,30 @@ async function cancelledAtGateway(service: SubscriptionService, change: Subscrip
   if (inFlight === 'cancel' || inFlight === CHECKOUT_EXPIRY_CLAIM) return;
   // The end of a max_cycles term, reported by the gateway (Stripe is told to cancel at the last period's end): the
   // scheduler's COMPLETE records it as `completed`, with the last period's usage. Before that end it is a cancellation.
-  if (sub.nextAction === ScheduledAction.COMPLETE && sub.currentPeriodEnd && now.getTime() >= sub.currentPeriodEnd.getTime()) return;
+  if (
+    sub.nextAction === ScheduledAction.COMPLETE &&
+    sub.currentPeriodEnd &&
+    now.getTime() >= sub.currentPeriodEnd.getTime()
+  )
+    return;
   // Halted: the gateway subscription was ended to stop collection (subscription.commands.ts stop_collection); its
   // cancellation is the echo of that command, and the subscription stays halted until the merchant cancels it.
-  if (sub.status === S.HALTED && (await change.em.count(GatewayCommand, { subscriptionId: sub.id, action: SubscriptionCommand.STOP_COLLECTION })) > 0) return;
+  if (
+    sub.status === S.HALTED &&
+    (await change.em.count(GatewayCommand, { subscriptionId: sub.id, action: SubscriptionCommand.STOP_COLLECTION })) > 0
+  )
+    return;
   let periodEnded = false;
   if (sub.status === S.CREATED) {
-    change.move('checkout_failed', 'webhook', event.failureReason ? { gateway_decline_reason: event.failureReason } : {});
-  } else if (sub.cancelAtPeriodEnd && transitionFor(sub.status, sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel')) {
+    change.move(
+      'checkout_failed',
+      'webhook',
+      event.failureReason ? { gateway_decline_reason: event.failureReason } : {},
+    );
+  } else if (
+    sub.cancelAtPeriodEnd &&
+    transitionFor(sub.status, sub.status === S.TRIALING ? 'trial_end_cancel' : 'period_end_cancel')
+  ) {
     // The gateway reached the period's end before the scheduler did: the same cancellation, reported by the gateway.
     periodEnded = sub.status !== S.TRIALING;
     change.move(periodEnded ? 'period_end_cancel' : 'trial_end_cancel', 'webhook');

@@ -108,7 +108,13 @@ export class SubscriptionChange implements SubscriptionMoveContext {
    * A gateway call to make once the change has committed, durable: written as a command in the change's transaction,
    * run right after the commit and retried by the worker until the gateway has done it (subscription.commands.ts).
    */
-  gatewayCommand(action: string, description: string, args: Record<string, unknown>, idempotencyKey: string, invoiceId: string | null = null): void {
+  gatewayCommand(
+    action: string,
+    description: string,
+    args: Record<string, unknown>,
+    idempotencyKey: string,
+    invoiceId: string | null = null,
+  ): void {
     const row = this.commands.queue(this.em, {
       action,
       description,
@@ -183,7 +189,10 @@ export class SubscriptionChange implements SubscriptionMoveContext {
  */
 function merchantTimeAtInsert(sub: BillingSubscription): Date {
   if (sub.mode !== Mode.TEST) return new Date();
-  return raw(`clock_timestamp() + ${testClockSql.offsetMs('?::uuid', '?::text')} * interval '1 millisecond'`, [Mode.TEST, sub.merchantId]);
+  return raw(`clock_timestamp() + ${testClockSql.offsetMs('?::uuid', '?::text')} * interval '1 millisecond'`, [
+    Mode.TEST,
+    sub.merchantId,
+  ]);
 }
 
 /** A command that called the gateway and did not come back within this (wall time) is taken to have died. */
@@ -193,7 +202,9 @@ export const COMMAND_CLAIM_MS = 60_000;
 export function commandInFlight(sub: BillingSubscription): string | null {
   // A command without an answer holds the subscription until its outcome is known (subscription.pending.ts).
   if (sub.pendingOutcome) return sub.pendingCommand ?? sub.pendingOutcome.command;
-  return sub.pendingCommand && sub.pendingCommandAt && Date.now() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS ? sub.pendingCommand : null;
+  return sub.pendingCommand && sub.pendingCommandAt && Date.now() - sub.pendingCommandAt.getTime() < COMMAND_CLAIM_MS
+    ? sub.pendingCommand
+    : null;
 }
 
 /**

@@ -31,7 +31,10 @@ export function applyCancel(change: SubscriptionChange, now: Date, atPeriodEnd: 
     transition(sub.status, 'cancel', 'api'); // the later cancellation must be one the table allows now
     sub.cancelAtPeriodEnd = true;
     const trial = sub.status === S.TRIALING;
-    change.schedule(trial ? ScheduledAction.TRIAL_END_CANCEL : ScheduledAction.PERIOD_END_CANCEL, (trial ? sub.trialEnd : sub.currentPeriodEnd) ?? now);
+    change.schedule(
+      trial ? ScheduledAction.TRIAL_END_CANCEL : ScheduledAction.PERIOD_END_CANCEL,
+      (trial ? sub.trialEnd : sub.currentPeriodEnd) ?? now,
+    );
     return;
   }
   change.move('cancel', 'api', atPeriodEnd ? {} : { cancel_at_period_end: false });
@@ -49,7 +52,12 @@ export type ObservedState = Pick<GatewaySubscription, 'status' | 'cancelAtPeriod
  * was applied. `conclusive`: the state is the gateway's whole answer (reconciliation) rather than one event, so a
  * state that does not show the command means it did not happen.
  */
-export function settlePending(change: SubscriptionChange, state: ObservedState, now: Date, conclusive: boolean): boolean | null {
+export function settlePending(
+  change: SubscriptionChange,
+  state: ObservedState,
+  now: Date,
+  conclusive: boolean,
+): boolean | null {
   const sub = change.sub;
   const pending = sub.pendingOutcome;
   if (!pending) return null;
@@ -58,7 +66,9 @@ export function settlePending(change: SubscriptionChange, state: ObservedState, 
       ? state.status === 'paused'
       : pending.command === 'resume'
         ? state.status === 'active' || state.status === 'trialing' || state.status === 'past_due'
-        : state.status === 'cancelled' || state.status === 'completed' || (!!pending.atPeriodEnd && state.cancelAtPeriodEnd);
+        : state.status === 'cancelled' ||
+          state.status === 'completed' ||
+          (!!pending.atPeriodEnd && state.cancelAtPeriodEnd);
   if (!happened && !conclusive) return null;
   sub.pendingOutcome = null;
   sub.pendingCommand = null;

@@ -13,7 +13,12 @@ import { markReconciled } from './subscription.store';
  * from the charge, so the webhook arriving late, or a second pass, applies nothing twice (the event id is recorded
  * once; a period already billed is not billed again).
  */
-export async function reconcile(service: SubscriptionService, pool: ServicePool, tenant: TenantParams, id: string): Promise<void> {
+export async function reconcile(
+  service: SubscriptionService,
+  pool: ServicePool,
+  tenant: TenantParams,
+  id: string,
+): Promise<void> {
   const em = tenantEntityManager(service.root, tenant);
   const sub = await em.findOne(BillingSubscription, { id });
   if (!sub?.providerSubscriptionId) return;
@@ -29,7 +34,10 @@ export async function reconcile(service: SubscriptionService, pool: ServicePool,
   };
   const events: GatewayEvent[] = [];
   const charge = state.latestCharge;
-  if (charge?.periodStart && (sub.cyclesCompleted === 0 || !sub.currentPeriodStart || charge.periodStart > sub.currentPeriodStart)) {
+  if (
+    charge?.periodStart &&
+    (sub.cyclesCompleted === 0 || !sub.currentPeriodStart || charge.periodStart > sub.currentPeriodStart)
+  ) {
     events.push({
       ...base,
       eventId: `reconcile:${sub.id}:${charge.periodStart.toISOString()}:${charge.status}`,

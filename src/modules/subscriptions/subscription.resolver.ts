@@ -1,4 +1,17 @@
-import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx as C,
+  Field,
+  FieldResolver,
+  ID,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
 import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
@@ -15,7 +28,6 @@ import { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs'
 import { SubscriptionStatus } from './subscription.machine';
 
 export const SubscriptionConnection = ConnectionType(BillingSubscription, 'BillingSubscriptionConnection');
-
 
 @ArgsType()
 class SubscriptionsArgs extends PageArgs {
@@ -37,7 +49,9 @@ export class SubscriptionResolver {
     return services(ctx).subscriptions.subscription(ctx, id);
   }
 
-  @Query(() => SubscriptionConnection, { description: 'Subscriptions, newest first (filters: status, customerId, planId).' })
+  @Query(() => SubscriptionConnection, {
+    description: 'Subscriptions, newest first (filters: status, customerId, planId).',
+  })
   subscriptions(@C() ctx: Ctx, @Args() args: SubscriptionsArgs) {
     return services(ctx).subscriptions.subscriptions(ctx, args);
   }
@@ -56,14 +70,20 @@ export class SubscriptionResolver {
   createSubscription(
     @C() ctx: Ctx,
     @Arg('input') input: CreateSubscriptionInput,
-    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey?: string | null,
   ) {
-    return withIdempotency(ctx, idempotencyKey, { operation: 'createSubscription', input, result: storedEntity(BillingSubscription) }, (attempt) =>
-      services(ctx).subscriptions.create(ctx, input, attempt),
+    return withIdempotency(
+      ctx,
+      idempotencyKey,
+      { operation: 'createSubscription', input, result: storedEntity(BillingSubscription) },
+      (attempt) => services(ctx).subscriptions.create(ctx, input, attempt),
     );
   }
 
-  @Mutation(() => BillingSubscription, { description: 'Pauses an active subscription: the gateway stops charging, the mandate stays.' })
+  @Mutation(() => BillingSubscription, {
+    description: 'Pauses an active subscription: the gateway stops charging, the mandate stays.',
+  })
   pauseSubscription(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
     return services(ctx).subscriptions.pause(ctx, id);
   }
@@ -79,7 +99,8 @@ export class SubscriptionResolver {
   cancelSubscription(
     @C() ctx: Ctx,
     @Arg('id', () => ID) id: string,
-    @Arg('cancelAtPeriodEnd', () => Boolean, { nullable: true, description: 'Default false: now' }) cancelAtPeriodEnd?: boolean | null,
+    @Arg('cancelAtPeriodEnd', () => Boolean, { nullable: true, description: 'Default false: now' })
+    cancelAtPeriodEnd?: boolean | null,
   ) {
     return services(ctx).subscriptions.cancel(ctx, id, cancelAtPeriodEnd ?? false);
   }
@@ -90,11 +111,16 @@ export class SubscriptionResolver {
   }
 
   @Subscription(() => BillingSubscription, {
-    description: "Every change of the subscription (or of any of the merchant's subscriptions in this mode when id is omitted).",
+    description:
+      "Every change of the subscription (or of any of the merchant's subscriptions in this mode when id is omitted).",
     topics: 'subscription',
     filter: ownChanges,
   })
-  subscriptionUpdated(@Root() change: Change, @C() ctx: Ctx, @Arg('id', () => ID, { nullable: true }) _id?: string): Promise<BillingSubscription> {
+  subscriptionUpdated(
+    @Root() change: Change,
+    @C() ctx: Ctx,
+    @Arg('id', () => ID, { nullable: true }) _id?: string,
+  ): Promise<BillingSubscription> {
     return readChanged(change, ctx);
   }
 
@@ -112,8 +138,15 @@ export class SubscriptionResolver {
 function readChanged(change: Change, ctx: Ctx): Promise<BillingSubscription> {
   const { merchantId, mode } = tenantOf(ctx);
   return readOncePerChange(change, `${merchantId}:${mode}`, () =>
-    services(ctx).subscriptions.subscription({ ...ctx, em: ctx.em.fork({ clear: true }), loaders: new Map() }, change.id),
+    services(ctx).subscriptions.subscription(
+      { ...ctx, em: ctx.em.fork({ clear: true }), loaders: new Map() },
+      change.id,
+    ),
   );
 }
 
-export const subscriptionResolvers: ClassType[] = [SubscriptionResolver, SubscriptionCommandsResolver, CustomerSubscriptionsResolver];
+export const subscriptionResolvers: ClassType[] = [
+  SubscriptionResolver,
+  SubscriptionCommandsResolver,
+  CustomerSubscriptionsResolver,
+];

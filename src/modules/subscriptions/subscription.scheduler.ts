@@ -110,7 +110,10 @@ export class SubscriptionScheduler {
           // Keyed by the open invoice and attempt: a later dunning round (another invoice) is a new charge.
           change.afterLeased(() =>
             service.afterCommit(sub, 'dunning retry', (gw) =>
-              gw.retrySubscriptionCharge(sub.providerSubscriptionId!, `retry-${sub.openInvoiceId ?? sub.id}-${sub.retryAttempt + 1}`),
+              gw.retrySubscriptionCharge(
+                sub.providerSubscriptionId!,
+                `retry-${sub.openInvoiceId ?? sub.id}-${sub.retryAttempt + 1}`,
+              ),
             ),
           );
           break;
@@ -142,7 +145,10 @@ export class SubscriptionScheduler {
         providerSubscriptionId: claimed.providerSubscriptionId ?? null,
       });
     } catch (err) {
-      logger.warn({ err, subscription_id: claimed.id }, 'expiring a subscription checkout at the gateway failed; it is tried again later');
+      logger.warn(
+        { err, subscription_id: claimed.id },
+        'expiring a subscription checkout at the gateway failed; it is tried again later',
+      );
     }
     await root.transactional(async (tx) => {
       const sub = await tx.findOne(BillingSubscription, { id: claimed.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -162,7 +168,10 @@ export class SubscriptionScheduler {
           sub.cancelledAt = at;
           sub.endedAt = at;
         } else if (outcome === 'completed' && sub.status === S.CREATED) {
-          logger.info({ subscription_id: sub.id }, 'checkout completed at the gateway before it expired; its event moves the subscription');
+          logger.info(
+            { subscription_id: sub.id },
+            'checkout completed at the gateway before it expired; its event moves the subscription',
+          );
         }
       }
       await change.save();
@@ -230,7 +239,10 @@ export class SubscriptionScheduler {
     let ran = 0;
     for (const row of due) {
       try {
-        if (await this.runAction({ merchantId: row.merchant_id, mode: row.mode }, row.id, undefined, { skipLocked: true })) ran++;
+        if (
+          await this.runAction({ merchantId: row.merchant_id, mode: row.mode }, row.id, undefined, { skipLocked: true })
+        )
+          ran++;
       } catch (err) {
         logger.warn({ err, subscription_id: row.id }, 'scheduled subscription action failed; it stays due');
       }
@@ -253,10 +265,16 @@ export class SubscriptionScheduler {
       try {
         const sub = await em.findOne(BillingSubscription, { id: row.id });
         if (!sub?.pendingOutcome || !sub.providerSubscriptionId) continue;
-        const state = await service.providers.gatewayFor(await service.connectionOf(em, sub)).getSubscription(sub.providerSubscriptionId);
+        const state = await service.providers
+          .gatewayFor(await service.connectionOf(em, sub))
+          .getSubscription(sub.providerSubscriptionId);
         const now = await service.now(tenant);
         await em.fork().transactional(async (tx) => {
-          const locked = await tx.findOne(BillingSubscription, { id: row.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          const locked = await tx.findOne(
+            BillingSubscription,
+            { id: row.id },
+            { lockMode: LockMode.PESSIMISTIC_WRITE },
+          );
           if (!locked?.pendingOutcome) return;
           const change = service.change(tx, locked);
           settlePending(change, state, now, true);
@@ -297,7 +315,12 @@ export class SchedulerLoop {
 
   constructor(
     private readonly scheduler: SubscriptionScheduler,
-    private readonly opts: { pollMs: number; reconcileMs: number; reconcileGraceMs: number; pendingOutcomeGraceMs: number },
+    private readonly opts: {
+      pollMs: number;
+      reconcileMs: number;
+      reconcileGraceMs: number;
+      pendingOutcomeGraceMs: number;
+    },
     /** Other modules' reconciliation passes run with the subscriptions' (one-off payments'), each given the grace. */
     private readonly reconcilers: ((graceMs: number) => Promise<unknown>)[] = [],
   ) {}
@@ -349,6 +372,7 @@ export class SchedulerLoop {
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), graceMs)));
     const outcome = await Promise.race([running.then(() => 'done' as const), late]);
     clearTimeout(timer);
-    if (outcome === 'late') logger.warn({ grace_ms: graceMs }, 'subscription scheduler stopped with a sweep still waiting on the database');
+    if (outcome === 'late')
+      logger.warn({ grace_ms: graceMs }, 'subscription scheduler stopped with a sweep still waiting on the database');
   }
 }

@@ -26,7 +26,12 @@ import { fromGatewayError, ProviderService } from '../providers';
 import type { Clock } from '../test-clock';
 import { gatewayAmounts, TaxSnapshot, taxTreatment } from './billing';
 import type { Merchant } from '../merchants';
-import { BillingSubscription, PendingOutcome, SubscriptionEvent, SubscriptionTaxTreatment } from './subscription.entities';
+import {
+  BillingSubscription,
+  PendingOutcome,
+  SubscriptionEvent,
+  SubscriptionTaxTreatment,
+} from './subscription.entities';
 import { applyCancel, applyPause, applyResume, cancelDeferred } from './subscription.pending';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
 import { commandInFlight, FirstMove, SubscriptionChange } from './subscription.lifecycle';
@@ -79,7 +84,11 @@ export class SubscriptionService {
    * the checkout; only when the gateway has answered are the customer, the subscription and its first audit row
    * written, together. A retry with the same Idempotency-Key reuses the subscription id, so the gateway replays.
    */
-  async create(ctx: Ctx, input: CreateSubscriptionInput, attempt: IdempotentAttempt | null = null): Promise<BillingSubscription> {
+  async create(
+    ctx: Ctx,
+    input: CreateSubscriptionInput,
+    attempt: IdempotentAttempt | null = null,
+  ): Promise<BillingSubscription> {
     const merchant = await currentMerchant(ctx);
     const id = attempt?.resourceId ?? uuidv7();
     const existing = attempt && !attempt.fresh ? await ctx.em.findOne(BillingSubscription, { id }) : null;
@@ -95,11 +104,19 @@ export class SubscriptionService {
     // Plan, product, the candidate prices and the test clock's offset: one prepared statement.
     if (!isUuid(input.planId)) throw notFound('plan', input.planId, 'plan_id');
     const priceId = input.priceId || null;
-    const terms = await subscriptionTerms(ctx.em, input.planId, priceId === null ? undefined : isUuid(priceId) ? priceId : null);
+    const terms = await subscriptionTerms(
+      ctx.em,
+      input.planId,
+      priceId === null ? undefined : isUuid(priceId) ? priceId : null,
+    );
     if (!terms) throw notFound('plan', input.planId, 'plan_id');
     const plan = terms.plan;
     if (!plan.billingFrequency) {
-      throw new DomainError('plan_not_recurring', `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`, 'plan_id');
+      throw new DomainError(
+        'plan_not_recurring',
+        `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`,
+        'plan_id',
+      );
     }
     const price = this.pickPrice(plan, terms.prices, priceId, input.currency, merchant.reportingCurrency);
     if (!terms.product) throw notFound('product', plan.productId);
@@ -107,7 +124,8 @@ export class SubscriptionService {
     // A coupon is checked before anything reaches the gateway (merchant time: the offset read with the plan); it is
     // redeemed in the transaction that writes the subscription.
     const now = new Date(Date.now() + terms.clockOffsetMs);
-    const coupon = input.couponCode != null ? await this.coupons.forSubscription(ctx, input.couponCode, plan, price, now) : null;
+    const coupon =
+      input.couponCode != null ? await this.coupons.forSubscription(ctx, input.couponCode, plan, price, now) : null;
     // The first billed period is discounted by every coupon (once, repeating >= 1 period, forever).
     const discount = coupon ? discountOn(price.amount, coupon) : 0;
     const connection = await this.providers.resolve(ctx, input.provider);
@@ -117,11 +135,21 @@ export class SubscriptionService {
     const tax = await this.taxAtCreate(ctx, merchant, price.currency, customer);
     const charge = gatewayAmounts(price.amount - discount, price.setupFee, tax);
     if (coupon && charge.recurring < MIN_GATEWAY_RECURRING[connection.provider]) {
-      throw invalid('coupon_code', `Coupon '${coupon.code}' cannot be applied: the discounted amount (${charge.recurring}) is below what ${connection.provider} can charge per period (${MIN_GATEWAY_RECURRING[connection.provider]}).`);
+      throw invalid(
+        'coupon_code',
+        `Coupon '${coupon.code}' cannot be applied: the discounted amount (${charge.recurring}) is below what ${connection.provider} can charge per period (${MIN_GATEWAY_RECURRING[connection.provider]}).`,
+      );
     }
     const known = terms.gatewayPriceIds.get(price.id)?.[`${connection.provider}:${charge.recurring}`];
     const providerPriceId =
-      known ?? (await this.registerPriceAtGateway(ctx, gateway, connection, { price, plan, product, gatewayAmount: charge.recurring, discounted: discount > 0 }));
+      known ??
+      (await this.registerPriceAtGateway(ctx, gateway, connection, {
+        price,
+        plan,
+        product,
+        gatewayAmount: charge.recurring,
+        discounted: discount > 0,
+      }));
     await this.alignSandboxClock(ctx, gateway, terms.clockOffsetMs);
 
     const successUrl = input.successUrl.replaceAll('{SUBSCRIPTION_ID}', id);
@@ -178,7 +206,9 @@ export class SubscriptionService {
       discountCycles: coupon ? discountCycles(coupon) : null,
       gatewayDiscounted: discount > 0,
       // The scheduler ends a checkout nobody completes (subscription.scheduler.ts checkout_expiry), on merchant time.
-      nextActionAt: new Date(Date.now() + terms.clockOffsetMs + services(ctx).config.subscriptionCheckoutExpirySeconds * 1000),
+      nextActionAt: new Date(
+        Date.now() + terms.clockOffsetMs + services(ctx).config.subscriptionCheckoutExpirySeconds * 1000,
+      ),
     };
     try {
       return await ctx.em.transactional(async (em) => {
@@ -197,7 +227,11 @@ export class SubscriptionService {
       // the same Idempotency-Key gets the same gateway subscription back.
       if (err instanceof DomainError && err.param === 'coupon_code' && checkout.providerSubscriptionId) {
         const made = checkout.providerSubscriptionId;
-        await gateway.cancelSubscription(made, { atPeriodEnd: false }).catch((e) => ctx.log.warn({ err: e, subscription_id: id }, 'cancelling an unwritten gateway subscription failed'));
+        await gateway
+          .cancelSubscription(made, { atPeriodEnd: false })
+          .catch((e) =>
+            ctx.log.warn({ err: e, subscription_id: id }, 'cancelling an unwritten gateway subscription failed'),
+          );
       }
       throw err;
     }
@@ -207,11 +241,19 @@ export class SubscriptionService {
    * Takes the coupon's redemption for a new subscription in its create transaction (coupon.store.ts redeemCoupon: a
    * conditional update, so concurrent creates never pass max_redemptions; the loser's create rolls back whole: 400).
    */
-  private async redeem(em: EntityManager, sub: BillingSubscription, coupon: Coupon, clockOffsetMs: number): Promise<void> {
+  private async redeem(
+    em: EntityManager,
+    sub: BillingSubscription,
+    coupon: Coupon,
+    clockOffsetMs: number,
+  ): Promise<void> {
     if (await redeemCoupon(em, { couponId: coupon.id, subscriptionId: sub.id, customerId: sub.customerId })) return;
     // Lost to the limit, or redeem_by passed since the check (merchant time: the wall clock plus the test clock's offset).
     const expired = coupon.redeemBy != null && Date.now() + clockOffsetMs > coupon.redeemBy.getTime();
-    throw couponRefused(coupon.code, expired ? CouponInvalidReason.EXPIRED : CouponInvalidReason.MAX_REDEMPTIONS_REACHED);
+    throw couponRefused(
+      coupon.code,
+      expired ? CouponInvalidReason.EXPIRED : CouponInvalidReason.MAX_REDEMPTIONS_REACHED,
+    );
   }
 
   /**
@@ -236,7 +278,14 @@ export class SubscriptionService {
   private async customerFor(
     ctx: Ctx,
     input: CreateSubscriptionInput,
-  ): Promise<{ id?: string; email: string; name?: string | null; phone?: string | null; stateCode?: string | null; gstin?: string | null }> {
+  ): Promise<{
+    id?: string;
+    email: string;
+    name?: string | null;
+    phone?: string | null;
+    stateCode?: string | null;
+    gstin?: string | null;
+  }> {
     const details = {
       name: input.customerName ?? null,
       phone: input.customerPhone ?? null,
@@ -248,7 +297,11 @@ export class SubscriptionService {
       return { id: c.id, email: c.email, name: c.name, phone: c.phone, stateCode: c.stateCode, gstin: c.gstin };
     }
     if (!input.customerEmail) {
-      throw new DomainError('parameter_missing', 'Missing required parameter: customer_email (or customer_id).', 'customer_email');
+      throw new DomainError(
+        'parameter_missing',
+        'Missing required parameter: customer_email (or customer_id).',
+        'customer_email',
+      );
     }
     const customer = { email: normaliseEmail(input.customerEmail), ...details };
     validateCustomerDetails(customer);
@@ -259,13 +312,23 @@ export class SubscriptionService {
    * `price_id` (one of the plan's), else the plan's default price in `currency`, else the plan's default price.
    * `prices` are what subscriptionTerms read: the price `price_id` names (none: 404), else the plan's defaults.
    */
-  private pickPrice(plan: Plan, prices: Price[], priceId: string | null, currency: string | null | undefined, reporting: string): Price {
+  private pickPrice(
+    plan: Plan,
+    prices: Price[],
+    priceId: string | null,
+    currency: string | null | undefined,
+    reporting: string,
+  ): Price {
     if (priceId) {
       const price = prices[0];
       if (!price) throw notFound('price', priceId, 'price_id');
       if (price.planId !== plan.id) throw invalid('price_id', `Price ${price.id} is not a price of plan ${plan.id}.`);
       if (currency && normaliseCurrency(currency) !== price.currency) {
-        throw new DomainError('currency_mismatch', `Price ${price.id} is in ${price.currency}, not ${currency.toUpperCase()}.`, 'currency');
+        throw new DomainError(
+          'currency_mismatch',
+          `Price ${price.id} is in ${price.currency}, not ${currency.toUpperCase()}.`,
+          'currency',
+        );
       }
       return price;
     }
@@ -292,7 +355,11 @@ export class SubscriptionService {
     currency: string,
     customer: { id?: string; email: string; stateCode?: string | null; gstin?: string | null },
   ): Promise<TaxSnapshot> {
-    const parties = { currency, merchantGstin: merchant.gstin ?? null, merchantState: merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null };
+    const parties = {
+      currency,
+      merchantGstin: merchant.gstin ?? null,
+      merchantState: merchant.stateCode ?? merchant.gstin?.slice(0, 2) ?? null,
+    };
     if (taxTreatment({ ...parties, customerState: null }) === 'none') return { treatment: 'none', rateBps: 0 };
     let { stateCode, gstin } = customer;
     if (!customer.id) {
@@ -337,7 +404,10 @@ export class SubscriptionService {
           idempotencyKey: `price-${c.price.id}-${connection.id}-${c.gatewayAmount}`,
         });
       } catch (err) {
-        scope.log.warn({ err, price_id: c.price.id, provider: connection.provider }, 'gateway price registration failed');
+        scope.log.warn(
+          { err, price_id: c.price.id, provider: connection.provider },
+          'gateway price registration failed',
+        );
         throw fromGatewayError(err);
       }
       await recordGatewayPrice(em, {
@@ -355,11 +425,17 @@ export class SubscriptionService {
     return findOr404(ctx.em, BillingSubscription, id, 'subscription');
   }
 
-  subscriptions(ctx: Ctx, args: PageArgs & { status?: SubscriptionStatus | null; customerId?: string | null; planId?: string | null }) {
+  subscriptions(
+    ctx: Ctx,
+    args: PageArgs & { status?: SubscriptionStatus | null; customerId?: string | null; planId?: string | null },
+  ) {
     tenantOf(ctx);
     const where: Record<string, unknown> = {};
     if (args.status) where.status = args.status;
-    for (const [key, value] of [['customerId', args.customerId], ['planId', args.planId]] as const) {
+    for (const [key, value] of [
+      ['customerId', args.customerId],
+      ['planId', args.planId],
+    ] as const) {
       if (!value) continue;
       if (!isUuid(value)) return paginate(ctx.em, BillingSubscription, { id: null }, args);
       where[key] = value;
@@ -376,11 +452,27 @@ export class SubscriptionService {
   // --- commands ---------------------------------------------------------------------------------------------------
 
   pause(ctx: Ctx, id: string): Promise<BillingSubscription> {
-    return this.command(ctx, id, 'pause', (gw, sub) => gw.pauseSubscription(sub.providerSubscriptionId!), (change, now) => applyPause(change, now), undefined, { command: 'pause' });
+    return this.command(
+      ctx,
+      id,
+      'pause',
+      (gw, sub) => gw.pauseSubscription(sub.providerSubscriptionId!),
+      (change, now) => applyPause(change, now),
+      undefined,
+      { command: 'pause' },
+    );
   }
 
   resume(ctx: Ctx, id: string): Promise<BillingSubscription> {
-    return this.command(ctx, id, 'resume', (gw, sub) => gw.resumeSubscription(sub.providerSubscriptionId!), (change) => applyResume(change), undefined, { command: 'resume' });
+    return this.command(
+      ctx,
+      id,
+      'resume',
+      (gw, sub) => gw.resumeSubscription(sub.providerSubscriptionId!),
+      (change) => applyResume(change),
+      undefined,
+      { command: 'resume' },
+    );
   }
 
   /**
@@ -432,7 +524,9 @@ export class SubscriptionService {
   ): Promise<BillingSubscription> {
     const tenant = tenantOf(ctx);
     const claimed = await ctx.em.transactional(async (em) => {
-      const sub = await findOr404(em, BillingSubscription, id, 'subscription', { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const sub = await findOr404(em, BillingSubscription, id, 'subscription', {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+      });
       transition(sub.status, trigger, 'api');
       if (noop(sub)) return { sub, skip: true };
       const inFlight = commandInFlight(sub);
@@ -455,11 +549,18 @@ export class SubscriptionService {
         await atGateway(this.providers.gatewayFor(connection), sub);
       }
     } catch (err) {
-      if (unanswered && !(err instanceof GatewayError && err.code === 'gateway_rejected') && !(err instanceof DomainError)) {
+      if (
+        unanswered &&
+        !(err instanceof GatewayError && err.code === 'gateway_rejected') &&
+        !(err instanceof DomainError)
+      ) {
         // No answer: the gateway may have done it. The command stays pending on the subscription (its claim held, so
         // no other command starts) until the gateway's event or reconciliation settles it (subscription.pending.ts).
         await this.leavePending(ctx.em, id, { ...unanswered, since: new Date().toISOString() });
-        ctx.log.warn({ err, subscription_id: id, command: trigger }, 'gateway did not answer a subscription command: pending until its outcome is known');
+        ctx.log.warn(
+          { err, subscription_id: id, command: trigger },
+          'gateway did not answer a subscription command: pending until its outcome is known',
+        );
         throw fromGatewayError(err);
       }
       await this.release(ctx.em, id);
@@ -470,7 +571,9 @@ export class SubscriptionService {
     let applied: { locked: BillingSubscription; followUps: (() => Promise<void>)[] };
     try {
       applied = await ctx.em.transactional(async (em) => {
-        const locked = await findOr404(em, BillingSubscription, id, 'subscription', { lockMode: LockMode.PESSIMISTIC_WRITE });
+        const locked = await findOr404(em, BillingSubscription, id, 'subscription', {
+          lockMode: LockMode.PESSIMISTIC_WRITE,
+        });
         locked.pendingCommand = null;
         locked.pendingCommandAt = null;
         const change = this.change(em, locked);
@@ -509,7 +612,11 @@ export class SubscriptionService {
 
   async connectionOf(em: EntityManager, sub: BillingSubscription): Promise<ProviderConnection> {
     const c = await em.findOne(ProviderConnection, { id: sub.connectionId }, { populate: ['credentialsSealed'] });
-    if (!c) throw new DomainError('provider_not_connected', `The ${sub.provider} connection of this subscription was removed.`);
+    if (!c)
+      throw new DomainError(
+        'provider_not_connected',
+        `The ${sub.provider} connection of this subscription was removed.`,
+      );
     return c;
   }
 
@@ -517,7 +624,11 @@ export class SubscriptionService {
    * A gateway call after a commit whose scheduled action is leased (the dunning retry): a failure is logged, and the
    * action runs again when its lease ends. Other calls after a commit are durable commands (subscription.commands.ts).
    */
-  async afterCommit(sub: BillingSubscription, what: string, call: (gw: GatewayPort) => Promise<unknown>): Promise<void> {
+  async afterCommit(
+    sub: BillingSubscription,
+    what: string,
+    call: (gw: GatewayPort) => Promise<unknown>,
+  ): Promise<void> {
     try {
       const connection = await this.connectionOf(tenantEntityManager(this.root, sub), sub);
       await call(this.providers.gatewayFor(connection));
@@ -534,4 +645,3 @@ export class SubscriptionService {
     return receiveSubscriptionEvent(this, em, connection, event);
   }
 }
-

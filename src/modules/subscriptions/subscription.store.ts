@@ -18,16 +18,45 @@ import type { FirstMove } from './subscription.lifecycle';
 /** Statuses in which a subscription gives the customer the service (entitlements; customers' counts). */
 export const PROVISIONED: SubscriptionStatus[] = [SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING];
 /** Statuses counted in a customer's `active_subscription_count`. */
-export const COUNTED: SubscriptionStatus[] = [SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING, SubscriptionStatus.PAST_DUE];
+export const COUNTED: SubscriptionStatus[] = [
+  SubscriptionStatus.ACTIVE,
+  SubscriptionStatus.TRIALING,
+  SubscriptionStatus.PAST_DUE,
+];
 
 export type NewSubscription = Omit<
   Pick<
     BillingSubscription,
-    | 'id' | 'productId' | 'planId' | 'priceId' | 'currency' | 'amount' | 'setupFee' | 'billingFrequency' | 'billingInterval'
-    | 'trialPeriodDays' | 'trialEndAction' | 'provider' | 'connectionId' | 'providerSubscriptionId' | 'providerCustomerId'
-    | 'checkoutSessionId' | 'checkoutUrl' | 'successUrl' | 'cancelUrl' | 'maxCycles' | 'couponCode' | 'metadata'
-    | 'taxTreatment' | 'taxRateBps' | 'couponId' | 'discountPercentBps' | 'discountAmountOff' | 'discountCycles'
-    | 'gatewayDiscounted' | 'nextActionAt'
+    | 'id'
+    | 'productId'
+    | 'planId'
+    | 'priceId'
+    | 'currency'
+    | 'amount'
+    | 'setupFee'
+    | 'billingFrequency'
+    | 'billingInterval'
+    | 'trialPeriodDays'
+    | 'trialEndAction'
+    | 'provider'
+    | 'connectionId'
+    | 'providerSubscriptionId'
+    | 'providerCustomerId'
+    | 'checkoutSessionId'
+    | 'checkoutUrl'
+    | 'successUrl'
+    | 'cancelUrl'
+    | 'maxCycles'
+    | 'couponCode'
+    | 'metadata'
+    | 'taxTreatment'
+    | 'taxRateBps'
+    | 'couponId'
+    | 'discountPercentBps'
+    | 'discountAmountOff'
+    | 'discountCycles'
+    | 'gatewayDiscounted'
+    | 'nextActionAt'
   >,
   never
 >;
@@ -70,14 +99,40 @@ export async function insertSubscription(
      select * from s`,
     [
       ...cte.params,
-      s.id, s.productId, s.planId, s.priceId, first.status,
-      s.currency, s.amount, s.setupFee, s.billingFrequency, s.billingInterval,
-      s.trialPeriodDays, s.trialEndAction, s.provider, s.connectionId, s.providerSubscriptionId ?? null,
-      s.providerCustomerId ?? null, s.checkoutSessionId ?? null, s.checkoutUrl ?? null, s.successUrl, s.cancelUrl,
-      s.maxCycles ?? null, s.couponCode ?? null, JSON.stringify(s.metadata ?? {}), s.taxTreatment, s.taxRateBps,
-      s.couponId ?? null, s.discountPercentBps ?? null, s.discountAmountOff ?? null, s.discountCycles ?? null, s.gatewayDiscounted ?? false,
+      s.id,
+      s.productId,
+      s.planId,
+      s.priceId,
+      first.status,
+      s.currency,
+      s.amount,
+      s.setupFee,
+      s.billingFrequency,
+      s.billingInterval,
+      s.trialPeriodDays,
+      s.trialEndAction,
+      s.provider,
+      s.connectionId,
+      s.providerSubscriptionId ?? null,
+      s.providerCustomerId ?? null,
+      s.checkoutSessionId ?? null,
+      s.checkoutUrl ?? null,
+      s.successUrl,
+      s.cancelUrl,
+      s.maxCycles ?? null,
+      s.couponCode ?? null,
+      JSON.stringify(s.metadata ?? {}),
+      s.taxTreatment,
+      s.taxRateBps,
+      s.couponId ?? null,
+      s.discountPercentBps ?? null,
+      s.discountAmountOff ?? null,
+      s.discountCycles ?? null,
+      s.gatewayDiscounted ?? false,
       s.nextActionAt ?? null,
-      eventId, first.eventType, first.triggeredBy,
+      eventId,
+      first.eventType,
+      first.triggeredBy,
     ],
   );
   return em.map(BillingSubscription, rows[0] as never);
@@ -166,9 +221,15 @@ export function customerSubscriptions(
   customerId: string,
   statuses: readonly SubscriptionStatus[] = PROVISIONED,
 ): Promise<BillingSubscription[]> {
-  return tenantRows(em, BillingSubscription, 'customer_id = ? and status = any(?::text[])', [customerId, `{${statuses.join(',')}}`], {
-    orderBy: 'id',
-  });
+  return tenantRows(
+    em,
+    BillingSubscription,
+    'customer_id = ? and status = any(?::text[])',
+    [customerId, `{${statuses.join(',')}}`],
+    {
+      orderBy: 'id',
+    },
+  );
 }
 
 /** Subscriptions of a connection that have not ended (a connection in use cannot be deleted). */
@@ -241,7 +302,11 @@ export async function nextGatewayEventAt(db: Db, merchantId: string, after: Date
 
 /** How far the gateway sandbox's clock was moved for the merchant (null: never). */
 export async function gatewaySyncedTo(db: Db, merchantId: string): Promise<Date | null> {
-  const [row] = await systemQuery<{ synced_to: Date }>(db, 'select synced_to from gateway_clock_syncs where merchant_id = ?', [merchantId]);
+  const [row] = await systemQuery<{ synced_to: Date }>(
+    db,
+    'select synced_to from gateway_clock_syncs where merchant_id = ?',
+    [merchantId],
+  );
   return row ? new Date(row.synced_to) : null;
 }
 
@@ -255,15 +320,27 @@ export async function setGatewaySyncedTo(db: Db, merchantId: string, at: Date): 
 }
 
 /** Subscriptions of every tenant updated since `since`, newest `limit` (the live-update catch-up). */
-export function subscriptionsChangedSince(db: Db, since: Date, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
-  return systemQuery(db, 'select id, merchant_id, mode from subscriptions where updated_at >= ? order by updated_at desc limit ?', [since, limit]);
+export function subscriptionsChangedSince(
+  db: Db,
+  since: Date,
+  limit: number,
+): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  return systemQuery(
+    db,
+    'select id, merchant_id, mode from subscriptions where updated_at >= ? order by updated_at desc limit ?',
+    [since, limit],
+  );
 }
 
 /**
  * Subscriptions whose gateway report is overdue by `graceMs` (a renewal or trial end passed without its event), for the
  * reconciliation job; `checkedBefore` keeps one from being read again and again.
  */
-export function overdueAtGateway(db: Db, graceMs: number, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+export function overdueAtGateway(
+  db: Db,
+  graceMs: number,
+  limit: number,
+): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
   return systemQuery(
     db,
     `select s.id, s.merchant_id, s.mode from subscriptions s
@@ -277,7 +354,11 @@ export function overdueAtGateway(db: Db, graceMs: number, limit: number): Promis
 }
 
 /** Subscriptions with a command whose gateway call went unanswered at least `olderThanMs` ago (across tenants). */
-export function unansweredCommands(db: Db, olderThanMs: number, limit: number): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+export function unansweredCommands(
+  db: Db,
+  olderThanMs: number,
+  limit: number,
+): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
   return systemQuery(
     db,
     `select s.id, s.merchant_id, s.mode from subscriptions s

@@ -40,7 +40,12 @@ export async function billUsage(
   p: { closingAt: Date; at: Date; final?: boolean },
 ): Promise<Invoice | null> {
   const sub = change.sub;
-  const closed = await closeUnbilledUsage(change.em, { subscriptionId: sub.id, closingAt: p.closingAt, planId: sub.planId, currency: sub.currency });
+  const closed = await closeUnbilledUsage(change.em, {
+    subscriptionId: sub.id,
+    closingAt: p.closingAt,
+    planId: sub.planId,
+    currency: sub.currency,
+  });
   if (!closed.length) return null;
   const lines = usageLines(closed, sub.trialEnd ?? null, sub.currency);
   if (!lines.some((l) => l.amount > 0)) return null;
@@ -58,7 +63,10 @@ export async function billUsage(
     tax: taxOf(sub),
   });
   if (p.final && sub.provider === 'razorpay') {
-    logger.info({ subscription_id: sub.id, invoice_id: invoice.id }, 'final usage invoice of an ended Razorpay subscription left open: no later charge can carry an add-on');
+    logger.info(
+      { subscription_id: sub.id, invoice_id: invoice.id },
+      'final usage invoice of an ended Razorpay subscription left open: no later charge can carry an add-on',
+    );
   } else {
     // Named by its period, not its number: the number is taken with the COMMIT (invoice numbering), after this line.
     const day = (d?: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
@@ -68,7 +76,11 @@ export async function billUsage(
 }
 
 /** The close when a subscription ends at a period's end: everything still unbilled, whatever its period. */
-export function billFinalUsage(change: SubscriptionChange, service: SubscriptionService, at: Date): Promise<Invoice | null> {
+export function billFinalUsage(
+  change: SubscriptionChange,
+  service: SubscriptionService,
+  at: Date,
+): Promise<Invoice | null> {
   return billUsage(change, service, { closingAt: FOREVER, at, final: true });
 }
 
@@ -80,14 +92,21 @@ export function billFinalUsage(change: SubscriptionChange, service: Subscription
  * rate of 0.25 paise (a quarter paisa) a call. The rate is stored in subunits; shown as such beside the invoice's
  * rupee columns it would read as rupees.
  */
-export function usageLines(closed: ClosedUsage[], trialEnd: Date | null, currency: string): (InvoiceLineDraft & { periodStart: Date; periodEnd: Date })[] {
+export function usageLines(
+  closed: ClosedUsage[],
+  trialEnd: Date | null,
+  currency: string,
+): (InvoiceLineDraft & { periodStart: Date; periodEnd: Date })[] {
   const lines: (InvoiceLineDraft & { periodStart: Date; periodEnd: Date })[] = [];
   for (const u of closed) {
     if (u.unitAmountDecimal === null || u.amount === null) continue;
     if (trialEnd && u.periodEnd.getTime() <= trialEnd.getTime()) continue;
     const amount = Number(u.amount);
     // Rates are below 10^9 subunits per unit: only an absurd quantity gets here, and no invoice can hold it.
-    if (!Number.isSafeInteger(amount)) throw new Error(`usage line amount out of range: ${u.amount} (${u.eventType}, ${u.quantity} x ${u.unitAmountDecimal})`);
+    if (!Number.isSafeInteger(amount))
+      throw new Error(
+        `usage line amount out of range: ${u.amount} (${u.eventType}, ${u.quantity} x ${u.unitAmountDecimal})`,
+      );
     lines.push({
       description: `Usage: ${u.eventType} (${groupDigits(u.quantity)} ${u.unit} x ${formatUnitPrice(u.unitAmountDecimal, currency)})`,
       quantity: 1,

@@ -64,7 +64,11 @@ export class Clock {
   /** The request's test clock (GET /v1/test-clock, `testClock`), with its unfinished advance; test mode only. */
   async read(ctx: Ctx): Promise<ClockState> {
     const row = await this.store.row(testMerchant(ctx));
-    return { now: new Date(Date.now() + row.offsetMs), advanceTarget: row.advanceTarget, advanceInterruptedAt: row.advanceInterruptedAt };
+    return {
+      now: new Date(Date.now() + row.offsetMs),
+      advanceTarget: row.advanceTarget,
+      advanceInterruptedAt: row.advanceInterruptedAt,
+    };
   }
 
   /**
@@ -96,23 +100,38 @@ export class Clock {
    *
    * One advance per merchant at a time, across processes: a second one waits for the first (whileAdvancing).
    */
-  async advance(merchantId: string, by: { seconds?: number | null; to?: Date | null }, signal?: AbortSignal): Promise<ClockState> {
+  async advance(
+    merchantId: string,
+    by: { seconds?: number | null; to?: Date | null },
+    signal?: AbortSignal,
+  ): Promise<ClockState> {
     checkAdvance(by);
     return this.store.whileAdvancing(merchantId, async () => {
       const row = await this.store.row(merchantId);
       const start = new Date(Date.now() + row.offsetMs);
       const own = by.to ?? new Date(start.getTime() + (by.seconds ?? 0) * 1000);
       if (own.getTime() < start.getTime()) {
-        throw new DomainError('parameter_invalid', `The test clock only moves forward: it reads ${start.toISOString()}.`, 'to');
+        throw new DomainError(
+          'parameter_invalid',
+          `The test clock only moves forward: it reads ${start.toISOString()}.`,
+          'to',
+        );
       }
       if (own.getTime() - start.getTime() > MAX_ADVANCE_MS) {
         // Only `to` gets here (checkAdvance bounds seconds): it counts from the clock's reading.
-        throw invalid('to', `A test-clock advance moves at most 366 days per call: the test clock reads ${start.toISOString()}; advance again for more.`);
+        throw invalid(
+          'to',
+          `A test-clock advance moves at most 366 days per call: the test clock reads ${start.toISOString()}; advance again for more.`,
+        );
       }
       // Resume an unfinished advance: its target was at most 366 days from its own start, so from this one's too.
       const resumed = row.advanceTarget && row.advanceTarget.getTime() > own.getTime() ? row.advanceTarget : null;
       let to = resumed ?? own;
-      if (resumed) logger.info({ merchantId, to, interruptedAt: row.advanceInterruptedAt }, 'test clock: resuming an unfinished advance');
+      if (resumed)
+        logger.info(
+          { merchantId, to, interruptedAt: row.advanceInterruptedAt },
+          'test clock: resuming an unfinished advance',
+        );
       await this.store.beginAdvance(merchantId, to);
       const target = to;
       let stoppedAt: Date | null = null;
@@ -124,7 +143,10 @@ export class Clock {
           if (now.getTime() < to.getTime()) {
             stoppedAt = now;
             to = now;
-            logger.info({ merchantId, at: now, target, reason: String(signal.reason?.message ?? signal.reason) }, 'test clock: advance stopping early');
+            logger.info(
+              { merchantId, at: now, target, reason: String(signal.reason?.message ?? signal.reason) },
+              'test clock: advance stopping early',
+            );
           }
         }
         let next: { at: Date; work: DueWork } | null = null;
@@ -161,16 +183,23 @@ function checkAdvance(by: { seconds?: number | null; to?: Date | null }): void {
     if (!Number.isSafeInteger(seconds)) throw invalid('seconds', 'seconds must be a whole number of seconds.');
     if (seconds < 0) throw invalid('seconds', 'seconds must be at least 0: the test clock only moves forward.');
     if (seconds > MAX_ADVANCE_SECONDS) {
-      throw invalid('seconds', `A test-clock advance moves at most 366 days (${MAX_ADVANCE_SECONDS} seconds) per call; advance again for more.`);
+      throw invalid(
+        'seconds',
+        `A test-clock advance moves at most 366 days (${MAX_ADVANCE_SECONDS} seconds) per call; advance again for more.`,
+      );
     }
   }
-  if (to != null && !(to instanceof Date && Number.isFinite(to.getTime()))) throw invalid('to', 'to must be an ISO 8601 date-time.');
+  if (to != null && !(to instanceof Date && Number.isFinite(to.getTime())))
+    throw invalid('to', 'to must be an ISO 8601 date-time.');
 }
 
 /** The test clock is a test-mode thing: the request's merchant, refused with a live key. */
 function testMerchant(ctx: Ctx): string {
   const { merchantId, mode } = tenantOf(ctx);
   if (mode !== Mode.TEST)
-    throw new DomainError('test_mode_only', 'The test clock exists in test mode only: use your test secret key (sk_test_...).');
+    throw new DomainError(
+      'test_mode_only',
+      'The test clock exists in test mode only: use your test secret key (sk_test_...).',
+    );
   return merchantId;
 }

@@ -26,9 +26,11 @@ export class TestClockStore {
   constructor(private readonly db: ServicePool) {}
 
   async offsetMs(merchantId: string): Promise<number> {
-    const rows = await systemQuery<{ offset_ms: string }>(this.db, 'select offset_ms from test_clocks where merchant_id = $1', [
-      merchantId,
-    ]);
+    const rows = await systemQuery<{ offset_ms: string }>(
+      this.db,
+      'select offset_ms from test_clocks where merchant_id = $1',
+      [merchantId],
+    );
     return rows.length ? Number(rows[0].offset_ms) : 0;
   }
 
@@ -41,7 +43,11 @@ export class TestClockStore {
     );
     if (!rows.length) return { offsetMs: 0, advanceTarget: null, advanceInterruptedAt: null };
     const r = rows[0];
-    return { offsetMs: Number(r.offset_ms), advanceTarget: date(r.advance_target), advanceInterruptedAt: date(r.advance_interrupted_at) };
+    return {
+      offsetMs: Number(r.offset_ms),
+      advanceTarget: date(r.advance_target),
+      advanceInterruptedAt: date(r.advance_interrupted_at),
+    };
   }
 
   /**
@@ -92,7 +98,9 @@ export class TestClockStore {
       try {
         return await fn();
       } finally {
-        await systemQuery(client, 'select pg_advisory_unlock($1, hashtext($2))', [CLOCK_LOCK, merchantId]).catch(() => undefined);
+        await systemQuery(client, 'select pg_advisory_unlock($1, hashtext($2))', [CLOCK_LOCK, merchantId]).catch(
+          () => undefined,
+        );
       }
     });
   }

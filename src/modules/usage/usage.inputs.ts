@@ -29,16 +29,22 @@ export class ReportUsageInput {
   })
   quantity!: number;
 
-  @Field({ description: `The unit (1 to ${MAX_UNIT} characters). One subscription's event type keeps the unit of its first event.` })
+  @Field({
+    description: `The unit (1 to ${MAX_UNIT} characters). One subscription's event type keeps the unit of its first event.`,
+  })
   @MaxLength(MAX_UNIT)
   unit!: string;
 
-  @Field(() => JSONObject, { nullable: true, description: 'At most 50 keys of up to 40 characters, string values up to 500 characters.' })
+  @Field(() => JSONObject, {
+    nullable: true,
+    description: 'At most 50 keys of up to 40 characters, string values up to 500 characters.',
+  })
   metadata?: Record<string, unknown> | null;
 
   @Field(() => DateTime, {
     nullable: true,
-    description: "When it happened; default: now on the merchant's clock (the test clock in test mode). At most 5 minutes ahead, and inside one of the subscription's billing periods.",
+    description:
+      "When it happened; default: now on the merchant's clock (the test clock in test mode). At most 5 minutes ahead, and inside one of the subscription's billing periods.",
   })
   timestamp?: Date | null;
 
@@ -54,7 +60,9 @@ export class ReportUsageInput {
 /** The limits are declared here; the service checks them (the batch argument skips class-validator: usage.resolver.ts). */
 @InputType({ description: `Up to ${MAX_BATCH} usage events, stored all or nothing.` })
 export class ReportUsageBatchInput {
-  @Field(() => [ReportUsageInput], { description: `1 to ${MAX_BATCH} events; one invalid event refuses the whole batch (param events[i].field).` })
+  @Field(() => [ReportUsageInput], {
+    description: `1 to ${MAX_BATCH} events; one invalid event refuses the whole batch (param events[i].field).`,
+  })
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BATCH)
   @ValidateNested({ each: true })

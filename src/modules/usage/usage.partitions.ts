@@ -71,7 +71,8 @@ export class UsagePartitions {
       p = (async () => {
         try {
           if (force || !(await partitionAttached(this.pool, m.name))) {
-            if (await createPartition(this.pool, m)) logger.info({ partition: m.name }, 'usage events partition created');
+            if (await createPartition(this.pool, m))
+              logger.info({ partition: m.name }, 'usage events partition created');
           }
           this.known.add(m.name);
         } finally {

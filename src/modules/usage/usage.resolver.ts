@@ -35,25 +35,34 @@ export class UsageResolver {
     @C() ctx: Ctx,
     // The service checks every field (usage.rules.ts checkEvent: the limits class-validator would check, and more).
     @Arg('input', { validate: false, validateFn: checkedByTheService }) input: ReportUsageInput,
-    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey?: string | null,
   ) {
-    return withIdempotency(ctx, idempotencyKey, { operation: 'reportUsage', input, result: storedEvent }, () => services(ctx).usage.report(ctx, input));
+    return withIdempotency(ctx, idempotencyKey, { operation: 'reportUsage', input, result: storedEvent }, () =>
+      services(ctx).usage.report(ctx, input),
+    );
   }
 
-  @Mutation(() => UsageEventList, { description: 'Reports up to 1,000 usage events at once: all stored, or none (the first bad event names the error).', complexity: usageCost })
+  @Mutation(() => UsageEventList, {
+    description: 'Reports up to 1,000 usage events at once: all stored, or none (the first bad event names the error).',
+    complexity: usageCost,
+  })
   reportUsageBatch(
     @C() ctx: Ctx,
     // Not run through class-validator: its nested pass costs more than the rest of a 1,000-event batch's checks. The
     // service checks the size and every field (usage.rules.ts checkEvent: the same limits and more, `events[i].` params).
     @Arg('input', { validate: false, validateFn: checkedByTheService }) input: ReportUsageBatchInput,
-    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY }) idempotencyKey?: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY })
+    idempotencyKey?: string | null,
   ) {
     return withIdempotency(ctx, idempotencyKey, { operation: 'reportUsageBatch', input, result: storedList }, () =>
       services(ctx).usage.reportBatch(ctx, input),
     );
   }
 
-  @Query(() => UsageSummary, { description: "A subscription's usage per billing period and event type, newest period first." })
+  @Query(() => UsageSummary, {
+    description: "A subscription's usage per billing period and event type, newest period first.",
+  })
   usageSummary(@C() ctx: Ctx, @Arg('subscriptionId', () => ID) subscriptionId: string) {
     return services(ctx).usage.summary(ctx, subscriptionId);
   }

@@ -2,7 +2,15 @@ import { validate as isUuid } from 'uuid';
 import { DomainError, invalid, notFound } from '../../core/errors';
 import { validateMetadata } from '../../core/validate';
 import { Frequency, period } from '../../core/billing-period';
-import { EVENT_TYPE, MAX_EVENT_TYPE, MAX_FRACTION_DIGITS, MAX_KEY, MAX_QUANTITY, MAX_UNIT, ReportUsageInput } from './usage.inputs';
+import {
+  EVENT_TYPE,
+  MAX_EVENT_TYPE,
+  MAX_FRACTION_DIGITS,
+  MAX_KEY,
+  MAX_QUANTITY,
+  MAX_UNIT,
+  ReportUsageInput,
+} from './usage.inputs';
 
 /**
  * The rules of a usage event that need no database: field checks, the exact decimal of a quantity, and which billing
@@ -68,24 +76,40 @@ export function checkEvent(input: ReportUsageInput, prefix = ''): EventDraft {
     throw notFound('subscription', String(input.subscriptionId), p('subscription_id'));
   }
   if (!EVENT_TYPE.test(input.eventType)) {
-    throw invalid(p('event_type'), `${p('event_type')} must be 1 to ${MAX_EVENT_TYPE} characters: letters, digits, "_", ".", ":" or "-".`);
+    throw invalid(
+      p('event_type'),
+      `${p('event_type')} must be 1 to ${MAX_EVENT_TYPE} characters: letters, digits, "_", ".", ":" or "-".`,
+    );
   }
   const quantity = quantityDecimal(input.quantity, p('quantity'));
   const unit = input.unit;
   if (unit.length > MAX_UNIT || !unit.trim() || CONTROL.test(unit) || LONE_SURROGATE.test(unit)) {
-    throw invalid(p('unit'), `${p('unit')} must be 1 to ${MAX_UNIT} characters, not blank, without control characters.`);
+    throw invalid(
+      p('unit'),
+      `${p('unit')} must be 1 to ${MAX_UNIT} characters, not blank, without control characters.`,
+    );
   }
   const metadata = validateMetadata(input.metadata, p('metadata'));
   for (const k in metadata) {
-    if (LONE_SURROGATE.test(k) || LONE_SURROGATE.test(metadata[k])) throw invalid(p('metadata'), `${p('metadata')} holds a string that is not valid Unicode (a lone surrogate).`);
+    if (LONE_SURROGATE.test(k) || LONE_SURROGATE.test(metadata[k]))
+      throw invalid(p('metadata'), `${p('metadata')} holds a string that is not valid Unicode (a lone surrogate).`);
   }
   const ts = input.timestamp ?? null;
-  if (ts && Number.isNaN(ts.getTime())) throw invalid(p('timestamp'), `${p('timestamp')} must be an ISO 8601 date-time.`);
+  if (ts && Number.isNaN(ts.getTime()))
+    throw invalid(p('timestamp'), `${p('timestamp')} must be an ISO 8601 date-time.`);
   const key = input.idempotencyKey ?? null;
   if (key !== null && (key.length > MAX_KEY || !PRINTABLE_ASCII.test(key))) {
     throw invalid(p('idempotency_key'), `${p('idempotency_key')} must be 1 to ${MAX_KEY} printable ASCII characters.`);
   }
-  return { subscriptionId: input.subscriptionId.toLowerCase(), eventType: input.eventType, unit, quantity, metadata, timestamp: ts, key };
+  return {
+    subscriptionId: input.subscriptionId.toLowerCase(),
+    eventType: input.eventType,
+    unit,
+    quantity,
+    metadata,
+    timestamp: ts,
+    key,
+  };
 }
 
 /** What of a subscription decides its billing periods (its columns, as usage.store.ts reads them). */
@@ -124,8 +148,10 @@ export function periodFor(s: SubscriptionPeriods, t: Date): { start: Date; end: 
   const at = t.getTime();
   const cps = s.currentPeriodStart?.getTime();
   const cpe = s.currentPeriodEnd?.getTime();
-  if (cps !== undefined && cpe !== undefined && cps <= at && at < cpe) return { start: s.currentPeriodStart!, end: s.currentPeriodEnd! };
-  if (s.trialStart && s.trialEnd && s.trialStart.getTime() <= at && at < s.trialEnd.getTime()) return { start: s.trialStart, end: s.trialEnd };
+  if (cps !== undefined && cpe !== undefined && cps <= at && at < cpe)
+    return { start: s.currentPeriodStart!, end: s.currentPeriodEnd! };
+  if (s.trialStart && s.trialEnd && s.trialStart.getTime() <= at && at < s.trialEnd.getTime())
+    return { start: s.trialStart, end: s.trialEnd };
   const anchor = s.billingAnchor ?? s.trialEnd ?? s.currentPeriodStart;
   if (!anchor || at < anchor.getTime()) return null;
   const interval = s.billingInterval;

@@ -9,7 +9,15 @@ import type { ServicePool } from '../../core/orm-pool';
 import type { Clock } from '../test-clock';
 import { MAX_BATCH, ReportUsageBatchInput, ReportUsageInput } from './usage.inputs';
 import { isMissingPartition, UsagePartitions } from './usage.partitions';
-import { checkEvent, EventDraft, firstPeriodStart, isBillable, MAX_FUTURE_MS, periodFor, SubscriptionPeriods } from './usage.rules';
+import {
+  checkEvent,
+  EventDraft,
+  firstPeriodStart,
+  isBillable,
+  MAX_FUTURE_MS,
+  periodFor,
+  SubscriptionPeriods,
+} from './usage.rules';
 import {
   BatchRow,
   EventRow,
@@ -80,7 +88,11 @@ export class UsageService {
     const slot = randomSlot();
     // The common case: the event fits as it is, and its tenant's group statement writes it.
     const grouped = await new Promise<GroupWritten | null>((done) =>
-      this.groups.add(`${merchantId}:${mode}`, { tenant: { merchantId, mode }, event: { ...d, id, period: null, slot }, done }),
+      this.groups.add(`${merchantId}:${mode}`, {
+        tenant: { merchantId, mode },
+        event: { ...d, id, period: null, slot },
+        done,
+      }),
     );
     if (grouped) return this.written(id, d, mode, grouped);
     // Not written by the group: on its own, one round at a time, which also explains why not.
@@ -108,7 +120,12 @@ export class UsageService {
       }
       const at = d.timestamp ?? out.ts;
       const p = this.placeEvent(out, at, d, '', out.known_unit);
-      if (!period || period.start.getTime() !== p.start.getTime() || period.end.getTime() !== p.end.getTime() || !d.timestamp) {
+      if (
+        !period ||
+        period.start.getTime() !== p.start.getTime() ||
+        period.end.getTime() !== p.end.getTime() ||
+        !d.timestamp
+      ) {
         // Outside the current period: the statement again with the period worked out (and the timestamp it was for).
         period = p;
         d.timestamp = at;
@@ -148,9 +165,14 @@ export class UsageService {
       const slice = asks.slice(i, i + MAX_GROUP);
       let written: Map<string, GroupWritten> | null = null;
       try {
-        written = await reportGroup(this.pool, slice[0].tenant, slice.map((a) => a.event));
+        written = await reportGroup(
+          this.pool,
+          slice[0].tenant,
+          slice.map((a) => a.event),
+        );
       } catch (err) {
-        if (!isMissingPartition(err) && !retryable(err)) logger.warn({ err, events: slice.length }, 'usage: group statement failed; events written one by one');
+        if (!isMissingPartition(err) && !retryable(err))
+          logger.warn({ err, events: slice.length }, 'usage: group statement failed; events written one by one');
       }
       for (const a of slice) a.done(written?.get(a.event.id) ?? null);
     }
@@ -160,7 +182,13 @@ export class UsageService {
    * The checks of one event against its subscription (billable, timestamp, unit), in the order a client fixes them;
    * answers the billing period holding the event.
    */
-  private placeEvent(sub: SubscriptionRow, at: Date, d: EventDraft, prefix: string, knownUnit: string | null): { start: Date; end: Date } {
+  private placeEvent(
+    sub: SubscriptionRow,
+    at: Date,
+    d: EventDraft,
+    prefix: string,
+    knownUnit: string | null,
+  ): { start: Date; end: Date } {
     const param = (f: string) => `${prefix}${f}`;
     if (!isBillable(sub.status)) {
       throw new DomainError(
@@ -171,7 +199,10 @@ export class UsageService {
     }
     const now = sub.merchant_now.getTime();
     if (at.getTime() > now + MAX_FUTURE_MS) {
-      throw invalid(param('timestamp'), `${param('timestamp')} may be at most 5 minutes ahead of the merchant's clock (now ${new Date(now).toISOString()}).`);
+      throw invalid(
+        param('timestamp'),
+        `${param('timestamp')} may be at most 5 minutes ahead of the merchant's clock (now ${new Date(now).toISOString()}).`,
+      );
     }
     const s = periodsOf(sub);
     const p = periodFor(s, at);
@@ -296,7 +327,8 @@ export class UsageService {
           }
           createdAt = out.createdAt;
           skipped = await eventsByKeys(ctx.em, out.skippedKeys);
-          if (skipped.length !== out.skippedKeys.length) throw new Error('usage: an event taken by its key meanwhile was not found');
+          if (skipped.length !== out.skippedKeys.length)
+            throw new Error('usage: an event taken by its key meanwhile was not found');
           break;
         } catch (err) {
           if (round >= MAX_ROUNDS) throw err;
@@ -341,7 +373,8 @@ export class UsageService {
   /** `GET /usage/summary`: the sums per billing period and event type, from the aggregates only. */
   async summary(ctx: Ctx, subscriptionId: string): Promise<UsageSummary> {
     tenantOf(ctx);
-    if (typeof subscriptionId !== 'string' || !isUuid(subscriptionId)) throw notFound('subscription', String(subscriptionId), 'subscription_id');
+    if (typeof subscriptionId !== 'string' || !isUuid(subscriptionId))
+      throw notFound('subscription', String(subscriptionId), 'subscription_id');
     const id = subscriptionId.toLowerCase();
     const rows = await summaryRows(ctx.em, id);
     if (!rows.length) throw notFound('subscription', subscriptionId, 'subscription_id');

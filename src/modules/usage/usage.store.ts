@@ -68,8 +68,16 @@ export type SingleOutcome =
 
 /** The subscription's columns of the single-event answer, set only when the event was not written. */
 const UNLESS_WRITTEN = [
-  'status', 'current_period_start', 'current_period_end', 'billing_anchor', 'trial_start', 'trial_end', 'billing_frequency', 'billing_interval',
-  'merchant_now', 'known_unit',
+  'status',
+  'current_period_start',
+  'current_period_end',
+  'billing_anchor',
+  'trial_start',
+  'trial_end',
+  'billing_frequency',
+  'billing_interval',
+  'merchant_now',
+  'known_unit',
 ]
   .map((c) => `case when e.created_at is null then v.${c} end as ${c}`)
   .join(', ');
@@ -244,7 +252,11 @@ const REPORT_GROUP = `with input as (
  * were not written (the caller runs each on its own). Fails as a whole (nothing written) where one of its events
  * would fail the single statement: a month without its partition, a deadlock.
  */
-export async function reportGroup(db: Queryable, tenant: TenantParams, events: readonly SingleEvent[]): Promise<Map<string, GroupWritten>> {
+export async function reportGroup(
+  db: Queryable,
+  tenant: TenantParams,
+  events: readonly SingleEvent[],
+): Promise<Map<string, GroupWritten>> {
   const rows = events.map((e) => [
     e.id,
     e.subscriptionId,
@@ -300,17 +312,27 @@ export async function eventsByKeys(em: EntityManager, keys: string[]): Promise<E
 }
 
 /** The tenant's subscriptions among `ids` (those that exist), with merchant time. */
-export async function subscriptionsFor(em: EntityManager, ids: string[]): Promise<(SubscriptionRow & { id: string })[]> {
-  return tenantQuery(em, `select s.id, ${SUB_COLUMNS}, ${MERCHANT_NOW} as merchant_now from subscriptions s where {tenant:s} and s.id = any($1::uuid[])`, [
-    ids,
-  ]);
+export async function subscriptionsFor(
+  em: EntityManager,
+  ids: string[],
+): Promise<(SubscriptionRow & { id: string })[]> {
+  return tenantQuery(
+    em,
+    `select s.id, ${SUB_COLUMNS}, ${MERCHANT_NOW} as merchant_now from subscriptions s where {tenant:s} and s.id = any($1::uuid[])`,
+    [ids],
+  );
 }
 
 /** Units registered for the event types of these subscriptions. */
-export async function unitsFor(em: EntityManager, subscriptionIds: string[]): Promise<{ subscription_id: string; event_type: string; unit: string }[]> {
-  return tenantQuery(em, 'select subscription_id, event_type, unit from usage_units where {tenant} and subscription_id = any($1::uuid[])', [
-    subscriptionIds,
-  ]);
+export async function unitsFor(
+  em: EntityManager,
+  subscriptionIds: string[],
+): Promise<{ subscription_id: string; event_type: string; unit: string }[]> {
+  return tenantQuery(
+    em,
+    'select subscription_id, event_type, unit from usage_units where {tenant} and subscription_id = any($1::uuid[])',
+    [subscriptionIds],
+  );
 }
 
 /** One event of a batch, checked and placed in its billing period. */
@@ -417,7 +439,13 @@ const isKeyTaken = (err: unknown): boolean => {
  * not queue on it. The rows' instants are mostly the same few Date objects (a subscription's period, the merchant's
  * now), each written out once.
  */
-export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: BatchRow[], newUnits: NewUnit[], slot: number): Promise<BatchOutcome> {
+export async function writeBatch(
+  pool: ServicePool,
+  tenant: TenantParams,
+  rows: BatchRow[],
+  newUnits: NewUnit[],
+  slot: number,
+): Promise<BatchOutcome> {
   type Out = { conflicts: BatchOutcome['conflicts']; skipped: string[]; created_at: Date };
   const events = new Array<unknown[]>(rows.length);
   const isoOf = new Map<Date, string>();
@@ -428,11 +456,24 @@ export async function writeBatch(pool: ServicePool, tenant: TenantParams, rows: 
   };
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    events[i] = [r.id, iso(r.timestamp), r.subscriptionId, iso(r.periodStart), iso(r.periodEnd), r.eventType, r.unit, r.quantity, r.metadata, r.key];
+    events[i] = [
+      r.id,
+      iso(r.timestamp),
+      r.subscriptionId,
+      iso(r.periodStart),
+      iso(r.periodEnd),
+      r.eventType,
+      r.unit,
+      r.quantity,
+      r.metadata,
+      r.key,
+    ];
   }
   const params = [
     JSON.stringify(events),
-    newUnits.map((u) => u.subscriptionId), newUnits.map((u) => u.eventType), newUnits.map((u) => u.unit),
+    newUnits.map((u) => u.subscriptionId),
+    newUnits.map((u) => u.eventType),
+    newUnits.map((u) => u.unit),
     slot,
   ];
   const attempt = async (sql: string): Promise<BatchOutcome> => {
@@ -482,7 +523,10 @@ export interface AggregationRow {
  * (byte order). From usage_aggregates alone (its primary key leads with subscription_id), never the events. No row:
  * no such subscription of the tenant; one row with a null period: a subscription without usage.
  */
-export async function summaryRows(em: EntityManager, subscriptionId: string): Promise<(AggregationRow | { start_ms: null })[]> {
+export async function summaryRows(
+  em: EntityManager,
+  subscriptionId: string,
+): Promise<(AggregationRow | { start_ms: null })[]> {
   return tenantQuery(
     em,
     `select (extract(epoch from a.period_start) * 1000)::float8 as start_ms, (extract(epoch from max(a.period_end)) * 1000)::float8 as end_ms,
@@ -516,8 +560,14 @@ export async function partitionAttached(db: Queryable, name: string): Promise<bo
  * `name`, `from` and `to` are made by usage.partitions.ts from numbers only (DDL takes no parameters). Answers
  * whether this call created it.
  */
-export async function createPartition(pool: ServicePool, p: { name: string; from: string; to: string }): Promise<boolean> {
-  if (!/^usage_events_\d{4}_\d{2}$/.test(p.name) || [p.from, p.to].some((t) => !/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/.test(t))) {
+export async function createPartition(
+  pool: ServicePool,
+  p: { name: string; from: string; to: string },
+): Promise<boolean> {
+  if (
+    !/^usage_events_\d{4}_\d{2}$/.test(p.name) ||
+    [p.from, p.to].some((t) => !/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/.test(t))
+  ) {
     throw new Error(`usage: bad partition ${JSON.stringify(p)}`);
   }
   return withClient(pool, async (c) => {
@@ -527,8 +577,14 @@ export async function createPartition(pool: ServicePool, p: { name: string; from
       const attached = await partitionAttached(c, p.name);
       if (!attached) {
         await systemQuery(c, `create table if not exists "${p.name}" (like "usage_events" including all)`);
-        await systemQuery(c, `alter table "${p.name}" add constraint "${p.name}_bounds" check ("timestamp" >= '${p.from}' and "timestamp" < '${p.to}')`);
-        await systemQuery(c, `alter table "usage_events" attach partition "${p.name}" for values from ('${p.from}') to ('${p.to}')`);
+        await systemQuery(
+          c,
+          `alter table "${p.name}" add constraint "${p.name}_bounds" check ("timestamp" >= '${p.from}' and "timestamp" < '${p.to}')`,
+        );
+        await systemQuery(
+          c,
+          `alter table "usage_events" attach partition "${p.name}" for values from ('${p.from}') to ('${p.to}')`,
+        );
         await systemQuery(c, `alter table "${p.name}" drop constraint "${p.name}_bounds"`);
       }
       await systemQuery(c, 'commit');

@@ -8,7 +8,10 @@ import { DateTime, JSONObject, Money } from '../../core/scalars';
  * its own, run for every field of every object (13,000 times for a batch's answer).
  */
 
-@ObjectType({ description: 'A usage event as stored, with the billing period it was counted in (REST object `usage_event`).', simpleResolvers: true })
+@ObjectType({
+  description: 'A usage event as stored, with the billing period it was counted in (REST object `usage_event`).',
+  simpleResolvers: true,
+})
 export class UsageEvent {
   @Field(() => ID) id!: string;
   @Field() object!: 'usage_event';
@@ -18,9 +21,12 @@ export class UsageEvent {
   @Field() unit!: string;
   @Field(() => JSONObject) metadata!: Record<string, string>;
   @Field(() => DateTime) timestamp!: Date;
-  @Field(() => DateTime, { description: 'Start of the billing period the event was counted in.' }) billingPeriodStart!: Date;
-  @Field(() => DateTime, { description: 'End (exclusive) of the billing period the event was counted in.' }) billingPeriodEnd!: Date;
-  @Field(() => String, { nullable: true, description: 'The body idempotency_key, when one was given.' }) idempotencyKey!: string | null;
+  @Field(() => DateTime, { description: 'Start of the billing period the event was counted in.' })
+  billingPeriodStart!: Date;
+  @Field(() => DateTime, { description: 'End (exclusive) of the billing period the event was counted in.' })
+  billingPeriodEnd!: Date;
+  @Field(() => String, { nullable: true, description: 'The body idempotency_key, when one was given.' })
+  idempotencyKey!: string | null;
   @Field({ description: 'True for live-mode records, false for test mode.' }) livemode!: boolean;
   @Field(() => DateTime) createdAt!: Date;
 }
@@ -38,14 +44,21 @@ export class UsageAggregation {
   @Field(() => DateTime) billingPeriodStart!: Date;
   @Field(() => DateTime) billingPeriodEnd!: Date;
   @Field() eventType!: string;
-  @Field(() => Float, { description: 'The exact sum as a JSON number (nearest double of totalQuantityDecimal).' }) totalQuantity!: number;
-  @Field({ description: 'The exact sum as a decimal string (PostgreSQL numeric, no trailing zeros), e.g. "1" for ten events of 0.1.' })
+  @Field(() => Float, { description: 'The exact sum as a JSON number (nearest double of totalQuantityDecimal).' })
+  totalQuantity!: number;
+  @Field({
+    description:
+      'The exact sum as a decimal string (PostgreSQL numeric, no trailing zeros), e.g. "1" for ten events of 0.1.',
+  })
   totalQuantityDecimal!: string;
   @Field() unit!: string;
   @Field(() => Money, { description: 'Events counted.' }) eventCount!: number;
 }
 
-@ObjectType({ description: "A subscription's usage per billing period and event type, newest period first, then event type.", simpleResolvers: true })
+@ObjectType({
+  description: "A subscription's usage per billing period and event type, newest period first, then event type.",
+  simpleResolvers: true,
+})
 export class UsageSummary {
   @Field() object!: 'usage_summary';
   @Field(() => ID) subscriptionId!: string;

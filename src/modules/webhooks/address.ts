@@ -10,15 +10,37 @@ import net from 'node:net';
 const blocked4 = new net.BlockList();
 const blocked6 = new net.BlockList(); // separate: a v6 rule such as ::ffff:0:0/96 would also match every IPv4 address
 for (const [net4, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   blocked4.addSubnet(net4, prefix, 'ipv4');
 }
 for (const [net6, prefix] of [
-  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32],
-  ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ] as const) {
   blocked6.addSubnet(net6, prefix, 'ipv6');
 }
@@ -57,14 +79,25 @@ const PRIVATE = 'a loopback, private, link-local or reserved address';
 
 export class ForbiddenAddressError extends Error {
   readonly code = 'EFORBIDDENADDRESS';
-  constructor(readonly hostname: string, readonly address: string) {
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+  ) {
     super(`${hostname} resolves to ${address}, ${PRIVATE}`);
   }
 }
 
 /** Private-use and special-use name suffixes, and Google's public alias of its metadata server. */
 const INTERNAL_SUFFIXES = [
-  'localhost', 'localdomain', 'local', 'internal', 'intranet', 'lan', 'home', 'corp', 'home.arpa',
+  'localhost',
+  'localdomain',
+  'local',
+  'internal',
+  'intranet',
+  'lan',
+  'home',
+  'corp',
+  'home.arpa',
 ];
 const METADATA_NAMES = new Set(['metadata.goog']);
 
@@ -125,7 +158,11 @@ export async function resolvedUrlProblem(
   return bad ? `${host} resolves to ${bad.address}, ${PRIVATE}; ${NOT_PUBLIC}.` : null;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for http(s) agents that refuses forbidden addresses (unless `allowPrivateNetworks`): the address checked
@@ -140,7 +177,8 @@ export function guardedLookup(lookupAll: LookupAll = systemLookupAll, allowPriva
         const usable = addresses.filter((a) => !family || a.family === family);
         const bad = allowPrivateNetworks ? undefined : usable.find((a) => isForbiddenAddress(a.address));
         if (bad) return callback(new ForbiddenAddressError(hostname, bad.address), '');
-        if (!usable.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+        if (!usable.length)
+          return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
         if (options.all) return callback(null, usable as dns.LookupAddress[]);
         callback(null, usable[0].address, usable[0].family);
       },

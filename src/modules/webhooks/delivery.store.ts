@@ -103,7 +103,11 @@ export class DeliveryStore {
    * enabled endpoint of the same merchant for which `takes(endpoint, event)` holds, due now on the merchant's clock,
    * and marks the events dispatched. Returns the number of events taken.
    */
-  async fanOut(limit: number, takes: (ep: EndpointRow, ev: OutboxEventRow) => boolean, testMerchantId?: string): Promise<number> {
+  async fanOut(
+    limit: number,
+    takes: (ep: EndpointRow, ev: OutboxEventRow) => boolean,
+    testMerchantId?: string,
+  ): Promise<number> {
     return withClient(this.db, async (client) => {
       try {
         await client.query('begin');
@@ -153,7 +157,9 @@ export class DeliveryStore {
             cols,
           );
         }
-        await systemQuery(client, 'update outbox_events set dispatched_at = now() where id = any($1::uuid[])', [events.map((e) => e.id)]);
+        await systemQuery(client, 'update outbox_events set dispatched_at = now() where id = any($1::uuid[])', [
+          events.map((e) => e.id),
+        ]);
         await client.query('commit');
         return events.length;
       } catch (err) {
@@ -331,7 +337,10 @@ export class DeliveryStore {
                where status = 'pending' and {tenant} and next_attempt_at <= $1) as next_attempt_at`,
       [until],
     );
-    return { undispatched: row.undispatched, nextAttemptAt: row.next_attempt_at ? new Date(row.next_attempt_at) : null };
+    return {
+      undispatched: row.undispatched,
+      nextAttemptAt: row.next_attempt_at ? new Date(row.next_attempt_at) : null,
+    };
   }
 
   /** One merchant's test mode: is anything due at or before `at` still undone (fan-out or attempts, ours or others')? */
@@ -365,10 +374,16 @@ const PRUNE = {
   gatewayEvents: PRUNE_GATEWAY_EVENTS,
 } as const;
 
-export async function pruneBatch(db: ServicePool, which: keyof typeof PRUNE, floor: string, batch: number): Promise<number> {
-  const [r] = await systemQuery<{ n: number }>(db, `with gone as (${PRUNE[which]} returning 1) select count(*)::int as n from gone`, [
-    floor,
-    batch,
-  ]);
+export async function pruneBatch(
+  db: ServicePool,
+  which: keyof typeof PRUNE,
+  floor: string,
+  batch: number,
+): Promise<number> {
+  const [r] = await systemQuery<{ n: number }>(
+    db,
+    `with gone as (${PRUNE[which]} returning 1) select count(*)::int as n from gone`,
+    [floor, batch],
+  );
   return r.n;
 }

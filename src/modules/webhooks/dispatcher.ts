@@ -116,7 +116,11 @@ export class WebhookDispatcher {
   /** `v1,<sig>` for the current secret, and for the previous one while a roll's overlap lasts, space-separated. */
   private signatures(job: DeliveryJob, body: string, timestamp: Date, clockNow: Date): string {
     const secrets = [this.open(job.secret_sealed)];
-    if (job.previous_secret_sealed && job.previous_secret_expires_at && new Date(job.previous_secret_expires_at) > clockNow) {
+    if (
+      job.previous_secret_sealed &&
+      job.previous_secret_expires_at &&
+      new Date(job.previous_secret_expires_at) > clockNow
+    ) {
       secrets.push(this.open(job.previous_secret_sealed));
     }
     return secrets.map((s) => new Webhook(s).sign(job.event_id, timestamp, body)).join(' ');
@@ -171,10 +175,16 @@ export class WebhookDispatcher {
 
   /** Every attempt for 5 days failed: the endpoint is disabled and a webhook_endpoint.disabled event recorded. */
   private async disableFailing(job: DeliveryJob): Promise<void> {
-    await this.store.disableEndpoint({ merchantId: job.merchant_id, mode: job.mode }, job.endpoint_id, 'failing', (tx, ep) =>
-      recordEvent(tx, 'webhook_endpoint.disabled', this.serializer().toRest(ep), job.mode),
+    await this.store.disableEndpoint(
+      { merchantId: job.merchant_id, mode: job.mode },
+      job.endpoint_id,
+      'failing',
+      (tx, ep) => recordEvent(tx, 'webhook_endpoint.disabled', this.serializer().toRest(ep), job.mode),
     );
-    logger.warn({ endpoint_id: job.endpoint_id, merchant_id: job.merchant_id }, 'webhook endpoint disabled after 5 days of failures');
+    logger.warn(
+      { endpoint_id: job.endpoint_id, merchant_id: job.merchant_id },
+      'webhook endpoint disabled after 5 days of failures',
+    );
   }
 
   /** Fans out and sends everything due now, until nothing is left (tests; the worker does this continuously). */

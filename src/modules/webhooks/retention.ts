@@ -20,7 +20,12 @@ export interface Pruned {
  * retrying after days). Pending deliveries and their events stay whatever their age. Works in batches of primary-key
  * ranges, so it never holds many locks or scans a table; several processes may run it at once.
  */
-export async function pruneHistory(db: ServicePool, retentionDays: number, now = new Date(), batch = 5000): Promise<Pruned> {
+export async function pruneHistory(
+  db: ServicePool,
+  retentionDays: number,
+  now = new Date(),
+  batch = 5000,
+): Promise<Pruned> {
   const floor = uuidv7Floor(new Date(now.getTime() - retentionDays * 86_400_000));
   const drain = async (which: 'deliveries' | 'events' | 'gatewayEvents'): Promise<number> => {
     let total = 0;
@@ -42,7 +47,8 @@ export function scheduleRetention(db: ServicePool, retentionDays: number, everyM
   const run = () =>
     void pruneHistory(db, retentionDays)
       .then((p) => {
-        if (p.deliveries || p.events || p.gatewayEvents) logger.info({ ...p, retention_days: retentionDays }, 'old history pruned');
+        if (p.deliveries || p.events || p.gatewayEvents)
+          logger.info({ ...p, retention_days: retentionDays }, 'old history pruned');
       })
       .catch((err) => logger.warn({ err }, 'history pruning failed'));
   const first = setTimeout(run, 60_000);

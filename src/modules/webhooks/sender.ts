@@ -34,7 +34,10 @@ export class WebhookSender {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
 
-  constructor(private readonly timeoutMs: number, options: SenderOptions = {}) {
+  constructor(
+    private readonly timeoutMs: number,
+    options: SenderOptions = {},
+  ) {
     this.allowPrivateNetworks = options.allowPrivateNetworks ?? false;
     const lookup = guardedLookup(options.lookupAll, this.allowPrivateNetworks) as never;
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup });
@@ -65,7 +68,11 @@ export class WebhookSender {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        const text = size ? Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_CHARS) : status === null ? null : '';
+        const text = size
+          ? Buffer.concat(chunks).toString('utf8').slice(0, RESPONSE_BODY_CHARS)
+          : status === null
+            ? null
+            : '';
         const ok = status !== null && status >= 200 && status < 300 && error === null;
         resolve({ status, ok, latencyMs: elapsed(), error: ok ? null : (error ?? `HTTP ${status}`), body: text });
       };
@@ -90,7 +97,8 @@ export class WebhookSender {
         },
       );
       const timer = setTimeout(() => {
-        if (status !== null) finish(null); // the status came in time; the body did not finish
+        if (status !== null)
+          finish(null); // the status came in time; the body did not finish
         else finish(`timed out after ${this.timeoutMs} ms`);
         req.destroy();
       }, this.timeoutMs);

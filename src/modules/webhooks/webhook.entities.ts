@@ -33,11 +33,16 @@ export class WebhookEndpoint extends TenantEntity {
   @Field(() => String, { nullable: true }) @Property({ type: 'text', nullable: true }) description?: string | null;
   @Field() @Property() enabled: boolean = true;
 
-  @Field(() => [String], { description: 'Event types delivered here: "*" (all), a type, or a prefix such as "payment.*".' })
+  @Field(() => [String], {
+    description: 'Event types delivered here: "*" (all), a type, or a prefix such as "payment.*".',
+  })
   @Property({ type: 'jsonb' })
   enabledEvents: string[] = ['*'];
 
-  @Field(() => String, { nullable: true, description: '"failing" when the service disabled the endpoint after 5 days of failures.' })
+  @Field(() => String, {
+    nullable: true,
+    description: '"failing" when the service disabled the endpoint after 5 days of failures.',
+  })
   @Property({ length: 32, nullable: true })
   disabledReason?: string | null;
 
@@ -74,7 +79,8 @@ export class WebhookDeliveryAttempt {
   @Field(() => Int, { nullable: true }) responseStatus!: number | null;
   @Field(() => Int) latencyMs!: number;
   @Field(() => String, { nullable: true }) error!: string | null;
-  @Field(() => String, { nullable: true, description: 'The first 1,000 characters of the answer.' }) responseBody!: string | null;
+  @Field(() => String, { nullable: true, description: 'The first 1,000 characters of the answer.' }) responseBody!:
+    string | null;
 }
 
 /**
@@ -99,16 +105,27 @@ export class WebhookDelivery extends TenantEntity {
   @Field(() => ID) @ManyToOne(() => WebhookEndpoint, { mapToPk: true, fieldName: 'endpoint_id' }) endpointId!: string;
   @Field(() => ID) @Property({ type: 'uuid' }) eventId!: string;
   @Field() @Property({ length: 64 }) eventType!: string;
-  @Field(() => WebhookDeliveryStatus) @Enum({ items: () => WebhookDeliveryStatus }) status: WebhookDeliveryStatus = WebhookDeliveryStatus.PENDING;
+  @Field(() => WebhookDeliveryStatus) @Enum({ items: () => WebhookDeliveryStatus }) status: WebhookDeliveryStatus =
+    WebhookDeliveryStatus.PENDING;
   @Field(() => Int) @Property() attempts: number = 0;
-  @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt.' }) @Property({ type: 'integer', nullable: true }) responseStatus?: number | null;
-  @Field(() => String, { nullable: true, description: 'Why the last attempt failed.' }) @Property({ type: 'text', nullable: true }) error?: string | null;
-  @Field(() => Int, { nullable: true, description: 'Duration of the last attempt.' }) @Property({ type: 'integer', nullable: true }) latencyMs?: number | null;
+  @Field(() => Int, { nullable: true, description: 'HTTP status of the last attempt.' })
+  @Property({ type: 'integer', nullable: true })
+  responseStatus?: number | null;
+  @Field(() => String, { nullable: true, description: 'Why the last attempt failed.' })
+  @Property({ type: 'text', nullable: true })
+  error?: string | null;
+  @Field(() => Int, { nullable: true, description: 'Duration of the last attempt.' })
+  @Property({ type: 'integer', nullable: true })
+  latencyMs?: number | null;
   @Field(() => String, { nullable: true, description: 'The first 1,000 characters of the last answer.' })
   @Property({ type: 'text', nullable: true })
   responseBody?: string | null;
-  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) nextAttemptAt?: Date | null;
-  @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) lastAttemptAt?: Date | null;
+  @Field(() => DateTime, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  nextAttemptAt?: Date | null;
+  @Field(() => DateTime, { nullable: true })
+  @Property({ type: 'timestamptz', nullable: true })
+  lastAttemptAt?: Date | null;
   @Property({ type: 'timestamptz', nullable: true }) lockedUntil?: Date | null;
   @Property({ type: 'uuid', nullable: true }) lockToken?: string | null;
   @Property({ type: 'jsonb' }) attemptLog: AttemptRecord[] = [];

@@ -1,4 +1,17 @@
-import { Arg, Args, ArgsType, Ctx as C, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx as C,
+  Field,
+  FieldResolver,
+  ID,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
@@ -43,8 +56,13 @@ export class WebhookEndpointResolver {
     return services(ctx).webhooks.endpoint(ctx, id);
   }
 
-  @Mutation(() => CreatedWebhookEndpoint, { description: 'Registers a receiver of events; the answer shows its signing secret this once.' })
-  async createWebhookEndpoint(@C() ctx: Ctx, @Arg('input') input: CreateWebhookEndpointInput): Promise<CreatedWebhookEndpoint> {
+  @Mutation(() => CreatedWebhookEndpoint, {
+    description: 'Registers a receiver of events; the answer shows its signing secret this once.',
+  })
+  async createWebhookEndpoint(
+    @C() ctx: Ctx,
+    @Arg('input') input: CreateWebhookEndpointInput,
+  ): Promise<CreatedWebhookEndpoint> {
     return withSecret(await services(ctx).webhooks.createEndpoint(ctx, input));
   }
 
@@ -64,7 +82,8 @@ export class WebhookEndpointResolver {
   }
 
   @Mutation(() => CreatedWebhookEndpoint, {
-    description: 'Issues a new signing secret (shown this once); the previous one keeps signing, beside it, for 24 hours.',
+    description:
+      'Issues a new signing secret (shown this once); the previous one keeps signing, beside it, for 24 hours.',
   })
   async rollWebhookEndpointSecret(@C() ctx: Ctx, @Arg('id', () => ID) id: string): Promise<CreatedWebhookEndpoint> {
     return withSecret(await services(ctx).webhooks.rollSecret(ctx, id));
@@ -89,15 +108,20 @@ export class WebhookDeliveryResolver {
   }
 
   @Mutation(() => WebhookTestEvent, {
-    description: "Sends a simulated payment.succeeded to the merchant's enabled test endpoints (or the one given). Test mode only.",
+    description:
+      "Sends a simulated payment.succeeded to the merchant's enabled test endpoints (or the one given). Test mode only.",
   })
   triggerTestWebhook(@C() ctx: Ctx, @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string | null) {
     return services(ctx).webhooks.triggerTest(ctx, endpointId);
   }
 
-  @FieldResolver(() => [WebhookDeliveryAttempt], { description: 'Every attempt: status code, latency, error, start of the answer.' })
+  @FieldResolver(() => [WebhookDeliveryAttempt], {
+    description: 'Every attempt: status code, latency, error, start of the answer.',
+  })
   attemptLog(@Root() delivery: WebhookDelivery): WebhookDeliveryAttempt[] {
-    return (delivery.attemptLog ?? []).map((a) => Object.assign(new WebhookDeliveryAttempt(), a, { attemptedAt: new Date(a.attemptedAt) }));
+    return (delivery.attemptLog ?? []).map((a) =>
+      Object.assign(new WebhookDeliveryAttempt(), a, { attemptedAt: new Date(a.attemptedAt) }),
+    );
   }
 }
 

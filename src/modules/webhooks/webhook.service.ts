@@ -46,14 +46,22 @@ export class WebhookService {
     private readonly lookupAll: LookupAll = systemLookupAll,
   ) {}
 
-  async createEndpoint(ctx: Ctx, input: CreateWebhookEndpointInput): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  async createEndpoint(
+    ctx: Ctx,
+    input: CreateWebhookEndpointInput,
+  ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const { mode } = tenantOf(ctx);
     if (input.mode !== mode) {
-      throw new DomainError('mode_mismatch', `mode is ${input.mode} but this is a ${mode}-mode key; use the ${input.mode} key.`, 'mode');
+      throw new DomainError(
+        'mode_mismatch',
+        `mode is ${input.mode} but this is a ${mode}-mode key; use the ${input.mode} key.`,
+        'mode',
+      );
     }
     const url = await this.checkUrl(input.url, mode);
     const enabledEvents = validateEnabledEvents(input.enabledEvents);
-    if (input.description != null && input.description.length > 500) throw invalid('description', 'description is longer than 500 characters.');
+    if (input.description != null && input.description.length > 500)
+      throw invalid('description', 'description is longer than 500 characters.');
     const secret = newWebhookSecret();
     const endpoint = make(WebhookEndpoint, {
       url,
@@ -71,7 +79,13 @@ export class WebhookService {
   }
 
   async endpoint(ctx: Ctx, id: string, em: EntityManager = ctx.em, lock = false): Promise<WebhookEndpoint> {
-    const ep = await findOr404(em, WebhookEndpoint, id, 'webhook endpoint', lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    const ep = await findOr404(
+      em,
+      WebhookEndpoint,
+      id,
+      'webhook endpoint',
+      lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
+    );
     if (ep.deletedAt) throw notFound('webhook endpoint', id);
     return ep;
   }
@@ -165,7 +179,10 @@ export class WebhookService {
   async triggerTest(ctx: Ctx, endpointId?: string | null): Promise<TestEventResult> {
     const { merchantId, mode } = tenantOf(ctx);
     if (mode !== Mode.TEST) {
-      throw new DomainError('test_mode_only', 'Test events are sent to test endpoints only: use your test secret key (sk_test_...).');
+      throw new DomainError(
+        'test_mode_only',
+        'Test events are sent to test endpoints only: use your test secret key (sk_test_...).',
+      );
     }
     const type = 'payment.succeeded';
     const now = await this.clock.now(merchantId, mode);
@@ -196,7 +213,8 @@ export class WebhookService {
     } catch {
       throw invalid('url', 'url must be an absolute http or https URL.');
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalid('url', 'url must be an absolute http or https URL.');
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw invalid('url', 'url must be an absolute http or https URL.');
     if (url.length > 2048) throw invalid('url', 'url is longer than 2048 characters.');
     if (u.username || u.password) throw invalid('url', 'url must not carry credentials.');
     const rules = { live: mode === Mode.LIVE, allowPrivateNetworks: this.allowPrivateNetworks };
@@ -208,11 +226,15 @@ export class WebhookService {
 
 function validateEnabledEvents(events: string[] | null | undefined): string[] {
   if (events == null) return ['*'];
-  if (events.length === 0) throw invalid('enabled_events', 'enabled_events must list at least one event type (or "*").');
+  if (events.length === 0)
+    throw invalid('enabled_events', 'enabled_events must list at least one event type (or "*").');
   if (events.length > 100) throw invalid('enabled_events', 'enabled_events can list at most 100 event types.');
   events.forEach((e, i) => {
     if (typeof e !== 'string' || e.length > 64 || !EVENT_PATTERN.test(e)) {
-      throw invalid(`enabled_events[${i}]`, `"${String(e).slice(0, 64)}" is not an event type (e.g. "payment.succeeded", "subscription.*" or "*").`);
+      throw invalid(
+        `enabled_events[${i}]`,
+        `"${String(e).slice(0, 64)}" is not an event type (e.g. "payment.succeeded", "subscription.*" or "*").`,
+      );
     }
   });
   return [...new Set(events)];

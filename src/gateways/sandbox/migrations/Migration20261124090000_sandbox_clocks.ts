@@ -6,7 +6,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261124090000_sandbox_clocks extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create table if not exists "sandbox_clocks" ("account_key" text not null, "offset_ms" bigint not null default 0, "updated_at" timestamptz not null default now(), constraint "sandbox_clocks_pkey" primary key ("account_key"));`);
+    this.addSql(
+      `create table if not exists "sandbox_clocks" ("account_key" text not null, "offset_ms" bigint not null default 0, "updated_at" timestamptz not null default now(), constraint "sandbox_clocks_pkey" primary key ("account_key"));`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -7,7 +7,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261124100000_sandbox_subscription_due extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create index if not exists "sandbox_objects_subscription_due_index" on "sandbox_objects" ("account_key", "due_at", "id") where "type" = 'subscription';`);
+    this.addSql(
+      `create index if not exists "sandbox_objects_subscription_due_index" on "sandbox_objects" ("account_key", "due_at", "id") where "type" = 'subscription';`,
+    );
   }
 
   override async down(): Promise<void> {
