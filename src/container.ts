@@ -18,7 +18,7 @@ import { PaymentService } from './modules/payments';
 import { InvoiceService } from './modules/invoices';
 import { InvoiceDocuments } from './modules/invoices';
 import { SubscriptionService } from './modules/subscriptions';
-import { openSubscriptionsOfConnection } from './modules/subscriptions';
+import { openSubscriptionsOfConnection, subscriptionSql } from './modules/subscriptions';
 import { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions';
 import { ProviderService } from './modules/providers';
 import { Clock } from './modules/test-clock';
@@ -132,8 +132,9 @@ export function createServices(
     experiments: new ExperimentService(webhooks.clock, existingOfferingIds),
     offerings: new OfferingService(),
     coupons,
-    usage: new UsageService(pool, webhooks.clock),
-    analytics: new AnalyticsService(),
+    // Usage and analytics read subscriptions through its SQL pieces: they may not import it (it imports them).
+    usage: new UsageService(pool, webhooks.clock, subscriptionSql.periods),
+    analytics: new AnalyticsService(subscriptionSql.inCurrency),
     commands,
     ...webhooks,
   };

@@ -11,7 +11,6 @@ export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
   providers: [],
   idempotency: ['test-clock'],
   catalog: ['idempotency', 'merchants', 'providers', 'test-clock'],
-  entitlements: ['catalog'],
   coupons: ['catalog', 'merchants', 'test-clock'],
   usage: ['catalog', 'idempotency', 'test-clock'],
   invoices: ['customers', 'merchants', 'test-clock'],
@@ -19,8 +18,6 @@ export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
   payments: ['customers', 'gateway-commands', 'idempotency', 'invoices', 'merchants', 'providers'],
   webhooks: ['payments', 'providers', 'test-clock'],
   analytics: ['merchants', 'test-clock'],
-  experiments: ['analytics', 'customers', 'merchants', 'payments', 'test-clock'],
-  offerings: ['catalog', 'experiments', 'merchants'],
   subscriptions: [
     'analytics',
     'catalog',
@@ -35,4 +32,8 @@ export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
     'test-clock',
     'usage',
   ],
+  // Entitlement checks and experiment results read subscriptions through its SQL pieces (subscription.store.ts).
+  entitlements: ['catalog', 'customers', 'subscriptions'],
+  experiments: ['analytics', 'customers', 'invoices', 'merchants', 'payments', 'subscriptions', 'test-clock'],
+  offerings: ['catalog', 'experiments', 'merchants'],
 };

@@ -150,63 +150,16 @@ function tableOwners(): Record<string, string> {
   return owners;
 }
 
-/**
- * Statements of a store that read another module's table, each for a reason: one statement on a hot path or over a
- * page, where a query function of the owning module would cost a round trip per row or per page. Keyed by store,
- * then table.
- */
-const STORE_EXCEPTIONS: Record<string, Record<string, string>> = {
-  'src/modules/analytics/autopay.store.ts': {
-    subscriptions: "an attempt's currency is its subscription's: a primary-key probe inside the report's statement",
-  },
-  'src/modules/analytics/mrr-ledger.store.ts': {
-    merchants: "a movement takes its merchant's reporting currency and time in the statement that inserts it",
-  },
-  'src/modules/entitlements/entitlement.store.ts': {
-    customers: "a customer's entitlements in one statement on every check (its subscriptions' products)",
-    subscriptions: "a customer's entitlements in one statement on every check (its subscriptions' products)",
-    products: "a customer's entitlements in one statement on every check (its subscriptions' products)",
-  },
-  'src/modules/experiments/experiment.store.ts': {
-    customers: "an experiment's results per variant in one statement (analytics over enrolments)",
-    payments: "an experiment's results per variant in one statement (analytics over enrolments)",
-    invoices: "an experiment's results per variant in one statement (analytics over enrolments)",
-    subscriptions: "an experiment's results per variant in one statement (analytics over enrolments)",
-    subscription_events: "an experiment's results per variant in one statement (analytics over enrolments)",
-  },
-  'src/modules/invoices/invoice.store.ts': {
-    merchants: "an invoice's two parties (merchant and customer) in one statement: every renewal issues one",
-    customers: "an invoice's two parties (merchant and customer) in one statement: every renewal issues one",
-  },
-  'src/modules/payments/payment.store.ts': {
-    invoices: "a page of customers' lifetime revenue in one statement: paid invoices and uninvoiced payments",
-  },
-  'src/modules/subscriptions/subscription.store.ts': {
-    merchants: 'a gateway event is recorded and its subscription read with merchant and customer in one statement',
-    customers: 'a gateway event is recorded and its subscription read with merchant and customer in one statement',
-  },
-  'src/modules/usage/usage.billing.store.ts': {
-    usage_rates: "a period's close prices its usage in the renewal's statement: one index probe when nothing is due",
-  },
-  'src/modules/usage/usage.store.ts': {
-    subscriptions: "a usage report finds its subscription's period in the statement that counts it",
-  },
-};
-
 const stripComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
 
-/** (e) Tables of other modules a store's SQL names (from, join, into, update), less the listed exceptions. */
-export function foreignTables(
-  store: string,
-  text: string,
-  owners: Record<string, string>,
-  exceptions: Record<string, Record<string, string>> = STORE_EXCEPTIONS,
-): string[] {
+/**
+ * (e) Tables of other modules a store's SQL names (from, join, into, update). Another module's rows come into a
+ * statement through that module's SQL pieces (a function of its store, exported by its index.ts), composed in.
+ */
+export function foreignTables(store: string, text: string, owners: Record<string, string>): string[] {
   const own = moduleOf(store);
   const names = [...stripComments(text).matchAll(/\b(?:from|join|into|update)\s+"?(\w+)"?/gi)].map((m) => m[1]);
-  return [...new Set(names)]
-    .filter((t) => owners[t] && owners[t] !== own && !exceptions[store]?.[t])
-    .map((t) => `${store}: ${t} (${owners[t]})`);
+  return [...new Set(names)].filter((t) => owners[t] && owners[t] !== own).map((t) => `${store}: ${t} (${owners[t]})`);
 }
 
 const sources = [
@@ -252,7 +205,7 @@ describe('module boundaries', () => {
     expect(moneyLeaks(all)).toEqual([]);
   });
 
-  it("(e) a store names only its own module's tables in SQL, but for the listed exceptions", () => {
+  it("(e) a store names only its own module's tables in SQL", () => {
     const owners = tableOwners();
     // Every table the service's migrations create has an owner (core's own tables aside).
     const created = sourceFiles(path.join(root, 'src/migrations')).flatMap((f) =>
@@ -263,17 +216,6 @@ describe('module boundaries', () => {
     const stores = sources.filter((f) => f.endsWith('.store.ts') && moduleOf(rel(f)));
     expect(stores.length).toBeGreaterThan(10);
     expect(stores.flatMap((f) => foreignTables(rel(f), fs.readFileSync(f, 'utf8'), owners))).toEqual([]);
-    // An exception that no longer matches a statement is dropped from the list.
-    const stale = Object.entries(STORE_EXCEPTIONS).flatMap(([store, tables]) =>
-      Object.keys(tables)
-        .filter((t) =>
-          foreignTables(store, fs.readFileSync(path.join(root, store), 'utf8'), owners, {}).every(
-            (o) => !o.startsWith(`${store}: ${t} `),
-          ),
-        )
-        .map((t) => `${store}: ${t}`),
-    );
-    expect(stale).toEqual([]);
   });
 });
 
@@ -347,7 +289,7 @@ describe('the rules can fail', () => {
     ]);
   });
 
-  it("(e) sees another module's table in a store's SQL, but not in its comments or a listed exception", () => {
+  it("(e) sees another module's table in a store's SQL, but not in its comments", () => {
     const owners = {
       experiments: 'experiments',
       payments: 'payments',
@@ -361,14 +303,11 @@ describe('the rules can fail', () => {
       "const c = 'insert into invoices (id) values (1)';",
     ].join('\n');
     const store = 'src/modules/experiments/experiment.store.ts';
-    expect(foreignTables(store, text, owners, {})).toEqual([
+    expect(foreignTables(store, text, owners)).toEqual([
       `${store}: payments (payments)`,
       `${store}: subscriptions (subscriptions)`,
       `${store}: invoices (invoices)`,
     ]);
-    expect(
-      foreignTables(store, text, owners, { [store]: { payments: 'why', subscriptions: 'why', invoices: 'why' } }),
-    ).toEqual([]);
   });
 
   it('tells type-only imports from runtime ones', () => {

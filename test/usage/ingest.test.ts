@@ -227,7 +227,7 @@ describe('POST /usage/events', () => {
     expect(st.aggregates).toBeLessThanOrEqual(8);
   });
 
-  describe('single events arriving together share one statement (usage.store.ts REPORT_GROUP)', () => {
+  describe('single events arriving together share one statement (usage.store.ts reportGroupSql)', () => {
     /** Statements on the service's pool that insert usage events, while `run` runs. */
     async function eventStatements<T>(run: () => Promise<T>): Promise<{ result: T; statements: number }> {
       let statements = 0;

@@ -12,6 +12,9 @@ import {
   QuickRatioSeriesPoint,
 } from './analytics.types';
 import { AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs } from './analytics.window';
+import { autopay } from './autopay.service';
+import type { SubscriptionInCurrencySql } from './autopay.store';
+import type { AutopayReport } from './autopay.types';
 
 /**
  * MRR, churn, LTV and quick ratio (docs/analytics.md), each one SQL aggregation over the MRR
@@ -88,6 +91,20 @@ function quick(gains: number, losses: number): { quickRatio: number | null; heal
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 export class AnalyticsService {
+  /**
+   * `inCurrency`: the subscriptions module's SQL piece that tells an attempt's subscription's currency (autopay's
+   * `currency`), given by the composition root (analytics may not import subscriptions).
+   */
+  constructor(private readonly inCurrency: SubscriptionInCurrencySql) {}
+
+  /** GET /analytics/autopay (autopay.service.ts). */
+  autopay(
+    ctx: Ctx,
+    args: { currency?: string | null; from?: string | null; to?: string | null },
+  ): Promise<AutopayReport> {
+    return autopay(ctx, args, this.inCurrency);
+  }
+
   private async buckets(ctx: Ctx, w: AnalyticsWindow): Promise<BucketRow[]> {
     return windowBuckets(ctx.em, { currency: w.currency, from: w.from, to: w.to, unit: w.interval });
   }

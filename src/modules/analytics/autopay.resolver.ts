@@ -2,7 +2,7 @@ import { Arg, Ctx as C, Query, Resolver } from 'type-graphql';
 import type { ClassType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
 import { analyticsCost } from '../../core/operation-cost';
-import { autopay } from './autopay.service';
+import { services } from '../../services';
 import { AutopayReport } from './autopay.types';
 
 /**
@@ -28,7 +28,7 @@ export class AutopayResolver {
     @Arg('to', () => String, { nullable: true, description: "ISO 8601 date or date-time; default the merchant's now" })
     to?: string | null,
   ) {
-    return autopay(ctx, { currency, from, to });
+    return services(ctx).analytics.autopay(ctx, { currency, from, to });
   }
 }
 

@@ -3,7 +3,7 @@ import type { Ctx } from '../../core/context';
 import { mandateMethod } from '../../gateways/banks';
 import type { GatewayEvent } from '../../gateways/port';
 import { analyticsWindow } from './analytics.window';
-import { attemptGroups, insertMandateAttempt } from './autopay.store';
+import { attemptGroups, insertMandateAttempt, SubscriptionInCurrencySql } from './autopay.store';
 import {
   AutopayBankStats,
   AutopayFailureReason,
@@ -102,14 +102,14 @@ function byAttemptsThenName<T extends { attempts: number }>(name: (t: T) => stri
   };
 }
 
-/** The autopay answer over (from, to] (the attempts of subscriptions in `currency` only, unless null), from one aggregation statement. */
+/** The autopay answer over (from, to] (the attempts of subscriptions in `only`'s currency, if given), from one aggregation statement. */
 export async function autopayReport(
   em: EntityManager,
   from: Date,
   to: Date,
-  currency: string | null = null,
+  only: { currency: string; inCurrency: SubscriptionInCurrencySql } | null = null,
 ): Promise<AutopayReport> {
-  const groups = await attemptGroups(em, from, to, currency);
+  const groups = await attemptGroups(em, from, to, only);
   const total = groups.find((g) => g.dimension === 'total') ?? { attempts: 0, authorized: 0 };
   const byMethod = groups
     .filter((g) => g.dimension === 'method')
@@ -161,7 +161,8 @@ export async function autopayReport(
 export async function autopay(
   ctx: Ctx,
   args: { currency?: string | null; from?: string | null; to?: string | null },
+  inCurrency: SubscriptionInCurrencySql,
 ): Promise<AutopayReport> {
   const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to });
-  return autopayReport(ctx.em, w.from, w.to, args.currency == null ? null : w.currency);
+  return autopayReport(ctx.em, w.from, w.to, args.currency == null ? null : { currency: w.currency, inCurrency });
 }

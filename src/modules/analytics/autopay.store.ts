@@ -63,21 +63,33 @@ const ATTEMPT_GROUPS = (
       where {tenant:a} and a.occurred_at > ? and a.occurred_at <= ?${where}
       group by grouping sets ((), (a.method), (a.bank), (a.failure_reason))`;
 const ALL_CURRENCIES = ATTEMPT_GROUPS('');
-/** An attempt's currency is its subscription's (subscriptions table: read only, one primary-key probe per attempt). */
-const ONE_CURRENCY = ATTEMPT_GROUPS(
-  ' and exists (select 1 from subscriptions s where {tenant:s} and s.id = a.subscription_id and s.currency = ?)',
-);
+
+/**
+ * `exists (...)`: whether the subscription `subscriptionIdSql` is billed in a currency (placeholder: the currency).
+ * The subscriptions module's SQL piece (subscription.store.ts subscriptionSql.inCurrency), given by the composition
+ * root: analytics may not import subscriptions, which imports analytics.
+ */
+export type SubscriptionInCurrencySql = (subscriptionIdSql: string) => string;
+
+/** An attempt's currency is its subscription's (read only, one primary-key probe per attempt): the text per piece. */
+const oneCurrencyTexts = new WeakMap<SubscriptionInCurrencySql, string>();
+function oneCurrencyGroups(inCurrency: SubscriptionInCurrencySql): string {
+  let sql = oneCurrencyTexts.get(inCurrency);
+  if (sql === undefined)
+    oneCurrencyTexts.set(inCurrency, (sql = ATTEMPT_GROUPS(` and ${inCurrency('a.subscription_id')}`)));
+  return sql;
+}
 
 /**
  * The attempts in (from, to] (windows as in every analytics answer) counted four ways in one statement (grouping sets over the window's index range): in
- * total, by method, by bank and by failure reason (failed attempts only). With `currency`, only the attempts of
- * subscriptions billed in that currency.
+ * total, by method, by bank and by failure reason (failed attempts only). With `only`, only the attempts of
+ * subscriptions billed in its currency.
  */
 export async function attemptGroups(
   em: EntityManager,
   from: Date,
   to: Date,
-  currency: string | null = null,
+  only: { currency: string; inCurrency: SubscriptionInCurrencySql } | null = null,
 ): Promise<AttemptGroup[]> {
   const rows = await tenantQuery<{
     g: number;
@@ -86,7 +98,11 @@ export async function attemptGroups(
     failure_reason: string | null;
     attempts: number;
     authorized: number;
-  }>(em, currency === null ? ALL_CURRENCIES : ONE_CURRENCY, currency === null ? [from, to] : [from, to, currency]);
+  }>(
+    em,
+    only === null ? ALL_CURRENCIES : oneCurrencyGroups(only.inCurrency),
+    only === null ? [from, to] : [from, to, only.currency],
+  );
   // grouping(): a bit per column left out of the set (method 4, bank 2, failure_reason 1).
   const out: AttemptGroup[] = [];
   for (const r of rows) {

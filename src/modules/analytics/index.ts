@@ -7,6 +7,7 @@ export { AnalyticsService } from './analytics.service';
 export { customerMrrSql } from './analytics.store';
 export { autopayResolvers } from './autopay.resolver';
 export { recordMandateAttempt } from './autopay.service';
+export type { SubscriptionInCurrencySql } from './autopay.store';
 export { cohortsResolvers } from './cohorts.resolver';
 export { mrrStateOf, recordMrrMovement } from './mrr-ledger';
 export type { MrrState } from './mrr-ledger';

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { TenantParams } from '../../core/entity';
 import { systemQuery, tenantQueryAs } from '../../core/sql';
+import { merchantSql } from '../merchants';
 import { testClockSql } from '../test-clock';
 import type { LedgerFacts, Movement } from './mrr-ledger';
 
@@ -87,7 +88,7 @@ export async function insertMovement(
        mrr_after, subscription_delta, customer_delta, reporting_currency, fx_rate, cause, occurred_at, customer_first_at)
      select ?, now(), {tenant_values}, ?, ?, ?, ?, ?, ?, ?, ?, ?, m.reporting_currency,
        case when m.reporting_currency = ? then 1 end, ?, t.at, coalesce(?::timestamptz, t.at)
-     from merchants m
+     from ${merchantSql.from('m')}
      cross join lateral (select clock_timestamp() + ${testClockSql.offsetMs('m.id', '?::text')} * interval '1 millisecond' as at) t
      where m.id = ?`,
     [

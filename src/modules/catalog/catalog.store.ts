@@ -141,6 +141,14 @@ export async function subscriptionTerms(
   };
 }
 
+/** Which of `ids` are products of the EntityManager's tenant (entitlement links check theirs). */
+export async function existingProducts(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await tenantQuery<{ id: string }>(em, 'select id from products where {tenant} and id = any(?::uuid[])', [
+    `{${ids.join(',')}}`,
+  ]);
+  return new Set(rows.map((r) => r.id));
+}
+
 /** Which of `planIds` are the tenant's plans (lower-case ids). */
 export async function existingPlans(em: EntityManager, planIds: readonly string[]): Promise<Set<string>> {
   const rows = await tenantQuery<{ id: string }>(em, 'select id from plans where {tenant} and id = any(?::uuid[])', [
@@ -148,3 +156,14 @@ export async function existingPlans(em: EntityManager, planIds: readonly string[
   ]);
   return new Set(rows.map((r) => r.id));
 }
+
+/** SQL pieces for statements of other modules that price their rows by the catalog in the same statement. */
+export const usageRateSql = {
+  /**
+   * `left join usage_rates <alias> ...`: a plan's rate for the event type `eventTypeSql` in a currency (placeholders:
+   * the plan's id, then the currency); `<alias>.unit_amount_decimal` (numeric) is the price of one unit, null when the
+   * plan does not price the event type. One probe of the rates' unique (plan, event type, currency) key.
+   */
+  leftJoin: (alias: string, eventTypeSql: string): string =>
+    `left join usage_rates ${alias} on {tenant:${alias}} and ${alias}.plan_id = ? and ${alias}.currency = ? and ${alias}.event_type = ${eventTypeSql}`,
+};

@@ -22,9 +22,11 @@ export {
   bumpCatalogVersion,
   catalogVersion,
   existingPlans,
+  existingProducts,
   gatewayPriceId,
   lockPriceRegistration,
   recordGatewayPrice,
   subscriptionTerms,
+  usageRateSql,
 } from './catalog.store';
 export { EVENT_TYPE, MAX_EVENT_TYPE, usageRatesByPlan } from './catalog.usage-rates';

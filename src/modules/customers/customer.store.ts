@@ -34,3 +34,27 @@ export function customerUpsertCte(d: CustomerDetails): { sql: string; params: un
     params: [uuidv7(), d.email, d.name ?? null, d.phone ?? null, d.stateCode ?? null, d.gstin ?? null],
   };
 }
+
+/**
+ * SQL pieces for statements of other modules that read the tenant's customer in the same statement as their own rows.
+ * Each names the customer's tenant with `{tenant...}` (the enclosing tenant statement fills it in) and takes the
+ * customer's id as SQL (`?`, a column of the enclosing statement).
+ */
+export const customerSql = {
+  /**
+   * `left join customers <alias> on {tenant:<alias>} and <alias>.id = <idSql>`: the tenant's customer, every column of
+   * the Customer entity (`aliasedColumns(em, Customer, alias)`), nulls when it is not the tenant's.
+   */
+  leftJoin: (alias: string, idSql: string): string =>
+    `left join customers ${alias} on {tenant:${alias}} and ${alias}.id = ${idSql}`,
+  /** `join customers <alias> ...`: as `leftJoin`, but a row only where the customer is the tenant's. */
+  join: (alias: string, idSql: string): string =>
+    `join customers ${alias} on {tenant:${alias}} and ${alias}.id = ${idSql}`,
+  /** `exists (...)`: whether `<idSql>` is a customer of the tenant (`{tenant}` unqualified: the subquery's own). */
+  exists: (idSql: string): string => `exists (select 1 from customers where {tenant} and id = ${idSql})`,
+  /**
+   * The customers table as the from-item `<alias>`, for a statement driven by one customer: the statement names the
+   * tenant and the customer itself (`{tenant:<alias>} and <alias>.id = ?`) and reads `<alias>.id` only.
+   */
+  from: (alias: string): string => `customers ${alias}`,
+};

@@ -5,5 +5,5 @@
 export { Customer } from './customer.entities';
 export { CurrencyAmount, CustomerResolver } from './customer.resolver';
 export { CustomerService, normaliseEmail, validateCustomerDetails } from './customer.service';
-export { customerUpsertCte } from './customer.store';
+export { customerSql, customerUpsertCte } from './customer.store';
 export type { CustomerDetails } from './customer.store';

@@ -19,7 +19,8 @@ import {
   MAX_NAME,
   MAX_PRODUCTS_PER_ENTITLEMENT,
 } from './entitlement.inputs';
-import { existingProducts, insertLinks, linkCount, linkedAmong, productIdsOf } from './entitlement.store';
+import { insertLinks, linkCount, linkedAmong, productIdsOf } from './entitlement.store';
+import { existingProducts } from '../catalog';
 
 /** Linked product ids per entitlement, one statement per page of entitlements. */
 export const productIdsByEntitlement = defineLoader<string, string[]>('productIdsByEntitlement', async (ctx, ids) => {

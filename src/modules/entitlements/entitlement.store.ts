@@ -2,32 +2,27 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { TenantParams } from '../../core/entity';
 import { Db, notify, tenantQuery, tenantQueryAs } from '../../core/sql';
+import { customerSql } from '../customers';
+import { subscriptionSql } from '../subscriptions';
 
 /**
- * Every statement on entitlements, entitlement_products and entitlement_versions beyond the ORM's, and the evaluation,
- * which also reads the subscriptions table.
+ * Every statement on entitlements, entitlement_products and entitlement_versions beyond the ORM's, and the evaluation.
  *
- * Why the evaluation reads `subscriptions` here rather than through src/modules/subscriptions/subscription.store.ts
- * (`customerSubscriptions()` and the like): it is the hottest read of a merchant's app, so it is ONE statement that
- * joins the customer's subscriptions to the links and entitlements, and computes in the same snapshot the stamp the
- * cache checks (entitlement.cache.ts). Composing store calls would take three or more statements and leave no single
- * snapshot to stamp. It only reads columns the subscriptions module owns (`customer_id`, `product_id`, `status`,
- * `current_period_end`, `trial_end`) and the row version (`xmin`); it never writes there.
+ * The evaluation is the hottest read of a merchant's app, so it is ONE statement that joins the customer's
+ * subscriptions to the links and entitlements, and computes in the same snapshot the stamp the cache checks
+ * (entitlement.cache.ts). Composing store calls would take three or more statements and leave no single snapshot to
+ * stamp. The subscriptions and the customer come from their modules' SQL pieces (subscription.store.ts
+ * subscriptionSql, customer.store.ts customerSql), composed into it.
  */
+
+/** The customer `c`'s subscriptions that give the service, as the evaluation's `s`. */
+const GRANTING = subscriptionSql.granting('s', 'c.id');
 
 /** `{a,b,c}`: a uuid[] literal (ids checked as UUIDs before), usable inside a transaction as on the pool. */
 export const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
 
 /** The NOTIFY channel of link changes: every process drops the tenant's cached evaluations (entitlement.cache.ts). */
 export const ENTITLEMENTS_CHANNEL = 'cadence_entitlements';
-
-/** Which of `ids` are products of the EntityManager's tenant. */
-export async function existingProducts(em: EntityManager, ids: readonly string[]): Promise<Set<string>> {
-  const rows = await tenantQuery<{ id: string }>(em, 'select id from products where {tenant} and id = any(?::uuid[])', [
-    uuidArray(ids),
-  ]);
-  return new Set(rows.map((r) => r.id));
-}
 
 /** How many products the entitlement is linked to (inside the link transaction, after locking the entitlement). */
 export async function linkCount(em: EntityManager, entitlementId: string): Promise<number> {
@@ -164,19 +159,18 @@ export async function evaluate(
              array_agg(s.id order by s.id) as subscription_ids,
              (extract(epoch from max(case when s.status = 'trialing' then coalesce(s.trial_end, s.current_period_end)
                else s.current_period_end end)) * 1000)::bigint as expires_at_ms
-           from subscriptions s
+           from ${GRANTING.from}
            join entitlement_products ep on {tenant:ep} and ep.product_id = s.product_id
            join entitlements en on {tenant:en} and en.id = ep.entitlement_id
-           where {tenant:s} and s.customer_id = c.id and s.status in ('active', 'trialing')
+           where ${GRANTING.where}
            group by en.id, en.lookup_key, en.name
          ) g
        ) end as entitlements
      from unnest(?::uuid[], ?::text[]) as q(customer_id, held)
-     join customers c on {tenant:c} and c.id = q.customer_id
+     ${customerSql.join('c', 'q.customer_id')}
      cross join lateral (
        select coalesce((select v.version from entitlement_versions v where {tenant:v}), 0)::text || ':' ||
-         coalesce((select md5(string_agg(x.id::text || '.' || x.xmin::text, ',' order by x.id))
-                   from subscriptions x where {tenant:x} and x.customer_id = c.id), '') as stamp
+         coalesce(${subscriptionSql.rowVersions('c.id')}, '') as stamp
        offset 0 -- computed once per row, not once per use
      ) st`,
     [uuidArray(customerIds), stampArray(held)],

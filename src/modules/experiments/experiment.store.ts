@@ -2,15 +2,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery, tenantRows } from '../../core/sql';
 import { customerMrrSql } from '../analytics';
-import { COLLECTED_STATUSES } from '../payments';
+import { customerSql } from '../customers';
+import { invoiceSql } from '../invoices';
+import { COLLECTED_STATUSES, paymentSql } from '../payments';
+import { subscriptionSql } from '../subscriptions';
 import { ExperimentVariant, Targeting } from './experiment.entities';
 
 /**
- * Every statement on the experiment tables, and two reads of other modules' tables that are decisions of their own:
- * the enrolment's check that the customer is the tenant's (inside the insert, so a resolve costs no extra statement;
- * the customers module exports no such check), and the results aggregate, a read-only analytics query over billing
- * data (subscriptions, their events, payments, invoices) that has to join those tables to the enrolments in one SQL
- * statement so the counting happens in the database rather than over rows loaded into the process.
+ * Every statement on the experiment tables. Two of them read other modules' rows in the same statement, through those
+ * modules' SQL pieces: the enrolment's check that the customer is the tenant's (inside the insert, so a resolve costs
+ * no extra statement; customer.store.ts customerSql), and the results aggregate, a read-only analytics query over
+ * billing data (subscriptions and their events, payments, invoices, the MRR ledger: subscriptionSql, paymentSql,
+ * invoiceSql, customerMrrSql) joined to the enrolments in one statement, so the counting happens in the database
+ * rather than over rows loaded into the process.
  */
 
 /** A visitor's current MRR in a currency, from the MRR ledger (the analytics store): the MRR every analytics answer shows. */
@@ -45,7 +49,7 @@ export interface Candidate {
 /**
  * Whether the customer is the tenant's, and every running experiment of the tenant in serving order (started_at, then
  * id) with its variants and the customer's enrolment in it: the one statement a resolve runs when the customer is
- * already enrolled or matches nothing (customers table: read only, as in `enrol`). Enrolled experiments come first,
+ * already enrolled or matches nothing (the customers module's table: read only, as in `enrol`). Enrolled experiments come first,
  * oldest enrolment first. No row: no such customer.
  */
 export async function runningCandidates(
@@ -57,7 +61,7 @@ export async function runningCandidates(
     `select e.id, e.targeting, e.traffic_version, en.variant_id as enrolled_variant_id,
        (select json_agg(json_build_object('id', v.id, 'key', v.key, 'offering_id', v.offering_id, 'traffic_percent', v.traffic_percent) order by v.id)
           from experiment_variants v where v.experiment_id = e.id) as variants
-     from customers c
+     from ${customerSql.from('c')}
      left join experiments e on {tenant:e} and e.status = 'running'
      left join experiment_enrolments en on en.experiment_id = e.id and en.customer_id = c.id
      where {tenant:c} and c.id = ?::uuid
@@ -69,7 +73,7 @@ export async function runningCandidates(
 
 /**
  * Enrols the customer in a variant unless already enrolled in that experiment (the unique (experiment, customer)
- * key decides between concurrent resolves), and only if the customer is the tenant's (customers table: read only).
+ * key decides between concurrent resolves), and only if the customer is the tenant's (customerSql.exists).
  * Answers the variant the customer is enrolled in, null when the customer does not exist.
  */
 export async function enrol(
@@ -79,7 +83,7 @@ export async function enrol(
   const inserted = await tenantQuery<{ variant_id: string }>(
     em,
     `insert into experiment_enrolments (id, created_at, merchant_id, mode, experiment_id, variant_id, customer_id, traffic_version)
-     select ?, ?, {tenant_values}, ?, ?, ?, ? where exists (select 1 from customers where {tenant} and id = ?)
+     select ?, ?, {tenant_values}, ?, ?, ?, ? where ${customerSql.exists('?')}
      on conflict (experiment_id, customer_id) do nothing
      returning variant_id`,
     [uuidv7(), new Date(), e.experimentId, e.variantId, e.customerId, e.trafficVersion, e.customerId],
@@ -137,23 +141,13 @@ export async function variantCounts(
     `with visitor as (
        select en.variant_id, en.traffic_version,
          coalesce(st.subscribed, false) as subscribed, coalesce(st.trial, false) as trial,
-         exists (select 1 from payments p where {tenant:p} and p.customer_id = en.customer_id and p.billing_reason = 'one_time'
-                   and p.created_at >= en.created_at and p.status = any(?::text[])) as paid,
-         coalesce((select sum(p.amount_total - p.amount_refunded) from payments p where {tenant:p} and p.customer_id = en.customer_id
-                     and p.created_at >= en.created_at and p.status = any(?::text[]) and p.currency = ?), 0)
-         + coalesce((select sum(i.amount_paid) from invoices i where {tenant:i} and i.customer_id = en.customer_id
-                     and i.type = 'invoice' and i.subscription_id is not null and i.payment_id is null
-                     and i.created_at >= en.created_at and i.currency = ?), 0)
+         ${paymentSql.paidOneOffSince('en.customer_id', 'en.created_at')} as paid,
+         ${paymentSql.collectedSince('en.customer_id', 'en.created_at')}
+         + ${invoiceSql.subscriptionPaidSince('en.customer_id', 'en.created_at')}
            as revenue,
          ${VISITOR_MRR} as mrr
        from experiment_enrolments en
-       left join lateral (
-         select true as subscribed, bool_or(se.to_state = 'trialing') as trial
-         from subscriptions s join subscription_events se on se.subscription_id = s.id
-         where {tenant:s} and s.customer_id = en.customer_id and se.from_state = 'created'
-           and se.to_state in ('trialing', 'active') and se.created_at >= en.created_at
-         having count(*) > 0
-       ) st on true
+       left join lateral ${subscriptionSql.startedSince('en.customer_id', 'en.created_at')} st on true
        where {tenant:en} and en.experiment_id = ?
      )
      select variant_id, count(*) as visitors,

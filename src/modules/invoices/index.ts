@@ -7,3 +7,4 @@ export { BillingReason, Invoice, InvoiceSequence, InvoiceStatus, InvoiceType } f
 export { invoiceResolvers } from './invoice.resolver';
 export { InvoiceService, taxPartiesOf } from './invoice.service';
 export type { InvoiceLineDraft, SnapshotTaxParties } from './invoice.service';
+export { invoiceSql } from './invoice.store';

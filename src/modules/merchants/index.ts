@@ -8,3 +8,4 @@ export { ApiKey, Merchant } from './merchant.entities';
 export { MerchantResolver } from './merchant.resolver';
 export { keyRetirement, MerchantService, retires } from './merchant.service';
 export type { KeyRetirement } from './merchant.service';
+export { merchantSql } from './merchant.store';

@@ -14,5 +14,5 @@ export {
 } from './payment.entities';
 export { paymentResolvers } from './payment.resolver';
 export { PaymentService, reserveRefund } from './payment.service';
-export { gatewayEventCte, PRUNE_GATEWAY_EVENTS } from './payment.store';
+export { gatewayEventCte, paymentSql, PRUNE_GATEWAY_EVENTS } from './payment.store';
 export type { GatewayEventRow } from './payment.store';

@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Mode, TenantParams } from '../../core/entity';
 import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
 import { CustomerDetails, customerUpsertCte } from '../customers';
+import { invoiceSql } from '../invoices';
 import type { SnapshotTaxParties } from '../invoices';
 import { COLLECTED_STATUSES, Payment, Refund } from './payment.entities';
 
@@ -165,10 +166,10 @@ export function claimPendingCheckouts(
 }
 
 /**
- * Lifetime revenue per customer and currency (docs/payments.md: what the customer paid,
- * one-off payments and every paid invoice, subscriptions included, less what was refunded), for a page of customers in
- * one statement. A read of the payments' and invoices' tables on purpose (like the experiment results' revenue): the
- * rule spans both, and a page must not cost a statement per customer. Money as it moved, GST included:
+ * Lifetime revenue per customer and currency (docs/payments.md: what the customer paid, one-off payments and every
+ * paid invoice, subscriptions included, less what was refunded), for a page of customers in one statement. The
+ * invoices' side comes from the invoices module's SQL pieces (invoice.store.ts invoiceSql), composed into this
+ * statement: the rule spans both, and a page must not cost a statement per customer. Money as it moved, GST included:
  * - invoices (`type` invoice, any status): `amount_paid`, what the customer paid on each (subscription periods, plan
  *   changes, usage, one-off payments). Credit applied from earlier credit notes is not in it (the gateway charge's
  *   part that credit paid is refunded on the charge), so plan-change credit notes are not subtracted again;
@@ -189,12 +190,10 @@ export async function lifetimeRevenueByCustomer(
   const rows = await tenantQuery<{ customer_id: string; currency: string; amount: string }>(
     em,
     `select customer_id, currency, sum(amount)::bigint as amount from (
-       select i.customer_id, i.currency, i.amount_paid as amount from invoices i
-        where {tenant:i} and i.customer_id = any(?::uuid[]) and i.type = 'invoice' and i.amount_paid <> 0
+       ${invoiceSql.paidByCustomers}
        union all
        select p.customer_id, p.currency,
-              case when exists (select 1 from invoices pi where {tenant:pi} and pi.customer_id = p.customer_id
-                                  and pi.payment_id = p.id and pi.type = 'invoice') then 0 else p.amount_total end
+              case when ${invoiceSql.namesPayment('p.customer_id', 'p.id')} then 0 else p.amount_total end
               - p.gateway_amount_refunded as amount
          from payments p
         where {tenant:p} and p.customer_id = any(?::uuid[]) and p.status = any(?::text[])
@@ -209,3 +208,25 @@ export async function lifetimeRevenueByCustomer(
 /** History retention's batch of old gateway events (webhooks retention.ts runs it): ids below $1, at most $2 rows. */
 export const PRUNE_GATEWAY_EVENTS = `delete from gateway_events where id in (
        select id from gateway_events where id < $1 limit $2 for update skip locked)`;
+
+/**
+ * SQL pieces for statements of other modules that read a customer's payments together with their own rows (an
+ * experiment's conversions and revenue per visitor, in one statement). Each names the payments' tenant with
+ * `{tenant:p}` (the enclosing tenant statement fills it in) and counts payments created at or after `sinceSql`.
+ */
+export const paymentSql = {
+  /**
+   * `exists (...)`: whether a one-off payment of the customer `customerIdSql` was collected. Placeholder: the
+   * collected statuses as a text[] literal (COLLECTED_STATUSES).
+   */
+  paidOneOffSince: (customerIdSql: string, sinceSql: string): string =>
+    `exists (select 1 from payments p where {tenant:p} and p.customer_id = ${customerIdSql} and p.billing_reason = 'one_time'
+                   and p.created_at >= ${sinceSql} and p.status = any(?::text[]))`,
+  /**
+   * What the customer's payments collected (`amount_total`, tax included) less what was returned, 0 when none, in one
+   * currency. Placeholders: the collected statuses as a text[] literal (COLLECTED_STATUSES), then the currency.
+   */
+  collectedSince: (customerIdSql: string, sinceSql: string): string =>
+    `coalesce((select sum(p.amount_total - p.amount_refunded) from payments p where {tenant:p} and p.customer_id = ${customerIdSql}
+                     and p.created_at >= ${sinceSql} and p.status = any(?::text[]) and p.currency = ?), 0)`,
+};

@@ -7,4 +7,4 @@ export { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './subs
 export { subscriptionResolvers } from './subscription.resolver';
 export { SchedulerLoop, SubscriptionScheduler } from './subscription.scheduler';
 export { SubscriptionService } from './subscription.service';
-export { openSubscriptionsOfConnection } from './subscription.store';
+export { openSubscriptionsOfConnection, subscriptionSql } from './subscription.store';

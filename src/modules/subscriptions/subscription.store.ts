@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Mode, TenantParams } from '../../core/entity';
 import { aliasedColumns, aliasedPart, Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
-import { Customer } from '../customers';
-import { CustomerDetails, customerUpsertCte } from '../customers';
-import { Merchant } from '../merchants';
+import { Customer, CustomerDetails, customerSql, customerUpsertCte } from '../customers';
+import { Merchant, merchantSql } from '../merchants';
 import { gatewayEventCte, GatewayEventRow } from '../payments';
 import { testClockSql } from '../test-clock';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
@@ -180,7 +179,7 @@ export async function recordEventAndLockSubscription(
      s as materialized (select * from subscriptions where id = (select id from found) and exists (select from ge) for update)
      select (select count(*) from ge)::int as fresh, ${testClockSql.offsetMs('m.id', '?::text')}::float8 as clock_offset_ms,
        ${aliasedColumns(em, BillingSubscription, 's')}, ${aliasedColumns(em, Merchant, 'm')}, ${aliasedColumns(em, Customer, 'c')}
-     from merchants m left join s on true left join customers c on c.id = s.customer_id and {tenant:c}
+     from ${merchantSql.from('m')} left join s on true ${customerSql.leftJoin('c', 's.customer_id')}
      where m.id = ?`,
     [...ge.params, by.id, by.providerSubscriptionId, by.checkoutSessionId, tenant.mode, tenant.merchantId],
   );
@@ -371,3 +370,55 @@ export function unansweredCommands(
 export async function markReconciled(db: Db, tenant: TenantParams, id: string): Promise<void> {
   await tenantQueryAs(db, tenant, 'update subscriptions set reconciled_at = now() where {tenant} and id = ?', [id]);
 }
+
+/**
+ * SQL pieces for statements of other modules that read the tenant's subscriptions together with their own rows, in
+ * one statement on their hot paths (entitlement checks, usage reports) or over a page of rows (experiment results,
+ * autopay reports). Each names the subscriptions' tenant with `{tenant...}` (the enclosing tenant statement fills it
+ * in). Entitlements and experiments import them; analytics and usage, which subscriptions imports, are given theirs
+ * by the composition root (src/container.ts).
+ */
+export const subscriptionSql = {
+  /**
+   * The customer's subscriptions that give the service (`active`, `trialing`) as the from-item `<alias>` and its
+   * condition (the statement writes `from <from> ... where <where>`): `<alias>` has `id`, `product_id` (its plan's
+   * product), `status`, `trial_end` and `current_period_end`. Index: (merchant_id, mode, customer_id, status).
+   */
+  granting: (alias: string, customerIdSql: string): { from: string; where: string } => ({
+    from: `subscriptions ${alias}`,
+    where: `{tenant:${alias}} and ${alias}.customer_id = ${customerIdSql} and ${alias}.status in ('active', 'trialing')`,
+  }),
+  /**
+   * A digest (text, null when none) of the row versions (`xmin`) of every subscription of the customer, whatever its
+   * status: any committed insert, update or delete of one of them changes it.
+   */
+  rowVersions: (customerIdSql: string): string =>
+    `(select md5(string_agg(x.id::text || '.' || x.xmin::text, ',' order by x.id))
+                   from subscriptions x where {tenant:x} and x.customer_id = ${customerIdSql})`,
+  /**
+   * A subquery of one row `(subscribed, trial)` when a subscription of the customer started (left `created` for
+   * `trialing` or `active`) at or after `sinceSql` (`trial`: one of them started into `trialing`), else of none.
+   */
+  startedSince: (customerIdSql: string, sinceSql: string): string =>
+    `(
+         select true as subscribed, bool_or(se.to_state = 'trialing') as trial
+         from subscriptions s join subscription_events se on se.subscription_id = s.id
+         where {tenant:s} and s.customer_id = ${customerIdSql} and se.from_state = 'created'
+           and se.to_state in ('trialing', 'active') and se.created_at >= ${sinceSql}
+         having count(*) > 0
+       )`,
+  /**
+   * `exists (...)`: whether the subscription `subscriptionIdSql` is billed in a currency (placeholder: the currency).
+   * One primary-key probe.
+   */
+  inCurrency: (subscriptionIdSql: string): string =>
+    `exists (select 1 from subscriptions s where {tenant:s} and s.id = ${subscriptionIdSql} and s.currency = ?)`,
+  /**
+   * A `select` of the tenant's subscriptions `s` whose id meets `idCondition` (SQL on `s.id`): `id`, `status`, the
+   * current period, `billing_anchor`, the trial, `billing_frequency`, `billing_interval`, and `merchant_now` (merchant
+   * time: the test clock in test mode). What decides where a usage event belongs.
+   */
+  periods: (idCondition: string): string =>
+    `select s.id, s.status, s.current_period_start, s.current_period_end, s.billing_anchor, s.trial_start, s.trial_end,
+  s.billing_frequency, s.billing_interval, ${MERCHANT_NOW} as merchant_now from subscriptions s where {tenant:s} and ${idCondition}`,
+};

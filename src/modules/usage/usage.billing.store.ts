@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tenantQuery } from '../../core/sql';
+import { usageRateSql } from '../catalog';
 
 /**
- * The statement that closes a subscription's usage for billing (subscriptions/usage.billing.ts). It reads the usage module's
- * `usage_aggregates` and the catalog's `usage_rates` in one statement on purpose: it runs in every renewal's
- * transaction, and for a subscription with nothing unbilled it must stay one index probe (the aggregates' primary key
- * begins with subscription_id, period_start).
+ * The statement that closes a subscription's usage for billing (subscriptions/usage.billing.ts). It prices the usage
+ * module's `usage_aggregates` by the catalog's rates (catalog.store.ts usageRateSql) in one statement on purpose: it
+ * runs in every renewal's transaction, and for a subscription with nothing unbilled it must stay one index probe (the
+ * aggregates' primary key begins with subscription_id, period_start).
  */
 
 /** One (billing period, event type) of usage closed now: the quantity not billed before, and its price if any. */
@@ -62,7 +63,7 @@ export async function closeUnbilledUsage(
             r.unit_amount_decimal::text as unit_amount_decimal,
             round(sum(d.total_quantity - d.billed_quantity) * r.unit_amount_decimal)::text as amount
        from due d
-       left join usage_rates r on {tenant:r} and r.plan_id = ? and r.currency = ? and r.event_type = d.event_type
+       ${usageRateSql.leftJoin('r', 'd.event_type')}
       group by d.period_start, d.event_type, r.unit_amount_decimal
       order by d.period_start, d.event_type`,
     [args.subscriptionId, args.closingAt, args.planId, args.currency],

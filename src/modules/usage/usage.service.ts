@@ -28,6 +28,7 @@ import {
   reportOne,
   SingleEvent,
   subscriptionsFor,
+  SubscriptionPeriodsSql,
   SubscriptionRow,
   summaryRows,
   unitsFor,
@@ -67,15 +68,17 @@ const retryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?:
 export class UsageService {
   readonly partitions: UsagePartitions;
   /**
-   * Single events per tenant, written together (usage.store.ts REPORT_GROUP): the events that arrive while the
+   * Single events per tenant, written together (usage.store.ts reportGroupSql): the events that arrive while the
    * tenant's last group statement runs go in the next one (core/keyed-batches.ts), so under load one statement and one
    * commit serve many requests; alone, an event waits one turn of the event loop.
    */
   private readonly groups = new KeyedBatches<GroupAsk>((asks) => this.writeGroups(asks));
 
+  /** `subs`: the subscriptions module's SQL piece the statements read subscriptions through (usage.store.ts). */
   constructor(
     private readonly pool: ServicePool,
     private readonly clock: Clock,
+    private readonly subs: SubscriptionPeriodsSql,
   ) {
     this.partitions = new UsagePartitions(pool);
   }
@@ -100,7 +103,7 @@ export class UsageService {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       let out;
       try {
-        out = await reportOne(this.pool, { merchantId, mode }, { ...d, id, period, slot });
+        out = await reportOne(this.pool, this.subs, { merchantId, mode }, { ...d, id, period, slot });
       } catch (err) {
         if (isMissingPartition(err)) {
           // Only an event that passed every check reaches the insert: make its month, then again.
@@ -167,6 +170,7 @@ export class UsageService {
       try {
         written = await reportGroup(
           this.pool,
+          this.subs,
           slice[0].tenant,
           slice.map((a) => a.event),
         );
@@ -226,7 +230,7 @@ export class UsageService {
     }
     const drafts = input.events.map((e, i) => checkEvent(e, `events[${i}].`));
     const subIds = [...new Set(drafts.map((d) => d.subscriptionId))];
-    const [subs, units] = await Promise.all([subscriptionsFor(ctx.em, subIds), unitsFor(ctx.em, subIds)]);
+    const [subs, units] = await Promise.all([subscriptionsFor(ctx.em, this.subs, subIds), unitsFor(ctx.em, subIds)]);
     const subById = new Map(subs.map((s) => [s.id, s]));
 
     // Each answer: an event stored before (by key), a row written now, or the same answer as an earlier event (same key).
@@ -376,7 +380,7 @@ export class UsageService {
     if (typeof subscriptionId !== 'string' || !isUuid(subscriptionId))
       throw notFound('subscription', String(subscriptionId), 'subscription_id');
     const id = subscriptionId.toLowerCase();
-    const rows = await summaryRows(ctx.em, id);
+    const rows = await summaryRows(ctx.em, this.subs, id);
     if (!rows.length) throw notFound('subscription', subscriptionId, 'subscription_id');
     const aggregations: UsageAggregation[] = [];
     // Rows come period by period: one pair of Dates (and one ISO text for the ids) per period.

@@ -3,7 +3,6 @@ import type { TenantParams } from '../../core/entity';
 import type { ServicePool } from '../../core/orm-pool';
 import { withClient } from '../../core/pool';
 import { Queryable, systemQuery, tenantQuery, tenantQueryAs } from '../../core/sql';
-import { testClockSql } from '../test-clock';
 import type { Frequency } from '../../core/billing-period';
 import { BILLABLE, EventDraft, MAX_FUTURE_MS } from './usage.rules';
 
@@ -11,15 +10,21 @@ import { BILLABLE, EventDraft, MAX_FUTURE_MS } from './usage.rules';
  * Every statement on usage_events (monthly partitions), usage_aggregates, usage_event_keys and usage_units.
  *
  * Ingestion reads the subscription in the same statement that writes the event (one round trip for a single event),
- * so it names the `subscriptions` table here: a read of its status, current period, anchor and cadence only.
+ * through the subscriptions module's SQL piece (SubscriptionPeriodsSql): a read of its status, current period, anchor
+ * and cadence only.
  * Sums are PostgreSQL `numeric`: quantities arrive as decimal text and are added by the database, never in JavaScript.
  */
 
 /** Advisory lock class of partition maintenance (the migration that creates the first months takes it too). */
 const USAGE_PARTITION_LOCK = 727_120;
 
-/** Merchant time in SQL (the test clock in test mode) for the subscription row `s`. */
-const MERCHANT_NOW = `now() + ${testClockSql.offsetMs('s.merchant_id', 's.mode')} * interval '1 millisecond'`;
+/**
+ * A `select` of the tenant's subscriptions `s` whose id meets `idCondition` (SQL on `s.id`), with the columns of
+ * SubscriptionRow and `id`: the subscriptions module's SQL piece (subscription.store.ts subscriptionSql.periods), given
+ * by the composition root (usage may not import subscriptions, which imports usage). Each statement below is built
+ * once per piece (`statements`).
+ */
+export type SubscriptionPeriodsSql = (idCondition: string) => string;
 
 /**
  * Where an event of the row `v` fits its subscription as it stands, as usage.rules.ts says it: a billable status, at
@@ -27,10 +32,6 @@ const MERCHANT_NOW = `now() + ${testClockSql.offsetMs('s.merchant_id', 's.mode')
  */
 const FITS = `v.status in (${BILLABLE.map((s) => `'${s}'`).join(', ')})
        and v.ts <= v.merchant_now + interval '${MAX_FUTURE_MS} milliseconds' and v.ts >= v.ps and v.ts < v.pe`;
-
-/** The subscription columns that decide billability and billing periods (usage.rules.ts SubscriptionPeriods). */
-const SUB_COLUMNS = `s.status, s.current_period_start, s.current_period_end, s.billing_anchor, s.trial_start, s.trial_end,
-  s.billing_frequency, s.billing_interval`;
 
 export interface SubscriptionRow {
   status: string;
@@ -97,14 +98,14 @@ const UNLESS_WRITTEN = [
  * less PostgreSQL CPU per event under 50 connections (commits share flushes anyway) and no more events/s, not worth
  * acknowledged events that a database crash would lose unbilled (bench/README.md, "Usage and analytics").
  */
-const REPORT_ONE = `with v as (
+const reportOneSql = (subs: SubscriptionPeriodsSql) => `with v as (
      select s.*,
             coalesce($2::timestamptz, date_trunc('milliseconds', s.merchant_now)) as ts,
             coalesce($3::timestamptz, date_trunc('milliseconds', s.current_period_start)) as ps,
             coalesce($4::timestamptz, date_trunc('milliseconds', s.current_period_end)) as pe,
             (select unit from usage_units where {tenant} and subscription_id = $1::uuid and event_type = $5::text) as known_unit,
             ($7::text is not null and exists (select 1 from usage_event_keys where {tenant} and key = $7::text)) as key_used
-     from (select ${SUB_COLUMNS}, ${MERCHANT_NOW} as merchant_now from subscriptions s where {tenant:s} and s.id = $1::uuid offset 0) s
+     from (${subs('s.id = $1::uuid')} offset 0) s
    ),
    ok as (
      select v.ts, v.ps, v.pe, v.known_unit from v
@@ -143,12 +144,17 @@ const REPORT_ONE = `with v as (
    from v left join e on true`;
 
 /**
- * The single-event statement (REPORT_ONE) for `e`, on its own (autocommit); null: no such subscription of the tenant.
+ * The single-event statement (reportOneSql) for `e`, on its own (autocommit); null: no such subscription of the tenant.
  * Given the pool and the tenant rather than the request's EntityManager, which would be forked for nothing. The
- * service runs it for the events the group statement (REPORT_GROUP) left unwritten, and for the rounds after.
+ * service runs it for the events the group statement (reportGroupSql) left unwritten, and for the rounds after.
  */
-export async function reportOne(db: Queryable, tenant: TenantParams, e: SingleEvent): Promise<SingleOutcome | null> {
-  const rows = await tenantQueryAs<SingleOutcome>(db, tenant, REPORT_ONE, [
+export async function reportOne(
+  db: Queryable,
+  subs: SubscriptionPeriodsSql,
+  tenant: TenantParams,
+  e: SingleEvent,
+): Promise<SingleOutcome | null> {
+  const rows = await tenantQueryAs<SingleOutcome>(db, tenant, statements(subs).reportOne, [
     e.subscriptionId,
     e.timestamp?.toISOString() ?? null,
     e.period?.start.toISOString() ?? null,
@@ -174,11 +180,11 @@ export interface GroupWritten {
 
 /**
  * Several single events of one tenant in one statement (usage.service.ts groups the requests that arrive while the
- * last group's statement runs): each event is written only where REPORT_ONE would write it alone — its subscription
+ * last group's statement runs): each event is written only where reportOneSql would write it alone — its subscription
  * billable, its timestamp (given, or the merchant's now) at most 5 minutes ahead and inside the current period, its
  * unit the registered one (or registered now, by the group's first event of that pair), its key new — and the
  * statement answers the events it wrote. Anything else is left unwritten for the caller to run on its own
- * (REPORT_ONE, which explains it): within a group, a key given twice is taken by one event (the other then answers
+ * (reportOneSql, which explains it): within a group, a key given twice is taken by one event (the other then answers
  * it, as a retry would) and a new pair with two units keeps the first's. Aggregate rows are summed per slot before
  * the upsert (one row cannot be updated twice by one statement) and, like units and keys, written in a fixed order
  * (concurrent writers lock them in the same order: no deadlock). One commit, one round trip and one plan for many
@@ -188,7 +194,7 @@ export interface GroupWritten {
  * The events arrive as one JSON array of rows: `[id, subscription, timestamp or null, event type, unit, key or null,
  * slot, quantity as decimal text, metadata]`.
  */
-const REPORT_GROUP = `with input as (
+const reportGroupSql = (subs: SubscriptionPeriodsSql) => `with input as (
      select x.ord, (x.r->>0)::uuid as id, (x.r->>1)::uuid as subscription_id, (x.r->>2)::timestamptz as given_ts,
             x.r->>3 as event_type, x.r->>4 as unit, x.r->>5 as key, (x.r->>6)::smallint as slot, (x.r->>7)::numeric as quantity,
             x.r->8 as metadata
@@ -202,8 +208,7 @@ const REPORT_GROUP = `with input as (
             (select u.unit from usage_units u where {tenant:u} and u.subscription_id = i.subscription_id and u.event_type = i.event_type) as known_unit,
             (i.key is not null and exists (select 1 from usage_event_keys k where {tenant:k} and k.key = i.key)) as key_used
      from input i
-     join (select s.id, s.status, s.current_period_start, s.current_period_end, ${MERCHANT_NOW} as merchant_now
-           from subscriptions s where {tenant:s} and s.id in (select subscription_id from input) offset 0) s on s.id = i.subscription_id
+     join (${subs('s.id in (select subscription_id from input)')} offset 0) s on s.id = i.subscription_id
    ),
    ok as (
      select v.* from v
@@ -248,12 +253,13 @@ const REPORT_GROUP = `with input as (
    select e.id::text as id, e."timestamp" as ts, e.period_start, e.period_end, e.created_at from e`;
 
 /**
- * The group statement (REPORT_GROUP) for `events`, on its own (autocommit): the events it wrote, by id. The rest
+ * The group statement (reportGroupSql) for `events`, on its own (autocommit): the events it wrote, by id. The rest
  * were not written (the caller runs each on its own). Fails as a whole (nothing written) where one of its events
  * would fail the single statement: a month without its partition, a deadlock.
  */
 export async function reportGroup(
   db: Queryable,
+  subs: SubscriptionPeriodsSql,
   tenant: TenantParams,
   events: readonly SingleEvent[],
 ): Promise<Map<string, GroupWritten>> {
@@ -268,7 +274,9 @@ export async function reportGroup(
     e.quantity,
     e.metadata,
   ]);
-  const written = await tenantQueryAs<GroupWritten & { id: string }>(db, tenant, REPORT_GROUP, [JSON.stringify(rows)]);
+  const written = await tenantQueryAs<GroupWritten & { id: string }>(db, tenant, statements(subs).reportGroup, [
+    JSON.stringify(rows),
+  ]);
   return new Map(written.map((w) => [w.id, w]));
 }
 
@@ -314,13 +322,10 @@ export async function eventsByKeys(em: EntityManager, keys: string[]): Promise<E
 /** The tenant's subscriptions among `ids` (those that exist), with merchant time. */
 export async function subscriptionsFor(
   em: EntityManager,
+  subs: SubscriptionPeriodsSql,
   ids: string[],
 ): Promise<(SubscriptionRow & { id: string })[]> {
-  return tenantQuery(
-    em,
-    `select s.id, ${SUB_COLUMNS}, ${MERCHANT_NOW} as merchant_now from subscriptions s where {tenant:s} and s.id = any($1::uuid[])`,
-    [ids],
-  );
+  return tenantQuery(em, statements(subs).subscriptionsFor, [ids]);
 }
 
 /** Units registered for the event types of these subscriptions. */
@@ -525,19 +530,39 @@ export interface AggregationRow {
  */
 export async function summaryRows(
   em: EntityManager,
+  subs: SubscriptionPeriodsSql,
   subscriptionId: string,
 ): Promise<(AggregationRow | { start_ms: null })[]> {
-  return tenantQuery(
-    em,
-    `select (extract(epoch from a.period_start) * 1000)::float8 as start_ms, (extract(epoch from max(a.period_end)) * 1000)::float8 as end_ms,
+  return tenantQuery(em, statements(subs).summaryRows, [subscriptionId]);
+}
+
+/** The subscription (one row, none when not the tenant's) and its aggregate rows, summed per period and event type. */
+const summaryRowsSql = (
+  subs: SubscriptionPeriodsSql,
+) => `select (extract(epoch from a.period_start) * 1000)::float8 as start_ms, (extract(epoch from max(a.period_end)) * 1000)::float8 as end_ms,
             a.event_type, min(a.unit) as unit, trim_scale(sum(a.total_quantity))::text as total, sum(a.event_count)::float8 as events
-     from subscriptions s
+     from (${subs('s.id = $1::uuid')}) s
      left join usage_aggregates a on a.subscription_id = s.id and {tenant:a}
-     where {tenant:s} and s.id = $1::uuid
      group by a.period_start, a.event_type
-     order by a.period_start desc, a.event_type collate "C"`,
-    [subscriptionId],
-  );
+     order by a.period_start desc, a.event_type collate "C"`;
+
+/** The statements that read subscriptions, per piece given (one in practice): texts built once, not per call. */
+const built = new WeakMap<
+  SubscriptionPeriodsSql,
+  Record<'reportOne' | 'reportGroup' | 'subscriptionsFor' | 'summaryRows', string>
+>();
+function statements(subs: SubscriptionPeriodsSql) {
+  let b = built.get(subs);
+  if (!b) {
+    b = {
+      reportOne: reportOneSql(subs),
+      reportGroup: reportGroupSql(subs),
+      subscriptionsFor: subs('s.id = any($1::uuid[])'),
+      summaryRows: summaryRowsSql(subs),
+    };
+    built.set(subs, b);
+  }
+  return b;
 }
 
 // --- partitions -----------------------------------------------------------------------------------------------------
