@@ -4,6 +4,7 @@ import { aliasedColumns, aliasedPart, Db, systemQuery, tenantQuery, tenantQueryA
 import { Customer, CustomerDetails, customerSql, customerUpsertCte } from '../customers';
 import { Merchant, merchantSql } from '../merchants';
 import { gatewayEventCte, GatewayEventRow } from '../payments';
+import type { SubscriptionPeriodColumn } from '../usage';
 import { testClockSql } from '../test-clock';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus } from './subscription.machine';
@@ -414,11 +415,11 @@ export const subscriptionSql = {
   inCurrency: (subscriptionIdSql: string): string =>
     `exists (select 1 from subscriptions s where {tenant:s} and s.id = ${subscriptionIdSql} and s.currency = ?)`,
   /**
-   * A `select` of the tenant's subscriptions `s` whose id meets `idCondition` (SQL on `s.id`): `id`, `status`, the
-   * current period, `billing_anchor`, the trial, `billing_frequency`, `billing_interval`, and `merchant_now` (merchant
-   * time: the test clock in test mode). What decides where a usage event belongs.
+   * A `select` of `columns` of the tenant's subscriptions `s` whose id meets `idCondition` (SQL on `s.id`), each
+   * column under its name; `merchant_now` is merchant time (the test clock in test mode). What decides where a usage
+   * event belongs (usage.store.ts SubscriptionPeriodsSql).
    */
-  periods: (idCondition: string): string =>
-    `select s.id, s.status, s.current_period_start, s.current_period_end, s.billing_anchor, s.trial_start, s.trial_end,
-  s.billing_frequency, s.billing_interval, ${MERCHANT_NOW} as merchant_now from subscriptions s where {tenant:s} and ${idCondition}`,
+  periods: (idCondition: string, columns: readonly SubscriptionPeriodColumn[]): string =>
+    `select ${columns.map((c) => (c === 'merchant_now' ? `${MERCHANT_NOW} as merchant_now` : `s.${c}`)).join(', ')}
+     from subscriptions s where {tenant:s} and ${idCondition}`,
 };

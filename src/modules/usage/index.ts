@@ -8,4 +8,4 @@ export { monthOf } from './usage.partitions';
 export { usageResolvers } from './usage.resolver';
 export { UsageService } from './usage.service';
 export { createPartition } from './usage.store';
-export type { SubscriptionPeriodsSql } from './usage.store';
+export type { SubscriptionPeriodColumn, SubscriptionPeriodsSql } from './usage.store';

@@ -18,13 +18,39 @@ import { BILLABLE, EventDraft, MAX_FUTURE_MS } from './usage.rules';
 /** Advisory lock class of partition maintenance (the migration that creates the first months takes it too). */
 const USAGE_PARTITION_LOCK = 727_120;
 
+/** A column of a subscription that usage statements read (`merchant_now`: merchant time, the test clock's in test mode). */
+export type SubscriptionPeriodColumn =
+  | 'id'
+  | 'status'
+  | 'current_period_start'
+  | 'current_period_end'
+  | 'billing_anchor'
+  | 'trial_start'
+  | 'trial_end'
+  | 'billing_frequency'
+  | 'billing_interval'
+  | 'merchant_now';
+
 /**
- * A `select` of the tenant's subscriptions `s` whose id meets `idCondition` (SQL on `s.id`), with the columns of
- * SubscriptionRow and `id`: the subscriptions module's SQL piece (subscription.store.ts subscriptionSql.periods), given
- * by the composition root (usage may not import subscriptions, which imports usage). Each statement below is built
- * once per piece (`statements`).
+ * A `select` of `columns` of the tenant's subscriptions `s` whose id meets `idCondition` (SQL on `s.id`): the
+ * subscriptions module's SQL piece (subscription.store.ts subscriptionSql.periods), given by the composition root
+ * (usage may not import subscriptions, which imports usage). Each statement below is built once per piece
+ * (`statements`).
  */
-export type SubscriptionPeriodsSql = (idCondition: string) => string;
+export type SubscriptionPeriodsSql = (idCondition: string, columns: readonly SubscriptionPeriodColumn[]) => string;
+
+/** The columns that decide billability and billing periods (usage.rules.ts SubscriptionPeriods), and merchant time. */
+const PERIOD_COLUMNS: SubscriptionPeriodColumn[] = [
+  'status',
+  'current_period_start',
+  'current_period_end',
+  'billing_anchor',
+  'trial_start',
+  'trial_end',
+  'billing_frequency',
+  'billing_interval',
+  'merchant_now',
+];
 
 /**
  * Where an event of the row `v` fits its subscription as it stands, as usage.rules.ts says it: a billable status, at
@@ -105,7 +131,7 @@ const reportOneSql = (subs: SubscriptionPeriodsSql) => `with v as (
             coalesce($4::timestamptz, date_trunc('milliseconds', s.current_period_end)) as pe,
             (select unit from usage_units where {tenant} and subscription_id = $1::uuid and event_type = $5::text) as known_unit,
             ($7::text is not null and exists (select 1 from usage_event_keys where {tenant} and key = $7::text)) as key_used
-     from (${subs('s.id = $1::uuid')} offset 0) s
+     from (${subs('s.id = $1::uuid', PERIOD_COLUMNS)} offset 0) s
    ),
    ok as (
      select v.ts, v.ps, v.pe, v.known_unit from v
@@ -178,6 +204,15 @@ export interface GroupWritten {
   created_at: Date;
 }
 
+/** What the group statement reads of each subscription. */
+const GROUP_COLUMNS: SubscriptionPeriodColumn[] = [
+  'id',
+  'status',
+  'current_period_start',
+  'current_period_end',
+  'merchant_now',
+];
+
 /**
  * Several single events of one tenant in one statement (usage.service.ts groups the requests that arrive while the
  * last group's statement runs): each event is written only where reportOneSql would write it alone — its subscription
@@ -208,7 +243,7 @@ const reportGroupSql = (subs: SubscriptionPeriodsSql) => `with input as (
             (select u.unit from usage_units u where {tenant:u} and u.subscription_id = i.subscription_id and u.event_type = i.event_type) as known_unit,
             (i.key is not null and exists (select 1 from usage_event_keys k where {tenant:k} and k.key = i.key)) as key_used
      from input i
-     join (${subs('s.id in (select subscription_id from input)')} offset 0) s on s.id = i.subscription_id
+     join (${subs('s.id in (select subscription_id from input)', GROUP_COLUMNS)} offset 0) s on s.id = i.subscription_id
    ),
    ok as (
      select v.* from v
@@ -536,12 +571,15 @@ export async function summaryRows(
   return tenantQuery(em, statements(subs).summaryRows, [subscriptionId]);
 }
 
-/** The subscription (one row, none when not the tenant's) and its aggregate rows, summed per period and event type. */
+/**
+ * The subscription (one row, none when not the tenant's) and its aggregate rows, summed per period and event type.
+ * The subscription is a plain subquery: the planner pulls it up into the join, as if the table were named here.
+ */
 const summaryRowsSql = (
   subs: SubscriptionPeriodsSql,
 ) => `select (extract(epoch from a.period_start) * 1000)::float8 as start_ms, (extract(epoch from max(a.period_end)) * 1000)::float8 as end_ms,
             a.event_type, min(a.unit) as unit, trim_scale(sum(a.total_quantity))::text as total, sum(a.event_count)::float8 as events
-     from (${subs('s.id = $1::uuid')}) s
+     from (${subs('s.id = $1::uuid', ['id'])}) s
      left join usage_aggregates a on a.subscription_id = s.id and {tenant:a}
      group by a.period_start, a.event_type
      order by a.period_start desc, a.event_type collate "C"`;
@@ -557,7 +595,7 @@ function statements(subs: SubscriptionPeriodsSql) {
     b = {
       reportOne: reportOneSql(subs),
       reportGroup: reportGroupSql(subs),
-      subscriptionsFor: subs('s.id = any($1::uuid[])'),
+      subscriptionsFor: subs('s.id = any($1::uuid[])', ['id', ...PERIOD_COLUMNS]),
       summaryRows: summaryRowsSql(subs),
     };
     built.set(subs, b);
