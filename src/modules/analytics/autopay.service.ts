@@ -102,7 +102,10 @@ function byAttemptsThenName<T extends { attempts: number }>(name: (t: T) => stri
   };
 }
 
-/** The autopay answer over (from, to] (the attempts of subscriptions in `only`'s currency, if given), from one aggregation statement. */
+/**
+ * The autopay answer over (from, to] (the attempts of subscriptions in `only`'s currency, if given), from one
+ * aggregation statement.
+ */
 export async function autopayReport(
   em: EntityManager,
   from: Date,

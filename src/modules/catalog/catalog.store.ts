@@ -165,5 +165,6 @@ export const usageRateSql = {
    * plan does not price the event type. One probe of the rates' unique (plan, event type, currency) key.
    */
   leftJoin: (alias: string, eventTypeSql: string): string =>
-    `left join usage_rates ${alias} on {tenant:${alias}} and ${alias}.plan_id = ? and ${alias}.currency = ? and ${alias}.event_type = ${eventTypeSql}`,
+    `left join usage_rates ${alias} on {tenant:${alias}} and ${alias}.plan_id = ? and ${alias}.currency = ?
+       and ${alias}.event_type = ${eventTypeSql}`,
 };

@@ -49,7 +49,7 @@ export interface Candidate {
 /**
  * Whether the customer is the tenant's, and every running experiment of the tenant in serving order (started_at, then
  * id) with its variants and the customer's enrolment in it: the one statement a resolve runs when the customer is
- * already enrolled or matches nothing (the customers module's table: read only, as in `enrol`). Enrolled experiments come first,
+ * already enrolled or matches nothing (customers: read only, as in `enrol`). Enrolled experiments come first,
  * oldest enrolment first. No row: no such customer.
  */
 export async function runningCandidates(

@@ -220,13 +220,15 @@ export const paymentSql = {
    * collected statuses as a text[] literal (COLLECTED_STATUSES).
    */
   paidOneOffSince: (customerIdSql: string, sinceSql: string): string =>
-    `exists (select 1 from payments p where {tenant:p} and p.customer_id = ${customerIdSql} and p.billing_reason = 'one_time'
+    `exists (select 1 from payments p where {tenant:p} and p.customer_id = ${customerIdSql}
+                   and p.billing_reason = 'one_time'
                    and p.created_at >= ${sinceSql} and p.status = any(?::text[]))`,
   /**
    * What the customer's payments collected (`amount_total`, tax included) less what was returned, 0 when none, in one
    * currency. Placeholders: the collected statuses as a text[] literal (COLLECTED_STATUSES), then the currency.
    */
   collectedSince: (customerIdSql: string, sinceSql: string): string =>
-    `coalesce((select sum(p.amount_total - p.amount_refunded) from payments p where {tenant:p} and p.customer_id = ${customerIdSql}
+    `coalesce((select sum(p.amount_total - p.amount_refunded) from payments p
+                     where {tenant:p} and p.customer_id = ${customerIdSql}
                      and p.created_at >= ${sinceSql} and p.status = any(?::text[]) and p.currency = ?), 0)`,
 };

@@ -387,7 +387,8 @@ export const subscriptionSql = {
    */
   granting: (alias: string, customerIdSql: string): { from: string; where: string } => ({
     from: `subscriptions ${alias}`,
-    where: `{tenant:${alias}} and ${alias}.customer_id = ${customerIdSql} and ${alias}.status in ('active', 'trialing')`,
+    where: `{tenant:${alias}} and ${alias}.customer_id = ${customerIdSql}
+      and ${alias}.status in ('active', 'trialing')`,
   }),
   /**
    * A digest (text, null when none) of the row versions (`xmin`) of every subscription of the customer, whatever its

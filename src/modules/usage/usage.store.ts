@@ -18,7 +18,7 @@ import { BILLABLE, EventDraft, MAX_FUTURE_MS } from './usage.rules';
 /** Advisory lock class of partition maintenance (the migration that creates the first months takes it too). */
 const USAGE_PARTITION_LOCK = 727_120;
 
-/** A column of a subscription that usage statements read (`merchant_now`: merchant time, the test clock's in test mode). */
+/** A subscription column usage statements read (`merchant_now`: merchant time, the test clock in test mode). */
 export type SubscriptionPeriodColumn =
   | 'id'
   | 'status'
