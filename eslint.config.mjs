@@ -45,7 +45,8 @@ export default tseslint.config(
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })],
     },
-    rules: { 'import-x/no-cycle': 'error' },
+    // One import statement per module (a type-only import beside a value import is fine).
+    rules: { 'import-x/no-cycle': 'error', 'import-x/no-duplicates': 'error' },
   },
   {
     // CommonJS configuration and the test loader hook.

@@ -9,29 +9,25 @@ import { Serializer } from './core/serialize';
 import { openServicePool } from './core/sql';
 import { createGateway } from './gateways';
 import { CatalogReadCache } from './core/read-cache';
-import { catalogVersion } from './modules/catalog';
-import { CatalogService } from './modules/catalog';
+import { catalogVersion, CatalogService } from './modules/catalog';
 import { CustomerService } from './modules/customers';
 import { IdempotencyStore } from './modules/idempotency';
 import { MerchantService } from './modules/merchants';
 import { PaymentService } from './modules/payments';
-import { InvoiceService } from './modules/invoices';
-import { InvoiceDocuments } from './modules/invoices';
-import { SubscriptionService } from './modules/subscriptions';
-import { openSubscriptionsOfConnection, subscriptionSql } from './modules/subscriptions';
-import { SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions';
+import { InvoiceService, InvoiceDocuments } from './modules/invoices';
+import {
+  SubscriptionService,
+  openSubscriptionsOfConnection,
+  subscriptionSql,
+  SchedulerLoop,
+  SubscriptionScheduler,
+} from './modules/subscriptions';
 import { ProviderService } from './modules/providers';
 import { Clock } from './modules/test-clock';
-import { leaseMsFor } from './modules/webhooks';
-import { WebhookDispatcher } from './modules/webhooks';
-import { DeliveryRuntime } from './modules/webhooks';
-import { WebhookService } from './modules/webhooks';
+import { leaseMsFor, WebhookDispatcher, DeliveryRuntime, WebhookService } from './modules/webhooks';
 import { ExperimentService } from './modules/experiments';
-import { EntitlementCache } from './modules/entitlements';
-import { EntitlementEvaluator } from './modules/entitlements';
-import { EntitlementService } from './modules/entitlements';
-import { OfferingService } from './modules/offerings';
-import { existingOfferingIds } from './modules/offerings';
+import { EntitlementCache, EntitlementEvaluator, EntitlementService } from './modules/entitlements';
+import { OfferingService, existingOfferingIds } from './modules/offerings';
 import { CouponService } from './modules/coupons';
 import { UsageService } from './modules/usage';
 import { AnalyticsService } from './modules/analytics';

@@ -7,8 +7,7 @@ import { Mode } from './core/entity';
 import { logger } from './core/logger';
 import type { Services } from './services';
 import { Provider } from './modules/providers';
-import { Merchant } from './modules/merchants';
-import { MerchantService } from './modules/merchants';
+import { Merchant, MerchantService } from './modules/merchants';
 
 export interface DemoMerchant {
   merchantId: string;

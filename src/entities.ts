@@ -1,8 +1,7 @@
 import { TenantEntity } from './core/entity';
 import { OutboxEvent } from './core/events';
 import { IdempotencyKey } from './modules/idempotency';
-import { CatalogVersion } from './modules/catalog';
-import { GatewayPrice, Plan, Price, Product, ProductFamily, UsageRate } from './modules/catalog';
+import { CatalogVersion, GatewayPrice, Plan, Price, Product, ProductFamily, UsageRate } from './modules/catalog';
 import { Customer } from './modules/customers';
 import { ApiKey, Merchant } from './modules/merchants';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments';

@@ -24,9 +24,7 @@ import { entitlementResolvers } from './modules/entitlements';
 import { offeringResolvers } from './modules/offerings';
 import { couponResolvers } from './modules/coupons';
 import { usageResolvers } from './modules/usage';
-import { analyticsResolvers } from './modules/analytics';
-import { autopayResolvers } from './modules/analytics';
-import { cohortsResolvers } from './modules/analytics';
+import { analyticsResolvers, autopayResolvers, cohortsResolvers } from './modules/analytics';
 import { gatewayCommandResolvers } from './modules/gateway-commands';
 import { newPubSub, PubSub } from './core/pubsub';
 

@@ -2,11 +2,10 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { Pool } from 'pg';
 import { logger } from '../../core/logger';
-import { deliverStored, DeliveryOptions, DeliveryOutcome, postEvent, recordDeliveries } from './events';
+import { deliverStored, DeliveryOptions, DeliveryOutcome, postEvent, recordDeliveries, NO_WEBHOOK } from './events';
 import { retryRazorpayCharge } from './razorpay.billing';
 import { ChargedBatch, ChargedRenewal, chargeDueBatch } from './renewals';
 import { SandboxEvent, SandboxObject, SandboxProvider, SandboxWebhook } from './sandbox.entities';
-import { NO_WEBHOOK } from './events';
 import { isSealed, SecretBox } from './sealed';
 import { retryStripeInvoice } from './stripe.billing';
 

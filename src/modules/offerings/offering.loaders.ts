@@ -1,8 +1,14 @@
 import type { Ctx } from '../../core/context';
 import { defineLoader } from '../../core/context';
-import { Price, Product, ProductStatus } from '../catalog';
-import { pickDefaultPrice, plansByProduct, pricesByPlan } from '../catalog';
-import { usageRatesByPlan } from '../catalog';
+import {
+  Price,
+  Product,
+  ProductStatus,
+  pickDefaultPrice,
+  plansByProduct,
+  pricesByPlan,
+  usageRatesByPlan,
+} from '../catalog';
 import { currentMerchant } from '../merchants';
 import { Offering, OfferingPackage, OfferingPlan, OfferingProduct } from './offering.entities';
 import { packagesOfOfferings, productIdsOfPackages } from './offering.store';

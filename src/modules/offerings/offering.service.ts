@@ -9,8 +9,7 @@ import { findOr404 } from '../../core/find';
 import { Connection, PageArgs, paginate } from '../../core/pagination';
 import { validateMetadata } from '../../core/validate';
 import { services } from '../../services';
-import { Product } from '../catalog';
-import { bumpCatalogVersion } from '../catalog';
+import { Product, bumpCatalogVersion } from '../catalog';
 import { OfferingTreeCache } from './offering.cache';
 import { Offering, OfferingResolution, Package, Paywall, ResolvedExperiment } from './offering.entities';
 import {

@@ -3,7 +3,7 @@
  * The module's public surface: other modules import it only through this file.
  */
 export { paymentChanges } from './payment.catchup';
-export { recordCollection } from './payment.collections';
+export { payInvoiceByCollection, recordCollection } from './payment.collections';
 export {
   COLLECTED_STATUSES,
   GatewayEventRecord,

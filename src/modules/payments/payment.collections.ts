@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
 import { make } from '../../core/entity';
-import type { Invoice } from '../invoices';
+import type { Invoice, InvoiceService } from '../invoices';
 import { divRound } from '../../money';
 import { Payment, PaymentBillingReason, PaymentStatus } from './payment.entities';
 
@@ -58,4 +59,22 @@ export function recordCollection(
   em.persist(payment);
   if (invoice.paymentId !== payment.id) invoice.paymentId = payment.id;
   return payment;
+}
+
+/**
+ * An open invoice paid by a collection, in the caller's transaction: marked paid naming a new payment, which is then
+ * recorded (recordCollection). Nothing is recorded when credit paid all of it or the invoice was already paid (a
+ * repeated charge report or command run): `invoice.paid` names the payment from the start.
+ */
+export async function payInvoiceByCollection(
+  invoices: Pick<InvoiceService, 'markPaid'>,
+  em: EntityManager,
+  invoiceId: string,
+  at: Date,
+  collection: Omit<Parameters<typeof recordCollection>[1], 'id' | 'invoice'>,
+): Promise<Invoice> {
+  const id = uuidv7();
+  const paid = await invoices.markPaid(em, invoiceId, at, id);
+  if (paid.paymentId === id) recordCollection(em, { ...collection, id, invoice: paid });
+  return paid;
 }

@@ -15,10 +15,8 @@ import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
 import { GatewayError, type GatewayEvent, type GatewayPort } from '../../gateways/port';
 import type { CommandJob, GatewayCommand, GatewayCommands } from '../gateway-commands';
-import { Customer } from '../customers';
-import { normaliseEmail, validateCustomerDetails } from '../customers';
-import { ProviderConnection } from '../providers';
-import { fromGatewayError, ProviderService } from '../providers';
+import { Customer, normaliseEmail, validateCustomerDetails } from '../customers';
+import { ProviderConnection, fromGatewayError, ProviderService } from '../providers';
 import { currentMerchant } from '../merchants';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
 import {

@@ -1,12 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { logger } from '../../core/logger';
-import { v7 as uuidv7 } from 'uuid';
 import { GatewayError, GatewayPort } from '../../gateways/port';
 import type { CommandJob, GatewayCommands } from '../gateway-commands';
 import { Invoice, InvoiceStatus } from '../invoices';
-import { recordCollection } from '../payments';
-import { PaymentBillingReason } from '../payments';
+import { payInvoiceByCollection, PaymentBillingReason } from '../payments';
 import { BillingSubscription } from './subscription.entities';
 import { moveGatewayToFullPrice } from './subscription.discount';
 import type { SubscriptionService } from './subscription.service';
@@ -105,17 +103,11 @@ async function collectInvoice(
   const now = await service.now(sub);
   await em.fork().transactional(async (tx) => {
     // The collection is a payment the invoice names (once: a repeated run finds the invoice paid).
-    const paymentId = uuidv7();
-    const paid = await service.invoices.markPaid(tx, invoice.id, now, paymentId);
-    if (paid.paymentId === paymentId) {
-      recordCollection(tx, {
-        id: paymentId,
-        invoice: paid,
-        sub,
-        providerPaymentId: charge.providerPaymentId,
-        reason: PaymentBillingReason.SUBSCRIPTION_UPDATE,
-      });
-    }
+    await payInvoiceByCollection(service.invoices, tx, invoice.id, now, {
+      sub,
+      providerPaymentId: charge.providerPaymentId,
+      reason: PaymentBillingReason.SUBSCRIPTION_UPDATE,
+    });
   });
 }
 

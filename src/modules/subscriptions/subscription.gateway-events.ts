@@ -8,9 +8,7 @@ import { currentMerchantOf } from '../merchants';
 import type { ProviderConnection } from '../providers';
 import { TrialEndAction } from '../catalog';
 import { BillingReason, type Invoice, InvoiceStatus, InvoiceType } from '../invoices';
-import { Payment, PaymentBillingReason } from '../payments';
-import { reserveRefund } from '../payments';
-import { recordCollection } from '../payments';
+import { payInvoiceByCollection, Payment, PaymentBillingReason, recordCollection, reserveRefund } from '../payments';
 import { billPeriod, commandInFlight, SubscriptionChange } from './subscription.lifecycle';
 import { periodOf, taxOf } from './subscription.terms';
 import { BillingSubscription, GatewayAddon, ScheduledAction } from './subscription.entities';
@@ -447,11 +445,8 @@ async function settleAddons(
   sub.gatewayAddons = sub.gatewayAddons.filter((a) => !ids.has(a.invoiceId));
 }
 
-/**
- * An open invoice paid by a gateway charge: marked paid, naming the payment that records what the customer paid on it
- * (none when credit paid all of it, or it was already paid).
- */
-async function paidByCharge(
+/** An open invoice paid by a gateway charge, with the payment that records what the customer paid on it. */
+function paidByCharge(
   service: SubscriptionService,
   change: SubscriptionChange,
   invoiceId: string,
@@ -459,10 +454,12 @@ async function paidByCharge(
   at: Date,
   reason: PaymentBillingReason,
 ): Promise<Invoice> {
-  const paymentId = uuidv7();
-  const paid = await service.invoices.markPaid(change.em, invoiceId, at, paymentId);
-  if (paid.paymentId === paymentId) collected(change, paid, event, reason, paymentId);
-  return paid;
+  return payInvoiceByCollection(service.invoices, change.em, invoiceId, at, {
+    sub: change.sub,
+    providerPaymentId: event.providerPaymentId ?? null,
+    reason,
+    method: event.method ?? null,
+  });
 }
 
 /**

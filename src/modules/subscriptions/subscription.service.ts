@@ -13,16 +13,21 @@ import type { Serializer } from '../../core/serialize';
 import { validateMetadata, validateUrl } from '../../core/validate';
 import { GatewayError, GatewayEvent, GatewayPort } from '../../gateways/port';
 import { receiveSubscriptionEvent } from './subscription.gateway-events';
-import { Plan, Price, Product } from '../catalog';
-import { pickDefaultPrice } from '../catalog';
-import { gatewayPriceId, lockPriceRegistration, recordGatewayPrice, subscriptionTerms } from '../catalog';
-import { Customer } from '../customers';
-import { normaliseEmail, validateCustomerDetails } from '../customers';
+import {
+  Plan,
+  Price,
+  Product,
+  pickDefaultPrice,
+  gatewayPriceId,
+  lockPriceRegistration,
+  recordGatewayPrice,
+  subscriptionTerms,
+} from '../catalog';
+import { Customer, normaliseEmail, validateCustomerDetails } from '../customers';
 import type { IdempotentAttempt } from '../idempotency';
 import type { InvoiceService } from '../invoices';
 import { currentMerchant } from '../merchants';
-import { ProviderConnection } from '../providers';
-import { fromGatewayError, ProviderService } from '../providers';
+import { ProviderConnection, fromGatewayError, ProviderService } from '../providers';
 import type { Clock } from '../test-clock';
 import { gatewayAmounts, TaxSnapshot, taxTreatment } from './billing';
 import type { Merchant } from '../merchants';
@@ -38,10 +43,8 @@ import { commandInFlight, FirstMove, SubscriptionChange } from './subscription.l
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
 import { changePlan, ChangePlanResult } from './change-plan';
 import type { CouponService } from '../coupons';
-import { couponRefused, discountCycles } from '../coupons';
-import { Coupon, CouponInvalidReason } from '../coupons';
+import { couponRefused, discountCycles, Coupon, CouponInvalidReason, redeemCoupon } from '../coupons';
 import { discountOn } from '../../money';
-import { redeemCoupon } from '../coupons';
 import { MIN_GATEWAY_RECURRING } from './subscription.discount';
 import type { Logger } from '../../core/logger';
 import { eventsOf, insertSubscription, NewSubscription } from './subscription.store';
