@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { v7 as uuidv7 } from 'uuid';
 import { CreditParts, partsTotal, refundCreditParts } from '../../src/modules/invoices/credit-note';
 import { istDate } from '../../src/modules/invoices/invoice.pdf';
-import { gstOn } from '../../src/modules/subscriptions/billing';
+import { gstOn } from '../../src/money';
 import { TestMerchant, useHarness } from '../harness';
 import {
   Connected,

@@ -3,7 +3,7 @@ import { Mode } from '../../src/core/entity';
 import { InvoiceType } from '../../src/modules/invoices/invoice.entities';
 import { financialYear, formatInvoiceNumber } from '../../src/modules/invoices/invoice.numbering';
 import { allocate, invoiceTax } from '../../src/money';
-import { gst } from '../../src/modules/subscriptions/billing';
+import { gst } from '../../src/money';
 
 /** The pure parts: per-line allocation of the GST heads, the financial year in IST, number formats. */
 

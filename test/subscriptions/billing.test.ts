@@ -1,14 +1,6 @@
 import fc from 'fast-check';
-import {
-  divRound,
-  gatewayAmounts,
-  gst,
-  gstOn,
-  period,
-  periodStart,
-  prorate,
-  taxTreatment,
-} from '../../src/modules/subscriptions/billing';
+import { period, periodStart } from '../../src/core/billing-period';
+import { divRound, gatewayAmounts, gst, gstOn, prorate, taxTreatment } from '../../src/money';
 import { addonsCharged } from '../../src/modules/subscriptions/subscription.gateway-events';
 
 const d = (iso: string) => new Date(iso);

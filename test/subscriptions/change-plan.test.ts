@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
-import { prorate } from '../../src/modules/subscriptions/billing';
+import { prorate } from '../../src/money';
 import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurringPlan, trail } from './helpers';
 
 /**

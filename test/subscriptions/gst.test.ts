@@ -1,6 +1,6 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
-import { gst } from '../../src/modules/subscriptions/billing';
+import { gst } from '../../src/money';
 import {
   after,
   authorise,

@@ -3,7 +3,7 @@ import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan, subscriptionBody, trail } from './helpers';
 import { allInvoices, collectedAt, gatewayPriceAmountsOf, gatewayPriceObjects, invoicesOf } from './helpers';
-import { gst } from '../../src/modules/subscriptions/billing';
+import { gst } from '../../src/money';
 
 /**
  * Races on the subscription engine, through the real HTTP server on PostgreSQL and the gateway sandbox: lazy price

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import { v5 as uuidv5 } from 'uuid';
-import { period } from '../../src/modules/subscriptions/billing';
+import { period } from '../../src/core/billing-period';
 import { fractionDigits, periodFor, quantityDecimal, SubscriptionPeriods } from '../../src/modules/usage/usage.rules';
 import { aggregationId } from '../../src/modules/usage/usage.service';
 import { monthOf } from '../../src/modules/usage/usage.partitions';

@@ -29,7 +29,7 @@ import type { InvoiceService } from '../invoices';
 import { currentMerchant } from '../merchants';
 import { ProviderConnection, fromGatewayError, ProviderService } from '../providers';
 import type { Clock } from '../test-clock';
-import { gatewayAmounts, TaxSnapshot, taxTreatment } from './billing';
+import { gatewayAmounts, TaxSnapshot, taxTreatment, discountOn } from '../../money';
 import type { Merchant } from '../merchants';
 import {
   BillingSubscription,
@@ -44,7 +44,6 @@ import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscript
 import { changePlan, ChangePlanResult } from './change-plan';
 import type { CouponService } from '../coupons';
 import { couponRefused, discountCycles, Coupon, CouponInvalidReason, redeemCoupon } from '../coupons';
-import { discountOn } from '../../money';
 import { MIN_GATEWAY_RECURRING } from './subscription.discount';
 import type { Logger } from '../../core/logger';
 import { eventsOf, insertSubscription, NewSubscription } from './subscription.store';

@@ -1,4 +1,5 @@
-import { period, TaxSnapshot, TaxTreatment } from './billing';
+import { period } from '../../core/billing-period';
+import { TaxSnapshot, TaxTreatment } from '../../money';
 import type { BillingSubscription } from './subscription.entities';
 
 /** The subscription's tax, fixed when it was created: its invoices and its gateway amounts follow it. */
