@@ -72,12 +72,28 @@ const eventsOf = (id: string) => events.filter((e) => e.id === id);
 
 /** Terminates every backend of the service's database (not `other`); answers how many. */
 async function terminateAll(): Promise<number> {
-  const r = await admin.query(
-    'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and pid <> $2',
+  return (await terminateAllPids()).length;
+}
+
+/** Terminates the service's connections, answering their server processes' ids. */
+async function terminateAllPids(): Promise<number[]> {
+  const r = await admin.query<{ pid: number }>(
+    'select pid, pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and pid <> $2',
     [db, otherPid],
   );
-  return r.rowCount ?? 0;
+  return r.rows.map((row) => row.pid);
 }
+
+/**
+ * Until those server processes have exited: pg_terminate_backend only signals them, and a statement sent before one
+ * exits fails like any statement in flight when its server goes away.
+ */
+const exited = (pids: number[]) =>
+  eventually(
+    async () => (await admin.query('select 1 from pg_stat_activity where pid = any($1::int[])', [pids])).rowCount === 0,
+    10_000,
+    'the terminated server processes to exit',
+  );
 
 /** Connections that LISTEN, and the listener's connections whatever they run (open or opening: never two). */
 async function listenConnections(): Promise<number> {
@@ -216,13 +232,14 @@ describe('database connection loss', () => {
   it('a connection lost while checked out of a pool does not crash the process', async () => {
     const pool = h.app.app.services.delivery.db;
     await withClient(pool, async (c) => {
-      await terminateAll();
+      await exited(await terminateAllPids());
       // The server closed it: the next statement fails, and the 'error' event is absorbed by withClient.
       await expect(c.query('select 1')).rejects.toThrow();
       await sleep(100);
     });
-    expect((await pool.query<{ n: number }>('select 1 as n')).rows[0].n).toBe(1);
+    // The pool's idle connections died too and were noticed: the next statement gets a live one.
     await recovered();
+    expect((await pool.query<{ n: number }>('select 1 as n')).rows[0].n).toBe(1);
     expect(await listenConnections()).toBe(1);
     expect((await request(`${h.app.url}/readyz`)).status).toBe(200);
   });
