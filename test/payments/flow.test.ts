@@ -60,7 +60,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('<form method="post"');
-    expect(html).toContain('INR 499.00');
+    expect(html).toContain('₹499.00');
 
     const done = await h.sandbox.submitCheckout(p.checkout_url, {
       outcome: 'success',
