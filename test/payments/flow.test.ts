@@ -190,7 +190,7 @@ describe('payments across both connections', () => {
     const jpy = await createPayment(m.test, { currency: 'jpy', amount: 500 });
     expect(jpy.currency).toBe('JPY');
     const html = await (await fetch(jpy.checkout_url)).text();
-    expect(html).toContain('JPY 500');
+    expect(html).toContain('¥500');
     await h.sandbox.submitCheckout(jpy.checkout_url);
     expect((await m.test.get(`/payments/${jpy.id}`)).body).toMatchObject({
       status: 'succeeded',
