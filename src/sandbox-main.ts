@@ -19,6 +19,11 @@ async function main() {
   // Renewals as real time passes, like the gateways (the in-process sandbox does the same).
   const stopRenewals = chargeRenewalsAsTimePasses(sandbox);
   process.stdout.write(`Cadence gateway sandbox running at ${sandbox.url}\n`);
+  // The official SDKs reach it with public options only (docs/sandbox.md, "Pointing the official SDKs at the sandbox").
+  process.stdout.write(
+    `  Stripe SDK:   new Stripe(key, { host, port, protocol: 'http' }) of ${sandbox.url}\n` +
+      `  Razorpay SDK: HTTPS_PROXY=${sandbox.url} NODE_EXTRA_CA_CERTS=<file of ${sandbox.url}/_sandbox/certificates/api.razorpay.com.pem>\n`,
+  );
 
   return {
     forceAfterMs: 15_000,

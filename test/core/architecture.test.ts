@@ -35,11 +35,13 @@ describe('src/gateways/sandbox', () => {
   const files = sourceFiles(dir);
   /**
    * What the sandbox may import from outside its folder: the gateway port (types), the currency tables (ISO and
-   * per gateway), and three dependency-free helpers (the logger, the JSON nesting limit, the NUL check).
+   * per gateway), the money kernel (pure arithmetic and printing: the hosted pages print amounts with it), and three
+   * dependency-free helpers (the logger, the JSON nesting limit, the NUL check).
    */
   const ALLOWED = new Set([
     'src/gateways/port',
     'src/gateways/amounts',
+    'src/money',
     'src/core/currency',
     'src/core/logger',
     'src/core/input-limits',

@@ -15,7 +15,7 @@ describe('Razorpay adapter against the sandbox', () => {
     const c = await gw().createPaymentCheckout(input);
     expect(c.checkoutSessionId).toMatch(/^plink_/);
     expect(c.checkoutUrl).toBe(`${env.sandbox.url}/checkout/${c.checkoutSessionId}`);
-    expect(await (await fetch(c.checkoutUrl)).text()).toContain('INR 499.00');
+    expect(await (await fetch(c.checkoutUrl)).text()).toContain('₹499.00');
 
     const r = await submitCheckout(c.checkoutUrl, {
       outcome: 'success',

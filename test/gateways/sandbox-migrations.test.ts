@@ -37,6 +37,7 @@ it('a new database: the service creates no sandbox table, the sandbox creates it
       'sandbox_idempotency_keys',
       'sandbox_migrations',
       'sandbox_objects',
+      'sandbox_tls_identities',
       'sandbox_webhooks',
     ]);
     const applied = await query(db.url, 'select name from sandbox_migrations order by id');
@@ -44,6 +45,7 @@ it('a new database: the service creates no sandbox table, the sandbox creates it
       'Migration20261123200000_sandbox_tables',
       'Migration20261124090000_sandbox_clocks',
       'Migration20261124100000_sandbox_subscription_due',
+      'Migration20261128040000_sandbox_tls_identities',
     ]);
     // The renewal pick reads the due subscriptions of one account through this partial index.
     const [index] = await query<{ indexdef: string }>(

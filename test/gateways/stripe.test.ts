@@ -19,7 +19,7 @@ describe('Stripe adapter against the sandbox', () => {
     expect(c.checkoutUrl).toBe(`${env.sandbox.url}/checkout/${c.checkoutSessionId}`);
     const html = await (await fetch(c.checkoutUrl)).text();
     expect(html).toContain('<form');
-    expect(html).toContain('JPY 500');
+    expect(html).toContain('¥500');
     expect(html).toContain('Tea &lt;set&gt;');
     expect(html).not.toMatch(/https?:\/\/(?!merchant)[^"]*\.(js|css)/); // self-contained
   });

@@ -38,7 +38,7 @@ describeBrowser('checkout in headless Chromium', () => {
       const p = await createPayment(m.test, { ...urls(), amount: 129900 });
       await shop.withPage(async (page) => {
         await page.goto(p.checkout_url);
-        await page.getByText('INR 1299.00').first().waitFor();
+        await page.getByText('₹1,299.00').first().waitFor();
         await page.getByRole('button', { name: /Pay/ }).click();
         await page.waitForURL(`${shop.url}/thanks**`);
         expect(await page.textContent('#status')).toBe('succeeded');

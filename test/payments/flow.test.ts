@@ -60,7 +60,7 @@ describe.each(PROVIDERS)('payment flow through %s', (provider) => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('<form method="post"');
-    expect(html).toContain('INR 499.00');
+    expect(html).toContain('₹499.00');
 
     const done = await h.sandbox.submitCheckout(p.checkout_url, {
       outcome: 'success',
@@ -190,7 +190,7 @@ describe('payments across both connections', () => {
     const jpy = await createPayment(m.test, { currency: 'jpy', amount: 500 });
     expect(jpy.currency).toBe('JPY');
     const html = await (await fetch(jpy.checkout_url)).text();
-    expect(html).toContain('JPY 500');
+    expect(html).toContain('¥500');
     await h.sandbox.submitCheckout(jpy.checkout_url);
     expect((await m.test.get(`/payments/${jpy.id}`)).body).toMatchObject({
       status: 'succeeded',

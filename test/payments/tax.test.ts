@@ -76,7 +76,7 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     });
     // The hosted checkout shows what it charges.
     const html = await (await fetch(created.checkout_url)).text();
-    expect(html).toContain('INR 118.60');
+    expect(html).toContain('₹118.60');
   });
 
   it('inter-state (customer_state_code): IGST on top', async () => {

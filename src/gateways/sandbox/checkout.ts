@@ -1,7 +1,8 @@
 import express, { Request, Response, Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { gatewayExponent } from '../amounts';
+import { fromGatewayAmount } from '../amounts';
+import { formatMoney } from '../../money';
 import { queueRazorpayEvent, queueStripeEvent } from './events';
 import { gid, unix } from './ids';
 import { authorizeRazorpaySubscription, createPayment } from './razorpay.billing';
@@ -9,6 +10,7 @@ import { CARD_ISSUERS, checkoutDecline, DEFAULT_CARD, Instrument, Method, METHOD
 import { SandboxObject } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { createObject, patch } from './store';
+import type { PeriodUnit } from './periods';
 import {
   accountOf as stripeAccountOf,
   createPaymentIntent,
@@ -31,57 +33,101 @@ const esc = (s: unknown) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-/** An integer gateway amount shown with its decimals, without floating point. */
-function formatAmount(provider: 'stripe' | 'razorpay', amount: number, currency: string): string {
-  const exp = gatewayExponent(provider, currency);
-  const s = String(Math.abs(amount)).padStart(exp + 1, '0');
-  return `${currency.toUpperCase()} ${exp ? `${s.slice(0, -exp)}.${s.slice(-exp)}` : s}`;
-}
+/**
+ * A gateway's integer amount as the gateway's page prints it: back to ISO subunits (Stripe's own exponents differ for
+ * a few currencies, src/gateways/amounts.ts), then the money kernel's formatting: "₹1,23,456.78" (Indian digit
+ * grouping), "$1,234.56", "¥500", "KWD 1.500".
+ */
+const money = (provider: 'stripe' | 'razorpay', amount: number, currency: string) =>
+  formatMoney(fromGatewayAmount(provider, amount, currency), currency);
+
+/** "/ month", "/ year", "every 3 months". */
+const cadence = (unit: PeriodUnit, count: number) => (count === 1 ? `/ ${unit}` : `every ${count} ${unit}s`);
 
 interface View {
   provider: 'stripe' | 'razorpay';
   kind: 'payment' | 'subscription';
-  amount: number;
   currency: string;
   description: string;
   open: boolean;
+  /** What the customer pays on this page (gateway amount): a payment's amount, a subscription's first charge. */
+  dueNow: number;
+  /** A subscription's recurring charge (gateway amount) and its interval. */
+  recurring: { amount: number; unit: PeriodUnit; count: number } | null;
+  /** Whole days of free trial before the first recurring charge (0: none). */
+  trialDays: number;
 }
 
 async function view(em: EntityManager, obj: SandboxObject): Promise<View> {
   const d = obj.data;
   if (obj.type === 'checkout_session') {
+    const items = (obj.internal.lineItems ?? []) as Array<{ price: string; amount: number; recurring?: boolean }>;
+    let recurring: View['recurring'] = null;
+    const recurringItems = items.filter((i) => i.recurring);
+    if (d.mode === 'subscription' && recurringItems.length) {
+      // The interval is the prices' (Checkout takes recurring prices of one interval only).
+      const price = await em.findOne(SandboxObject, { id: recurringItems[0].price, type: 'price' });
+      const r = (price?.data.recurring ?? {}) as { interval?: PeriodUnit; interval_count?: number };
+      recurring = {
+        amount: recurringItems.reduce((sum, i) => sum + Number(i.amount), 0),
+        unit: r.interval ?? 'month',
+        count: Number(r.interval_count ?? 1),
+      };
+    }
     return {
       provider: 'stripe',
       kind: d.mode,
-      amount: d.amount_total,
       currency: d.currency,
       description: obj.internal.description ?? '',
       open: d.status === 'open' && !obj.internal.resolved,
+      dueNow: Number(d.amount_total),
+      recurring,
+      trialDays: Number(obj.internal.subscriptionData?.trial_period_days ?? 0),
     };
   }
   if (obj.type === 'payment_link') {
     return {
       provider: 'razorpay',
       kind: 'payment',
-      amount: d.amount,
       currency: d.currency,
       description: d.description ?? '',
       open: d.status === 'created',
+      dueNow: Number(d.amount),
+      recurring: null,
+      trialDays: 0,
     };
   }
   const plan = await em.findOne(SandboxObject, { id: d.plan_id });
+  const si = obj.internal;
+  const trialSeconds = Number(si.trialSeconds ?? 0);
+  const trialDays = trialSeconds > 0 ? Math.max(1, Math.round(trialSeconds / 86_400)) : 0;
+  const planAmount = Number(si.planAmount);
   return {
     provider: 'razorpay',
     kind: 'subscription',
-    amount: obj.internal.planAmount,
-    currency: obj.internal.currency,
+    currency: si.currency,
     description: plan?.data.item?.name ?? 'Subscription',
     open: d.status === 'created',
+    // Without a start_at the first cycle (and the add-ons given at creation) is charged on authorisation.
+    dueNow: trialDays ? 0 : planAmount + Number(si.pendingAddons ?? 0),
+    recurring: { amount: planAmount, unit: si.unit ?? 'month', count: Number(si.count ?? 1) },
+    trialDays,
   };
+}
+
+/** What the page says the customer pays: "₹499.00", "₹588.82 / month", "7 days free, then ₹588.82 / month". */
+function priceLine(v: View): string {
+  if (!v.recurring) return money(v.provider, v.dueNow, v.currency);
+  const recurring = `${money(v.provider, v.recurring.amount, v.currency)} ${cadence(v.recurring.unit, v.recurring.count)}`;
+  if (!v.trialDays) return recurring;
+  return `${v.trialDays} ${v.trialDays === 1 ? 'day' : 'days'} free, then ${recurring}`;
 }
 
 function page(id: string, v: View, declined: string | null = null): string {
   const title = v.kind === 'subscription' ? 'Authorise subscription' : 'Pay';
+  const dueNow = money(v.provider, v.dueNow, v.currency);
+  const action =
+    v.kind === 'subscription' ? (v.dueNow > 0 ? `Authorise and pay ${dueNow}` : 'Authorise') : `Pay ${dueNow}`;
   // Back on the page after a declined attempt that left the checkout open (keep_open).
   const notice =
     declined && v.open
@@ -110,9 +156,10 @@ function page(id: string, v: View, declined: string | null = null): string {
     .join(
       ' · ',
     )}); a VPA's from its handle (@okhdfcbank HDFC · @okicici ICICI · @oksbi SBI · @okaxis AXIS · @ybl YES); an e-mandate's is the one picked.</p>
-  <button type="submit">${v.kind === 'subscription' ? 'Authorise' : 'Pay'} ${esc(formatAmount(v.provider, v.amount, v.currency))}</button>
+  <button type="submit">${esc(action)}</button>
 </form>`
     : '<p>This checkout is no longer open.</p>';
+  const dueToday = v.kind === 'subscription' ? `\n<p class="due">Due today: ${esc(dueNow)}</p>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} - ${v.provider} sandbox</title>
@@ -123,7 +170,7 @@ fieldset label{display:inline;margin-right:1rem}input,select,button{font:inherit
 <p><span class="badge">${esc(v.provider)} sandbox</span></p>
 <h1>${title}</h1>
 <p>${esc(v.description)}</p>
-<p class="amount">${esc(formatAmount(v.provider, v.amount, v.currency))}${v.kind === 'subscription' ? ' / period' : ''}</p>
+<p class="amount">${esc(priceLine(v))}</p>${dueToday}
 ${body}
 </body></html>`;
 }

@@ -26,6 +26,17 @@ export class ApiError extends Error {
 }
 
 /**
+ * A call the sandbox does not serve, in Stripe's shape: 404 invalid_request_error, as Stripe answers a URL it does not
+ * know, saying that it is the sandbox that lacks it (docs/sandbox.md lists what it serves). Also the answer to any
+ * path outside the gateways' APIs and the checkout pages.
+ */
+export const notEmulated = (method: string, path: string) =>
+  new ApiError(
+    404,
+    `The Cadence gateway sandbox does not emulate ${method} ${path}: it serves only the Stripe calls listed in docs/sandbox.md.`,
+  );
+
+/**
  * Refuses a path or query the sandbox's store cannot take, as a 400: U+0000 anywhere (PostgreSQL cannot store it in
  * text or jsonb). Mounted once, before every route; bodies are checked after each router's parser (bodyChecks).
  */

@@ -1,13 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { Express } from 'express';
+import express, { Express, Request } from 'express';
 import { checkoutRouter } from './checkout';
-import { requestChecks, sandboxErrorHandler } from './http';
+import { notEmulated, requestChecks, sandboxErrorHandler } from './http';
 import { razorpayRouter } from './razorpay.routes';
 import { openSandboxDatabase } from './database';
 import { Sandbox, SandboxOptions } from './sandbox';
 import { stripeRouter } from './stripe.routes';
 import { Faults } from './faults';
+import { loadTlsIdentity } from './tls-identity';
+import { acceptGatewayTunnels, RAZORPAY_API_HOST, routeGatewayHosts } from './tunnel';
 
 export { Sandbox } from './sandbox';
 export type { SandboxOptions, RenewalFilter, RenewalResult, AdvanceResult } from './sandbox';
@@ -32,6 +34,16 @@ export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } 
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });
+  // The certificate the sandbox shows for a gateway host it stands in for as a proxy (tunnel.ts): what a merchant's
+  // process trusts through NODE_EXTRA_CA_CERTS.
+  app.get('/_sandbox/certificates/:file', (req, res) => {
+    const cert = sb.certificates.get(String(req.params.file).replace(/\.pem$/, ''));
+    if (!cert) {
+      res.status(404).type('text/plain').send('No such certificate\n');
+      return;
+    }
+    res.type('application/x-pem-file').send(cert);
+  });
   if (opts.faults) {
     // Tests only (SANDBOX_FAULTS=on): requests that fail, time out or lose their answer on demand (faults.ts).
     const faults = new Faults();
@@ -41,6 +53,9 @@ export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } 
   app.use('/v1', stripeRouter(sb));
   app.use('/razorpay/v1', razorpayRouter(sb));
   app.use(checkoutRouter(sb));
+  app.use((req: Request) => {
+    throw notEmulated(req.method, req.path);
+  });
   app.use(sandboxErrorHandler);
   sb.app = app;
   return sb;
@@ -78,7 +93,11 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<RunningSa
   const orm = await openSandboxDatabase(opts.databaseUrl);
   const sb = createSandbox({ ...opts, orm });
   await sb.sealStoredSecrets();
-  const server = http.createServer(sb.app);
+  // The sandbox is also the HTTPS proxy the Razorpay SDK can be pointed at (tunnel.ts, docs/sandbox.md).
+  const identity = await loadTlsIdentity(sb.pool, opts.secrets, RAZORPAY_API_HOST);
+  sb.certificates.set(identity.host, identity.cert);
+  const server = http.createServer(routeGatewayHosts(sb.app));
+  const closeTunnels = acceptGatewayTunnels(server, identity);
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -98,6 +117,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<RunningSa
     async close() {
       await sb.settle();
       server.closeAllConnections();
+      closeTunnels();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sb.close(); // its pools last: nothing can use them once the server is closed
       if (await orm.isConnected()) await orm.close(true); // tests close a stopped sandbox once more

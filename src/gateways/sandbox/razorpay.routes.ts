@@ -21,6 +21,8 @@ type Obj = Record<string, any>;
 const bad = (description: string, field: string | null = null, status = 400) =>
   new ApiError(status, description, 'BAD_REQUEST_ERROR', field);
 const unknownId = () => bad('The id provided does not exist');
+/** The ApiError type of a call the sandbox does not serve. */
+const NOT_EMULATED = 'not_emulated';
 
 /**
  * Sandbox credentials (docs/sandbox.md): rzp_test_ / rzp_live_ key ids with any non-empty secret; anything else fails
@@ -489,8 +491,17 @@ export function razorpayRouter(sb: Sandbox): Router {
     post((em, account, req) => retryCharge(sb, em, account, String(req.params.id))),
   );
 
-  r.use(() => {
-    throw bad('The requested URL was not found on the server.', null, 404);
+  // Razorpay answers a URL it does not serve with 400 BAD_REQUEST_ERROR, source/step/reason NA; so does the sandbox,
+  // naming the call it does not emulate (docs/sandbox.md lists what it serves).
+  r.use((req: Request) => {
+    const path = `${req.baseUrl.replace(/^\/razorpay/, '')}${req.path}`;
+    throw new ApiError(
+      400,
+      `The requested URL was not found on the server. The Cadence gateway sandbox does not emulate ${req.method} ${path}: it serves only the Razorpay calls listed in docs/sandbox.md.`,
+      'BAD_REQUEST_ERROR',
+      null,
+      NOT_EMULATED,
+    );
   });
   r.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const e = err instanceof ApiError ? err : null;
@@ -504,9 +515,9 @@ export function razorpayRouter(sb: Sandbox): Router {
       error: {
         code: status >= 500 ? 'SERVER_ERROR' : 'BAD_REQUEST_ERROR',
         description: e?.message ?? (status >= 500 ? 'The server encountered an error.' : (err as Error).message),
-        source: e ? 'business' : 'NA',
+        source: e && e.type !== NOT_EMULATED ? 'business' : 'NA',
         step: 'NA',
-        reason: e ? 'input_validation_failed' : 'NA',
+        reason: e && e.type !== NOT_EMULATED ? 'input_validation_failed' : 'NA',
         metadata: {},
         ...(e?.param ? { field: e.param } : {}),
       },

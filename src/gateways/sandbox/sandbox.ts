@@ -115,6 +115,8 @@ export class Sandbox {
   readonly pool: Pool;
   private readonly ownsPool: boolean;
   publicUrl: string;
+  /** PEM certificates it shows as a proxy standing in for a gateway host, by host (startSandbox loads them). */
+  readonly certificates = new Map<string, string>();
   private readonly delivery: DeliveryOptions;
   private readonly clock?: SandboxOptions['clock'];
   private readonly background = new Set<Promise<unknown>>();

@@ -9,6 +9,7 @@ import {
   intParam,
   listParam,
   metadataParam,
+  notEmulated,
   Result,
   runApi,
   runCreate,
@@ -667,7 +668,7 @@ export function stripeRouter(sb: Sandbox): Router {
   });
 
   r.use((req: Request) => {
-    throw new ApiError(404, `Unrecognized request URL (${req.method}: ${req.originalUrl}).`, null, null);
+    throw notEmulated(req.method, `${req.baseUrl}${req.path}`);
   });
   r.use(sandboxErrorHandler);
   return r;
