@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+import selfsigned from 'selfsigned';
 import type { Pool } from 'pg';
 import type { SecretBox } from './sealed';
 
@@ -18,94 +18,22 @@ export interface TlsIdentity {
   key: string;
 }
 
-// --- A minimal DER writer: just what an X.509 v3 certificate needs. ---
-
-function der(tag: number, content: Buffer): Buffer {
-  const n = content.length;
-  let len: Buffer;
-  if (n < 0x80) len = Buffer.from([n]);
-  else {
-    const bytes: number[] = [];
-    for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v % 256);
-    len = Buffer.from([0x80 | bytes.length, ...bytes]);
-  }
-  return Buffer.concat([Buffer.from([tag]), len, content]);
-}
-
-const seq = (...parts: Buffer[]) => der(0x30, Buffer.concat(parts));
-const set = (...parts: Buffer[]) => der(0x31, Buffer.concat(parts));
-const octets = (b: Buffer) => der(0x04, b);
-const bits = (b: Buffer) => der(0x03, Buffer.concat([Buffer.from([0]), b]));
-const utf8 = (s: string) => der(0x0c, Buffer.from(s, 'utf8'));
-const explicit = (n: number, inner: Buffer) => der(0xa0 + n, inner);
-
-/** A positive INTEGER from big-endian bytes (a leading 0 when the top bit is set). */
-function integer(b: Buffer): Buffer {
-  let i = 0;
-  while (i < b.length - 1 && b[i] === 0) i++;
-  const v = b.subarray(i);
-  return der(0x02, v[0] & 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
-}
-
-function oid(dotted: string): Buffer {
-  const [a, b, ...rest] = dotted.split('.').map(Number);
-  const out = [40 * a + b];
-  for (const n of rest) {
-    const chunk: number[] = [n & 0x7f];
-    for (let v = Math.floor(n / 128); v > 0; v = Math.floor(v / 128)) chunk.unshift(0x80 | (v & 0x7f));
-    out.push(...chunk);
-  }
-  return der(0x06, Buffer.from(out));
-}
-
-/** UTCTime (years before 2050) or GeneralizedTime, as RFC 5280 asks. */
-function time(d: Date): Buffer {
-  const iso = d.toISOString().replace(/[-:T]/g, '').slice(0, 14); // YYYYMMDDhhmmss
-  return d.getUTCFullYear() < 2050 ? der(0x17, Buffer.from(`${iso.slice(2)}Z`)) : der(0x18, Buffer.from(`${iso}Z`));
-}
-
-const name = (commonName: string, organisation: string) =>
-  seq(set(seq(oid('2.5.4.10'), utf8(organisation))), set(seq(oid('2.5.4.3'), utf8(commonName))));
-
-const extension = (id: string, critical: boolean, value: Buffer) =>
-  seq(oid(id), ...(critical ? [der(0x01, Buffer.from([0xff]))] : []), octets(value));
-
-const ECDSA_WITH_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
-
-/** A fresh self-signed certificate (10 years) and key for `host`. */
-export function createTlsIdentity(host: string, now = new Date()): TlsIdentity {
-  const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const spki = publicKey.export({ type: 'spki', format: 'der' });
-  const subject = name(host, 'Cadence gateway sandbox');
-  const tbs = seq(
-    explicit(0, integer(Buffer.from([2]))), // v3
-    integer(Buffer.concat([Buffer.from([0x01]), crypto.randomBytes(15)])),
-    ECDSA_WITH_SHA256,
-    subject,
-    seq(time(new Date(now.getTime() - 86_400_000)), time(new Date(now.getTime() + 3650 * 86_400_000))),
-    subject,
-    spki,
-    explicit(
-      3,
-      seq(
-        extension('2.5.29.19', true, seq()), // basicConstraints: not a CA
-        extension('2.5.29.15', true, bits(Buffer.from([0x80]))), // keyUsage: digitalSignature
-        extension('2.5.29.37', false, seq(oid('1.3.6.1.5.5.7.3.1'))), // extKeyUsage: serverAuth
-        extension('2.5.29.17', false, seq(der(0x82, Buffer.from(host, 'ascii')))), // subjectAltName: dNSName
-      ),
-    ),
-  );
-  const signature = crypto.sign('sha256', tbs, privateKey); // DER-encoded ECDSA-Sig-Value
-  const cert = seq(tbs, ECDSA_WITH_SHA256, bits(signature));
-  const lines = cert
-    .toString('base64')
-    .match(/.{1,64}/g)!
-    .join('\n');
-  return {
-    host,
-    cert: `-----BEGIN CERTIFICATE-----\n${lines}\n-----END CERTIFICATE-----\n`,
-    key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  };
+/** A fresh self-signed certificate (10 years, P-256, ECDSA with SHA-256) and key for `host`. */
+export async function createTlsIdentity(host: string, now = new Date()): Promise<TlsIdentity> {
+  const made = await selfsigned.generate([{ name: 'commonName', value: host }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(now.getTime() - 86_400_000),
+    notAfterDate: new Date(now.getTime() + 3650 * 86_400_000),
+    extensions: [
+      { name: 'basicConstraints', cA: false, critical: true },
+      { name: 'keyUsage', digitalSignature: true, critical: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: host }] },
+    ],
+  });
+  return { host, cert: made.cert, key: made.private };
 }
 
 const INSERT = `
@@ -118,7 +46,7 @@ export async function loadTlsIdentity(pool: Pool, secrets: SecretBox, host: stri
   const read = async () => (await pool.query<{ certificate: string; private_key: string }>(SELECT, [host])).rows[0];
   let row = await read();
   if (!row) {
-    const made = createTlsIdentity(host);
+    const made = await createTlsIdentity(host);
     await pool.query(INSERT, [host, made.cert, secrets.seal(made.key)]);
     row = await read();
   }
