@@ -75,7 +75,12 @@ async function setEditor(page: Page, editor: 'query' | 'headers', text: string):
     )
     .click();
   await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(text);
+  // A paste: typed, monaco would close brackets and quotes itself.
+  await page.evaluate(`{
+    const data = new DataTransfer();
+    data.setData('text/plain', ${JSON.stringify(text)});
+    document.activeElement.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }`);
 }
 
 /** The documentation explorer shows the schema's root types once the schema is loaded. */
