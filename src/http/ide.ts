@@ -162,7 +162,8 @@ function Ide() {
   }, []);
   // A new fetcher for each key: GraphiQL fetches the schema again, with the key now in the headers.
   const fetcher = React.useMemo(() => makeFetcher(), [key]);
-  return h(Ruru, { ...config, fetcher, onEditHeaders, schema: key ? undefined : null });
+  // A new IDE tab starts with defaultHeaders: the headers the page opened with.
+  return h(Ruru, { ...config, defaultHeaders: initialHeaders, fetcher, onEditHeaders, schema: key ? undefined : null });
 }
 createRoot(document.getElementById("ruru-root")).render(h(Ide));
 `;

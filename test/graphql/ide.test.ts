@@ -124,6 +124,11 @@ describe('outside the demo setting', () => {
       expect(await editorText(second.page, 'headers')).toContain(m.keys.test);
       await expectSchemaLoaded(second.page);
       expect(second.statuses).toEqual([200]);
+      await second.page.getByRole('button', { name: 'New tab' }).click(); // a new IDE tab
+      await eventually(async () => (await editorText(second.page, 'query')) === '', 5000, 'the new tab');
+      expect(await editorText(second.page, 'headers')).toContain(m.keys.test);
+      await second.page.waitForTimeout(1000);
+      expect(second.statuses).not.toContain(401);
     } finally {
       await context.close();
     }
