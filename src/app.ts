@@ -8,6 +8,7 @@ import { logger } from './core/logger';
 import { newPubSub } from './core/pubsub';
 import { errorHandler, lazyRequestLog, requestContext, RequestSignals, sendError } from './http/request';
 import { mountGraphQL } from './http/graphql';
+import { GraphQLIde } from './http/ide';
 import { ChangeListener } from './core/events';
 import { PgListener } from './core/listener';
 import { ping } from './core/sql';
@@ -36,6 +37,8 @@ export interface RunningApp {
   sandbox: RunningSandbox | null;
   /** The process's one LISTEN connection (live changes and webhook wake-ups). */
   listener: PgListener;
+  /** The GraphQL IDE at /graphql: in the demo setting, given the demo merchant's test key (src/startup.ts). */
+  ide: GraphQLIde;
   close(): Promise<void>;
 }
 
@@ -97,7 +100,8 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   // numerous, then skip the GraphQL router's layers.
   const rest = restRouter({ schema, orm, services, signals });
   app.use('/v1', rest.router);
-  const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub, signals });
+  const ide = new GraphQLIde();
+  const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub, signals, ide });
   app.use((req, res) =>
     sendError(
       req,
@@ -138,6 +142,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     sandboxUrl,
     sandbox,
     listener,
+    ide,
     // Apollo's drain plugin stops accepting connections and waits for requests in flight; websockets are disposed.
     // Long commands in flight (a test-clock advance) are told to stop first: they end at their next step and answer.
     close: async () => {

@@ -35,13 +35,16 @@ async function main() {
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
   // The supervisor prints the banner once all its API processes listen.
   if (member) member.listening(app.url, connections.total);
-  else
-    await printBanner(config, db, app.services, {
+  else {
+    const demo = await printBanner(config, db, app.services, {
       url: app.url,
       sandboxUrl: app.sandboxUrl,
       sandboxHere: app.sandbox !== null,
       connections: connections.text,
     });
+    // The demo setting: the IDE opens with the demo merchant's test key, the one the banner shows.
+    if (demo) app.ide.demoKey = demo.keys.test;
+  }
 
   return {
     forceAfterMs: API_STOP_MS,

@@ -4,10 +4,8 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import express, { Request, RequestHandler, Response, Router } from 'express';
+import express, { Request, RequestHandler, Router } from 'express';
 import { GraphQLSchema } from 'graphql';
-import { ruruHTML } from 'ruru/server';
-import { serveStatic } from 'ruru/static';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Ctx } from '../core/context';
 import { operationContext } from './principal';
@@ -17,6 +15,7 @@ import type { PubSub } from '../core/pubsub';
 import type { Services } from '../services';
 import { authenticate, invalidKey, rateLimit } from './auth';
 import { mountGraphQLWs } from './graphql-ws';
+import { GraphQLIde } from './ide';
 import { introspectionDepthRule } from './introspection-depth';
 import { graphqlHttpLimits } from './graphql-limits';
 import { graphqlReadKey, isCatalogRead } from '../modules/catalog';
@@ -131,6 +130,8 @@ export async function mountGraphQL(opts: {
   pubsub: PubSub;
   /** The app's request signals (ctx.signal: the client left, or the app is stopping). */
   signals: RequestSignals;
+  /** The IDE served to browsers at /graphql. */
+  ide: GraphQLIde;
 }) {
   const { app, httpServer, schema, orm, services, signals } = opts;
 
@@ -193,20 +194,7 @@ export async function mountGraphQL(opts: {
   await apollo.start();
 
   const router = Router();
-  // The IDE: ruru's page and its assets served from node_modules, so it works offline.
-  // Not mounted at the path: serveStatic matches the full URL against its prefix itself; only IDE asset URLs reach it.
-  const ideAssets = serveStatic('/graphql-ide/');
-  router.use((req, res, next) => (req.path.startsWith('/graphql-ide/') ? ideAssets(req, res, next) : next()));
-  router.get('/graphql', (req: Request, res: Response, next) => {
-    if (!req.accepts('html') || req.query.query) return next();
-    res.type('html').send(
-      ruruHTML({
-        endpoint: '/graphql',
-        staticPath: '/graphql-ide/',
-        clientConfig: { debugTools: ['explain'] },
-      } as never),
-    );
-  });
+  router.use(opts.ide.router()); // the IDE's page and assets (src/http/ide.ts)
   router.use(
     '/graphql',
     authenticate(services, (req, res) => {

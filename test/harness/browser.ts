@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, Browser, Page } from 'playwright-core';
+import { chromium, Browser, BrowserContext, Page } from 'playwright-core';
 import type { Harness } from './index';
 
 /**
@@ -28,6 +28,37 @@ function requireChromium(): void {
   }
 }
 
+/** Headless Chromium as every browser test runs it. */
+export function launchChromium(): Promise<Browser> {
+  requireChromium();
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * Headless Chromium for the suite (launched in beforeAll, closed with the harness): each `newContext()` is a fresh
+ * browser profile (its own storage), whose pages are tabs sharing it.
+ */
+export function useBrowser(h: Harness): { newContext(): Promise<BrowserContext> } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  h.cleanup(() => browser?.close());
+  return { newContext: () => browser!.newContext() };
+}
+
 export interface BrowserShop {
   /** The merchant site's base URL (readable once the suite's beforeAll ran). */
   readonly url: string;
@@ -52,19 +83,7 @@ export function useBrowserShop(h: Harness, render: (url: URL) => Promise<string>
     });
     await new Promise<void>((resolve) => shop!.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 60_000);
   h.cleanup(async () => {
     await browser?.close();
