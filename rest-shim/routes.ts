@@ -128,8 +128,8 @@ const WEBHOOK_ROUTES: Route[] = [
     tag: 'Webhooks',
     status: 202,
     summary:
-      "Send a simulated payment.succeeded to the merchant's enabled test endpoints (optional endpoint_id). Test mode only.",
-    document: `mutation($endpointId: ID) { triggerTestWebhook(endpointId: $endpointId) { eventId type deliveries { ${DELIVERY} } } }`,
+      "Send a simulated event of a kind (type, default payment.succeeded) to the merchant's enabled test endpoints that take it (optional endpoint_id). Test mode only.",
+    document: `mutation($endpointId: ID, $type: String) { triggerTestWebhook(endpointId: $endpointId, type: $type) { eventId type deliveries { ${DELIVERY} } } }`,
   },
   {
     method: 'delete',

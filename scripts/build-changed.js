@@ -34,11 +34,12 @@ function stale(rel) {
   }
 }
 
-async function main() {
+/** Compiles what is stale, saying so on `out` (stdout for `npm start`; the CLI passes stderr to keep stdout its own). */
+async function buildChanged(out = process.stdout) {
   const started = Date.now();
   const todo = SOURCES.flatMap((entry) => [...tsFiles(entry)]).filter(stale);
   if (todo.length === 0) return;
-  process.stdout.write(`Building ${todo.length} changed file${todo.length === 1 ? '' : 's'} into dist/ ...`);
+  out.write(`Building ${todo.length} changed file${todo.length === 1 ? '' : 's'} into dist/ ...`);
   const swc = require('@swc/core');
   const options = JSON.parse(fs.readFileSync(path.join(ROOT, '.swcrc'), 'utf8'));
   delete options.$schema;
@@ -48,11 +49,15 @@ async function main() {
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, code);
   }
-  process.stdout.write(` done in ${Date.now() - started} ms (types: npm run typecheck)\n`);
+  out.write(` done in ${Date.now() - started} ms (types: npm run typecheck)\n`);
 }
 
-main().catch((err) => {
-  process.stdout.write('\n');
-  process.stderr.write(`${err && err.stack ? err.stack : err}\n`);
-  process.exit(1);
-});
+module.exports = { buildChanged };
+
+if (require.main === module) {
+  buildChanged().catch((err) => {
+    process.stdout.write('\n');
+    process.stderr.write(`${err && err.stack ? err.stack : err}\n`);
+    process.exit(1);
+  });
+}

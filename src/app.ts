@@ -53,7 +53,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     config.sandbox && !external ? await startConfiguredSandbox(config, orm.config.get('clientUrl')!) : null;
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
-  const services = createServices(config, orm, schema, sandboxUrl, () => config.publicUrl ?? url);
+  const services = createServices(config, orm, schema, sandboxUrl, () => config.publicUrl ?? url, pubsub);
   // One LISTEN connection for the process; after it reconnects, subscribers re-read the payments changed meanwhile.
   const listener = new PgListener(orm.config.get('clientUrl')!);
   const changes = new ChangeListener(listener, pubsub);

@@ -4,6 +4,7 @@ import type { ServicePool } from './core/orm-pool';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from './config';
 import { logger } from './core/logger';
+import { newPubSub, type PubSub } from './core/pubsub';
 import { SecretBox } from './core/secrets';
 import { Serializer } from './core/serialize';
 import { openServicePool } from './core/sql';
@@ -24,7 +25,7 @@ import {
 } from './modules/subscriptions';
 import { ProviderService } from './modules/providers';
 import { Clock } from './modules/test-clock';
-import { leaseMsFor, WebhookDispatcher, DeliveryRuntime, WebhookService } from './modules/webhooks';
+import { leaseMsFor, LiveEvents, WebhookDispatcher, DeliveryRuntime, WebhookService } from './modules/webhooks';
 import { ExperimentService } from './modules/experiments';
 import { EntitlementCache, EntitlementEvaluator, EntitlementService } from './modules/entitlements';
 import { OfferingService, existingOfferingIds } from './modules/offerings';
@@ -47,6 +48,8 @@ export function createServices(
   sandboxUrl: string | null = null,
   /** The service's public URL (gateway webhook addresses), known once the server listens. */
   publicUrl: () => string = () => config.publicUrl ?? '',
+  /** The process's pub/sub (live changes for GraphQL subscriptions); a process that serves none needs none. */
+  pubsub: PubSub = newPubSub(),
 ): Services {
   const serializer = new Serializer(schema);
   const customers = new CustomerService();
@@ -132,6 +135,7 @@ export function createServices(
     usage: new UsageService(pool, webhooks.clock, subscriptionSql.periods),
     analytics: new AnalyticsService(subscriptionSql.inCurrency),
     commands,
+    liveEvents: new LiveEvents(pubsub),
     ...webhooks,
   };
 }

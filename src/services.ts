@@ -10,7 +10,7 @@ import type { MerchantService } from './modules/merchants';
 import type { PaymentService } from './modules/payments';
 import type { ProviderService } from './modules/providers';
 import type { Clock } from './modules/test-clock';
-import type { DeliveryRuntime, WebhookService } from './modules/webhooks';
+import type { DeliveryRuntime, LiveEvents, WebhookService } from './modules/webhooks';
 import type { InvoiceService, InvoiceDocuments } from './modules/invoices';
 import type { SubscriptionService, SchedulerLoop, SubscriptionScheduler } from './modules/subscriptions';
 import type { ExperimentService } from './modules/experiments';
@@ -37,6 +37,8 @@ export interface Services {
   /** Merchant time: the wall clock, or the merchant's test clock in test mode (docs/sandbox.md). */
   clock: Clock;
   webhooks: WebhookService;
+  /** The merchant's outbound events as they are recorded (the events subscription; `cadence listen`). */
+  liveEvents: LiveEvents;
   invoices: InvoiceService;
   /** Issued documents' PDFs: rendered once on worker threads, then kept (src/modules/invoices/invoice.documents.ts). */
   documents: InvoiceDocuments;

@@ -63,7 +63,8 @@ export function outboxEvent(type: string, object: Record<string, unknown>, mode:
 export const CHANGES_CHANNEL = 'cadence_changes';
 
 export interface Change {
-  topic: 'payment' | 'subscription' | 'api_key';
+  /** `event`: an outbound event was recorded (`id` is the event's; a trigger on outbox_events announces it). */
+  topic: 'payment' | 'subscription' | 'api_key' | 'event';
   merchantId: string;
   mode: Mode;
   /** The changed record; for `api_key`, the key a roll issued (or, caught up after a reconnection, the retired key). */
@@ -72,6 +73,8 @@ export interface Change {
   keyIds?: string[];
   /** `api_key`: when the retired keys stop working (ISO 8601). */
   expiresAt?: string;
+  /** `event`: the event's type. */
+  eventType?: string;
 }
 
 /**

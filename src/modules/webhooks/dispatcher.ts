@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ServicePool } from '../../core/orm-pool';
-import { Webhook } from 'standardwebhooks';
 import { Mode } from '../../core/entity';
 import { recordEvent } from '../../core/events';
 import { logger } from '../../core/logger';
@@ -11,9 +10,8 @@ import type { LookupAll } from './address';
 import { afterAttempt, endpointTakes, failingTooLong } from './delivery.policy';
 import { DeliveryJob, DeliveryStore } from './delivery.store';
 import { SendResult, WebhookSender } from './sender';
+import { deliveryHeaders } from './signing';
 import { AttemptRecord } from './webhook.entities';
-
-const USER_AGENT = 'Cadence-Webhooks/1.0 (+https://www.standardwebhooks.com/)';
 
 export interface DispatcherOptions {
   /** Seconds to wait after the 1st, 2nd, ... failed attempt; when exhausted the delivery is failed. */
@@ -94,17 +92,10 @@ export class WebhookDispatcher {
       return;
     }
     const body = envelopeText(job.payload);
-    // The timestamp is the wall clock's: receivers check it against theirs (5 minutes' tolerance).
-    const timestamp = new Date(Math.floor(Date.now() / 1000) * 1000);
     let result: SendResult;
     try {
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'webhook-id': job.event_id,
-        'webhook-timestamp': String(timestamp.getTime() / 1000),
-        'webhook-signature': this.signatures(job, body, timestamp, clockNow),
-      };
+      // The timestamp is the wall clock's: receivers check it against theirs (5 minutes' tolerance).
+      const headers = deliveryHeaders(job.event_id, body, this.secretsOf(job, clockNow));
       result = await this.sender.send(job.url, headers, body, job.mode === Mode.LIVE);
     } catch (err) {
       logger.error({ err, delivery_id: job.id }, 'webhook attempt failed unexpectedly');
@@ -113,8 +104,8 @@ export class WebhookDispatcher {
     await this.record(job, result, clockNow);
   }
 
-  /** `v1,<sig>` for the current secret, and for the previous one while a roll's overlap lasts, space-separated. */
-  private signatures(job: DeliveryJob, body: string, timestamp: Date, clockNow: Date): string {
+  /** The current secret, and the previous one while a roll's overlap lasts. */
+  private secretsOf(job: DeliveryJob, clockNow: Date): string[] {
     const secrets = [this.open(job.secret_sealed)];
     if (
       job.previous_secret_sealed &&
@@ -123,7 +114,7 @@ export class WebhookDispatcher {
     ) {
       secrets.push(this.open(job.previous_secret_sealed));
     }
-    return secrets.map((s) => new Webhook(s).sign(job.event_id, timestamp, body)).join(' ');
+    return secrets;
   }
 
   private open(sealed: string): string {

@@ -11,12 +11,17 @@ import {
   Query,
   Resolver,
   Root,
+  Subscription,
 } from 'type-graphql';
+import type { StreamItem } from '../../core/bounded-stream';
 import type { Ctx } from '../../core/context';
+import type { Change } from '../../core/events';
 import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
 import { DeletedObject } from '../providers';
 import { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryStatus, WebhookEndpoint } from './webhook.entities';
+import { LiveEvent } from './live-events';
+import { TEST_EVENT_TYPES } from './test-events';
 import { CreateWebhookEndpointInput } from './webhook.inputs';
 
 export const WebhookEndpointConnection = ConnectionType(WebhookEndpoint);
@@ -109,10 +114,18 @@ export class WebhookDeliveryResolver {
 
   @Mutation(() => WebhookTestEvent, {
     description:
-      "Sends a simulated payment.succeeded to the merchant's enabled test endpoints (or the one given). Test mode only.",
+      "Sends a simulated event (type: default payment.succeeded) to the merchant's enabled test endpoints that take it (or the one given). Test mode only.",
   })
-  triggerTestWebhook(@C() ctx: Ctx, @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string | null) {
-    return services(ctx).webhooks.triggerTest(ctx, endpointId);
+  triggerTestWebhook(
+    @C() ctx: Ctx,
+    @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string | null,
+    @Arg('type', () => String, {
+      nullable: true,
+      description: `The event kind: ${TEST_EVENT_TYPES.join(', ')}. Default payment.succeeded.`,
+    })
+    type?: string | null,
+  ) {
+    return services(ctx).webhooks.triggerTest(ctx, endpointId, type);
   }
 
   @FieldResolver(() => [WebhookDeliveryAttempt], {
@@ -125,4 +138,22 @@ export class WebhookDeliveryResolver {
   }
 }
 
-export const webhookResolvers = [WebhookEndpointResolver, WebhookDeliveryResolver] as const;
+@Resolver(() => LiveEvent)
+export class LiveEventResolver {
+  @Subscription(() => LiveEvent, {
+    description:
+      "The merchant's outbound events in this mode as they are recorded (the same bodies webhook endpoints are sent), " +
+      'optionally only some types ("payment.succeeded", "subscription.*"). Live only: nothing recorded before the ' +
+      'subscription started is replayed.',
+    subscribe: ({ args, context }) => services(context as Ctx).liveEvents.subscribe(context as Ctx, args.types),
+  })
+  events(
+    @Root() item: StreamItem<Change>,
+    @C() ctx: Ctx,
+    @Arg('types', () => [String], { nullable: true }) _types?: string[] | null,
+  ): Promise<LiveEvent> {
+    return services(ctx).liveEvents.read(ctx, item);
+  }
+}
+
+export const webhookResolvers = [WebhookEndpointResolver, WebhookDeliveryResolver, LiveEventResolver] as const;

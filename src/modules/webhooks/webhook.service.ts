@@ -1,7 +1,6 @@
-import crypto from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { v7 as uuidv7, validate as isUuid } from 'uuid';
+import { validate as isUuid } from 'uuid';
 import type { Clock } from '../test-clock';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
@@ -12,19 +11,17 @@ import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
 import type { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
-import { Payment, PaymentStatus } from '../payments';
-import { Provider } from '../providers';
 import { LookupAll, resolvedUrlProblem, systemLookupAll } from './address';
 import { acceptsEvent } from './delivery.policy';
 import { notifyDeliveryDue } from './delivery.store';
+import { newWebhookSecret } from './signing';
+import { isTestEventType, sampleObject, TEST_EVENT_TYPES } from './test-events';
 import { WebhookDelivery, WebhookDeliveryStatus, WebhookEndpoint } from './webhook.entities';
 import type { CreateWebhookEndpointInput } from './webhook.inputs';
 
 /** After a roll, the previous secret keeps signing this long. */
 export const SECRET_OVERLAP_MS = 24 * 3600_000;
 const EVENT_PATTERN = /^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*(\.\*)?)$/;
-
-export const newWebhookSecret = () => `whsec_${crypto.randomBytes(32).toString('base64')}`;
 
 export interface TestEventResult {
   eventId: string;
@@ -173,10 +170,11 @@ export class WebhookService {
   }
 
   /**
-   * A realistic simulated payment.succeeded, sent to the merchant's enabled test endpoints that take it (or to the
-   * one named). The event goes through the outbox and the worker like any other; the answer lists the deliveries.
+   * A realistic simulated event of the kind asked for (default payment.succeeded; test-events.ts lists the kinds),
+   * sent to the merchant's enabled test endpoints that take it (or to the one named). The event goes through the
+   * outbox and the worker like any other; the answer lists the deliveries.
    */
-  async triggerTest(ctx: Ctx, endpointId?: string | null): Promise<TestEventResult> {
+  async triggerTest(ctx: Ctx, endpointId?: string | null, eventType?: string | null): Promise<TestEventResult> {
     const { merchantId, mode } = tenantOf(ctx);
     if (mode !== Mode.TEST) {
       throw new DomainError(
@@ -184,14 +182,20 @@ export class WebhookService {
         'Test events are sent to test endpoints only: use your test secret key (sk_test_...).',
       );
     }
-    const type = 'payment.succeeded';
+    const type = eventType ?? 'payment.succeeded';
+    if (!isTestEventType(type)) {
+      throw invalid(
+        'type',
+        `"${type.slice(0, 64)}" is not an event type the test trigger sends; one of: ${TEST_EVENT_TYPES.join(', ')}.`,
+      );
+    }
     const now = await this.clock.now(merchantId, mode);
     return ctx.em.transactional(async (em) => {
       const candidates = endpointId
         ? [await this.endpoint(ctx, endpointId, em)]
         : await em.find(WebhookEndpoint, { enabled: true, deletedAt: null }, { orderBy: { id: 'asc' } });
       const targets = candidates.filter((ep) => ep.enabled && !ep.deletedAt && acceptsEvent(ep.enabledEvents, type));
-      const event = recordEvent(em, type, this.serializer().toRest(samplePayment(merchantId, now)), mode);
+      const event = recordEvent(em, type, sampleObject(type, merchantId, now, this.serializer()), mode);
       event.dispatchedAt = new Date(); // fanned out here, to the targets only
       const deliveries = targets.map((ep) =>
         make(WebhookDelivery, { endpointId: ep.id, eventId: event.id, eventType: type, nextAttemptAt: now }),
@@ -224,51 +228,17 @@ export class WebhookService {
   }
 }
 
-function validateEnabledEvents(events: string[] | null | undefined): string[] {
+export function validateEnabledEvents(events: string[] | null | undefined, param = 'enabled_events'): string[] {
   if (events == null) return ['*'];
-  if (events.length === 0)
-    throw invalid('enabled_events', 'enabled_events must list at least one event type (or "*").');
-  if (events.length > 100) throw invalid('enabled_events', 'enabled_events can list at most 100 event types.');
+  if (events.length === 0) throw invalid(param, `${param} must list at least one event type (or "*").`);
+  if (events.length > 100) throw invalid(param, `${param} can list at most 100 event types.`);
   events.forEach((e, i) => {
     if (typeof e !== 'string' || e.length > 64 || !EVENT_PATTERN.test(e)) {
       throw invalid(
-        `enabled_events[${i}]`,
+        `${param}[${i}]`,
         `"${String(e).slice(0, 64)}" is not an event type (e.g. "payment.succeeded", "subscription.*" or "*").`,
       );
     }
   });
   return [...new Set(events)];
-}
-
-/** A payment as §6 shows it, never stored: what merchants' receivers see on a real payment.succeeded. */
-function samplePayment(merchantId: string, now: Date): Payment {
-  const id = uuidv7();
-  const session = `cs_test_${crypto.randomBytes(12).toString('hex')}`;
-  return make(Payment, {
-    id,
-    createdAt: new Date(now.getTime() - 60_000),
-    updatedAt: now,
-    merchantId,
-    mode: Mode.TEST,
-    amount: 49900,
-    amountTotal: 49900,
-    amountRefunded: 0,
-    currency: 'INR',
-    status: PaymentStatus.SUCCEEDED,
-    customerId: uuidv7(),
-    customerEmail: 'jenny.rosen@example.com',
-    customerName: 'Jenny Rosen',
-    customerPhone: '+919876543210',
-    referenceId: 'order_test_1001',
-    metadata: { cadence_test_event: 'true' },
-    provider: Provider.STRIPE,
-    providerPaymentId: `pi_test_${crypto.randomBytes(12).toString('hex')}`,
-    checkoutSessionId: session,
-    checkoutUrl: `https://checkout.example.com/pay/${session}`,
-    successUrl: `https://merchant.example.com/orders/order_test_1001/success?payment_id=${id}`,
-    cancelUrl: 'https://merchant.example.com/orders/order_test_1001/cancel',
-    failureReason: null,
-    method: 'card',
-    bank: null,
-  });
 }
