@@ -1,4 +1,4 @@
-import { TestMerchant, useHarness } from '../harness';
+import { sleep, TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import {
   after,
@@ -52,7 +52,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   const renew = (sub: any) => h.clock.advance(m, after(sub.current_period_end, 2000));
 
   const lastInvoice = async (id: string) =>
-    (await invoicesOf(m.test, id)).filter((i) => i.type === 'invoice' && i.billing_reason === 'subscription_cycle').at(-1);
+    (await invoicesOf(m.test, id))
+      .filter((i) => i.type === 'invoice' && i.billing_reason === 'subscription_cycle')
+      .at(-1);
 
   it('REST: period_end changes nothing now; the renewal at the period end bills the new plan', async () => {
     const { subscription, up, base } = await active();
@@ -77,9 +79,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       scheduled_change: { plan_id: up.plan.id, effective_at: subscription.current_period_end },
     });
     expect(await invoicesOf(m.test, subscription.id)).toEqual(invoicesBefore);
-    expect((await trail(m.test, subscription.id)).at(-1)).toBe(
-      'active>active:subscription.plan_change_scheduled:api',
-    );
+    expect((await trail(m.test, subscription.id)).at(-1)).toBe('active>active:subscription.plan_change_scheduled:api');
 
     await renew(subscription);
     const renewed = await ok(m.test.get(`/subscriptions/${subscription.id}`));
@@ -92,7 +92,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       current_period_start: subscription.current_period_end,
     });
     const invoice = await lastInvoice(subscription.id);
-    expect(invoice).toMatchObject({ status: 'paid', total: 99900, amount_paid: 99900, period_start: subscription.current_period_end });
+    expect(invoice).toMatchObject({
+      status: 'paid',
+      total: 99900,
+      amount_paid: 99900,
+      period_start: subscription.current_period_end,
+    });
     expect(invoice.line_items[0]).toMatchObject({ amount: 99900, unit_amount: 99900 });
     const t = await trail(m.test, subscription.id);
     expect(t.slice(-2)).toEqual([
@@ -102,12 +107,13 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const changed = (await events(m.test, subscription.id)).at(-1);
     expect(changed.metadata_json).toMatchObject({ to_plan_id: up.plan.id, effective: 'period_end' });
     const types = await outboxTypesOf(h.app, m.id, subscription.id);
-    expect(types).toEqual(
-      expect.arrayContaining(['subscription.plan_change_scheduled', 'subscription.plan_changed']),
-    );
+    expect(types).toEqual(expect.arrayContaining(['subscription.plan_change_scheduled', 'subscription.plan_changed']));
     // The next renewal goes on billing the new plan.
     await renew(renewed);
-    expect(await lastInvoice(subscription.id)).toMatchObject({ total: 99900, period_start: renewed.current_period_end });
+    expect(await lastInvoice(subscription.id)).toMatchObject({
+      total: 99900,
+      period_start: renewed.current_period_end,
+    });
   });
 
   it('GraphQL: removing the scheduled change before the period end leaves the gateway billing the old plan', async () => {
@@ -179,7 +185,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
 
   it('the refusals: 409 (or the existing code) and nothing changes', async () => {
     const { subscription, up, down, base } = await active();
-    const unchanged = async (id: string, fn: () => Promise<{ status: number; body: any }>, status = 409, code = 'invalid_state_transition') => {
+    const unchanged = async (
+      id: string,
+      fn: () => Promise<{ status: number; body: any }>,
+      status = 409,
+      code = 'invalid_state_transition',
+    ) => {
       const before = await ok(m.test.get(`/subscriptions/${id}`));
       const trailBefore = await events(m.test, id);
       const r = await fn();
@@ -232,7 +243,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const { subscription, up } = await active();
     await ok(schedule(subscription.id, up.plan.id));
     for (const r of [
-      await other.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id, effective: 'period_end' }),
+      await other.test.post(`/subscriptions/${subscription.id}/change-plan`, {
+        plan_id: up.plan.id,
+        effective: 'period_end',
+      }),
       await other.test.delete(`/subscriptions/${subscription.id}/scheduled-change`),
       await other.test.delete(`/subscriptions/${subscription.id}/scheduled-cancellation`),
     ]) {
@@ -285,13 +299,75 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     }
   });
 
+  /** The sandbox routes a removal and a scheduling of a change end with, per gateway. */
+  const REMOVE_ROUTE = {
+    stripe: { method: 'POST', path: '/v1/subscription_schedules/*/release' },
+    razorpay: { method: 'POST', path: '/razorpay/v1/subscriptions/*/cancel_scheduled_changes' },
+  }[provider];
+  const SCHEDULE_ROUTE = {
+    stripe: { method: 'POST', path: '/v1/subscription_schedules/*' },
+    razorpay: { method: 'PATCH', path: '/razorpay/v1/subscriptions/*' },
+  }[provider];
+
+  /** The gateway does the next matching call at once and answers it `ms` later (the sandbox's `slow` fault). */
+  async function slowAnswer(route: { method: string; path: string }, ms: number) {
+    const res = await fetch(`${h.app.app.sandboxUrl}/_faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...route, kind: 'slow', ms }),
+    });
+    if (res.status !== 201) throw new Error(`POST /_faults answered ${res.status}: ${await res.text()}`);
+  }
+  afterEach(async () => {
+    await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'DELETE' });
+  });
+
+  it('races: the renewal charged while a removal is at the gateway waits for it, and bills the old plan', async () => {
+    const { subscription, up } = await active();
+    await ok(schedule(subscription.id, up.plan.id));
+    await slowAnswer(REMOVE_ROUTE, 2000);
+    const removal = m.test.delete(`/subscriptions/${subscription.id}/scheduled-change`);
+    await sleep(600); // the gateway has dropped the change; its answer is still out
+    // The gateway renews at the old price; its event cannot be taken until the removal has written its outcome.
+    await m.test.post('/test-clock/advance', { to: after(subscription.current_period_end, 2000).toISOString() });
+    const removed = await removal;
+    expect(removed.status).toBe(200);
+    expect(removed.body.scheduled_change).toBeNull();
+    await h.clock.advance(m, 1); // delivers what the last advance left
+    const sub = await ok(m.test.get(`/subscriptions/${subscription.id}`));
+    expect(sub).toMatchObject({ plan_id: subscription.plan_id, amount: 49900, scheduled_change: null });
+    expect(sub.current_period_start).toBe(subscription.current_period_end);
+    expect(await lastInvoice(subscription.id)).toMatchObject({ total: 49900, amount_paid: 49900 });
+    expect((await trail(m.test, subscription.id)).some((e) => e.includes('plan_changed'))).toBe(false);
+  });
+
+  it('races: the renewal charged while a scheduling is at the gateway waits for it, and bills the new plan', async () => {
+    const { subscription, up } = await active();
+    await slowAnswer(SCHEDULE_ROUTE, 2000);
+    const scheduling = schedule(subscription.id, up.plan.id);
+    await sleep(600);
+    await m.test.post('/test-clock/advance', { to: after(subscription.current_period_end, 2000).toISOString() });
+    const scheduled = await scheduling;
+    expect(scheduled.status).toBe(200);
+    expect(scheduled.body.subscription.scheduled_change).toMatchObject({
+      effective_at: subscription.current_period_end,
+    });
+    await h.clock.advance(m, 1);
+    const sub = await ok(m.test.get(`/subscriptions/${subscription.id}`));
+    expect(sub).toMatchObject({ plan_id: up.plan.id, amount: 99900, scheduled_change: null });
+    expect(await lastInvoice(subscription.id)).toMatchObject({ total: 99900, amount_paid: 99900 });
+  });
+
   it('trialing: a change scheduled in a trial applies at its end (the first charge bills the new plan)', async () => {
     const trialPlan = await recurringPlan(m.test, { trial_period_days: 7 });
     const { subscription } = await authorise(m.test, await createSubscription(m.test, trialPlan.plan.id));
     expect(subscription.status).toBe('trialing');
     const up = await recurringPlan(m.test, { name: 'Monthly Plus' }, { amount: 99900 });
     const r = await ok(schedule(subscription.id, up.plan.id));
-    expect(r.subscription.scheduled_change).toMatchObject({ plan_id: up.plan.id, effective_at: subscription.trial_end });
+    expect(r.subscription.scheduled_change).toMatchObject({
+      plan_id: up.plan.id,
+      effective_at: subscription.trial_end,
+    });
     await h.clock.advance(m, after(subscription.trial_end, 2000));
     const sub = await ok(m.test.get(`/subscriptions/${subscription.id}`));
     expect(sub).toMatchObject({ status: 'active', plan_id: up.plan.id, amount: 99900, scheduled_change: null });

@@ -264,7 +264,8 @@ export async function scheduleChangeAtPeriodEnd(
   const coupon = current.couponId ? await ctx.em.findOne(Coupon, { id: current.couponId }) : null;
   const couponFollows = !!current.couponId && (!coupon || appliesToPlan(coupon, plan.id));
   // The renewal at the period's end is the next billed period: discounted when the coupon follows and has periods left.
-  const nextDiscount = couponFollows && discountApplies(current) ? discountOn(price.amount, discountTermsOf(current)) : 0;
+  const nextDiscount =
+    couponFollows && discountApplies(current) ? discountOn(price.amount, discountTermsOf(current)) : 0;
   const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxOf(current)).recurring;
   const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, {
     price,

@@ -4,7 +4,6 @@ import type { GatewayPort } from '../../gateways/port';
 import { Plan, Price } from '../catalog';
 import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import type { SubscriptionChange } from './subscription.lifecycle';
-import { commandInFlight } from './subscription.lifecycle';
 import { SubscriptionStatus } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
@@ -17,9 +16,6 @@ import type { SubscriptionService } from './subscription.service';
  */
 
 const S = SubscriptionStatus;
-
-/** Commands whose gateway call schedules, drops or overtakes a scheduled change: a renewal waits for them. */
-const TOUCHES_SCHEDULE = new Set(['schedule_change', 'remove_scheduled_change', 'cancel', 'change_plan']);
 
 export const nothingScheduled = () =>
   new DomainError('invalid_state_transition', 'No plan change is scheduled for this subscription.');
@@ -84,7 +80,11 @@ export function dropScheduledChange(change: SubscriptionChange, reason: string):
 }
 
 /** DELETE /subscriptions/{id}/scheduled-change: the gateway keeps billing the current plan. */
-export function removeScheduledChange(service: SubscriptionService, ctx: Ctx, id: string): Promise<BillingSubscription> {
+export function removeScheduledChange(
+  service: SubscriptionService,
+  ctx: Ctx,
+  id: string,
+): Promise<BillingSubscription> {
   return service.command(
     ctx,
     id,
@@ -111,8 +111,7 @@ export function removeScheduledCancellation(
   ctx: Ctx,
   id: string,
 ): Promise<BillingSubscription> {
-  const none = () =>
-    new DomainError('invalid_state_transition', 'No cancellation is scheduled for this subscription.');
+  const none = () => new DomainError('invalid_state_transition', 'No cancellation is scheduled for this subscription.');
   return service.command(
     ctx,
     id,
@@ -145,17 +144,6 @@ export function removeScheduledCancellation(
 /** The current period is the last of a max_cycles term. */
 function termEnds(sub: BillingSubscription): boolean {
   return sub.maxCycles != null && sub.cyclesCompleted >= sub.maxCycles;
-}
-
-/**
- * A renewal (or a trial's first charge) reported while a command that schedules or drops a change is at the gateway
- * cannot know yet which plan the gateway charged: the event is refused (the gateway delivers it again), and applied
- * once the command has written its outcome.
- */
-export function renewalMustWait(sub: BillingSubscription): boolean {
-  const inFlight = commandInFlight(sub);
-  if (!inFlight || !TOUCHES_SCHEDULE.has(inFlight)) return false;
-  return inFlight === 'schedule_change' || !!sub.scheduledChangeData;
 }
 
 /**

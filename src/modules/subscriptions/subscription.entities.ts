@@ -222,7 +222,8 @@ export class BillingSubscription extends TenantEntity {
    * A plan change scheduled for the end of the current period or trial (change-plan `effective: period_end`), as the
    * gateway was told it; applied by the renewal that starts at `effectiveAt` (docs/subscriptions.md).
    */
-  @Property({ type: 'jsonb', nullable: true, fieldName: 'scheduled_change' }) scheduledChangeData?: ScheduledChangeData | null;
+  @Property({ type: 'jsonb', nullable: true, fieldName: 'scheduled_change' })
+  scheduledChangeData?: ScheduledChangeData | null;
 
   @Field(() => ScheduledChange, {
     nullable: true,

@@ -21,9 +21,23 @@ import { SubscriptionCommand } from './subscription.command-names';
 import { ObservedState, settlePending } from './subscription.pending';
 import { GatewayCommand } from '../gateway-commands';
 import { billFinalUsage } from './usage.billing';
-import { applyScheduledChange, renewalMustWait } from './scheduled-change';
+import { applyScheduledChange } from './scheduled-change';
 
 const S = SubscriptionStatus;
+
+/** Commands whose gateway call schedules, drops or overtakes a scheduled change: a renewal waits for them. */
+const TOUCHES_SCHEDULE = new Set(['schedule_change', 'remove_scheduled_change', 'cancel', 'change_plan']);
+
+/**
+ * A renewal (or a trial's first charge) reported while a command that schedules or drops a change is at the gateway
+ * cannot know yet which plan the gateway charged: the event is refused (the gateway delivers it again), and applied
+ * once the command has written its outcome.
+ */
+function renewalMustWait(sub: BillingSubscription): boolean {
+  const inFlight = commandInFlight(sub);
+  if (!inFlight || !TOUCHES_SCHEDULE.has(inFlight)) return false;
+  return inFlight === 'schedule_change' || !!sub.scheduledChangeData;
+}
 
 /** The `pending_command` the scheduler holds while it ends an abandoned checkout at the gateway. */
 export const CHECKOUT_EXPIRY_CLAIM = 'checkout_expiry';
