@@ -3,8 +3,10 @@ import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import {
   after,
   authorise,
+  collectedAt,
   createSubscription,
   events,
+  gatewayPriceAmountsOf,
   invoicesOf,
   ok,
   outboxTypesOf,
@@ -356,6 +358,56 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const sub = await ok(m.test.get(`/subscriptions/${subscription.id}`));
     expect(sub).toMatchObject({ plan_id: up.plan.id, amount: 99900, scheduled_change: null });
     expect(await lastInvoice(subscription.id)).toMatchObject({ total: 99900, amount_paid: 99900 });
+  });
+
+  it('GST: the renewal bills the new plan with GST to the paisa, which is what the gateway collected', async () => {
+    const g = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(g.test, provider);
+    const base = await recurringPlan(g.test, {}, { amount: 49950 });
+    const { subscription } = await authorise(
+      g.test,
+      await createSubscription(g.test, base.plan.id, { customer_state_code: '27' }),
+    );
+    const up = await recurringPlan(g.test, { name: 'Plus' }, { amount: 99950 });
+    const r = await ok(
+      g.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id, effective: 'period_end' }),
+    );
+    expect(r.proration).toBeNull();
+    // The new price is registered at the gateway at its amount plus IGST: 99950 + round(17991) = 117941.
+    expect(await gatewayPriceAmountsOf(h.app, up.price.id)).toEqual([117941]);
+    await h.clock.advance(g, after(subscription.current_period_end, 2000));
+    const cycle = (await invoicesOf(g.test, subscription.id)).filter((i) => i.billing_reason === 'subscription_cycle');
+    expect(cycle).toHaveLength(1);
+    expect(cycle[0]).toMatchObject({ subtotal: 99950, igst_amount: 17991, total: 117941, amount_paid: 117941 });
+    expect(cycle[0].line_items[0]).toMatchObject({ amount: 99950 });
+    // 49950 + 8991 at the first charge, then the new plan's total.
+    expect(await collectedAt(h.app, provider, await ok(g.test.get(`/subscriptions/${subscription.id}`)))).toBe(
+      58941 + 117941,
+    );
+  });
+
+  it('webhooks: each move carries the subscription with its scheduled_change', async () => {
+    const { subscription, up } = await active();
+    await ok(schedule(subscription.id, up.plan.id));
+    await ok(m.test.delete(`/subscriptions/${subscription.id}/scheduled-change`));
+    const rows = await h.app.orm.em
+      .getConnection()
+      .execute<{ type: string; payload: any }[]>(
+        'select type, payload from outbox_events where merchant_id = ? and payload::text like ? order by id',
+        [m.id, `%${subscription.id}%`],
+      );
+    const objects = rows
+      .map((r) => ({
+        type: r.type,
+        o: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload).data.object,
+      }))
+      .filter((r) => r.type.startsWith('subscription.'));
+    expect(objects.find((r) => r.type === 'subscription.plan_change_scheduled')?.o.scheduled_change).toMatchObject({
+      plan_id: up.plan.id,
+      price_id: up.price.id,
+      effective_at: subscription.current_period_end,
+    });
+    expect(objects.find((r) => r.type === 'subscription.scheduled_change_removed')?.o.scheduled_change).toBeNull();
   });
 
   it('trialing: a change scheduled in a trial applies at its end (the first charge bills the new plan)', async () => {
