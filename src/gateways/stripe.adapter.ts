@@ -227,6 +227,7 @@ export class StripeAdapter implements GatewayPort {
 
   async cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void> {
     if (opts.atPeriodEnd) {
+      await this.releaseAnySchedule(providerSubscriptionId);
       await this.call(() => this.stripe.subscriptions.update(providerSubscriptionId, { cancel_at_period_end: true }));
     } else {
       await this.call(() => this.stripe.subscriptions.cancel(providerSubscriptionId));
@@ -330,7 +331,21 @@ export class StripeAdapter implements GatewayPort {
     return applied;
   }
 
+  /**
+   * Stripe refuses to change the cancellation of a subscription a schedule manages: one still attached (its last phase
+   * running after a scheduled change took effect) is released first; the subscription keeps its price.
+   */
+  private async releaseAnySchedule(providerSubscriptionId: string): Promise<void> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(providerSubscriptionId));
+    const id = idOf((sub as unknown as Record<string, any>).schedule);
+    if (!id) return;
+    const schedule = await this.call(() => this.stripe.subscriptionSchedules.retrieve(id));
+    if (schedule.status === 'active' || schedule.status === 'not_started')
+      await this.call(() => this.stripe.subscriptionSchedules.release(id));
+  }
+
   async keepSubscription(providerSubscriptionId: string, idempotencyKey: string): Promise<void> {
+    await this.releaseAnySchedule(providerSubscriptionId);
     await this.call(() =>
       this.stripe.subscriptions.update(providerSubscriptionId, { cancel_at_period_end: false }, { idempotencyKey }),
     );

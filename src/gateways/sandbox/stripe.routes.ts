@@ -312,6 +312,13 @@ async function updateSubscription(
     changes.pause_collection = next;
   }
   if ('cancel_at_period_end' in b) {
+    if (sub.data.schedule)
+      throw new ApiError(
+        400,
+        `The subscription is managed by the subscription schedule \`${sub.data.schedule}\`, and updating any cancelation behavior directly is not allowed. Please update the schedule instead.`,
+        'parameter_invalid',
+        'cancel_at_period_end',
+      );
     previous.cancel_at_period_end = sub.data.cancel_at_period_end;
     changes.cancel_at_period_end = String(b.cancel_at_period_end) === 'true';
   }
