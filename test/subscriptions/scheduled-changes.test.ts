@@ -410,6 +410,31 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(objects.find((r) => r.type === 'subscription.scheduled_change_removed')?.o.scheduled_change).toBeNull();
   });
 
+  // Razorpay only: Stripe schedules a change on any payment method.
+  (provider === 'razorpay' ? it : it.skip)(
+    'a gateway that refuses the scheduling (Razorpay, a UPI mandate): 502 and nothing changes',
+    async () => {
+      const base = await recurringPlan(m.test);
+      const { subscription } = await authorise(m.test, await createSubscription(m.test, base.plan.id), {
+        outcome: 'success',
+        method: 'upi',
+        vpa: 'asha@okbank',
+      });
+      const up = await recurringPlan(m.test, { name: 'Monthly Plus' }, { amount: 99900 });
+      const trailBefore = await events(m.test, subscription.id);
+      const r = await schedule(subscription.id, up.plan.id);
+      expect(r.status).toBe(502);
+      expect(r.body.error.code).toBe('gateway_rejected');
+      expect(await ok(m.test.get(`/subscriptions/${subscription.id}`))).toMatchObject({
+        scheduled_change: null,
+        plan_id: base.plan.id,
+      });
+      expect(await events(m.test, subscription.id)).toEqual(trailBefore);
+      await renew(subscription);
+      expect(await lastInvoice(subscription.id)).toMatchObject({ total: 49900 });
+    },
+  );
+
   it('trialing: a change scheduled in a trial applies at its end (the first charge bills the new plan)', async () => {
     const trialPlan = await recurringPlan(m.test, { trial_period_days: 7 });
     const { subscription } = await authorise(m.test, await createSubscription(m.test, trialPlan.plan.id));
