@@ -1,7 +1,7 @@
 import type { Route } from '../routes';
 
 const PAGE = 'pageInfo { hasNextPage endCursor }';
-const SUB = '...BillingSubscriptionFields';
+const SUB = '...BillingSubscriptionFields scheduledChange { ...ScheduledChangeFields }';
 const COMMAND: Pick<Route, 'tag' | 'conflicts' | 'gateway'> = {
   tag: 'Subscriptions',
   conflicts: ['invalid_state_transition'],
@@ -70,10 +70,24 @@ export const SUBSCRIPTION_ROUTES: Route[] = [
     path: '/subscriptions/{id}/change-plan',
     ...COMMAND,
     summary:
-      'Move to another plan or price mid-cycle: prorated credit and debit, an adjustment invoice or a credit note, the gateway synced.',
+      'Move to another plan or price mid-cycle (prorated credit and debit, an adjustment invoice or a credit note, the gateway synced), or with effective=period_end at the end of the current period (shown as scheduled_change; proration null).',
     document: `mutation($id: ID!, $input: ChangePlanInput!) { changeSubscriptionPlan(id: $id, input: $input) {
       subscription { ${SUB} } proration { ...ProrationFields }
       invoice { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } creditNote { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } } }`,
+  },
+  {
+    method: 'delete',
+    path: '/subscriptions/{id}/scheduled-change',
+    ...COMMAND,
+    summary: 'Remove the plan change scheduled for the period end: the renewal bills the current plan.',
+    document: `mutation($id: ID!) { removeScheduledChange(id: $id) { ${SUB} } }`,
+  },
+  {
+    method: 'delete',
+    path: '/subscriptions/{id}/scheduled-cancellation',
+    ...COMMAND,
+    summary: 'Clear cancel_at_period_end on an active subscription: it renews at the period end.',
+    document: `mutation($id: ID!) { removeScheduledCancellation(id: $id) { ${SUB} } }`,
   },
   {
     method: 'post',

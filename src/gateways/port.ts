@@ -243,6 +243,23 @@ export interface GatewayPort {
   cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void>;
   changeSubscriptionPrice(input: ChangeSubscriptionInput): Promise<void>;
   /**
+   * Moves the subscription to a price at the end of its current period (or trial), changing nothing before then and
+   * replacing a change scheduled earlier (Stripe: a subscription schedule whose next phase has the new price, no
+   * proration; Razorpay: an update with `schedule_change_at: cycle_end`). Answers when the gateway applies it.
+   */
+  scheduleSubscriptionPriceChange(input: ChangeSubscriptionInput): Promise<{ effectiveAt: Date }>;
+  /**
+   * Drops a scheduled price change: the gateway goes on charging the current price (nothing scheduled: done).
+   * `applied`: the gateway already moved to `providerPriceId` (the period ended meanwhile), so nothing was dropped.
+   */
+  removeScheduledPriceChange(input: {
+    providerSubscriptionId: string;
+    providerPriceId: string;
+    idempotencyKey: string;
+  }): Promise<'removed' | 'applied'>;
+  /** Clears a cancellation at the period's end: the subscription renews (none set: done). */
+  keepSubscription(providerSubscriptionId: string, idempotencyKey: string): Promise<void>;
+  /**
    * Charges the subscription's open (failed) charge again now: Stripe pays its latest open invoice; Razorpay (sandbox
    * only; the real Razorpay retries on its own schedule and answers nothing_due here) retries the pending cycle.
    * A decline is an outcome, not an error. In the sandbox the resulting webhook has been delivered and answered when

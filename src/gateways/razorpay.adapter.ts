@@ -256,6 +256,40 @@ export class RazorpayAdapter implements GatewayPort {
     );
   }
 
+  /** Razorpay's own scheduled update: the new plan from the next cycle (the first charge, in a trial). */
+  async scheduleSubscriptionPriceChange(input: ChangeSubscriptionInput): Promise<{ effectiveAt: Date }> {
+    const sub = (await this.call(() =>
+      this.client(input.idempotencyKey).subscriptions.update(input.providerSubscriptionId, {
+        plan_id: input.providerPriceId,
+        schedule_change_at: 'cycle_end',
+        customer_notify: 0,
+      } as any),
+    )) as Obj;
+    const at = Number(sub.change_scheduled_at ?? sub.current_end ?? sub.charge_at);
+    return { effectiveAt: new Date(at * 1000) };
+  }
+
+  /** Cancels the subscription's scheduled changes (`cancel_scheduled_changes`): it stays on its plan. */
+  async removeScheduledPriceChange(input: {
+    providerSubscriptionId: string;
+    providerPriceId: string;
+    idempotencyKey: string;
+  }): Promise<'removed' | 'applied'> {
+    const sub = (await this.call(() => this.shared.subscriptions.fetch(input.providerSubscriptionId))) as Obj;
+    if (!sub.has_scheduled_changes) return sub.plan_id === input.providerPriceId ? 'applied' : 'removed';
+    await this.call(() =>
+      this.client(input.idempotencyKey).subscriptions.cancelScheduledChanges(input.providerSubscriptionId),
+    );
+    return 'removed';
+  }
+
+  /** A cancellation at the cycle's end is a scheduled change at Razorpay: cancelling scheduled changes clears it. */
+  async keepSubscription(providerSubscriptionId: string, idempotencyKey: string): Promise<void> {
+    const sub = (await this.call(() => this.shared.subscriptions.fetch(providerSubscriptionId))) as Obj;
+    if (!sub.has_scheduled_changes) return;
+    await this.call(() => this.client(idempotencyKey).subscriptions.cancelScheduledChanges(providerSubscriptionId));
+  }
+
   /** A POST to a sandbox extension route through the SDK's own HTTP client (its auth, base URL and error shape). */
   private sandboxPost(rzp: RazorpayClient, url: string, data: Obj): Promise<Obj> {
     return this.call(() => razorpayPost(rzp, url, data));

@@ -227,6 +227,7 @@ export class StripeAdapter implements GatewayPort {
 
   async cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void> {
     if (opts.atPeriodEnd) {
+      await this.releaseAnySchedule(providerSubscriptionId);
       await this.call(() => this.stripe.subscriptions.update(providerSubscriptionId, { cancel_at_period_end: true }));
     } else {
       await this.call(() => this.stripe.subscriptions.cancel(providerSubscriptionId));
@@ -262,6 +263,91 @@ export class StripeAdapter implements GatewayPort {
         { items: [{ id: item.id, price: input.providerPriceId }], proration_behavior: 'none' },
         { idempotencyKey: input.idempotencyKey },
       ),
+    );
+  }
+
+  /**
+   * A subscription schedule made from the subscription (or the one it has): the current phase runs to the end of the
+   * period (or trial), the next one bills the new price from then, without proration, and the schedule releases the
+   * subscription after it.
+   */
+  async scheduleSubscriptionPriceChange(input: ChangeSubscriptionInput): Promise<{ effectiveAt: Date }> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId));
+    const s = sub as unknown as Record<string, any>;
+    const item = sub.items.data[0] as unknown as Record<string, any>;
+    const end = Number(sub.status === 'trialing' && s.trial_end ? s.trial_end : item.current_period_end);
+    let scheduleId = idOf(s.schedule);
+    if (!scheduleId) {
+      const made = await this.call(() =>
+        this.stripe.subscriptionSchedules.create(
+          { from_subscription: input.providerSubscriptionId },
+          { idempotencyKey: `${input.idempotencyKey}-schedule` },
+        ),
+      );
+      scheduleId = made.id;
+    }
+    const id = scheduleId;
+    const schedule = await this.call(() => this.stripe.subscriptionSchedules.retrieve(id));
+    const current = (schedule.current_phase ?? schedule.phases[0]) as unknown as Record<string, any>;
+    const updated = await this.call(() =>
+      this.stripe.subscriptionSchedules.update(
+        id,
+        {
+          end_behavior: 'release',
+          phases: [
+            {
+              items: [{ price: String(item.price.id), quantity: 1 }],
+              start_date: Number(current.start_date),
+              end_date: end,
+              ...(sub.status === 'trialing' ? { trial_end: end } : {}),
+            },
+            {
+              items: [{ price: input.providerPriceId, quantity: 1 }],
+              proration_behavior: 'none',
+            },
+          ],
+        },
+        { idempotencyKey: input.idempotencyKey },
+      ),
+    );
+    const next = updated.phases[1] as unknown as Record<string, any> | undefined;
+    return { effectiveAt: new Date(Number(next?.start_date ?? end) * 1000) };
+  }
+
+  /** Releases the subscription's schedule: the subscription keeps the price it has now. */
+  async removeScheduledPriceChange(input: {
+    providerSubscriptionId: string;
+    providerPriceId: string;
+    idempotencyKey: string;
+  }): Promise<'removed' | 'applied'> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId));
+    const price = (sub.items.data[0] as unknown as Record<string, any>).price?.id;
+    const applied = price === input.providerPriceId ? 'applied' : 'removed';
+    const id = idOf((sub as unknown as Record<string, any>).schedule);
+    if (!id) return applied;
+    const schedule = await this.call(() => this.stripe.subscriptionSchedules.retrieve(id));
+    if (schedule.status !== 'active' && schedule.status !== 'not_started') return applied;
+    await this.call(() => this.stripe.subscriptionSchedules.release(id, {}, { idempotencyKey: input.idempotencyKey }));
+    return applied;
+  }
+
+  /**
+   * Stripe refuses to change the cancellation of a subscription a schedule manages: one still attached (its last phase
+   * running after a scheduled change took effect) is released first; the subscription keeps its price.
+   */
+  private async releaseAnySchedule(providerSubscriptionId: string): Promise<void> {
+    const sub = await this.call(() => this.stripe.subscriptions.retrieve(providerSubscriptionId));
+    const id = idOf((sub as unknown as Record<string, any>).schedule);
+    if (!id) return;
+    const schedule = await this.call(() => this.stripe.subscriptionSchedules.retrieve(id));
+    if (schedule.status === 'active' || schedule.status === 'not_started')
+      await this.call(() => this.stripe.subscriptionSchedules.release(id));
+  }
+
+  async keepSubscription(providerSubscriptionId: string, idempotencyKey: string): Promise<void> {
+    await this.releaseAnySchedule(providerSubscriptionId);
+    await this.call(() =>
+      this.stripe.subscriptions.update(providerSubscriptionId, { cancel_at_period_end: false }, { idempotencyKey }),
     );
   }
 

@@ -8,17 +8,21 @@ import express, { NextFunction, Request, Response, Router } from 'express';
  * - `POST /_faults {method?, path, times?, kind}` adds a rule (`path`: a prefix of the request path, `*` matching one
  *   segment; `times` default 1); `DELETE /_faults` removes them all; `GET /_faults` lists them with what is left.
  * - `kind` `error`: answers 500 without doing anything. `timeout`: never answers and does nothing (the client's own
- *   timeout ends the request). `lost`: does what was asked, then drops the connection instead of answering.
+ *   timeout ends the request). `lost`: does what was asked, then drops the connection instead of answering. `slow`: does
+ *   what was asked at once and answers `ms` (default 1000, at most 10000) later, so a test can run something in between
+ *   (a renewal while a command's gateway call is still out).
  *
  * Rules live in the sandbox process's memory, at most MAX_RULES of them.
  */
-export type FaultKind = 'error' | 'timeout' | 'lost';
+export type FaultKind = 'error' | 'timeout' | 'lost' | 'slow';
 
 interface Rule {
   method: string | null;
   path: RegExp;
   pattern: string;
   kind: FaultKind;
+  /** `slow`: how long the answer is held. */
+  ms: number;
   left: number;
   hits: number;
 }
@@ -31,12 +35,12 @@ export class Faults {
   private rules: Rule[] = [];
 
   /** The rule a request trips, counted; null: none. */
-  take(method: string, path: string): FaultKind | null {
+  take(method: string, path: string): Rule | null {
     const rule = this.rules.find((r) => r.left > 0 && (!r.method || r.method === method) && r.path.test(path));
     if (!rule) return null;
     rule.left -= 1;
     rule.hits += 1;
-    return rule.kind;
+    return rule;
   }
 
   router(): Router {
@@ -46,8 +50,11 @@ export class Faults {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const kind = b.kind;
       const times = b.times ?? 1;
-      if (kind !== 'error' && kind !== 'timeout' && kind !== 'lost')
-        return void res.status(400).json({ error: { message: 'kind must be error, timeout or lost' } });
+      if (kind !== 'error' && kind !== 'timeout' && kind !== 'lost' && kind !== 'slow')
+        return void res.status(400).json({ error: { message: 'kind must be error, timeout, lost or slow' } });
+      const ms = b.ms ?? 1000;
+      if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > 10_000)
+        return void res.status(400).json({ error: { message: 'ms must be 0 to 10000' } });
       if (typeof b.path !== 'string' || !b.path.startsWith('/') || b.path.length > 200)
         return void res.status(400).json({ error: { message: 'path must be a path prefix' } });
       if (typeof times !== 'number' || !Number.isInteger(times) || times < 1 || times > 1000)
@@ -62,6 +69,7 @@ export class Faults {
         path: new RegExp(`^${escaped}`),
         pattern: b.path,
         kind,
+        ms,
         left: times,
         hits: 0,
       });
@@ -78,8 +86,18 @@ export class Faults {
   /** The middleware that applies the rules, mounted before the gateway routes. */
   readonly apply = (req: Request, res: Response, next: NextFunction): void => {
     if (req.path.startsWith('/_faults')) return next();
-    const kind = this.take(req.method, req.path);
-    if (!kind) return next();
+    const rule = this.take(req.method, req.path);
+    if (!rule) return next();
+    const kind = rule.kind;
+    if (kind === 'slow') {
+      // Done at once (the handler commits before it answers); the answer leaves `ms` later.
+      const end = res.end.bind(res);
+      res.end = ((...args: unknown[]) => {
+        setTimeout(() => end(...(args as [])), rule.ms);
+        return res;
+      }) as typeof res.end;
+      return next();
+    }
     if (kind === 'error') {
       res
         .status(500)

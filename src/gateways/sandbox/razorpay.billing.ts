@@ -98,6 +98,8 @@ interface SubInternal {
   openInvoice?: string | null;
   /** Cancel when the current cycle (or the trial) ends. */
   cancelAtCycleEnd?: boolean;
+  /** An update with schedule_change_at cycle_end: the plan the next cycle (the first charge, in a trial) bills. */
+  scheduledPlan?: { id: string; planAmount: number; unit: PeriodUnit; count: number } | null;
 }
 
 const bounds = (si: SubInternal, cycle: number) => ({
@@ -282,8 +284,10 @@ export function renewRazorpaySubscription(em: Persister, sub: SandboxObject, at:
     return [queueRazorpayEvent(em, account.accountKey, 'subscription.cancelled', { subscription: sub.data }, at)];
   }
   const first = sub.data.status === 'authenticated';
-  const cycle = first ? 0 : si.cycle + 1;
-  const b = bounds(si, cycle);
+  if (si.scheduledPlan) applyScheduledPlan(sub, first);
+  const next = sub.internal as SubInternal;
+  const cycle = first ? 0 : next.cycle + 1;
+  const b = bounds(next, cycle);
   patch(sub, { current_start: b.start, current_end: b.end, charge_at: b.end }, { cycle });
   sub.dueAt = new Date(b.end * 1000);
   if (sub.data.status === 'paused') return [];
@@ -326,6 +330,46 @@ export function changeRazorpayPlan(sub: SandboxObject, plan: SandboxObject, now:
     if (sub.dueAt) sub.dueAt = new Date(b.end * 1000);
   }
   patch(sub, data, changes);
+}
+
+/**
+ * An update scheduled for the cycle's end (PATCH plan_id with schedule_change_at cycle_end): nothing changes now; the
+ * next cycle (the first charge, in a trial) bills the new plan, a new cadence counting its cycles from there. A later
+ * one replaces it; cancel_scheduled_changes drops it.
+ */
+export function scheduleRazorpayPlan(sub: SandboxObject, plan: SandboxObject): void {
+  const next = initialInternal(plan, 0);
+  patch(
+    sub,
+    { has_scheduled_changes: true, change_scheduled_at: sub.data.current_end ?? sub.data.charge_at },
+    { scheduledPlan: { id: plan.id, planAmount: next.planAmount, unit: next.unit, count: next.count } },
+  );
+}
+
+/** Razorpay applies a scheduled update as the cycle ends, before it charges the next one. */
+function applyScheduledPlan(sub: SandboxObject, first: boolean): void {
+  const si = sub.internal as SubInternal;
+  const plan = si.scheduledPlan!;
+  const changes: Partial<SubInternal> = {
+    planAmount: plan.planAmount,
+    unit: plan.unit,
+    count: plan.count,
+    scheduledPlan: null,
+  };
+  if (!first && (plan.unit !== si.unit || plan.count !== si.count)) {
+    // The new cadence's cycles start where the last one ended (the renewal charges cycle + 1 = 0).
+    Object.assign(changes, { anchor: Number(sub.data.current_end), cycle: -1 });
+  }
+  patch(sub, { plan_id: plan.id, has_scheduled_changes: false, change_scheduled_at: null }, changes);
+}
+
+/** POST /subscriptions/:id/cancel_scheduled_changes: drops a scheduled update or a cancellation at the cycle's end. */
+export function cancelRazorpayScheduledChanges(sub: SandboxObject): void {
+  patch(
+    sub,
+    { has_scheduled_changes: false, change_scheduled_at: null, cancel_at_cycle_end: false },
+    { scheduledPlan: null, cancelAtCycleEnd: false },
+  );
 }
 
 /**

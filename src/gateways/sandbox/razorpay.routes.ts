@@ -5,7 +5,14 @@ import { logger } from '../../core/logger';
 import { queueRazorpayEvent } from './events';
 import { ApiError, bodyChecks, CreateResult, intParam, listParam, Result, runApi, runCreate, strParam } from './http';
 import { accountKeyOf, gid, unix } from './ids';
-import { addRazorpayAddon, changeRazorpayPlan, initialInternal, retryRazorpayCharge } from './razorpay.billing';
+import {
+  addRazorpayAddon,
+  cancelRazorpayScheduledChanges,
+  changeRazorpayPlan,
+  initialInternal,
+  retryRazorpayCharge,
+  scheduleRazorpayPlan,
+} from './razorpay.billing';
 import { SandboxObject, SandboxWebhook } from './sandbox.entities';
 import type { Sandbox } from './sandbox';
 import { Account, createObject, Draft, findObject, patch } from './store';
@@ -261,11 +268,22 @@ async function subscriptionCommand(
       if (sub.data.payment_method === 'emandate')
         throw bad('subscriptions cannot be updated when payment mode is emandate');
       const planId = strParam(b.plan_id, 'plan_id');
+      const at = strParam(b.schedule_change_at, 'schedule_change_at') ?? 'now';
+      if (at !== 'now' && at !== 'cycle_end')
+        throw bad('schedule_change_at must be now or cycle_end', 'schedule_change_at');
       if (planId) {
         const plan = await findObject(em, account, 'plan', planId);
         if (!plan) throw unknownId();
         if (plan.data.item.currency !== sub.internal.currency)
           throw bad('The plan currency must match the subscription currency', 'plan_id');
+        if (at === 'cycle_end') {
+          if (sub.internal.cancelAtCycleEnd) throw bad('Subscription is scheduled to be cancelled at the cycle end');
+          scheduleRazorpayPlan(sub, plan);
+          return { body: sub.data };
+        }
+        // An update applied now replaces one scheduled for the cycle's end.
+        if (sub.internal.scheduledPlan)
+          patch(sub, { has_scheduled_changes: false, change_scheduled_at: null }, { scheduledPlan: null });
         changeRazorpayPlan(sub, plan, now);
       }
       const q = intField(b.quantity, 'quantity', 1, false);
@@ -444,6 +462,17 @@ export function razorpayRouter(sb: Sandbox): Router {
       post((em, account, req) => subscriptionCommand(sb, em, account, String(req.params.id), command, req.body ?? {})),
     );
   }
+  r.post(
+    '/subscriptions/:id/cancel_scheduled_changes',
+    post(async (em, account, req) => {
+      const sub = await findObject(em, account, 'subscription', String(req.params.id), true);
+      if (!sub) throw unknownId();
+      if (['cancelled', 'completed', 'expired'].includes(sub.data.status as string))
+        throw bad(`Subscription cannot be updated in ${sub.data.status} state`);
+      cancelRazorpayScheduledChanges(sub);
+      return { body: sub.data };
+    }),
+  );
   r.post(
     '/subscriptions/:id/addons',
     post((em, account, req) => createAddon(sb, em, account, String(req.params.id), req.body ?? {})),

@@ -114,6 +114,11 @@ interface SubInternal {
   cycle: number;
   pendingSetupFee: number;
   openInvoice: string | null;
+  /**
+   * The next phase of the subscription's schedule (stripe.routes.ts subscription_schedules): its price from `at`
+   * (unix seconds, the end of the current period or trial), with no proration.
+   */
+  nextPhase?: { schedule: string; at: number; price: Record<string, any> } | null;
 }
 
 const periodBounds = (si: SubInternal, cycle: number) => ({
@@ -193,6 +198,7 @@ export async function startStripeSubscription(
       canceled_at: null,
       ended_at: null,
       pause_collection: null,
+      schedule: null,
       latest_invoice: null,
       default_payment_method: gid('pm_'),
       start_date: nowS,
@@ -341,11 +347,13 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
     ];
   }
   const wasTrial = sub.data.status === 'trialing';
-  const cycle = wasTrial ? 0 : si.cycle + 1;
-  const bounds = periodBounds(si, cycle);
+  if (si.nextPhase && si.nextPhase.at <= endedAt) startNextPhase(sub, endedAt, wasTrial);
+  const cycle = wasTrial ? 0 : (sub.internal as SubInternal).cycle + 1;
+  const bounds = periodBounds(sub.internal as SubInternal, cycle);
+  const current = sub.data.items.data[0];
   const items = {
     ...sub.data.items,
-    data: [{ ...item, current_period_start: bounds.start, current_period_end: bounds.end }],
+    data: [{ ...current, current_period_start: bounds.start, current_period_end: bounds.end }],
   };
   patch(sub, { items }, { cycle });
   sub.dueAt = new Date(bounds.end * 1000);
@@ -354,6 +362,24 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
   const failure = laterChargeFailure(si.instrument, attempts);
   patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts });
   return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, at).eventId];
+}
+
+/**
+ * The schedule's next phase starts at the end of the period (or trial) `at`: the subscription's item takes its price
+ * without proration; another cadence anchors its periods there (Stripe resets the billing cycle anchor when the
+ * interval changes). The sandbox releases the schedule when its last phase starts (Stripe: when that phase ends);
+ * nothing reads it after that.
+ */
+function startNextPhase(sub: SandboxObject, at: number, wasTrial: boolean): void {
+  const si = sub.internal as SubInternal;
+  const price = si.nextPhase!.price;
+  const unit = price.recurring.interval as PeriodUnit;
+  const count = Number(price.recurring.interval_count ?? 1);
+  const next: Partial<SubInternal> = { unit, count, nextPhase: null };
+  // The renewal computes the new period as cycle + 1 from the anchor (cycle 0 after a trial).
+  if (!wasTrial && (unit !== si.unit || count !== si.count)) Object.assign(next, { anchor: at, cycle: -1 });
+  const item = sub.data.items.data[0];
+  patch(sub, { items: { ...sub.data.items, data: [{ ...item, price }] }, schedule: null }, next);
 }
 
 /**

@@ -313,6 +313,13 @@ async function updateSubscription(
     changes.pause_collection = next;
   }
   if ('cancel_at_period_end' in b) {
+    if (sub.data.schedule)
+      throw new ApiError(
+        400,
+        `The subscription is managed by the subscription schedule \`${sub.data.schedule}\`, and updating any cancelation behavior directly is not allowed. Please update the schedule instead.`,
+        'parameter_invalid',
+        'cancel_at_period_end',
+      );
     previous.cancel_at_period_end = sub.data.cancel_at_period_end;
     changes.cancel_at_period_end = String(b.cancel_at_period_end) === 'true';
   }
@@ -350,6 +357,183 @@ async function updateSubscription(
     ? [queueStripeEvent(em, account.accountKey, account.livemode, 'customer.subscription.updated', sub.data, previous)]
     : [];
   return { body: sub.data, events };
+}
+
+/**
+ * Subscription schedules, the subset the adapter uses: made from a subscription (one phase: its current period, or its
+ * trial), updated to two phases (the current one, ending at the period's end, then a new price with no proration),
+ * released. The next phase is kept on the subscription (stripe.billing.ts nextPhase) and started by its renewal.
+ */
+async function createSchedule(sb: Sandbox, em: EntityManager, account: Account, b: Obj): Promise<Result> {
+  const subId = strParam(b.from_subscription, 'from_subscription', true)!;
+  const sub = await findObject(em, account, 'subscription', subId, true);
+  if (!sub) throw notFound('subscription', subId, 'from_subscription');
+  if (sub.data.status === 'canceled')
+    throw new ApiError(400, 'A canceled subscription cannot be migrated to a schedule.', 'parameter_invalid', null);
+  if (sub.data.schedule)
+    throw new ApiError(
+      400,
+      `You cannot migrate a subscription that is already attached to a schedule: \`${sub.data.schedule}\`.`,
+      'parameter_invalid',
+      'from_subscription',
+    );
+  const item = sub.data.items.data[0];
+  const phase = {
+    start_date: item.current_period_start,
+    end_date: item.current_period_end,
+    items: [{ price: item.price.id, quantity: 1 }],
+    proration_behavior: 'create_prorations',
+    trial_end: sub.data.status === 'trialing' ? sub.data.trial_end : null,
+  };
+  const id = gid('sub_sched_');
+  const schedule = createObject(em, account, 'subscription_schedule', {
+    id,
+    object: 'subscription_schedule',
+    status: 'active',
+    subscription: sub.id,
+    customer: sub.data.customer,
+    end_behavior: 'release',
+    current_phase: { start_date: phase.start_date, end_date: phase.end_date },
+    phases: [phase],
+    released_at: null,
+    released_subscription: null,
+    created: unix(await sb.now(account.accountKey)),
+    livemode: account.livemode,
+  });
+  patch(sub, { schedule: id });
+  return { body: schedule.data };
+}
+
+/** A schedule as it stands: released once its subscription no longer names it (the last phase started, or ended). */
+async function scheduleView(em: EntityManager, account: Account, id: string, lock = false) {
+  const schedule = await findObject(em, account, 'subscription_schedule', id, lock);
+  if (!schedule) throw notFound('subscription_schedule', id);
+  if (schedule.data.status === 'active') {
+    const sub = await findObject(em, account, 'subscription', schedule.data.subscription, lock);
+    if (!sub || sub.data.schedule !== id)
+      patch(schedule, {
+        status: 'released',
+        released_at: schedule.data.current_phase?.end_date ?? null,
+        released_subscription: schedule.data.subscription,
+        subscription: null,
+      });
+    return { schedule, sub: sub?.data.schedule === id ? sub : null };
+  }
+  return { schedule, sub: null };
+}
+
+async function updateSchedule(sb: Sandbox, em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
+  const { schedule, sub } = await scheduleView(em, account, id, true);
+  if (!sub || schedule.data.status !== 'active')
+    throw new ApiError(
+      400,
+      `You cannot update a subscription schedule that is currently in the \`${schedule.data.status}\` status.`,
+      'resource_missing',
+      null,
+    );
+  const now = unix(await sb.now(account.accountKey));
+  const phases = listParam(b.phases) as Obj[];
+  if (!phases.length) throw new ApiError(400, 'Missing required param: phases.', 'parameter_missing', 'phases');
+  if (phases.length > 2)
+    throw new ApiError(400, 'The sandbox supports at most two phases.', 'parameter_invalid', 'phases');
+  const current = schedule.data.current_phase;
+  const first = phases[0];
+  const start = intParam(first.start_date, 'phases[0][start_date]') ?? current.start_date;
+  if (start !== current.start_date)
+    throw new ApiError(
+      400,
+      'You can not modify the start date of the current phase.',
+      'parameter_invalid',
+      'phases[0][start_date]',
+    );
+  const item = sub.data.items.data[0];
+  const firstPrice = strParam(
+    listParam(first.items)[0] && (listParam(first.items)[0] as Obj).price,
+    'phases[0][items][0][price]',
+    true,
+  )!;
+  if (firstPrice !== item.price.id)
+    throw new ApiError(
+      400,
+      'The sandbox keeps the current phase on the current price.',
+      'parameter_invalid',
+      'phases[0][items][0][price]',
+    );
+  const end = intParam(first.end_date, 'phases[0][end_date]');
+  let nextPhase: { schedule: string; at: number; price: Obj } | null = null;
+  const stored: Obj[] = [{ ...schedule.data.phases[0], start_date: start, end_date: end ?? current.end_date }];
+  if (phases.length === 2) {
+    if (end == null)
+      throw new ApiError(
+        400,
+        'Every phase but the last needs an end_date.',
+        'parameter_missing',
+        'phases[0][end_date]',
+      );
+    if (end <= now)
+      throw new ApiError(
+        400,
+        'The end_date of phase 0 must be in the future.',
+        'parameter_invalid',
+        'phases[0][end_date]',
+      );
+    if (end !== item.current_period_end)
+      throw new ApiError(
+        400,
+        'The sandbox starts the next phase at the end of the current period (or trial) only.',
+        'parameter_invalid',
+        'phases[0][end_date]',
+      );
+    const second = phases[1];
+    const priceId = strParam(
+      listParam(second.items)[0] && (listParam(second.items)[0] as Obj).price,
+      'phases[1][items][0][price]',
+      true,
+    )!;
+    const price = await findObject(em, account, 'price', priceId);
+    if (!price) throw notFound('price', priceId, 'phases[1][items][0][price]');
+    if (price.data.currency !== sub.data.currency || !price.data.recurring)
+      throw new ApiError(
+        400,
+        'The price must be recurring and in the subscription currency.',
+        'parameter_invalid',
+        'phases[1][items][0][price]',
+      );
+    nextPhase = { schedule: id, at: end, price: price.data };
+    stored.push({
+      start_date: end,
+      end_date: null,
+      items: [{ price: priceId, quantity: 1 }],
+      proration_behavior: strParam(second.proration_behavior, 'phases[1][proration_behavior]') ?? 'create_prorations',
+      trial_end: null,
+    });
+  }
+  patch(schedule, {
+    phases: stored,
+    end_behavior: strParam(b.end_behavior, 'end_behavior') ?? schedule.data.end_behavior,
+  });
+  patch(sub, {}, { nextPhase });
+  return { body: schedule.data };
+}
+
+async function releaseSchedule(em: EntityManager, account: Account, id: string): Promise<Result> {
+  const { schedule, sub } = await scheduleView(em, account, id, true);
+  if (!sub || schedule.data.status !== 'active')
+    throw new ApiError(
+      400,
+      `You cannot release a subscription schedule that is currently in the \`${schedule.data.status}\` status.`,
+      'resource_missing',
+      null,
+    );
+  patch(schedule, {
+    status: 'released',
+    released_at: unix(new Date()),
+    released_subscription: sub.id,
+    subscription: null,
+  });
+  // The subscription keeps its current price; the phases not started never will.
+  patch(sub, { schedule: null }, { nextPhase: null });
+  return { body: schedule.data };
 }
 
 async function cancelSubscription(sb: Sandbox, em: EntityManager, account: Account, id: string): Promise<Result> {
@@ -630,6 +814,23 @@ export function stripeRouter(sb: Sandbox): Router {
     post((em, account, req) => cancelSubscription(sb, em, account, String(req.params.id))),
   );
 
+  r.post(
+    '/subscription_schedules',
+    post((em, account, req) => createSchedule(sb, em, account, req.body as Obj)),
+  );
+  r.get('/subscription_schedules/:id', async (req: Request, res: Response) => {
+    const account = authenticate(req);
+    const { schedule } = await scheduleView(sb.orm.em.fork(), account, String(req.params.id));
+    res.json(schedule.data);
+  });
+  r.post(
+    '/subscription_schedules/:id',
+    post((em, account, req) => updateSchedule(sb, em, account, String(req.params.id), req.body as Obj)),
+  );
+  r.post(
+    '/subscription_schedules/:id/release',
+    post((em, account, req) => releaseSchedule(em, account, String(req.params.id))),
+  );
   r.post(
     '/invoiceitems',
     post((em, account, req) => createInvoiceItem(sb, em, account, req.body as Obj)),

@@ -12,7 +12,8 @@ import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
 import { periodOf, taxOf } from './subscription.terms';
 import type { SubscriptionChange } from './subscription.lifecycle';
 import { Coupon, appliesToPlan } from '../coupons';
-import { discountAtPlanChange, discountTermsOf } from './subscription.discount';
+import { discountApplies, discountAtPlanChange, discountTermsOf } from './subscription.discount';
+import { checkSchedulable, dropAtGateway, dropScheduledChange, periodEndOf } from './scheduled-change';
 import { SubscriptionStatus, transition } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
 
@@ -96,17 +97,21 @@ export async function changePlan(
     ctx,
     id,
     'change_plan',
-    (gw, sub) =>
-      gw.changeSubscriptionPrice({
+    // A change scheduled for the period's end is dropped at the gateway first: this one replaces it.
+    async (gw, sub) => {
+      await dropAtGateway(gw, sub);
+      await gw.changeSubscriptionPrice({
         providerSubscriptionId: sub.providerSubscriptionId!,
         providerPriceId,
         amount: gatewayAmount,
         currency: price.currency,
         // One key per command (its claim's time): a later change back to this price must reach the gateway again.
         idempotencyKey: `change-${sub.id}-${price.id}-${sub.pendingCommandAt?.getTime() ?? Date.now()}`,
-      }),
+      });
+    },
     async (change, now) => {
       const sub = change.sub;
+      dropScheduledChange(change, 'change_plan');
       if (price.currency !== sub.currency)
         throw new DomainError(
           'currency_mismatch',
@@ -214,6 +219,102 @@ export async function changePlan(
         sub.creditBalance += result.creditNote.total;
       }
     },
+  );
+  return result;
+}
+
+/**
+ * Change plan with `effective: period_end` (docs/subscriptions.md "Scheduled changes"), from active and trialing: nothing
+ * changes now (no proration, no invoice); the new price is registered at the gateway at the amount the renewal will
+ * charge (the subscription's tax, and its coupon's discount when the coupon applies to the new plan and has periods
+ * left) and the gateway told to move to it at the period's (trial's) end, which it answers with the instant it will.
+ * The subscription shows the change as `scheduledChange` until the renewal applies it. A second one replaces the first;
+ * the same one again changes nothing.
+ */
+export async function scheduleChangeAtPeriodEnd(
+  service: SubscriptionService,
+  ctx: Ctx,
+  id: string,
+  input: ChangePlanInput,
+): Promise<ChangePlanResult> {
+  const current = await service.subscription(ctx, id);
+  transition(current.status, 'schedule_change', 'api');
+  checkSchedulable(current);
+  const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
+  if (!plan.billingFrequency) {
+    throw new DomainError(
+      'plan_not_recurring',
+      `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`,
+      'plan_id',
+    );
+  }
+  const price = await pickPrice(ctx, plan, input.priceId, current.currency);
+  if (price.id === current.priceId)
+    throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
+  const result = Object.assign(new ChangePlanResult(), {
+    subscription: current,
+    proration: null,
+    invoice: null,
+    creditNote: null,
+  });
+  if (current.scheduledChangeData?.priceId === price.id) return result; // already scheduled
+  const product = await findOr404(ctx.em, Product, plan.productId, 'product');
+  const connection = await service.connectionOf(ctx.em, current);
+  const gateway = service.providers.gatewayFor(connection);
+  const coupon = current.couponId ? await ctx.em.findOne(Coupon, { id: current.couponId }) : null;
+  const couponFollows = !!current.couponId && (!coupon || appliesToPlan(coupon, plan.id));
+  // The renewal at the period's end is the next billed period: discounted when the coupon follows and has periods left.
+  const nextDiscount =
+    couponFollows && discountApplies(current) ? discountOn(price.amount, discountTermsOf(current)) : 0;
+  const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxOf(current)).recurring;
+  const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, {
+    price,
+    plan,
+    product,
+    gatewayAmount,
+    discounted: nextDiscount > 0,
+  });
+  let effectiveAt: Date | null = null;
+  result.subscription = await service.command(
+    ctx,
+    id,
+    'schedule_change',
+    async (gw, sub) => {
+      if (!sub.providerSubscriptionId) return;
+      ({ effectiveAt } = await gw.scheduleSubscriptionPriceChange({
+        providerSubscriptionId: sub.providerSubscriptionId,
+        providerPriceId,
+        amount: gatewayAmount,
+        currency: price.currency,
+        idempotencyKey: `schedule-${sub.id}-${price.id}-${sub.pendingCommandAt?.getTime() ?? Date.now()}`,
+      }));
+    },
+    (change, now) => {
+      const sub = change.sub;
+      checkSchedulable(sub);
+      const at = (effectiveAt ?? periodEndOf(sub, now)).toISOString();
+      const replaced = sub.scheduledChangeData;
+      change.move('schedule_change', 'api', {
+        from_plan_id: sub.planId,
+        to_plan_id: plan.id,
+        from_price_id: sub.priceId,
+        to_price_id: price.id,
+        effective_at: at,
+        ...(replaced ? { replaced_plan_id: replaced.planId, replaced_price_id: replaced.priceId } : {}),
+      });
+      sub.scheduledChangeData = {
+        planId: plan.id,
+        priceId: price.id,
+        effectiveAt: at,
+        providerPriceId,
+        gatewayAmount,
+        couponFollows,
+        gatewayDiscounted: nextDiscount > 0,
+      };
+    },
+    undefined,
+    undefined,
+    checkSchedulable,
   );
   return result;
 }

@@ -43,6 +43,27 @@ export enum ScheduledAction {
   RETRY = 'retry',
 }
 
+/** What a scheduled plan change moves to (BillingSubscription.scheduledChangeData), and how the gateway was told. */
+export interface ScheduledChangeData {
+  planId: string;
+  priceId: string;
+  /** When the gateway applies it (ISO 8601): the end of the current period, or of the trial. */
+  effectiveAt: string;
+  /** The gateway price it moves to, at the amount the gateway charges from then on. */
+  providerPriceId: string;
+  gatewayAmount: number;
+  /** The coupon applies to the new plan and goes on discounting; the gateway's new price is discounted. */
+  couponFollows: boolean;
+  gatewayDiscounted: boolean;
+}
+
+@ObjectType({ description: 'A plan change that takes effect at the end of the current period (or trial).' })
+export class ScheduledChange {
+  @Field(() => ID) planId!: string;
+  @Field(() => ID) priceId!: string;
+  @Field(() => DateTime, { description: 'When the renewal that bills the new plan starts.' }) effectiveAt!: Date;
+}
+
 /**
  * A customer's subscription to a plan at one price (docs/subscriptions.md). GraphQL calls it BillingSubscription: the
  * root `Subscription` type of GraphQL has the name. Periods and cycles are the service's own, aligned with the
@@ -195,6 +216,27 @@ export class BillingSubscription extends TenantEntity {
   })
   get pendingGatewayCommand(): string | null {
     return this.pendingOutcome?.command ?? null;
+  }
+
+  /**
+   * A plan change scheduled for the end of the current period or trial (change-plan `effective: period_end`), as the
+   * gateway was told it; applied by the renewal that starts at `effectiveAt` (docs/subscriptions.md).
+   */
+  @Property({ type: 'jsonb', nullable: true, fieldName: 'scheduled_change' })
+  scheduledChangeData?: ScheduledChangeData | null;
+
+  @Field(() => ScheduledChange, {
+    nullable: true,
+    description: 'A plan change scheduled for the end of the current period (or trial); null when none.',
+  })
+  get scheduledChange(): ScheduledChange | null {
+    const d = this.scheduledChangeData;
+    if (!d) return null;
+    return Object.assign(new ScheduledChange(), {
+      planId: d.planId,
+      priceId: d.priceId,
+      effectiveAt: new Date(d.effectiveAt),
+    });
   }
 
   /** When the reconciliation job last read this subscription from the gateway. */

@@ -21,8 +21,23 @@ import { SubscriptionCommand } from './subscription.command-names';
 import { ObservedState, settlePending } from './subscription.pending';
 import { GatewayCommand } from '../gateway-commands';
 import { billFinalUsage } from './usage.billing';
+import { applyScheduledChange } from './scheduled-change';
 
 const S = SubscriptionStatus;
+
+/** Commands whose gateway call schedules, drops or overtakes a scheduled change: a renewal waits for them. */
+const TOUCHES_SCHEDULE = new Set(['schedule_change', 'remove_scheduled_change', 'cancel', 'change_plan']);
+
+/**
+ * A renewal (or a trial's first charge) reported while a command that schedules or drops a change is at the gateway
+ * cannot know yet which plan the gateway charged: the event is refused (the gateway delivers it again), and applied
+ * once the command has written its outcome.
+ */
+function renewalMustWait(sub: BillingSubscription): boolean {
+  const inFlight = commandInFlight(sub);
+  if (!inFlight || !TOUCHES_SCHEDULE.has(inFlight)) return false;
+  return inFlight === 'schedule_change' || !!sub.scheduledChangeData;
+}
 
 /** The `pending_command` the scheduler holds while it ends an abandoned checkout at the gateway. */
 export const CHECKOUT_EXPIRY_CLAIM = 'checkout_expiry';
@@ -129,6 +144,15 @@ export async function applySubscriptionEvent(
   if (sub.pendingOutcome && observed && settlePending(change, observed, now, false)) {
     await change.save();
     return change.followUps;
+  }
+  if (
+    (event.kind === 'subscription.charged' || event.kind === 'subscription.charge_failed') &&
+    (sub.status === S.ACTIVE || sub.status === S.TRIALING) &&
+    renewalMustWait(sub)
+  ) {
+    // Which plan this renewal charged is known once the command at the gateway has written its outcome: the event
+    // is refused (nothing recorded) and applied when the gateway delivers it again.
+    throw new Error(`subscription ${sub.id}: a scheduled plan change is being changed at the gateway; retry the event`);
   }
   switch (event.kind) {
     case 'subscription.authorized':
@@ -258,6 +282,8 @@ async function charged(
   }
   const p = chargedPeriod(sub, event, now);
   if (alreadyBilled(sub, p)) return;
+  // A change scheduled for this period's start: the gateway charged the new plan (scheduled-change.ts).
+  await applyScheduledChange(change, p);
   if (sub.status === S.TRIALING)
     change.move('charge_succeeded', 'webhook', event.method ? { method: event.method } : {});
   enterPeriod(sub, p);
@@ -565,6 +591,7 @@ async function chargeFailed(
   if (!transitionFor(sub.status, 'charge_failed')) return; // late or repeated
   const p = chargedPeriod(sub, event, now);
   if (alreadyBilled(sub, p)) return;
+  await applyScheduledChange(change, p);
   change.move('charge_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: 0 });
   enterPeriod(sub, p);
   const invoice = await billPeriod(change, service, { start: p.start, end: p.end, paid: false, at: now });

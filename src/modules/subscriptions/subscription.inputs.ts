@@ -9,6 +9,15 @@ export enum ProrationBehavior {
 }
 registerEnumType(ProrationBehavior, { name: 'ProrationBehavior' });
 
+/** When a plan change takes effect (docs/subscriptions.md "Scheduled changes"). */
+export enum ChangeEffective {
+  /** Now, prorated. */
+  NOW = 'now',
+  /** At the end of the current period (or trial): nothing changes before; the renewal bills the new plan. */
+  PERIOD_END = 'period_end',
+}
+registerEnumType(ChangeEffective, { name: 'ChangeEffective' });
+
 @InputType()
 export class CreateSubscriptionInput {
   @Field(() => ID) planId!: string;
@@ -54,4 +63,9 @@ export class ChangePlanInput {
   priceId?: string | null;
   @Field(() => ProrationBehavior, { nullable: true, description: 'Default CREATE_PRORATIONS' })
   prorationBehavior?: ProrationBehavior | null;
+  @Field(() => ChangeEffective, {
+    nullable: true,
+    description: 'Default NOW; PERIOD_END schedules the change for the end of the current period (or trial)',
+  })
+  effective?: ChangeEffective | null;
 }

@@ -169,7 +169,12 @@ export class SubscriptionChange implements SubscriptionMoveContext {
     if (this.moves.length) {
       // After the flush above: the payload carries the `updated_at` it wrote. A change without moves (a renewal)
       // has nothing more to write.
-      const object = this.serializer().toRest(this.sub);
+      const object = {
+        ...this.serializer().toRest(this.sub),
+        scheduled_change: this.sub.scheduledChange
+          ? this.serializer().toRest(this.sub.scheduledChange, 'ScheduledChange')
+          : null,
+      };
       // Each webhook is stamped with its audit row's instant, which the flush above read back (merchant time); the
       // creation's audit row is the insert's, and its event is stamped now.
       for (const { eventType, audit } of this.moves) {

@@ -26,7 +26,10 @@ export type SubscriptionTrigger =
   | 'pause'
   | 'resume'
   | 'cancel'
-  | 'change_plan'
+  | 'change_plan' // now; or, by a renewal's webhook, a change scheduled for the period's end taking effect
+  | 'schedule_change' // change-plan effective at the period's (or trial's) end: nothing else changes now
+  | 'remove_scheduled_change'
+  | 'remove_scheduled_cancellation' // cancel_at_period_end cleared: the subscription renews
   // gateway events (triggered_by webhook)
   | 'mandate_authorized' // trial_period_days = 0
   | 'mandate_authorized_with_trial' // trial_period_days > 0
@@ -84,6 +87,7 @@ const CANCEL_BY: TriggeredBy[] = ['api', 'webhook'];
 // The gateway reports a checkout that failed; the scheduler ends one nobody completed.
 const CHECKOUT_END_BY: TriggeredBy[] = ['webhook', 'scheduler'];
 const LIVE = [S.TRIALING, S.ACTIVE, S.PAUSED, S.PAST_DUE, S.HALTED];
+const CHANGE_BY: TriggeredBy[] = ['api', 'webhook'];
 
 export const SUBSCRIPTIONS = defineMachine<
   SubscriptionState,
@@ -109,8 +113,15 @@ export const SUBSCRIPTIONS = defineMachine<
     row('complete', [S.ACTIVE], S.COMPLETED, 'subscription.completed', ['scheduler']),
     row('pause', [S.ACTIVE], S.PAUSED, 'subscription.paused', ['api']),
     row('resume', [S.PAUSED], S.ACTIVE, 'subscription.resumed', ['api']),
-    row('change_plan', [S.TRIALING], S.TRIALING, 'subscription.plan_changed', ['api']),
-    row('change_plan', [S.ACTIVE], S.ACTIVE, 'subscription.plan_changed', ['api']),
+    // A change scheduled for the period's end takes effect with the renewal the gateway reports (by its webhook).
+    row('change_plan', [S.TRIALING], S.TRIALING, 'subscription.plan_changed', CHANGE_BY),
+    row('change_plan', [S.ACTIVE], S.ACTIVE, 'subscription.plan_changed', CHANGE_BY),
+    // Scheduled changes (docs/subscriptions.md "Scheduled changes"): the state stays; the audit row says what changed.
+    row('schedule_change', [S.TRIALING], S.TRIALING, 'subscription.plan_change_scheduled', ['api']),
+    row('schedule_change', [S.ACTIVE], S.ACTIVE, 'subscription.plan_change_scheduled', ['api']),
+    row('remove_scheduled_change', [S.TRIALING], S.TRIALING, 'subscription.scheduled_change_removed', ['api']),
+    row('remove_scheduled_change', [S.ACTIVE], S.ACTIVE, 'subscription.scheduled_change_removed', ['api']),
+    row('remove_scheduled_cancellation', [S.ACTIVE], S.ACTIVE, 'subscription.cancellation_removed', ['api']),
     // None leaves cancelled or completed: a cancelled subscription cannot be resumed, a completed one has ended.
   ],
   refused: (from, on) =>

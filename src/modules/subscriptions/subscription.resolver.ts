@@ -105,7 +105,24 @@ export class SubscriptionResolver {
     return services(ctx).subscriptions.cancel(ctx, id, cancelAtPeriodEnd ?? false);
   }
 
-  @Mutation(() => ChangePlanResult, { description: 'Moves the subscription to another plan or price, with proration.' })
+  @Mutation(() => BillingSubscription, {
+    description: 'Clears cancelAtPeriodEnd on an active subscription: it renews at the period end.',
+  })
+  removeScheduledCancellation(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
+    return services(ctx).subscriptions.removeScheduledCancellation(ctx, id);
+  }
+
+  @Mutation(() => BillingSubscription, {
+    description: 'Removes the plan change scheduled for the period end: the renewal bills the current plan.',
+  })
+  removeScheduledChange(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
+    return services(ctx).subscriptions.removeScheduledChange(ctx, id);
+  }
+
+  @Mutation(() => ChangePlanResult, {
+    description:
+      'Moves the subscription to another plan or price now, with proration, or (effective PERIOD_END) schedules the change for the period end.',
+  })
   changeSubscriptionPlan(@C() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('input') input: ChangePlanInput) {
     return services(ctx).subscriptions.changePlan(ctx, id, input);
   }

@@ -38,10 +38,18 @@ import {
   SubscriptionTaxTreatment,
 } from './subscription.entities';
 import { applyCancel, applyPause, applyResume, cancelDeferred } from './subscription.pending';
+import { ChangeEffective } from './subscription.inputs';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
 import { commandInFlight, FirstMove, SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
-import { changePlan, ChangePlanResult } from './change-plan';
+import { changePlan, ChangePlanResult, scheduleChangeAtPeriodEnd } from './change-plan';
+import {
+  checkPausable,
+  dropAtGateway,
+  dropScheduledChange,
+  removeScheduledCancellation,
+  removeScheduledChange,
+} from './scheduled-change';
 import type { CouponService } from '../coupons';
 import { couponRefused, discountCycles, Coupon, CouponInvalidReason, redeemCoupon } from '../coupons';
 import { MIN_GATEWAY_RECURRING } from './subscription.discount';
@@ -462,6 +470,7 @@ export class SubscriptionService {
       (change, now) => applyPause(change, now),
       undefined,
       { command: 'pause' },
+      checkPausable,
     );
   }
 
@@ -496,8 +505,15 @@ export class SubscriptionService {
             ? gw.cancelSubscription(sub.providerSubscriptionId, { atPeriodEnd: false })
             : Promise.resolve()
           : // A halted subscription's gateway subscription was ended when it halted (stop_collection): done is done.
-            endAtGateway(gw, sub.providerSubscriptionId!, cancelDeferred(sub, atPeriodEnd)),
-      (change, now) => applyCancel(change, now, atPeriodEnd),
+            // A change scheduled for the period's end is dropped first when the subscription goes on to that end
+            // (an immediate cancellation ends the gateway subscription, and its schedule with it).
+            (cancelDeferred(sub, atPeriodEnd) ? dropAtGateway(gw, sub) : Promise.resolve()).then(() =>
+              endAtGateway(gw, sub.providerSubscriptionId!, cancelDeferred(sub, atPeriodEnd)),
+            ),
+      (change, now) => {
+        dropScheduledChange(change, cancelDeferred(change.sub, atPeriodEnd) ? 'cancel_at_period_end' : 'cancel');
+        applyCancel(change, now, atPeriodEnd);
+      },
       // Already set to end: asking again changes nothing and needs no gateway call.
       (sub) => cancelDeferred(sub, atPeriodEnd) && sub.cancelAtPeriodEnd,
       { command: 'cancel', atPeriodEnd },
@@ -505,7 +521,16 @@ export class SubscriptionService {
   }
 
   async changePlan(ctx: Ctx, id: string, input: ChangePlanInput): Promise<ChangePlanResult> {
+    if (input.effective === ChangeEffective.PERIOD_END) return scheduleChangeAtPeriodEnd(this, ctx, id, input);
     return changePlan(this, ctx, id, input);
+  }
+
+  removeScheduledChange(ctx: Ctx, id: string): Promise<BillingSubscription> {
+    return removeScheduledChange(this, ctx, id);
+  }
+
+  removeScheduledCancellation(ctx: Ctx, id: string): Promise<BillingSubscription> {
+    return removeScheduledCancellation(this, ctx, id);
   }
 
   /**
@@ -523,6 +548,8 @@ export class SubscriptionService {
     noop: (sub: BillingSubscription) => boolean = () => false,
     /** pause, resume, cancel: a gateway call without an answer leaves this pending on the subscription. */
     unanswered?: Omit<PendingOutcome, 'since'>,
+    /** The command's own refusals (409) beyond the table's, checked with it before anything reaches the gateway. */
+    guard?: (sub: BillingSubscription) => void,
   ): Promise<BillingSubscription> {
     const tenant = tenantOf(ctx);
     const claimed = await ctx.em.transactional(async (em) => {
@@ -531,6 +558,7 @@ export class SubscriptionService {
       });
       transition(sub.status, trigger, 'api');
       if (noop(sub)) return { sub, skip: true };
+      guard?.(sub);
       const inFlight = commandInFlight(sub);
       if (inFlight) {
         throw new DomainError(
