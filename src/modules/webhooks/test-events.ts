@@ -25,6 +25,8 @@ export const TEST_EVENT_TYPES = [
   'subscription.halted',
   'subscription.completed',
   'subscription.plan_changed',
+  'subscription.plan_change_scheduled',
+  'subscription.scheduled_change_removed',
   'invoice.created',
   'invoice.paid',
   'invoice.upcoming',
@@ -48,7 +50,14 @@ export function sampleObject(
 ): Record<string, unknown> {
   const [resource] = type.split('.');
   if (resource === 'payment') return serializer.toRest(samplePayment(type, merchantId, now));
-  if (resource === 'subscription') return serializer.toRest(sampleSubscription(type, now), 'BillingSubscription');
+  if (resource === 'subscription') {
+    // As real subscription events carry it (docs/subscriptions.md, "Scheduled changes").
+    const change = type === 'subscription.plan_change_scheduled' ? sampleScheduledChange(now) : null;
+    return {
+      ...serializer.toRest(sampleSubscription(type, now), 'BillingSubscription'),
+      scheduled_change: change && serializer.toRest(change, 'ScheduledChange'),
+    };
+  }
   if (resource === 'webhook_endpoint') return serializer.toRest(sampleEndpoint(now), 'WebhookEndpoint');
   const invoice = sampleInvoice(type, now);
   return {
@@ -104,6 +113,11 @@ const SUBSCRIPTION_STATUS: Record<string, string> = {
   halted: 'halted',
   completed: 'completed',
 };
+
+/** A move to another plan at the sample subscription's period end. */
+function sampleScheduledChange(now: Date): Record<string, unknown> {
+  return { planId: uuidv7(), priceId: uuidv7(), effectiveAt: new Date(now.getTime() + 20 * DAY) };
+}
 
 /** A monthly INR subscription (GraphQL field names; the serializer writes them as REST does). */
 function sampleSubscription(type: TestEventType, now: Date): Record<string, unknown> {
