@@ -30,6 +30,7 @@ import { Migration20261201100000_gateway_commands } from './Migration20261201100
 import { Migration20261201110000_collection_payments } from './Migration20261201110000_collection_payments';
 import { Migration20261201120000_pending_outcomes } from './Migration20261201120000_pending_outcomes';
 import { Migration20261201130000_payment_reconciliation } from './Migration20261201130000_payment_reconciliation';
+import { Migration20261202100000_customer_details } from './Migration20261202100000_customer_details';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -63,4 +64,5 @@ export const migrationsList = [
   { name: 'Migration20261201110000_collection_payments', class: Migration20261201110000_collection_payments },
   { name: 'Migration20261201120000_pending_outcomes', class: Migration20261201120000_pending_outcomes },
   { name: 'Migration20261201130000_payment_reconciliation', class: Migration20261201130000_payment_reconciliation },
+  { name: 'Migration20261202100000_customer_details', class: Migration20261202100000_customer_details },
 ];
