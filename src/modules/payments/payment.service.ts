@@ -173,7 +173,11 @@ export class PaymentService {
         paymentId: id,
         amount: amountTotal,
         currency,
-        customer: { email, name: customer.name ?? record?.name ?? null, phone: customer.phone ?? record?.phone ?? null },
+        customer: {
+          email,
+          name: customer.name ?? record?.name ?? null,
+          phone: customer.phone ?? record?.phone ?? null,
+        },
         description:
           (input.referenceId ? `${merchant.name} order ${input.referenceId}` : `Payment to ${merchant.name}`) +
           (taxAmount > 0 ? ' (incl. GST)' : ''),
