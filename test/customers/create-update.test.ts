@@ -99,7 +99,7 @@ describe('POST /customers', () => {
     const dup = await m.test.gql(`mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`, {
       input: { email: e.toUpperCase() },
     });
-    expect(dup.errors[0].extensions).toMatchObject({ code: 'customer_exists', http: { status: 409 } });
+    expect(dup.errors![0].extensions).toMatchObject({ code: 'customer_exists', http: { status: 409 } });
   });
 
   it('an e-mail in use (made here or by a payment) answers 409 customer_exists naming the customer', async () => {
@@ -259,7 +259,7 @@ describe('POST /customers/{id}', () => {
       const g = await client.gql(`mutation($id: ID!) { updateCustomer(id: $id, input: { name: "Stolen" }) { id } }`, {
         id: c.id,
       });
-      expect(g.errors[0].extensions.code).toBe('resource_not_found');
+      expect(g.errors![0].extensions.code).toBe('resource_not_found');
     }
     for (const id of [unknownId(), 'nope'])
       expect((await m.test.post(`/customers/${id}`, { name: 'x' })).status).toBe(404);

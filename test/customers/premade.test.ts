@@ -52,7 +52,7 @@ describe('a customer made before any purchase', () => {
     expect(rg.data.resolveOffering).toEqual({ customerId: c.id, offering: null });
   });
 
-  it("is 404 to another merchant and to the other mode: entitlements, resolve, payments, subscriptions", async () => {
+  it('is 404 to another merchant and to the other mode: entitlements, resolve, payments, subscriptions', async () => {
     const c = await newCustomer(m.test);
     const { plan } = await recurringPlan(other.test);
     for (const client of [m.live, other.test]) {
@@ -78,9 +78,7 @@ describe('a customer made before any purchase', () => {
     });
     expect(s.status).toBe(404);
     expect(s.body.error).toMatchObject({ code: 'resource_not_found', param: 'customer_id' });
-    expect((await ok(other.test.get('/payments?limit=100'))).data.every((p: any) => p.customer_id !== c.id)).toBe(
-      true,
-    );
+    expect((await ok(other.test.get('/payments?limit=100'))).data.every((p: any) => p.customer_id !== c.id)).toBe(true);
     // And an id nobody has: 404 before anything reaches the gateway.
     const unknown = await m.test.post('/payments', {
       amount: 5000,
