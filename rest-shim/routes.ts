@@ -365,11 +365,32 @@ export const routes: Route[] = [
       customers(first: $first, after: $after, email: $email) { edges { node { ...CustomerFields lifetimeRevenue { currency amount } } } ${PAGE} } }`,
   },
   {
+    method: 'post',
+    path: '/customers',
+    tag: 'Customers',
+    status: 201,
+    idempotent: true,
+    conflicts: ['customer_exists'],
+    summary:
+      'Create a customer before any purchase (email required; name, phone, state_code, gstin, address, metadata).',
+    document:
+      'mutation($input: CreateCustomerInput!, $idempotencyKey: String) { createCustomer(input: $input, idempotencyKey: $idempotencyKey) { ...CustomerFields lifetimeRevenue { currency amount } } }',
+  },
+  {
     method: 'get',
     path: '/customers/{id}',
     tag: 'Customers',
     summary: 'Retrieve a customer with active subscription count and lifetime revenue.',
     document: 'query($id: ID!) { customer(id: $id) { ...CustomerFields lifetimeRevenue { currency amount } } }',
+  },
+  {
+    method: 'post',
+    path: '/customers/{id}',
+    tag: 'Customers',
+    conflicts: ['customer_exists'],
+    summary: "Update a customer's details: an omitted field is kept, null clears it (email cannot be cleared).",
+    document:
+      'mutation($id: ID!, $input: UpdateCustomerInput!) { updateCustomer(id: $id, input: $input) { ...CustomerFields lifetimeRevenue { currency amount } } }',
   },
   ...SUBSCRIPTION_ROUTES,
   ...ENTITLEMENT_ROUTES,

@@ -30,6 +30,7 @@ import { Migration20261201100000_gateway_commands } from './Migration20261201100
 import { Migration20261201110000_collection_payments } from './Migration20261201110000_collection_payments';
 import { Migration20261201120000_pending_outcomes } from './Migration20261201120000_pending_outcomes';
 import { Migration20261201130000_payment_reconciliation } from './Migration20261201130000_payment_reconciliation';
+import { Migration20261202100000_customer_details } from './Migration20261202100000_customer_details';
 import { Migration20261202110000_scheduled_changes } from './Migration20261202110000_scheduled_changes';
 import { Migration20261202120000_live_events } from './Migration20261202120000_live_events';
 
@@ -65,6 +66,7 @@ export const migrationsList = [
   { name: 'Migration20261201110000_collection_payments', class: Migration20261201110000_collection_payments },
   { name: 'Migration20261201120000_pending_outcomes', class: Migration20261201120000_pending_outcomes },
   { name: 'Migration20261201130000_payment_reconciliation', class: Migration20261201130000_payment_reconciliation },
+  { name: 'Migration20261202100000_customer_details', class: Migration20261202100000_customer_details },
   { name: 'Migration20261202110000_scheduled_changes', class: Migration20261202110000_scheduled_changes },
   { name: 'Migration20261202120000_live_events', class: Migration20261202120000_live_events },
 ];

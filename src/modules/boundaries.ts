@@ -7,9 +7,9 @@
 export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
   'test-clock': [],
   merchants: [],
-  customers: [],
   providers: [],
   idempotency: ['test-clock'],
+  customers: ['idempotency'],
   catalog: ['idempotency', 'merchants', 'providers', 'test-clock'],
   coupons: ['catalog', 'merchants', 'test-clock'],
   usage: ['catalog', 'idempotency', 'test-clock'],

@@ -156,6 +156,7 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   // A pending payment cannot be refunded: for its owner that is a 409, which proves the record was found.
   'post /payments/{id}/refund': { body: { amount: 100 }, own: [409, 'payment_not_refundable'] },
   'get /customers/{id}': {},
+  'post /customers/{id}': { body: { name: 'Stolen', email: 'stolen@example.com' } },
   'get /subscriptions/{id}': {},
   'get /offerings/{id}': {},
   'post /offerings/{id}/packages': {

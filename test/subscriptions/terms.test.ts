@@ -183,15 +183,19 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await count()).toBe(1);
     const failing = await createSubscription(m.test, plan.id, { customer_id: customerId, customer_email: undefined });
     await authorise(m.test, failing, { outcome: 'success', card_number: '4000000000000341' });
-    await createSubscription(m.test, trialPlan.id, { customer_id: customerId }).then((s) => authorise(m.test, s));
-    await createSubscription(m.test, plan.id, { customer_id: customerId }); // created: not counted
-    const paused = await createSubscription(m.test, plan.id, { customer_id: customerId }).then((s) =>
+    await createSubscription(m.test, trialPlan.id, { customer_id: customerId, customer_email: undefined }).then((s) =>
       authorise(m.test, s),
     );
+    await createSubscription(m.test, plan.id, { customer_id: customerId, customer_email: undefined }); // created: not counted
+    const paused = await createSubscription(m.test, plan.id, {
+      customer_id: customerId,
+      customer_email: undefined,
+    }).then((s) => authorise(m.test, s));
     await ok(m.test.post(`/subscriptions/${paused.subscription.id}/pause`));
-    const ended = await createSubscription(m.test, plan.id, { customer_id: customerId }).then((s) =>
-      authorise(m.test, s),
-    );
+    const ended = await createSubscription(m.test, plan.id, {
+      customer_id: customerId,
+      customer_email: undefined,
+    }).then((s) => authorise(m.test, s));
     await ok(m.test.post(`/subscriptions/${ended.subscription.id}/cancel`));
     expect(await count()).toBe(3); // 2 active + 1 trialing
     await h.clock.advance(m, after(a.current_period_end));

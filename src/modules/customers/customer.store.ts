@@ -36,6 +36,31 @@ export function customerUpsertCte(d: CustomerDetails): { sql: string; params: un
 }
 
 /**
+ * As customerUpsertCte, for a customer the request names by id (`customer_id`, already found to be the tenant's): the
+ * CTE `c(id, name, phone)` over it, the record gaining the details it lacked (never losing what it has; `updated_at`
+ * moves only when something was filled in). No details: a plain read, no row written.
+ */
+export function customerByIdCte(id: string, d: Omit<CustomerDetails, 'email'>): { sql: string; params: unknown[] } {
+  if (d.name == null && d.phone == null && d.stateCode == null && d.gstin == null) {
+    return { sql: 'c as (select id, name, phone from customers where {tenant} and id = ?::uuid)', params: [id] };
+  }
+  return {
+    sql: `c as (
+       update customers as x set
+         name = coalesce(x.name, d.name), phone = coalesce(x.phone, d.phone),
+         state_code = coalesce(x.state_code, d.state_code), gstin = coalesce(x.gstin, d.gstin),
+         updated_at = case when (x.name is null and d.name is not null) or (x.phone is null and d.phone is not null)
+           or (x.state_code is null and d.state_code is not null) or (x.gstin is null and d.gstin is not null)
+           then now() else x.updated_at end
+       from (select ?::text as name, ?::text as phone, ?::text as state_code, ?::text as gstin) d
+       where {tenant:x} and x.id = ?::uuid
+       returning x.id, x.name, x.phone
+     )`,
+    params: [d.name ?? null, d.phone ?? null, d.stateCode ?? null, d.gstin ?? null, id],
+  };
+}
+
+/**
  * SQL pieces for statements of other modules that read the tenant's customer in the same statement as their own rows.
  * Each names the customer's tenant with `{tenant...}` (the enclosing tenant statement fills it in) and takes the
  * customer's id as SQL (`?`, a column of the enclosing statement).

@@ -4,6 +4,8 @@
  */
 export { Customer } from './customer.entities';
 export { CurrencyAmount, CustomerResolver } from './customer.resolver';
-export { CustomerService, normaliseEmail, validateCustomerDetails } from './customer.service';
-export { customerSql, customerUpsertCte } from './customer.store';
+export { CustomerService, normaliseEmail, purchaseCustomer, validateCustomerDetails } from './customer.service';
+export type { PurchaseCustomerInput } from './customer.service';
+export { CreateCustomerInput, UpdateCustomerInput } from './customer.inputs';
+export { customerByIdCte, customerSql, customerUpsertCte } from './customer.store';
 export type { CustomerDetails } from './customer.store';

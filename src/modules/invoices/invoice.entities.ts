@@ -75,7 +75,7 @@ export class InvoiceRecipient {
   @Field(() => String, { nullable: true }) gstin!: string | null;
   /** 2-digit GST state code. */
   @Field(() => String, { nullable: true }) stateCode!: string | null;
-  /** Null until customers carry an address. */
+  /** The customer's address at issue (null: it had none). */
   @Field(() => String, { nullable: true }) address!: string | null;
 }
 

@@ -87,7 +87,7 @@ export interface InvoiceDraft {
   heads?: LineTax | null;
   /**
    * The parties the document states (docs/invoices-and-gst.md), when fixed before it (a credit note may repeat its
-   * original's). Default: the merchant's name and address and the customer's name and e-mail now, with the GSTINs and
+   * original's). Default: the merchant's name and address and the customer's name, e-mail and address now, with the GSTINs and
    * states the document is taxed under.
    */
   supplier?: InvoiceSupplier | null;
@@ -489,10 +489,11 @@ function supplierAtIssue(merchant: Merchant, gstin: string | null, stateCode: st
   return { name: merchant.name, gstin, stateCode, address: merchant.address ?? null };
 }
 
-/** The recipient a document states: the customer's name and e-mail now, the GSTIN and state it is taxed under. */
+/**
+ * The recipient a document states: the customer's name, e-mail and address now, the GSTIN and state it is taxed under.
+ */
 function recipientAtIssue(customer: Customer, gstin: string | null, stateCode: string | null): InvoiceRecipient {
-  // Customers carry no address yet: the key is there, null.
-  return { name: customer.name ?? null, email: customer.email, gstin, stateCode, address: null };
+  return { name: customer.name ?? null, email: customer.email, gstin, stateCode, address: customer.address ?? null };
 }
 
 function lineItem(

@@ -1,5 +1,5 @@
 import { IsOptional, MaxLength } from 'class-validator';
-import { Field, InputType } from 'type-graphql';
+import { Field, ID, InputType } from 'type-graphql';
 import { JSONObject, Money } from '../../core/scalars';
 import { Provider } from '../providers';
 
@@ -11,7 +11,18 @@ export class CreatePaymentInput {
   @IsOptional()
   @MaxLength(3)
   currency?: string | null;
-  @Field() @MaxLength(254) customerEmail!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description: 'An existing customer (POST /v1/customers); else customer_email finds or creates one',
+  })
+  customerId?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "Required unless customer_id; with customer_id it must be that customer's e-mail",
+  })
+  @IsOptional()
+  @MaxLength(254)
+  customerEmail?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) customerPhone?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(255) customerName?: string | null;
   @Field(() => String, { nullable: true, description: '2-digit GST state code' })

@@ -15,7 +15,7 @@ import type { Serializer } from '../../core/serialize';
 import { requireInteger, validateMetadata, validateUrl } from '../../core/validate';
 import { GatewayError, type GatewayEvent, type GatewayPort } from '../../gateways/port';
 import type { CommandJob, GatewayCommand, GatewayCommands } from '../gateway-commands';
-import { Customer, normaliseEmail, validateCustomerDetails } from '../customers';
+import { Customer, purchaseCustomer } from '../customers';
 import { ProviderConnection, fromGatewayError, ProviderService } from '../providers';
 import { currentMerchant } from '../merchants';
 import { Payment, PaymentStatus, Refund, RefundStatus } from './payment.entities';
@@ -138,15 +138,9 @@ export class PaymentService {
       throw new DomainError('amount_too_small', `amount must be at least ${MIN_PAYMENT_AMOUNT} subunits.`, 'amount');
     }
     const currency = normaliseCurrency(input.currency ?? 'INR');
-    const email = normaliseEmail(input.customerEmail);
-    const customer = {
-      email,
-      name: input.customerName ?? null,
-      phone: input.customerPhone ?? null,
-      stateCode: input.customerStateCode ?? null,
-      gstin: input.customerGstin ?? null,
-    };
-    validateCustomerDetails(customer);
+    // The customer: `customer_id` (read now: 404 before any gateway call), else found or created by e-mail.
+    const { record, details: customer } = await purchaseCustomer(ctx, input);
+    const email = customer.email;
     const metadata = validateMetadata(input.metadata);
     validateUrl(input.successUrl, 'success_url');
     validateUrl(input.cancelUrl, 'cancel_url');
@@ -161,9 +155,10 @@ export class PaymentService {
     // GST on the amount (docs/invoices-and-gst.md), fixed now: the checkout charges amount + tax, and the invoice shows
     // that tax. The customer record (found by e-mail) is read only when it can decide the tax or the invoice's GSTIN.
     const stored =
-      gstApplies(currency, merchant.gstin) && customer.gstin == null
+      record ??
+      (gstApplies(currency, merchant.gstin) && customer.gstin == null
         ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true })
-        : null;
+        : null);
     const taxParties = paymentTaxParties(currency, merchant, customer, stored);
     const taxAmount = paymentTax(input.amount, currency, taxParties);
     const amountTotal = input.amount + taxAmount;
@@ -178,7 +173,11 @@ export class PaymentService {
         paymentId: id,
         amount: amountTotal,
         currency,
-        customer: { email, name: customer.name, phone: customer.phone },
+        customer: {
+          email,
+          name: customer.name ?? record?.name ?? null,
+          phone: customer.phone ?? record?.phone ?? null,
+        },
         description:
           (input.referenceId ? `${merchant.name} order ${input.referenceId}` : `Payment to ${merchant.name}`) +
           (taxAmount > 0 ? ' (incl. GST)' : ''),
@@ -191,9 +190,10 @@ export class PaymentService {
       throw fromGatewayError(err);
     }
 
-    // The payment with its customer, found or created by e-mail, in one statement (payment.store.ts).
+    // The payment with its customer (by id, else found or created by e-mail) in one statement (payment.store.ts).
     return insertPayment(ctx.em, {
       id,
+      customerId: record?.id ?? null,
       amount: input.amount,
       taxAmount,
       amountTotal,

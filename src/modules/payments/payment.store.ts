@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { Mode, TenantParams } from '../../core/entity';
 import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
-import { CustomerDetails, customerUpsertCte } from '../customers';
+import { CustomerDetails, customerByIdCte, customerUpsertCte } from '../customers';
 import { invoiceSql } from '../invoices';
 import type { SnapshotTaxParties } from '../invoices';
 import { COLLECTED_STATUSES, Payment, Refund } from './payment.entities';
@@ -19,6 +19,8 @@ export interface NewPayment {
   amountTotal: number;
   taxParties: SnapshotTaxParties;
   currency: string;
+  /** The customer the request named by id (its e-mail in `customer`), else null: found or created by e-mail. */
+  customerId: string | null;
   customer: CustomerDetails;
   referenceId: string | null;
   metadata: Record<string, string>;
@@ -32,12 +34,13 @@ export interface NewPayment {
 }
 
 /**
- * Writes the payment with its customer, found or created by e-mail, in one statement (a prepared one: every payment
- * runs it); the payment takes the request's name and phone, else the customer's.
+ * Writes the payment with its customer, the one named by id or found or created by e-mail, in one statement (a
+ * prepared one: every payment runs it; the customer gains the details it lacked); the payment takes the request's
+ * name and phone, else the customer's.
  */
 export async function insertPayment(em: EntityManager, p: NewPayment): Promise<Payment> {
   const c = p.customer;
-  const customer = customerUpsertCte(c);
+  const customer = p.customerId ? customerByIdCte(p.customerId, c) : customerUpsertCte(c);
   const rows = await tenantQuery(
     em,
     `with ${customer.sql}

@@ -23,7 +23,7 @@ import {
   recordGatewayPrice,
   subscriptionTerms,
 } from '../catalog';
-import { Customer, normaliseEmail, validateCustomerDetails } from '../customers';
+import { Customer, CustomerDetails, purchaseCustomer } from '../customers';
 import type { IdempotentAttempt } from '../idempotency';
 import type { InvoiceService } from '../invoices';
 import { currentMerchant } from '../merchants';
@@ -223,7 +223,7 @@ export class SubscriptionService {
     try {
       return await ctx.em.transactional(async (em) => {
         // The table's first move, written with its audit row; the outbox event and the live notice go with the commit.
-        const owner = 'id' in customer && customer.id ? { id: customer.id } : customer;
+        const owner = customer.id ? { id: customer.id, fill: customer.fill } : customer;
         const insert = (first: FirstMove) => insertSubscription(em, fields, owner, uuidv7(), first);
         const change = await SubscriptionChange.create(em, this.serializer, this.commands, insert);
         if (coupon) await this.redeem(em, change.sub, coupon, terms.clockOffsetMs);
@@ -284,7 +284,10 @@ export class SubscriptionService {
     }
   }
 
-  /** The request's customer: `customer_id`, else found or created by `customer_email` when the subscription is written. */
+  /**
+   * The request's customer (docs/payments.md, "Customers"): `customer_id`, else found or created by `customer_email`
+   * when the subscription is written; the request's details fill in what the record lacks (the record's win for tax).
+   */
   private async customerFor(
     ctx: Ctx,
     input: CreateSubscriptionInput,
@@ -295,27 +298,19 @@ export class SubscriptionService {
     phone?: string | null;
     stateCode?: string | null;
     gstin?: string | null;
+    fill?: CustomerDetails;
   }> {
-    const details = {
-      name: input.customerName ?? null,
-      phone: input.customerPhone ?? null,
-      stateCode: input.customerStateCode ?? null,
-      gstin: input.customerGstin ?? null,
+    const { record: c, details } = await purchaseCustomer(ctx, input);
+    if (!c) return details;
+    return {
+      id: c.id,
+      email: c.email,
+      name: c.name ?? details.name,
+      phone: c.phone ?? details.phone,
+      stateCode: c.stateCode ?? details.stateCode,
+      gstin: c.gstin ?? details.gstin,
+      fill: details,
     };
-    if (input.customerId) {
-      const c = await findOr404(ctx.em, Customer, input.customerId, 'customer', { param: 'customer_id' });
-      return { id: c.id, email: c.email, name: c.name, phone: c.phone, stateCode: c.stateCode, gstin: c.gstin };
-    }
-    if (!input.customerEmail) {
-      throw new DomainError(
-        'parameter_missing',
-        'Missing required parameter: customer_email (or customer_id).',
-        'customer_email',
-      );
-    }
-    const customer = { email: normaliseEmail(input.customerEmail), ...details };
-    validateCustomerDetails(customer);
-    return customer;
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Mode, TenantParams } from '../../core/entity';
 import { aliasedColumns, aliasedPart, Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../core/sql';
-import { Customer, CustomerDetails, customerSql, customerUpsertCte } from '../customers';
+import { Customer, CustomerDetails, customerByIdCte, customerSql, customerUpsertCte } from '../customers';
 import { Merchant, merchantSql } from '../merchants';
 import { gatewayEventCte, GatewayEventRow } from '../payments';
 import type { SubscriptionPeriodColumn } from '../usage';
@@ -63,18 +63,22 @@ export type NewSubscription = Omit<
 
 /**
  * Writes a new subscription in the state of its first move (subscription.lifecycle.ts SubscriptionChange.create) for
- * the customer `customer` (an id, or details to find or create the tenant's customer by e-mail in the same statement),
- * with the move's audit row, in one statement.
+ * the customer `customer` (an id, with details to fill in, or details to find or create the tenant's customer by e-mail
+ * in the same statement), with the move's audit row, in one statement.
  */
 export async function insertSubscription(
   em: EntityManager,
   s: NewSubscription,
-  customer: { id: string } | CustomerDetails,
+  customer: { id: string; fill?: CustomerDetails } | CustomerDetails,
   eventId: string,
   first: FirstMove,
 ): Promise<BillingSubscription> {
-  const byEmail = 'email' in customer;
-  const cte = byEmail ? customerUpsertCte(customer) : { sql: 'c as (select ?::uuid as id)', params: [customer.id] };
+  const cte =
+    'email' in customer
+      ? customerUpsertCte(customer)
+      : customer.fill
+        ? customerByIdCte(customer.id, customer.fill)
+        : { sql: 'c as (select ?::uuid as id)', params: [customer.id] };
   const rows = await tenantQuery(
     em,
     `with ${cte.sql},
