@@ -171,6 +171,16 @@ export const routes: Route[] = [
   },
   {
     method: 'post',
+    path: '/admin/merchants/{id}/api-keys/roll',
+    tag: 'Operator',
+    auth: 'admin',
+    summary:
+      "Roll a merchant's secret key for one mode (operator token), e.g. when the merchant lost it: the answer holds the new key, shown this once; the old one stops after grace_seconds (default 0).",
+    document:
+      'mutation($id: ID!, $input: RollMerchantApiKeyInput!) { rollMerchantApiKey(id: $id, input: $input) { ...RolledApiKeyFields } }',
+  },
+  {
+    method: 'post',
     path: '/api-keys/roll',
     tag: 'Merchant',
     summary: "Roll this mode's secret key: a new key is issued; the old one stops after grace_seconds (default 0).",

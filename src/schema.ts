@@ -29,7 +29,7 @@ import { gatewayCommandResolvers } from './modules/gateway-commands';
 import { newPubSub, PubSub } from './core/pubsub';
 
 /** Root fields open to the operator token; every other root field needs a merchant key. */
-const OPERATOR_FIELDS = new Set(['createMerchant']);
+const OPERATOR_FIELDS = new Set(['createMerchant', 'rollMerchantApiKey']);
 
 /**
  * Checks every operation passes through, in one place: authentication (a root field without a merchant principal

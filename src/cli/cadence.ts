@@ -40,7 +40,7 @@ Commands:
   clock                        Show the test clock's time (test mode)
   clock advance <duration>     Move the test clock forward: 30d, 12h, 90m, 3600s (test mode)
   merchants create --name ...  Onboard a merchant (operator token) and print its keys
-  keys roll                    Roll this mode's secret key and print the new one
+  keys roll                    Roll a secret key (yours, or a merchant's as the operator) and print the new one
 
 Options of every command:
   --api-key KEY      Secret key sk_test_... or sk_live_... (env CADENCE_API_KEY)
@@ -544,21 +544,40 @@ Options:
 
 const keys: Command = {
   help: `Usage: cadence keys roll [--grace-seconds N] [--api-key KEY] [--url URL]
+       cadence keys roll --merchant ID --mode test|live [--grace-seconds N] [--admin-token TOKEN] [--url URL]
 
-Rolls the secret key of the key's own merchant and mode (POST /v1/api-keys/roll): prints the new key (shown this
-once) as JSON. The old key stops working after --grace-seconds (default 0: at once).`,
-  options: { 'grace-seconds': { type: 'string' } },
+Rolls a secret key and prints the new one (shown this once) as JSON. The old key stops working after
+--grace-seconds (default 0: at once).
+
+With a merchant's key: rolls that key's own merchant and mode (POST /v1/api-keys/roll).
+With --merchant: the operator rolls that merchant's key for --mode, e.g. when the merchant lost it
+(POST /v1/admin/merchants/{id}/api-keys/roll; needs the server's ADMIN_TOKEN: --admin-token or env ADMIN_TOKEN).`,
+  options: {
+    'grace-seconds': { type: 'string' },
+    merchant: { type: 'string' },
+    mode: { type: 'string' },
+    'admin-token': { type: 'string' },
+  },
   async run(values, positionals, io) {
     if (positionals.length !== 1 || positionals[0] !== 'roll') throw new UsageError('Usage: cadence keys roll.');
     const grace = values['grace-seconds'];
     if (grace !== undefined && !/^\d+$/.test(String(grace)))
       throw new UsageError('--grace-seconds must be a whole number of seconds.');
-    const rolled = await call(
-      merchantTarget(values, io),
-      'POST',
-      '/api-keys/roll',
-      grace === undefined ? {} : { grace_seconds: Number(grace) },
-    );
+    const graceBody = grace === undefined ? {} : { grace_seconds: Number(grace) };
+    const merchant = values.merchant as string | undefined;
+    if (merchant === undefined) {
+      if (values.mode !== undefined) throw new UsageError('--mode goes with --merchant (a key decides its own mode).');
+      io.out(JSON.stringify(await call(merchantTarget(values, io), 'POST', '/api-keys/roll', graceBody), null, 2));
+      return;
+    }
+    if (values.mode !== 'test' && values.mode !== 'live') throw new UsageError('--merchant needs --mode test or live.');
+    const token = (values['admin-token'] as string | undefined) ?? io.env.ADMIN_TOKEN;
+    if (!token) throw new UsageError('No operator token: pass --admin-token or set ADMIN_TOKEN (the server’s).');
+    const path = `/admin/merchants/${encodeURIComponent(merchant)}/api-keys/roll`;
+    const rolled = await call({ url: baseUrl(values, io), auth: token }, 'POST', path, {
+      mode: values.mode,
+      ...graceBody,
+    });
     io.out(JSON.stringify(rolled, null, 2));
   },
 };

@@ -186,6 +186,34 @@ describe('cadence merchants create and keys roll', () => {
     expect((await request(`${h.app.url}/v1/products`, { key: created.api_keys.test })).status).toBe(200);
   });
 
+  it('lets the operator roll a merchant’s key by id (one mode only), and refuses a merchant key or unknown id', async () => {
+    const created = JSON.parse((await cli(['merchants', 'create', '--name', 'Lost Key Co'], { ADMIN_TOKEN })).stdout);
+    const roll = ['keys', 'roll', '--merchant', created.id, '--mode', 'test'];
+    const rolled = JSON.parse((await cli(roll, { ADMIN_TOKEN })).stdout);
+    expect(rolled).toMatchObject({ object: 'api_key', mode: 'test', secret_key: expect.stringMatching(/^sk_test_/) });
+    expect((await request(`${h.app.url}/v1/products`, { key: rolled.secret_key })).status).toBe(200);
+    expect((await request(`${h.app.url}/v1/products`, { key: created.api_keys.test })).status).toBe(401);
+    expect((await request(`${h.app.url}/v1/products`, { key: created.api_keys.live })).status).toBe(200);
+
+    // A merchant's own key is not the operator token: refused, and nothing rolled.
+    const asMerchant = await request(`${h.app.url}/v1/admin/merchants/${created.id}/api-keys/roll`, {
+      method: 'POST',
+      key: created.api_keys.live,
+      body: { mode: 'live' },
+    });
+    expect(asMerchant.status).toBe(401);
+    expect((await request(`${h.app.url}/v1/products`, { key: created.api_keys.live })).status).toBe(200);
+
+    const unknown = await outcome(
+      ['keys', 'roll', '--merchant', '01a22031-0000-7000-8000-000000000000', '--mode', 'live'],
+      {
+        ADMIN_TOKEN,
+      },
+    );
+    expect(unknown).toMatchObject({ code: 1, stderr: expect.stringContaining('resource_not_found') });
+    expect(await outcome(['keys', 'roll', '--merchant', created.id], { ADMIN_TOKEN })).toMatchObject({ code: 2 });
+  });
+
   it('refuses bad input and a wrong operator token with the service’s message and exit 1', async () => {
     const bad = await outcome(['merchants', 'create', '--name', 'X', '--state-code', '7'], { ADMIN_TOKEN });
     expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('state_code') });

@@ -3,6 +3,7 @@ import { Arg, Ctx as C, Field, ID, InputType, Int, Mutation, ObjectType, Query, 
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { DomainError } from '../../core/errors';
+import { Mode } from '../../core/entity';
 import { DateTime } from '../../core/scalars';
 import { services } from '../../services';
 import { currentMerchant } from './current-merchant';
@@ -88,6 +89,13 @@ export class RolledApiKey {
   @Field(() => DateTime, { description: 'When the previous key stops working.' }) previousKeyExpiresAt!: Date;
 }
 
+@InputType({ description: "Operator only: which of a merchant's keys to roll." })
+export class RollMerchantApiKeyInput {
+  @Field(() => Mode) mode!: Mode;
+  @Field(() => Int, { nullable: true, description: 'Seconds the previous key keeps working (0 to 604800; default 0).' })
+  graceSeconds?: number | null;
+}
+
 @Resolver()
 export class MerchantResolver {
   @Query(() => Merchant, { description: 'The merchant the secret key belongs to.' })
@@ -131,6 +139,26 @@ export class MerchantResolver {
     const { merchantId } = tenantOf(ctx);
     const m = await services(ctx).merchants.updateBillingSettings(merchantId, { maxRetries });
     return Object.assign(new BillingSettings(), { merchantId: m.id, maxRetries: m.maxRetries });
+  }
+
+  @Mutation(() => RolledApiKey, {
+    description:
+      "Operator only (ADMIN_TOKEN): issue a new secret key for a merchant's mode, e.g. when the merchant lost it; the old one stops after graceSeconds.",
+  })
+  async rollMerchantApiKey(
+    @C() ctx: Ctx,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: RollMerchantApiKeyInput,
+  ): Promise<RolledApiKey> {
+    if (ctx.principal.kind !== 'admin')
+      throw new DomainError('invalid_api_key', 'This operation needs the operator token.');
+    const r = await services(ctx).merchants.rollKeyOf(id, input.mode, { graceSeconds: input.graceSeconds ?? 0 });
+    return Object.assign(new RolledApiKey(), {
+      secretKey: r.secretKey,
+      mode: input.mode,
+      last4: r.apiKey.last4,
+      previousKeyExpiresAt: r.previousKeyExpiresAt,
+    });
   }
 
   @Mutation(() => RolledApiKey, {

@@ -3,7 +3,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import currencyCodes from 'currency-codes';
 import { make, Mode } from '../../core/entity';
-import { DomainError, invalid } from '../../core/errors';
+import { validate as isUuid } from 'uuid';
+import { DomainError, invalid, notFound } from '../../core/errors';
 import { announce, Change } from '../../core/events';
 import { ApiKey, Merchant } from './merchant.entities';
 import { checkGstStateCode, normaliseGstin } from '../../core/gstin';
@@ -269,6 +270,13 @@ export class MerchantService {
    * `graceSeconds` (0: at once). Runs in one transaction: a failure leaves the old key working. The commit announces
    * an `api_key` change, so every process drops the retired keys from its cache and cuts their open WebSockets.
    */
+  /** rollKey for the operator, who names the merchant: 404 when there is none. */
+  async rollKeyOf(merchantId: string, mode: Mode, opts: { graceSeconds?: number } = {}) {
+    const exists = isUuid(merchantId) && (await this.root.fork().count(Merchant, { id: merchantId })) > 0;
+    if (!exists) throw notFound('merchant', merchantId, 'id');
+    return this.rollKey(merchantId, mode, opts);
+  }
+
   async rollKey(merchantId: string, mode: Mode, opts: { apiKeyId?: string; graceSeconds?: number } = {}) {
     const grace = opts.graceSeconds ?? 0;
     if (!Number.isInteger(grace) || grace < 0 || grace > 7 * 24 * 3600) {
