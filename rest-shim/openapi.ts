@@ -205,6 +205,12 @@ class Components {
     return (key) => ref(this.names.get(key)!);
   }
 
+  /** A bare JSON array of `item` (a root field answering a GraphQL list), as a component called `name`. */
+  arrayAnswer(name: string, item: Schema): Schema {
+    this.schemas[name] = { type: 'array', items: item };
+    return ref(name);
+  }
+
   listEnvelope(itemName: string): Schema {
     const name = `${itemName}List`;
     this.schemas[name] = {
@@ -307,9 +313,16 @@ function errorAnswers(route: CompiledRoute, hasBody: boolean): Record<string, Sc
   return out;
 }
 
-/** The JSON answer: the named shape, or its list envelope. */
+/** The root field answers a GraphQL list (not a connection): the REST answer is a bare JSON array of the shape. */
+function answersArray(route: CompiledRoute): boolean {
+  return isListType(isNonNullType(route.resultType) ? route.resultType.ofType : route.resultType);
+}
+
+/** The JSON answer: the named shape, its list envelope, or a bare array of it named after the root field. */
 function success(c: Components, route: CompiledRoute, item: Schema): Schema {
-  return route.isList ? c.listEnvelope(String(item.$ref).split('/').pop()!) : item;
+  if (route.isList) return c.listEnvelope(String(item.$ref).split('/').pop()!);
+  if (answersArray(route)) return c.arrayAnswer(route.rootField[0].toUpperCase() + route.rootField.slice(1), item);
+  return item;
 }
 
 /** A file route's answer (Route.binary): the bytes in the route's media type, named by Content-Disposition. */
