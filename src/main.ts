@@ -35,13 +35,16 @@ async function main() {
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
   // The supervisor prints the banner once all its API processes listen.
   if (member) member.listening(app.url, connections.total);
-  else
-    await printBanner(config, db, app.services, {
+  else {
+    const demo = await printBanner(config, db, app.services, {
       url: app.url,
       sandboxUrl: app.sandboxUrl,
       sandboxHere: app.sandbox !== null,
       connections: connections.text,
     });
+    // /docs tries the API as the demo merchant (docs/api.md "Trying the API in /docs").
+    if (demo) app.docsDemo = { merchantId: demo.merchantId, testKey: demo.keys.test };
+  }
 
   return {
     forceAfterMs: API_STOP_MS,

@@ -6,7 +6,7 @@ import { logger } from './core/logger';
 import { SecretBox } from './core/secrets';
 import { entities } from './entities';
 import { RunningSandbox, startSandbox } from './gateways/sandbox';
-import { connectDemoGateways, ensureDemoMerchant } from './demo';
+import { connectDemoGateways, DemoMerchant, ensureDemoMerchant } from './demo';
 import type { Services } from './services';
 
 /**
@@ -133,14 +133,14 @@ export interface BannerFacts {
 
 /**
  * What `npm start` prints once the API answers. On the embedded database it first makes sure of the demo merchant
- * (connected to the sandbox's gateways) and prints its keys.
+ * (connected to the sandbox's gateways), prints its keys and answers it (else null).
  */
 export async function printBanner(
   config: Config,
   db: ServiceDatabase,
   services: Services,
   facts: BannerFacts,
-): Promise<void> {
+): Promise<DemoMerchant | null> {
   const { url, sandboxUrl } = facts;
   const banner: string[] = [
     '',
@@ -152,8 +152,9 @@ export async function printBanner(
     ...(facts.processes ? [`  Processes     ${facts.processes}`] : []),
     `  Database      ${db.embedded ? `embedded PostgreSQL (data in ${config.dataDir})` : 'DATABASE_URL'}; ${facts.connections}`,
   ];
+  let demo: DemoMerchant | null = null;
   if (db.embedded) {
-    const demo = await ensureDemoMerchant(db.orm, config.dataDir);
+    demo = await ensureDemoMerchant(db.orm, config.dataDir);
     if (sandboxUrl) {
       try {
         await connectDemoGateways(db.orm, services, demo.merchantId);
@@ -170,4 +171,5 @@ export async function printBanner(
     );
   }
   process.stdout.write(banner.join('\n') + '\n\n');
+  return demo;
 }

@@ -79,7 +79,11 @@ describe('the harness hook in request()', () => {
 
 describe('checkAgainst', () => {
   const checker = openApiValidator(doc);
-  const json = (body: unknown) => ({ contentType: 'application/json; charset=utf-8', body, text: JSON.stringify(body) });
+  const json = (body: unknown) => ({
+    contentType: 'application/json; charset=utf-8',
+    body,
+    text: JSON.stringify(body),
+  });
   const check = (method: string, p: string, status: number, body: unknown) =>
     checkAgainst(checker, method, p, status, json(body));
 
