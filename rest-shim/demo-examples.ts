@@ -79,12 +79,15 @@ export async function demoExampleValues(
   const set = (ref: DemoRef, value: string | undefined) => {
     if (value !== undefined) out[ref] = value;
   };
-  const priced = nodes(d.products).flatMap((p) => p.plans.filter((pl) => pl.defaultPrice).map((pl) => ({ p, pl })));
+  // A product's plans come oldest first: reversed, the newest plan of the newest product leads.
+  const plans = nodes(d.products).flatMap((p) => [...p.plans].reverse().map((pl) => ({ p, pl })));
+  const priced = plans.filter((x) => x.pl.defaultPrice);
   const subscription = nodes(d.subscriptions).find((s) => s.status === 'ACTIVE' || s.status === 'PAUSED');
   const samePlans = priced.filter((x) => x.p.id === subscription?.productId && x.pl.id !== subscription?.planId);
   set('product_family', nodes(d.productFamilies)[0]?.id);
   set('product', nodes(d.products)[0]?.id);
   set('plan', priced[0]?.pl.id);
+  set('new_plan', plans[0]?.pl.id);
   set('price', priced[0]?.pl.defaultPrice?.id);
   set('other_plan', (samePlans[0] ?? priced[0])?.pl.id);
   set('customer', nodes(d.customers)[0]?.id);

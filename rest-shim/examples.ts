@@ -11,8 +11,10 @@
 export const DEMO_REFS = [
   'product_family',
   'product',
-  /** A plan with a default price, of the newest product that has one. */
+  /** A plan with a default price, the newest of the newest product that has one (subscribe to it). */
   'plan',
+  /** The newest plan of the newest product with plans, priced or not (give it prices). */
+  'new_plan',
   /** That plan's default price. */
   'price',
   /** Another plan with a default price of the same product as `subscription`'s plan (else `plan`). */
@@ -153,8 +155,8 @@ export const PARAM_EXAMPLES: Record<string, Record<string, string>> = {
   '/products/{id}': { id: demo('product') },
   '/products/{id}/plans': { id: demo('product') },
   '/plans/{id}': { id: demo('plan') },
-  '/plans/{id}/prices': { id: demo('plan') },
-  '/plans/{id}/usage-rates': { id: demo('plan') },
+  '/plans/{id}/prices': { id: demo('new_plan') },
+  '/plans/{id}/usage-rates': { id: demo('new_plan') },
   '/prices/{id}': { id: demo('price') },
   '/providers/connections/{id}': { id: demo('connection') },
   '/payments/{id}': { id: demo('payment') },
