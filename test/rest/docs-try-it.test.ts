@@ -91,6 +91,7 @@ const ALL_STEPS: { op: string; before?: () => Promise<void>; operator?: boolean 
   // Last: the key rolls (the old one keeps working for the example's grace period).
   { op: 'POST /api-keys/roll' },
 ];
+// DOCS_STEPS=n: only the first n steps, each logged with its time (when working on the examples).
 const STEPS = process.env.DOCS_STEPS ? ALL_STEPS.slice(0, Number(process.env.DOCS_STEPS)) : ALL_STEPS;
 
 /** Loads /docs, runs one operation by its example through "Try it out" and "Execute"; answers status and body. */
