@@ -21,6 +21,7 @@ import { ERROR_CODES, ErrorCode } from '../src/core/errors';
 import { CompiledRoute, compileRoute } from './compile';
 import { restEnumValue, restName } from './mapping';
 import { routes } from './routes';
+import { BODY_EXAMPLES, EXAMPLE_VALUES, fillExamples, PARAM_EXAMPLES } from './examples';
 
 /**
  * OpenAPI 3.1 document of the REST API, generated from the route table and the GraphQL types.
@@ -205,6 +206,12 @@ class Components {
     return (key) => ref(this.names.get(key)!);
   }
 
+  /** A bare JSON array of `item` (a root field answering a GraphQL list), as a component called `name`. */
+  arrayAnswer(name: string, item: Schema): Schema {
+    this.schemas[name] = { type: 'array', items: item };
+    return ref(name);
+  }
+
   listEnvelope(itemName: string): Schema {
     const name = `${itemName}List`;
     this.schemas[name] = {
@@ -307,9 +314,16 @@ function errorAnswers(route: CompiledRoute, hasBody: boolean): Record<string, Sc
   return out;
 }
 
-/** The JSON answer: the named shape, or its list envelope. */
+/** The root field answers a GraphQL list (not a connection): the REST answer is a bare JSON array of the shape. */
+function answersArray(route: CompiledRoute): boolean {
+  return isListType(isNonNullType(route.resultType) ? route.resultType.ofType : route.resultType);
+}
+
+/** The JSON answer: the named shape, its list envelope, or a bare array of it named after the root field. */
 function success(c: Components, route: CompiledRoute, item: Schema): Schema {
-  return route.isList ? c.listEnvelope(String(item.$ref).split('/').pop()!) : item;
+  if (route.isList) return c.listEnvelope(String(item.$ref).split('/').pop()!);
+  if (answersArray(route)) return c.arrayAnswer(route.rootField[0].toUpperCase() + route.rootField.slice(1), item);
+  return item;
 }
 
 /** A file route's answer (Route.binary): the bytes in the route's media type, named by Content-Disposition. */
@@ -326,15 +340,36 @@ function operationId(route: CompiledRoute): string {
   return [route.rootField, ...(route.filePath ?? []).map((k) => k[0].toUpperCase() + k.slice(1))].join('');
 }
 
-/** OpenAPI 3.1 document of the REST API, generated from the route table and the GraphQL types. */
+/** `POST /products/{id}`: how rest-shim/examples.ts names an operation. */
+const key = (route: { method: string; path: string }) => `${route.method.toUpperCase()} ${route.path}`;
+
+/**
+ * The document as JSON text whose examples still hold their tokens (rest-shim/examples.ts): the service fills them
+ * per serve with `fillExamples` (the demo merchant's ids, a fresh unique token).
+ */
+export function openApiTemplate(schema: GraphQLSchema): string {
+  return JSON.stringify(buildDocument(schema));
+}
+
+/** OpenAPI 3.1 document of the REST API, its examples showing fixed example ids (schema/openapi.json). */
 export function openApiDocument(schema: GraphQLSchema): Schema {
+  return JSON.parse(fillExamples(openApiTemplate(schema), EXAMPLE_VALUES, 'demo')) as Schema;
+}
+
+function buildDocument(schema: GraphQLSchema): Schema {
   const c = new Components();
   // Inputs and answers are all registered before answer shapes are named, so every name is chosen knowing the others.
   const operations = routes
     .map((r) => compileRoute(schema, r))
     .map((route) => {
       const parameters: Schema[] = [
-        ...route.pathParams.map((p) => ({ name: p, in: 'path', required: true, schema: { type: 'string' } })),
+        ...route.pathParams.map((p) => ({
+          name: p,
+          in: 'path',
+          required: true,
+          schema: { type: 'string' },
+          ...(PARAM_EXAMPLES[route.path]?.[p] ? { example: PARAM_EXAMPLES[route.path][p] } : {}),
+        })),
         ...(route.method === 'get' || route.inputType
           ? [...route.argParams].map(([name, spec]) => ({
               name,
@@ -374,7 +409,12 @@ export function openApiDocument(schema: GraphQLSchema): Schema {
         ? {
             requestBody: {
               required: !!route.inputType && isNonNullType(route.inputType),
-              content: { 'application/json': { schema: body } },
+              content: {
+                'application/json': {
+                  schema: body,
+                  ...(BODY_EXAMPLES[key(route)] ? { example: BODY_EXAMPLES[key(route)] } : {}),
+                },
+              },
             },
           }
         : {}),

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
@@ -25,7 +26,9 @@ import { createSchema } from './schema';
 import type { Services } from './services';
 import { createServices } from './container';
 import { restRouter } from '../rest-shim/router';
-import { openApiDocument } from '../rest-shim/openapi';
+import { openApiTemplate } from '../rest-shim/openapi';
+import { EXAMPLE_VALUES, fillExamples } from '../rest-shim/examples';
+import { demoExampleValues, DocsDemo } from '../rest-shim/demo-examples';
 
 export interface RunningApp {
   server: http.Server;
@@ -39,6 +42,11 @@ export interface RunningApp {
   listener: PgListener;
   /** The GraphQL IDE at /graphql: in the demo setting, given the demo merchant's test key (src/startup.ts). */
   ide: GraphQLIde;
+  /**
+   * The demo merchant /docs tries the API as (docs/api.md "Trying the API in /docs"): its test key pre-filled in
+   * Authorize and its newest objects in the examples. Set by `npm start` on the embedded database; null: none.
+   */
+  docsDemo: DocsDemo | null;
   close(): Promise<void>;
 }
 
@@ -83,11 +91,28 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     }
   });
 
-  const openapi = openApiDocument(schema);
-  app.get('/v1/openapi.json', (_req, res) => void res.json(openapi));
+  // The examples' tokens (rest-shim/examples.ts): fixed example ids, or the demo merchant's newest objects.
+  const openapiTemplate = openApiTemplate(schema);
+  const openapi = fillExamples(openapiTemplate, EXAMPLE_VALUES, 'demo');
+  let docsDemo: DocsDemo | null = null;
+  app.get('/v1/openapi.json', async (req, res, next) => {
+    try {
+      const demo = docsDemo;
+      const text = demo
+        ? fillExamples(
+            openapiTemplate,
+            await demoExampleValues(schema, orm, services, demo),
+            crypto.randomBytes(3).toString('hex'),
+          )
+        : openapi;
+      res.type('application/json').send(text);
+    } catch (err) {
+      next(err);
+    }
+  });
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   app.use('/docs/assets', express.static(swaggerDir, { index: false }));
-  app.get('/docs', (_req, res) => void res.type('html').send(docsPage()));
+  app.get('/docs', (_req, res) => void res.type('html').send(docsPage(docsDemo?.testKey ?? null)));
 
   app.use(providerWebhooks(orm, services)); // raw bodies: before the JSON parser
   const jsonBody = express.json({ limit: '1mb', type: () => true, strict: false, verify: utf8Body }); // bytes that are not UTF-8: 400
@@ -143,6 +168,12 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     sandbox,
     listener,
     ide,
+    get docsDemo() {
+      return docsDemo;
+    },
+    set docsDemo(demo: DocsDemo | null) {
+      docsDemo = demo;
+    },
     // Apollo's drain plugin stops accepting connections and waits for requests in flight; websockets are disposed.
     // Long commands in flight (a test-clock advance) are told to stop first: they end at their next step and answer.
     close: async () => {
@@ -165,12 +196,16 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   };
 }
 
-function docsPage(): string {
+/** Swagger UI over /v1/openapi.json; with a demo key, Authorize holds it already (a JSON literal in the script). */
+function docsPage(demoKey: string | null): string {
+  const authorize = demoKey
+    ? `, onComplete: () => window.ui.preauthorizeApiKey('secretKey', ${JSON.stringify(demoKey).replace(/</g, '\\u003c')})`
+    : '';
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Cadence REST API</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true, validatorUrl: null });</script>
+<script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', deepLinking: true, validatorUrl: null${authorize} });</script>
 </body></html>`;
 }

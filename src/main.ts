@@ -42,8 +42,12 @@ async function main() {
       sandboxHere: app.sandbox !== null,
       connections: connections.text,
     });
-    // The demo setting: the IDE opens with the demo merchant's test key, the one the banner shows.
-    if (demo) app.ide.demoKey = demo.keys.test;
+    // The demo setting: the IDE and /docs work as the demo merchant, with the test key the banner shows
+    // (docs/api.md, "The GraphQL IDE" and "Trying the API in /docs").
+    if (demo) {
+      app.ide.demoKey = demo.keys.test;
+      app.docsDemo = { merchantId: demo.merchantId, testKey: demo.keys.test };
+    }
   }
 
   return {

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/core/db';
 import { entities } from '../../src/entities';
 import { RunningSandbox, startSandbox } from '../../src/gateways/sandbox';
 import { freshDatabase } from './database';
+import { checkAnswer, checkAnswersOf, forgetService } from './openapi-check';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -30,8 +31,9 @@ export async function request<T = any>(
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
+  const method = init.method ?? (body !== undefined ? 'POST' : 'GET');
   const res = await fetch(url, {
-    method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+    method,
     headers,
     body,
     redirect: 'manual',
@@ -43,6 +45,8 @@ export async function request<T = any>(
   } catch {
     /* not JSON */
   }
+  // A REST answer of the service must be what its OpenAPI document says (test/harness/openapi-check.ts).
+  await checkAnswer(method, url, res.status, { contentType: res.headers.get('content-type'), body: parsed, text });
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
@@ -115,6 +119,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     ...overrides,
   };
   const app = await startApp(config, orm, 0);
+  checkAnswersOf(app.url);
   const sql = {
     count: 0,
     reset() {
@@ -169,6 +174,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       return { id: r.body.id, keys, test: new Client_(app.url, keys.test), live: new Client_(app.url, keys.live) };
     },
     async close() {
+      forgetService(app.url);
       await app.close();
       if (sandbox && sandbox !== app.sandbox) await sandbox.close();
       await orm.close(true);

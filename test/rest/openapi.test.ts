@@ -8,6 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { routes } from '../../rest-shim/routes';
+import { BODY_EXAMPLES, PARAM_EXAMPLES } from '../../rest-shim/examples';
+import { openApiValidator, validatorFor } from '../harness/openapi-check';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -121,6 +124,35 @@ describe('schema/openapi.json', () => {
     expect(doc.components.schemas.PaymentStatus.enum.every((v: string) => v === v.toLowerCase())).toBe(true);
   });
 
+  it('gives every request body a valid example, and every path parameter one', () => {
+    const doc = JSON.parse(fs.readFileSync(DOCUMENT, 'utf8'));
+    const checker = openApiValidator(doc);
+    const problems: string[] = [];
+    for (const [p, methods] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [m, op] of Object.entries<any>(methods)) {
+        const where = `${m.toUpperCase()} ${p}`;
+        for (const param of op.parameters ?? []) {
+          if (param.in === 'path' && typeof param.example !== 'string')
+            problems.push(`${where}: no example of {${param.name}}`);
+        }
+        const media = op.requestBody?.content['application/json'];
+        if (!media) continue;
+        if (media.example === undefined) {
+          problems.push(`${where}: no request body example (rest-shim/examples.ts BODY_EXAMPLES)`);
+          continue;
+        }
+        const validate = validatorFor(checker, media.schema);
+        if (!validate(media.example))
+          problems.push(`${where}: the example is no valid body: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    // Every example belongs to an operation of the route table (none is left behind by a renamed route).
+    const ops = new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+    expect(Object.keys(BODY_EXAMPLES).filter((k) => !ops.has(k))).toEqual([]);
+    expect(Object.keys(PARAM_EXAMPLES).filter((p) => !routes.some((r) => r.path === p))).toEqual([]);
+  });
+
   it('generates a TypeScript client (openapi-typescript) whose resource, input and list types type-check', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-openapi-client-'));
     try {
@@ -167,6 +199,10 @@ export const body: paths['/payments']['post']['requestBody']['content']['applica
 };
 export const notFound: paths['/payments/{id}']['get']['responses'][404]['content']['application/json']['error']['code'] = 'resource_not_found';
 export const refund = (r: Schemas['Refund']): string => r.payment_id;
+type Events = paths['/subscriptions/{id}/events']['get']['responses'][200]['content']['application/json'];
+export const lastState = (events: Events): string | undefined => events[events.length - 1]?.to_state;
+// @ts-expect-error the events answer is a bare array, not a list envelope
+export const eventsPage = (events: Events) => events.data;
 // @ts-expect-error enum values are REST's lower case
 export const upper: Payment['status'] = 'SUCCEEDED';
 // @ts-expect-error amounts are integers, not strings
