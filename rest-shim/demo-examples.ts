@@ -104,5 +104,6 @@ export async function demoExampleValues(
   set('coupon', nodes(d.coupons)[0]?.id);
   set('coupon_code', nodes(d.coupons)[0]?.code);
   set('invoice', nodes(d.invoices)[0]?.id);
+  set('merchant', demo.merchantId);
   return out;
 }

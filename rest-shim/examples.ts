@@ -38,6 +38,8 @@ export const DEMO_REFS = [
   'invoice',
   /** The newest coupon's code. */
   'coupon_code',
+  /** The demo merchant itself (operator routes). */
+  'merchant',
 ] as const;
 export type DemoRef = (typeof DEMO_REFS)[number];
 
@@ -73,6 +75,17 @@ const CANCEL_URL = 'https://shop.example/cart';
 export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
   'POST /admin/merchants': { name: 'Acme Learning', gstin: '29ABCDE1234F1ZW', reporting_currency: 'INR' },
   'POST /api-keys/roll': { grace_seconds: 86400 },
+  // The live key: the test key /docs is authorized with keeps working.
+  'POST /admin/merchants/{id}/api-keys/roll': { mode: 'live', grace_seconds: 86400 },
+  'POST /customers': {
+    email: `asha.${UNIQUE}@example.com`,
+    name: 'Asha Rao',
+    phone: '+919876543210',
+    state_code: '29',
+    address: '12 MG Road, Bengaluru 560001',
+    metadata: { crm_id: 'C-1042' },
+  },
+  'POST /customers/{id}': { name: 'Asha R.', address: '4th Floor, 80 Residency Road, Bengaluru 560025' },
   'POST /product-families': { name: 'Courses', description: 'Online courses' },
   'POST /products': {
     name: 'Pro',
@@ -106,7 +119,11 @@ export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
     cancel_url: CANCEL_URL,
   },
   'POST /subscriptions/{id}/cancel': { cancel_at_period_end: true },
-  'POST /subscriptions/{id}/change-plan': { plan_id: demo('other_plan'), proration_behavior: 'create_prorations' },
+  'POST /subscriptions/{id}/change-plan': {
+    plan_id: demo('other_plan'),
+    proration_behavior: 'create_prorations',
+    effective: 'now',
+  },
   'POST /merchant/billing-settings': { max_retries: 3 },
   'POST /entitlements': { lookup_key: `certificates_${UNIQUE}`, name: 'Certificates' },
   'POST /entitlements/{id}/products': { product_ids: [demo('product')] },
@@ -117,7 +134,7 @@ export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
     description: 'Shop backend',
   },
   'POST /webhooks/endpoints/{id}/toggle': { enabled: true },
-  'POST /webhooks/trigger-test': { endpoint_id: demo('webhook_endpoint') },
+  'POST /webhooks/trigger-test': { type: 'payment.succeeded', endpoint_id: demo('webhook_endpoint') },
   'POST /test-clock/advance': { seconds: 3600 },
   'POST /experiments': {
     name: `Annual first ${UNIQUE}`,
@@ -161,6 +178,7 @@ export const PARAM_EXAMPLES: Record<string, Record<string, string>> = {
   '/providers/connections/{id}': { id: demo('connection') },
   '/payments/{id}': { id: demo('payment') },
   '/payments/{id}/refund': { id: demo('payment') },
+  '/admin/merchants/{id}/api-keys/roll': { id: demo('merchant') },
   '/customers/{id}': { id: demo('customer') },
   '/subscriptions/{id}': { id: demo('subscription') },
   '/subscriptions/{id}/events': { id: demo('subscription') },
@@ -168,6 +186,8 @@ export const PARAM_EXAMPLES: Record<string, Record<string, string>> = {
   '/subscriptions/{id}/resume': { id: demo('subscription') },
   '/subscriptions/{id}/cancel': { id: demo('subscription') },
   '/subscriptions/{id}/change-plan': { id: demo('subscription') },
+  '/subscriptions/{id}/scheduled-change': { id: demo('subscription') },
+  '/subscriptions/{id}/scheduled-cancellation': { id: demo('subscription') },
   '/subscriptions/customer/{customer_id}/entitlements': { customer_id: demo('customer') },
   '/entitlements/{id}': { id: demo('entitlement') },
   '/entitlements/{id}/products': { id: demo('entitlement') },

@@ -79,6 +79,8 @@ const ALL_STEPS: { op: string; before?: () => Promise<void>; operator?: boolean 
   { op: 'POST /offerings/{id}/packages' },
   { op: 'POST /offerings/{id}/make-current' },
   { op: 'POST /paywalls' },
+  { op: 'POST /customers' },
+  { op: 'POST /customers/{id}' },
   { op: 'POST /offerings/resolve' },
   { op: 'POST /experiments' },
   { op: 'POST /experiments/{id}' },
@@ -88,6 +90,7 @@ const ALL_STEPS: { op: string; before?: () => Promise<void>; operator?: boolean 
   { op: 'POST /coupons/validate' },
   { op: 'POST /test-clock/advance' },
   { op: 'POST /admin/merchants', operator: true },
+  { op: 'POST /admin/merchants/{id}/api-keys/roll', operator: true },
   // Last: the key rolls (the old one keeps working for the example's grace period).
   { op: 'POST /api-keys/roll' },
 ];
