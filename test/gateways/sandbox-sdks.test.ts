@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
+import { SecretBox } from '../../src/core/secrets';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -214,6 +215,26 @@ describe('Razorpay SDK reaching the sandbox through HTTPS_PROXY and NODE_EXTRA_C
       expect(cert.ca).toBe(false);
     } finally {
       await second.close();
+    }
+  });
+
+  it('a sandbox started with another ENCRYPTION_KEY on the database starts, with a new certificate it can use', async () => {
+    const before = await (await fetch(`${env.sandbox.url}/_sandbox/certificates/api.razorpay.com.pem`)).text();
+    const otherKey = SecretBox.fromEnv('', { ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64') });
+    const other = await startSandbox({ databaseUrl: env.databaseUrl, port: 0, secrets: otherKey });
+    try {
+      const shown = await (await fetch(`${other.url}/_sandbox/certificates/api.razorpay.com.pem`)).text();
+      expect(shown).not.toBe(before);
+      expect(new crypto.X509Certificate(shown).checkHost('api.razorpay.com')).toBe('api.razorpay.com');
+      // The next start with that key shows the same one: it was stored, sealed with that key.
+      const again = await startSandbox({ databaseUrl: env.databaseUrl, port: 0, secrets: otherKey });
+      try {
+        expect(await (await fetch(`${again.url}/_sandbox/certificates/api.razorpay.com.pem`)).text()).toBe(shown);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await other.close();
     }
   });
 

@@ -1617,6 +1617,18 @@ describe(`nesting deeper than ${MAX_JSON_DEPTH} levels`, () => {
 describe('string lengths', () => {
   /** Every String field of every GraphQL input, and the column (entity.property) or columns it is stored in. */
   const COLUMNS: Record<string, string[]> = {
+    'CreateCustomerInput.email': ['Customer.email'],
+    'CreateCustomerInput.name': ['Customer.name'],
+    'CreateCustomerInput.phone': ['Customer.phone'],
+    'CreateCustomerInput.stateCode': ['Customer.stateCode'],
+    'CreateCustomerInput.gstin': ['Customer.gstin'],
+    'CreateCustomerInput.address': ['Customer.address'],
+    'UpdateCustomerInput.email': ['Customer.email'],
+    'UpdateCustomerInput.name': ['Customer.name'],
+    'UpdateCustomerInput.phone': ['Customer.phone'],
+    'UpdateCustomerInput.stateCode': ['Customer.stateCode'],
+    'UpdateCustomerInput.gstin': ['Customer.gstin'],
+    'UpdateCustomerInput.address': ['Customer.address'],
     'CreateOfferingInput.lookupKey': ['Offering.lookupKey'],
     'CreateOfferingInput.name': ['Offering.name'],
     'CreateOfferingInput.description': ['Offering.description'],

@@ -43,7 +43,8 @@ export async function recurringPlan(
 export function subscriptionBody(planId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     plan_id: planId,
-    customer_email: `sub-${rnd()}@example.com`,
+    // An existing customer (customer_id) is named by its id alone: a different e-mail beside it is refused.
+    ...('customer_id' in overrides ? {} : { customer_email: `sub-${rnd()}@example.com` }),
     customer_name: 'Asha Rao',
     success_url: 'https://merchant.example/welcome?sub={SUBSCRIPTION_ID}',
     cancel_url: 'https://merchant.example/pricing',

@@ -1,5 +1,6 @@
 import selfsigned from 'selfsigned';
 import type { Pool } from 'pg';
+import { logger } from '../../core/logger';
 import type { SecretBox } from './sealed';
 
 /**
@@ -39,9 +40,15 @@ export async function createTlsIdentity(host: string, now = new Date()): Promise
 const INSERT = `
 insert into sandbox_tls_identities (host, certificate, private_key) values ($1, $2, $3)
 on conflict (host) do nothing`;
+const REPLACE = `
+update sandbox_tls_identities set certificate = $2, private_key = $3 where host = $1 and private_key = $4`;
 const SELECT = 'select certificate, private_key from sandbox_tls_identities where host = $1';
 
-/** The database's identity for `host`: the one stored, or a new one stored now (the first writer wins a race). */
+/**
+ * The database's identity for `host`: the one stored, or a new one stored now (the first writer wins a race). One
+ * sealed with another ENCRYPTION_KEY (a process started with a different key on this database) cannot be opened: it
+ * is replaced by a new one, and clients that trusted the old certificate download the new one (docs/sandbox.md).
+ */
 export async function loadTlsIdentity(pool: Pool, secrets: SecretBox, host: string): Promise<TlsIdentity> {
   const read = async () => (await pool.query<{ certificate: string; private_key: string }>(SELECT, [host])).rows[0];
   let row = await read();
@@ -50,5 +57,23 @@ export async function loadTlsIdentity(pool: Pool, secrets: SecretBox, host: stri
     await pool.query(INSERT, [host, made.cert, secrets.seal(made.key)]);
     row = await read();
   }
-  return { host, cert: row.certificate, key: secrets.open(row.private_key) };
+  const stored = opened(secrets, host, row);
+  if (stored) return stored;
+  logger.warn({ host }, 'sandbox certificate sealed with another ENCRYPTION_KEY: replaced by a new one');
+  const made = await createTlsIdentity(host);
+  await pool.query(REPLACE, [host, made.cert, secrets.seal(made.key), row.private_key]);
+  // Another process may have replaced it first: its identity when sealed with our key too, else our own.
+  return opened(secrets, host, await read()) ?? made;
+}
+
+function opened(
+  secrets: SecretBox,
+  host: string,
+  row: { certificate: string; private_key: string },
+): TlsIdentity | null {
+  try {
+    return { host, cert: row.certificate, key: secrets.open(row.private_key) };
+  } catch {
+    return null;
+  }
 }
