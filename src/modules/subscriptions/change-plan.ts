@@ -9,7 +9,7 @@ import { gatewayAmounts, prorate, discountOn } from '../../money';
 import { SubscriptionCommand } from './subscription.command-names';
 import { BillingSubscription } from './subscription.entities';
 import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
-import { periodOf, taxOf } from './subscription.terms';
+import { moveToPlan, periodOf, taxOf } from './subscription.terms';
 import type { SubscriptionChange } from './subscription.lifecycle';
 import { Coupon, appliesToPlan } from '../coupons';
 import { discountApplies, discountAtPlanChange, discountTermsOf } from './subscription.discount';
@@ -53,17 +53,7 @@ export async function changePlan(
 ): Promise<ChangePlanResult> {
   const current = await service.subscription(ctx, id);
   transition(current.status, 'change_plan', 'api');
-  const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
-  if (!plan.billingFrequency) {
-    throw new DomainError(
-      'plan_not_recurring',
-      `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`,
-      'plan_id',
-    );
-  }
-  const price = await pickPrice(ctx, plan, input.priceId, current.currency);
-  if (price.id === current.priceId)
-    throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
+  const { plan, price } = await targetOf(ctx, current, input);
   const product = await findOr404(ctx.em, Product, plan.productId, 'product');
   const connection = await service.connectionOf(ctx.em, current);
   const gateway = service.providers.gatewayFor(connection);
@@ -137,17 +127,7 @@ export async function changePlan(
         to_price_id: price.id,
         proration_behavior: behavior,
       });
-      Object.assign(sub, {
-        productId: plan.productId,
-        planId: plan.id,
-        priceId: price.id,
-        amount: price.amount,
-        setupFee: price.setupFee,
-        billingFrequency: plan.billingFrequency!,
-        billingInterval: plan.billingInterval,
-        maxCycles: plan.maxCycles ?? null,
-        trialEndAction: plan.trialEndAction,
-      });
+      moveToPlan(sub, plan, price);
       if (!prorated || !sub.currentPeriodStart || !sub.currentPeriodEnd) {
         if (!sameCadence && sub.status === SubscriptionStatus.ACTIVE) restartPeriod(sub, now);
         return;
@@ -240,17 +220,7 @@ export async function scheduleChangeAtPeriodEnd(
   const current = await service.subscription(ctx, id);
   transition(current.status, 'schedule_change', 'api');
   checkSchedulable(current);
-  const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
-  if (!plan.billingFrequency) {
-    throw new DomainError(
-      'plan_not_recurring',
-      `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`,
-      'plan_id',
-    );
-  }
-  const price = await pickPrice(ctx, plan, input.priceId, current.currency);
-  if (price.id === current.priceId)
-    throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
+  const { plan, price } = await targetOf(ctx, current, input);
   const result = Object.assign(new ChangePlanResult(), {
     subscription: current,
     proration: null,
@@ -388,6 +358,26 @@ function restartPeriod(sub: BillingSubscription, now: Date): void {
 }
 
 /** `price_id` (one of the new plan's), else the new plan's default price in the subscription's currency. */
+/** The plan and price a change moves to: a recurring plan, at a price other than the current one. */
+async function targetOf(
+  ctx: Ctx,
+  current: BillingSubscription,
+  input: ChangePlanInput,
+): Promise<{ plan: Plan; price: Price }> {
+  const plan = await findOr404(ctx.em, Plan, input.planId, 'plan', { param: 'plan_id' });
+  if (!plan.billingFrequency) {
+    throw new DomainError(
+      'plan_not_recurring',
+      `Plan ${plan.id} belongs to a one_time product and cannot be subscribed to.`,
+      'plan_id',
+    );
+  }
+  const price = await pickPrice(ctx, plan, input.priceId, current.currency);
+  if (price.id === current.priceId)
+    throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
+  return { plan, price };
+}
+
 async function pickPrice(ctx: Ctx, plan: Plan, priceId: string | null | undefined, currency: string): Promise<Price> {
   if (priceId) {
     const price = await findOr404(ctx.em, Price, priceId, 'price', { param: 'price_id' });

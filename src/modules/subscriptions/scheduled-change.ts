@@ -6,6 +6,7 @@ import { BillingSubscription, ScheduledAction } from './subscription.entities';
 import type { SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus } from './subscription.machine';
 import type { SubscriptionService } from './subscription.service';
+import { moveToPlan } from './subscription.terms';
 
 /**
  * Scheduled changes (docs/subscriptions.md "Scheduled changes"): a plan change at the end of the current period (or
@@ -168,19 +169,8 @@ export async function applyScheduledChange(change: SubscriptionChange, period: {
     effective_at: d.effectiveAt,
   });
   const sameCadence = plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
-  Object.assign(sub, {
-    productId: plan.productId,
-    planId: plan.id,
-    priceId: price.id,
-    amount: price.amount,
-    setupFee: price.setupFee,
-    billingFrequency: plan.billingFrequency!,
-    billingInterval: plan.billingInterval,
-    maxCycles: plan.maxCycles ?? null,
-    trialEndAction: plan.trialEndAction,
-    gatewayDiscounted: d.gatewayDiscounted,
-    scheduledChangeData: null,
-  });
+  moveToPlan(sub, plan, price);
+  Object.assign(sub, { gatewayDiscounted: d.gatewayDiscounted, scheduledChangeData: null });
   // A coupon that does not apply to the new plan ends with the old one (subscription.discount.ts).
   if (sub.couponId && !d.couponFollows) sub.discountCycles = sub.discountCyclesUsed;
   if (!sameCadence && sub.cyclesCompleted > 0) {
