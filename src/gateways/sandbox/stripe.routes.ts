@@ -422,15 +422,21 @@ async function scheduleView(em: EntityManager, account: Account, id: string, loc
   return { schedule, sub: null };
 }
 
-async function updateSchedule(sb: Sandbox, em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
+/** A schedule still managing its subscription, as update and release need it (Stripe's refusal otherwise). */
+async function activeSchedule(em: EntityManager, account: Account, id: string, verb: 'update' | 'release') {
   const { schedule, sub } = await scheduleView(em, account, id, true);
   if (!sub || schedule.data.status !== 'active')
     throw new ApiError(
       400,
-      `You cannot update a subscription schedule that is currently in the \`${schedule.data.status}\` status.`,
+      `You cannot ${verb} a subscription schedule that is currently in the \`${schedule.data.status}\` status.`,
       'resource_missing',
       null,
     );
+  return { schedule, sub };
+}
+
+async function updateSchedule(sb: Sandbox, em: EntityManager, account: Account, id: string, b: Obj): Promise<Result> {
+  const { schedule, sub } = await activeSchedule(em, account, id, 'update');
   const now = unix(await sb.now(account.accountKey));
   const phases = listParam(b.phases) as Obj[];
   if (!phases.length) throw new ApiError(400, 'Missing required param: phases.', 'parameter_missing', 'phases');
@@ -517,14 +523,7 @@ async function updateSchedule(sb: Sandbox, em: EntityManager, account: Account, 
 }
 
 async function releaseSchedule(em: EntityManager, account: Account, id: string): Promise<Result> {
-  const { schedule, sub } = await scheduleView(em, account, id, true);
-  if (!sub || schedule.data.status !== 'active')
-    throw new ApiError(
-      400,
-      `You cannot release a subscription schedule that is currently in the \`${schedule.data.status}\` status.`,
-      'resource_missing',
-      null,
-    );
+  const { schedule, sub } = await activeSchedule(em, account, id, 'release');
   patch(schedule, {
     status: 'released',
     released_at: unix(new Date()),
