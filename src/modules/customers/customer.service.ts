@@ -84,8 +84,6 @@ export async function purchaseCustomer(
   return { record: null, details: c };
 }
 
-const MAX_ADDRESS_LENGTH = 500;
-
 /** A blank text is no text (name, phone, address). */
 const clean = (v: string | null | undefined): string | null => (typeof v === 'string' ? v.trim() || null : null);
 
@@ -95,7 +93,7 @@ type CustomerFields = Pick<Customer, 'email' | 'name' | 'phone' | 'stateCode' | 
 /**
  * The fields an input gives, checked (400 `parameter_invalid` naming the field, before anything is read or written):
  * an e-mail address (kept lower case), a GST state code, a GSTIN (kept upper case, docs/invoices-and-gst.md), a phone
- * number, an address of at most 500 characters, metadata as everywhere. Omitted fields are left out; null clears.
+ * number, an address, metadata as everywhere. Omitted fields are left out; null clears.
  */
 function checkedFields(input: Partial<Record<keyof CustomerFields, unknown>>): Partial<CustomerFields> {
   const out: Partial<CustomerFields> = {};
@@ -110,12 +108,8 @@ function checkedFields(input: Partial<Record<keyof CustomerFields, unknown>>): P
   if (input.gstin !== undefined) details.gstin = (input.gstin as string | null) ?? null;
   validateCustomerDetails(details as CustomerDetails, '');
   if (input.gstin !== undefined) out.gstin = details.gstin;
-  if (input.address !== undefined) {
-    out.address = clean(input.address as string | null);
-    if (out.address != null && out.address.length > MAX_ADDRESS_LENGTH) {
-      throw invalid('address', `address must be at most ${MAX_ADDRESS_LENGTH} characters.`);
-    }
-  }
+  // Its length is the input's bound (customer.inputs.ts), checked before the service is called.
+  if (input.address !== undefined) out.address = clean(input.address as string | null);
   if (input.metadata !== undefined) out.metadata = { ...validateMetadata(input.metadata) };
   return out;
 }
