@@ -5,11 +5,11 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', '.data/', '.test-data/'] },
+  { ignores: ['dist/', 'coverage/', 'node_modules/', '.data/', '.test-data/', 'web/src/gql/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     rules: {
       // `_`-prefixed names are the codebase's way of saying "unused on purpose" (positional parameters, skipped
       // tuple slots, destructuring a field out of a rest).

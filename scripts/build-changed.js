@@ -52,12 +52,45 @@ async function buildChanged(out = process.stdout) {
   out.write(` done in ${Date.now() - started} ms (types: npm run typecheck)\n`);
 }
 
-module.exports = { buildChanged };
+/** Newest modification time of the files under `dir` (0 when there are none). */
+function newest(dir) {
+  let latest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * The dashboard and the portal (web/, docs/dashboard.md): rebuilt by Vite when a source under web/ is newer than
+ * the last build's pages in dist/web. Like the service's build, it checks no types (`npm run build` does).
+ */
+async function buildWebChanged(out = process.stdout) {
+  const page = path.join(OUT, 'web', 'dashboard', 'index.html');
+  let built = 0;
+  try {
+    built = fs.statSync(page).mtimeMs;
+  } catch {
+    // never built
+  }
+  if (built >= newest(path.join(ROOT, 'web'))) return;
+  const started = Date.now();
+  out.write('Building the dashboard and the portal into dist/web ...');
+  const { build } = await import('vite');
+  await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'error' });
+  out.write(` done in ${Date.now() - started} ms\n`);
+}
+
+module.exports = { buildChanged, buildWebChanged };
 
 if (require.main === module) {
-  buildChanged().catch((err) => {
-    process.stdout.write('\n');
-    process.stderr.write(`${err && err.stack ? err.stack : err}\n`);
-    process.exit(1);
-  });
+  // --web: also the dashboard and the portal (npm start; the worker and the sandbox serve no pages).
+  buildChanged()
+    .then(() => (process.argv.includes('--web') ? buildWebChanged() : undefined))
+    .catch((err) => {
+      process.stdout.write('\n');
+      process.stderr.write(`${err && err.stack ? err.stack : err}\n`);
+      process.exit(1);
+    });
 }

@@ -10,6 +10,7 @@ import { newPubSub } from './core/pubsub';
 import { errorHandler, lazyRequestLog, requestContext, RequestSignals, sendError } from './http/request';
 import { mountGraphQL } from './http/graphql';
 import { GraphQLIde } from './http/ide';
+import { webApps } from './http/web-apps';
 import { ChangeListener } from './core/events';
 import { PgListener } from './core/listener';
 import { ping } from './core/sql';
@@ -126,6 +127,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   const rest = restRouter({ schema, orm, services, signals });
   app.use('/v1', rest.router);
   const ide = new GraphQLIde();
+  app.use(webApps(() => ide.demoKey)); // /dashboard, /portal and their assets (the demo key as the IDE has it)
   const graph = await mountGraphQL({ app, httpServer: server, schema, orm, services, pubsub, signals, ide });
   app.use((req, res) =>
     sendError(

@@ -1,0 +1,5 @@
+import { PageTitle } from '../../lib/ui';
+
+export function Customers() {
+  return <PageTitle>Customers</PageTitle>;
+}

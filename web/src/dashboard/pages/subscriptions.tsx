@@ -1,0 +1,5 @@
+import { PageTitle } from '../../lib/ui';
+
+export function Subscriptions() {
+  return <PageTitle>Subscriptions</PageTitle>;
+}

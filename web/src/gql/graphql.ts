@@ -1,0 +1,19 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+export type DashboardMerchantQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardMerchantQuery = { merchant: { id: string, name: string, reportingCurrency: string } };
+
+export type DashboardOverviewQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DashboardOverviewQuery = { mrr: { currency: string, mrr: number, arr: number, activeSubscriptions: number, payingCustomers: number, arpu: number, asOf: string, movements: { new: number, expansion: number, reactivation: number, contraction: number, churn: number, netNew: number }, series: Array<{ periodEnd: string, mrr: number, new: number, expansion: number, reactivation: number, contraction: number, churn: number }> } };
+
+
+export const DashboardMerchantDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DashboardMerchant"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"merchant"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"reportingCurrency"}}]}}]}}]} as unknown as DocumentNode<DashboardMerchantQuery, DashboardMerchantQueryVariables>;
+export const DashboardOverviewDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DashboardOverview"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"mrr"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"interval"},"value":{"kind":"EnumValue","value":"MONTH"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"currency"}},{"kind":"Field","name":{"kind":"Name","value":"mrr"}},{"kind":"Field","name":{"kind":"Name","value":"arr"}},{"kind":"Field","name":{"kind":"Name","value":"activeSubscriptions"}},{"kind":"Field","name":{"kind":"Name","value":"payingCustomers"}},{"kind":"Field","name":{"kind":"Name","value":"arpu"}},{"kind":"Field","name":{"kind":"Name","value":"asOf"}},{"kind":"Field","name":{"kind":"Name","value":"movements"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"new"}},{"kind":"Field","name":{"kind":"Name","value":"expansion"}},{"kind":"Field","name":{"kind":"Name","value":"reactivation"}},{"kind":"Field","name":{"kind":"Name","value":"contraction"}},{"kind":"Field","name":{"kind":"Name","value":"churn"}},{"kind":"Field","name":{"kind":"Name","value":"netNew"}}]}},{"kind":"Field","name":{"kind":"Name","value":"series"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"periodEnd"}},{"kind":"Field","name":{"kind":"Name","value":"mrr"}},{"kind":"Field","name":{"kind":"Name","value":"new"}},{"kind":"Field","name":{"kind":"Name","value":"expansion"}},{"kind":"Field","name":{"kind":"Name","value":"reactivation"}},{"kind":"Field","name":{"kind":"Name","value":"contraction"}},{"kind":"Field","name":{"kind":"Name","value":"churn"}}]}}]}}]}}]} as unknown as DocumentNode<DashboardOverviewQuery, DashboardOverviewQueryVariables>;
