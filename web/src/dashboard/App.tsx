@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { Suspense, useEffect, useMemo, useState } from 'react';
 import { AppShell, Burger, Button, Group, NavLink, SegmentedControl, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Provider, useQuery } from 'urql';
@@ -7,7 +7,7 @@ import { graphql } from '../gql';
 import { makeClient } from '../lib/client';
 import { isAuthError } from '../lib/errors';
 import { clearKeys, loadKeys, saveKeys, type KeyRing, type Mode } from '../lib/session';
-import { ErrorNote } from '../lib/ui';
+import { ErrorNote, Loading } from '../lib/ui';
 import { KeyForm } from './KeyForm';
 import { PAGES, ROUTES } from './pages';
 
@@ -130,14 +130,16 @@ function Shell({ mode, onMode, onSignOut, onRefused }: ShellProps) {
       </AppShell.Navbar>
       <AppShell.Main>
         <ErrorNote error={error} />
-        <Switch>
-          {ROUTES.map((r) => (
-            <Route key={r.path} path={r.path} component={r.component} />
-          ))}
-          <Route>
-            <Text>This page does not exist.</Text>
-          </Route>
-        </Switch>
+        <Suspense fallback={<Loading />}>
+          <Switch>
+            {ROUTES.map((r) => (
+              <Route key={r.path} path={r.path} component={r.component} />
+            ))}
+            <Route>
+              <Text>This page does not exist.</Text>
+            </Route>
+          </Switch>
+        </Suspense>
       </AppShell.Main>
     </AppShell>
   );

@@ -1,17 +1,22 @@
-import type { ComponentType } from 'react';
+import { lazy, type ComponentType } from 'react';
 import { Overview } from './overview';
-import { Subscriptions } from './subscriptions';
-import { SubscriptionDetail } from './subscription-detail';
-import { Customers } from './customers';
-import { CustomerDetail } from './customer-detail';
-import { Payments } from './payments';
-import { Invoices } from './invoices';
-import { Catalog } from './catalog';
-import { Growth } from './growth';
-import { Coupons } from './coupons';
-import { Usage } from './usage';
-import { Webhooks } from './webhooks';
-import { Developers } from './developers';
+
+/**
+ * Each page but the overview (the first screen) is its own chunk, loaded when first opened: the first screen
+ * downloads only what it draws.
+ */
+const Subscriptions = lazy(() => import('./subscriptions').then((m) => ({ default: m.Subscriptions })));
+const SubscriptionDetail = lazy(() => import('./subscription-detail').then((m) => ({ default: m.SubscriptionDetail })));
+const Customers = lazy(() => import('./customers').then((m) => ({ default: m.Customers })));
+const CustomerDetail = lazy(() => import('./customer-detail').then((m) => ({ default: m.CustomerDetail })));
+const Payments = lazy(() => import('./payments').then((m) => ({ default: m.Payments })));
+const Invoices = lazy(() => import('./invoices').then((m) => ({ default: m.Invoices })));
+const Catalog = lazy(() => import('./catalog').then((m) => ({ default: m.Catalog })));
+const Growth = lazy(() => import('./growth').then((m) => ({ default: m.Growth })));
+const Coupons = lazy(() => import('./coupons').then((m) => ({ default: m.Coupons })));
+const Usage = lazy(() => import('./usage').then((m) => ({ default: m.Usage })));
+const Webhooks = lazy(() => import('./webhooks').then((m) => ({ default: m.Webhooks })));
+const Developers = lazy(() => import('./developers').then((m) => ({ default: m.Developers })));
 
 /** The navigation, in order (paths under /dashboard). */
 export const PAGES: { path: string; label: string }[] = [
