@@ -78,7 +78,7 @@ async function buildWebChanged(out = process.stdout) {
   const started = Date.now();
   out.write('Building the dashboard and the portal into dist/web ...');
   const { build } = await import('vite');
-  await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'error' });
+  await build({ configFile: path.join(ROOT, 'web', 'vite.config.mts'), logLevel: 'error' });
   out.write(` done in ${Date.now() - started} ms\n`);
 }
 

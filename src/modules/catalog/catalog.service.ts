@@ -28,6 +28,15 @@ export const plansByProduct = defineLoader<string, Plan[]>('plansByProduct', asy
     (p) => p.productId,
   ),
 );
+/** By id (the tenant's filter applies): what a subscription or an invoice names, one query per page. */
+export const plansById = defineLoader<string, Plan | null>('plansById', async (ctx, ids) => {
+  const rows = new Map((await ctx.em.find(Plan, { id: { $in: [...ids] } })).map((p) => [p.id, p]));
+  return ids.map((id) => rows.get(id) ?? null);
+});
+export const productsById = defineLoader<string, Product | null>('productsById', async (ctx, ids) => {
+  const rows = new Map((await ctx.em.find(Product, { id: { $in: [...ids] } })).map((p) => [p.id, p]));
+  return ids.map((id) => rows.get(id) ?? null);
+});
 export const pricesByPlan = defineLoader<string, Price[]>('pricesByPlan', async (ctx, ids) =>
   groupBy(ids, await ctx.em.find(Price, { planId: { $in: [...ids] } }, { orderBy: { id: 'asc' } }), (p) => p.planId),
 );

@@ -17,7 +17,14 @@ export {
   UsageRate,
 } from './catalog.entities';
 export { catalogResolvers } from './catalog.resolver';
-export { CatalogService, pickDefaultPrice, plansByProduct, pricesByPlan } from './catalog.service';
+export {
+  CatalogService,
+  pickDefaultPrice,
+  plansById,
+  plansByProduct,
+  pricesByPlan,
+  productsById,
+} from './catalog.service';
 export {
   bumpCatalogVersion,
   catalogVersion,

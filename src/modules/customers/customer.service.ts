@@ -1,6 +1,6 @@
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Ctx } from '../../core/context';
-import { tenantOf } from '../../core/context';
+import { defineLoader, tenantOf } from '../../core/context';
 import { make } from '../../core/entity';
 import { DomainError, invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
@@ -180,3 +180,9 @@ export class CustomerService {
     return paginate(ctx.em, Customer, args.email ? { email: args.email.trim().toLowerCase() } : {}, args);
   }
 }
+
+/** Customers by id (the tenant's filter applies): the customer a subscription or an invoice names, one query per page. */
+export const customersById = defineLoader<string, Customer | null>('customersById', async (ctx, ids) => {
+  const rows = new Map((await ctx.em.find(Customer, { id: { $in: [...ids] } })).map((c) => [c.id, c]));
+  return ids.map((id) => rows.get(id) ?? null);
+});

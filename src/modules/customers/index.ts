@@ -4,7 +4,13 @@
  */
 export { Customer } from './customer.entities';
 export { CurrencyAmount, CustomerResolver } from './customer.resolver';
-export { CustomerService, normaliseEmail, purchaseCustomer, validateCustomerDetails } from './customer.service';
+export {
+  CustomerService,
+  customersById,
+  normaliseEmail,
+  purchaseCustomer,
+  validateCustomerDetails,
+} from './customer.service';
 export type { PurchaseCustomerInput } from './customer.service';
 export { CreateCustomerInput, UpdateCustomerInput } from './customer.inputs';
 export { customerByIdCte, customerSql, customerUpsertCte } from './customer.store';

@@ -21,6 +21,7 @@ import { ConnectionType, PageArgs } from '../../core/pagination';
 import { services } from '../../services';
 import { SubscriptionCommandsResolver } from './subscription.commands.resolver';
 import { CustomerSubscriptionsResolver } from './subscription.customer.resolver';
+import { SubscriptionRelationsResolver } from './subscription.relations.resolver';
 import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency';
 import { ChangePlanResult } from './change-plan';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
@@ -166,4 +167,5 @@ export const subscriptionResolvers: ClassType[] = [
   SubscriptionResolver,
   SubscriptionCommandsResolver,
   CustomerSubscriptionsResolver,
+  SubscriptionRelationsResolver,
 ];

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 /**
@@ -6,12 +7,14 @@ import { defineConfig } from 'vite';
  * service from dist/web (src/http/web-apps.ts) under /web/, with /dashboard and /portal answering their pages.
  * Everything is bundled: no CDN, so both work offline.
  */
+const here = path.dirname(fileURLToPath(import.meta.url));
+
 export default defineConfig({
-  root: __dirname,
+  root: here,
   base: '/web/',
   oxc: { jsx: { runtime: 'automatic' } },
   build: {
-    outDir: path.resolve(__dirname, '../dist/web'),
+    outDir: path.resolve(here, '../dist/web'),
     emptyOutDir: true,
     reportCompressedSize: false,
     chunkSizeWarningLimit: 1500,
@@ -21,8 +24,8 @@ export default defineConfig({
         if (warning.code !== 'MODULE_LEVEL_DIRECTIVE') warn(warning);
       },
       input: {
-        dashboard: path.resolve(__dirname, 'dashboard/index.html'),
-        portal: path.resolve(__dirname, 'portal/index.html'),
+        dashboard: path.resolve(here, 'dashboard/index.html'),
+        portal: path.resolve(here, 'portal/index.html'),
       },
     },
   },
