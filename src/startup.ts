@@ -149,6 +149,7 @@ export async function printBanner(
     `  REST API      ${url}/v1`,
     `  GraphQL + IDE ${url}/graphql`,
     `  REST docs     ${url}/docs`,
+    `  Dashboard     ${url}/dashboard`,
     `  Sandbox       ${sandboxUrl ? `${sandboxUrl}${facts.sandboxHere ? '' : ' (SANDBOX_URL: its own process)'}` : 'off (SANDBOX=off: real gateways)'}`,
     ...(facts.processes ? [`  Processes     ${facts.processes}`] : []),
     `  Database      ${db.embedded ? `embedded PostgreSQL (data in ${config.dataDir})` : 'DATABASE_URL'}; ${facts.connections}`,
