@@ -76,6 +76,15 @@ export const SUBSCRIPTION_ROUTES: Route[] = [
       invoice { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } creditNote { ...InvoiceFields supplier { ...InvoiceSupplierFields } recipient { ...InvoiceRecipientFields } lineItems { ...InvoiceLineItemFields } } } }`,
   },
   {
+    method: 'post',
+    path: '/subscriptions/{id}/change-plan/preview',
+    tag: 'Subscriptions',
+    conflicts: ['invalid_state_transition'],
+    summary:
+      'What change-plan with the same body would do now (proration, GST, the total collected or credited), with nothing changed and no gateway called.',
+    document: `query($id: ID!, $input: ChangePlanInput!) { previewPlanChange(id: $id, input: $input) { ...PlanChangePreviewFields proration { ...ProrationFields } } }`,
+  },
+  {
     method: 'delete',
     path: '/subscriptions/{id}/scheduled-change',
     ...COMMAND,

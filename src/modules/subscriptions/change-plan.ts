@@ -1,14 +1,15 @@
 import { Field, ObjectType } from 'type-graphql';
 import type { Ctx } from '../../core/context';
+import { tenantOf } from '../../core/context';
 import { DomainError, invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
-import { Money } from '../../core/scalars';
+import { DateTime, Money } from '../../core/scalars';
 import { Plan, Price, Product } from '../catalog';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
-import { gatewayAmounts, prorate, discountOn } from '../../money';
+import { gatewayAmounts, gstOn, prorate, discountOn } from '../../money';
 import { SubscriptionCommand } from './subscription.command-names';
 import { BillingSubscription } from './subscription.entities';
-import { ChangePlanInput, ProrationBehavior } from './subscription.inputs';
+import { ChangeEffective, ChangePlanInput, ProrationBehavior } from './subscription.inputs';
 import { moveToPlan, periodOf, taxOf } from './subscription.terms';
 import type { SubscriptionChange } from './subscription.lifecycle';
 import { Coupon, appliesToPlan } from '../coupons';
@@ -63,11 +64,7 @@ export async function changePlan(
   const coupon = current.couponId ? await ctx.em.findOne(Coupon, { id: current.couponId }) : null;
   const couponFollows = !!current.couponId && (!coupon || appliesToPlan(coupon, plan.id));
   const discountOf = (sub: BillingSubscription) =>
-    discountAtPlanChange(sub, {
-      newAmount: price.amount,
-      couponFollows,
-      billsNewPeriod: billsNewPeriod(sub, plan, behavior),
-    });
+    discountAtPlanChange(sub, discountArgs(sub, plan, price, behavior, couponFollows));
   const planned = discountOf(current);
   const nextDiscount = planned.nextRenewalDiscounted ? discountOn(price.amount, discountTermsOf(current)) : 0;
   const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxOf(current)).recurring;
@@ -109,11 +106,13 @@ export async function changePlan(
           'price_id',
         );
       const old = { planId: sub.planId, priceId: sub.priceId, amount: sub.amount };
-      const sameCadence =
-        plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
-      const prorated = sub.status === SubscriptionStatus.ACTIVE && behavior === ProrationBehavior.CREATE_PRORATIONS;
-      // The coupon's terms from here on (on the subscription as locked now); the gateway was told `nextDiscount`.
-      const discount = discountOf(sub);
+      // The coupon's terms from here on and the proration (on the subscription as locked now); the gateway was told
+      // `nextDiscount`. The same arithmetic answers previewPlanChange.
+      const {
+        discount,
+        sameCadence,
+        proration: p,
+      } = planChangeArithmetic(sub, plan, price, behavior, couponFollows, now);
       Object.assign(sub, {
         periodDiscount: discount.periodDiscount,
         discountCycles: discount.discountCycles,
@@ -127,28 +126,19 @@ export async function changePlan(
         to_price_id: price.id,
         proration_behavior: behavior,
       });
+      const periodEnd = sub.currentPeriodEnd;
+      const periodStart = sub.currentPeriodStart; // the period the change credits (before a new cadence restarts it)
       moveToPlan(sub, plan, price);
-      if (!prorated || !sub.currentPeriodStart || !sub.currentPeriodEnd) {
+      if (!p || !periodStart || !periodEnd) {
         if (!sameCadence && sub.status === SubscriptionStatus.ACTIVE) restartPeriod(sub, now);
         return;
       }
-      // On the discounted amounts: what the current period was billed, and what the rest of it (or the new one) costs.
-      const p = prorate({
-        oldAmount: discount.oldBilled,
-        newAmount: discount.newBilled,
-        periodStart: sub.currentPeriodStart,
-        periodEnd: sub.currentPeriodEnd,
-        at: now,
-        sameCadence,
-      });
       result.proration = Object.assign(new Proration(), {
         creditAmount: p.credit,
         debitAmount: p.debit,
         netAmount: p.net,
         currency: sub.currency,
       });
-      const periodEnd = sub.currentPeriodEnd;
-      const periodStart = sub.currentPeriodStart; // the period the change credits (before a new cadence restarts it)
       if (p.restartsPeriod) {
         restartPeriod(sub, now);
         sub.cyclesCompleted += 1; // the new period is billed in full below
@@ -346,6 +336,111 @@ function billsNewPeriod(sub: BillingSubscription, plan: Plan, behavior: Proratio
     !!sub.currentPeriodStart &&
     !!sub.currentPeriodEnd
   );
+}
+
+const discountArgs = (
+  sub: BillingSubscription,
+  plan: Plan,
+  price: Price,
+  behavior: ProrationBehavior,
+  couponFollows: boolean,
+) => ({ newAmount: price.amount, couponFollows, billsNewPeriod: billsNewPeriod(sub, plan, behavior) });
+
+/**
+ * What a change to `price` does to the money at `now`: the coupon's terms from then on, and the proration over the
+ * seconds left on the discounted amounts (what the current period was billed, and what the rest of it or the new
+ * period costs); null when nothing is prorated (a trial, proration_behavior none). The change itself and its preview
+ * both use it, so the preview shows exactly what the change will do.
+ */
+function planChangeArithmetic(
+  sub: BillingSubscription,
+  plan: Plan,
+  price: Price,
+  behavior: ProrationBehavior,
+  couponFollows: boolean,
+  now: Date,
+) {
+  const sameCadence = plan.billingFrequency === sub.billingFrequency && plan.billingInterval === sub.billingInterval;
+  const discount = discountAtPlanChange(sub, discountArgs(sub, plan, price, behavior, couponFollows));
+  const prorated = sub.status === SubscriptionStatus.ACTIVE && behavior === ProrationBehavior.CREATE_PRORATIONS;
+  const proration =
+    prorated && sub.currentPeriodStart && sub.currentPeriodEnd
+      ? prorate({
+          oldAmount: discount.oldBilled,
+          newAmount: discount.newBilled,
+          periodStart: sub.currentPeriodStart,
+          periodEnd: sub.currentPeriodEnd,
+          at: now,
+          sameCadence,
+        })
+      : null;
+  return { discount, sameCadence, proration };
+}
+
+@ObjectType({ description: 'What a plan change would do now, computed without changing anything.' })
+export class PlanChangePreview {
+  @Field(() => Proration, { nullable: true, description: 'Null when nothing is prorated (a trial, none, period end)' })
+  proration!: Proration | null;
+  @Field(() => Money, { description: 'GST on the net, as the adjustment invoice or credit note would carry it' })
+  taxAmount!: number;
+  @Field(() => Money, { description: 'net + tax: > 0 collected now, < 0 credited to the next invoices, 0 nothing' })
+  total!: number;
+  @Field() currency!: string;
+  @Field(() => Money, { description: 'The recurring amount from the change on (before tax and discounts)' })
+  newAmount!: number;
+  @Field(() => DateTime, { description: 'When the change takes effect: now, or the period (trial) end' })
+  effectiveAt!: Date;
+}
+
+/**
+ * previewPlanChange (docs/subscriptions.md "Previewing a plan change"): the same checks and arithmetic as the change at
+ * the merchant's now, with nothing written and no gateway called.
+ */
+export async function previewPlanChange(
+  service: SubscriptionService,
+  ctx: Ctx,
+  id: string,
+  input: ChangePlanInput,
+): Promise<PlanChangePreview> {
+  const sub = await service.subscription(ctx, id);
+  const scheduled = input.effective === ChangeEffective.PERIOD_END;
+  transition(sub.status, scheduled ? 'schedule_change' : 'change_plan', 'api');
+  if (scheduled) checkSchedulable(sub);
+  const { plan, price } = await targetOf(ctx, sub, input);
+  if (price.currency !== sub.currency)
+    throw new DomainError(
+      'currency_mismatch',
+      `The new price is in ${price.currency}, the subscription in ${sub.currency}.`,
+      'price_id',
+    );
+  const now = await service.now(tenantOf(ctx));
+  const preview = Object.assign(new PlanChangePreview(), {
+    proration: null,
+    taxAmount: 0,
+    total: 0,
+    currency: sub.currency,
+    newAmount: price.amount,
+    effectiveAt: scheduled ? periodEndOf(sub, now) : now,
+  });
+  if (scheduled) return preview;
+  const behavior = input.prorationBehavior ?? ProrationBehavior.CREATE_PRORATIONS;
+  const coupon = sub.couponId ? await ctx.em.findOne(Coupon, { id: sub.couponId }) : null;
+  const couponFollows = !!sub.couponId && (!coupon || appliesToPlan(coupon, plan.id));
+  const p = planChangeArithmetic(sub, plan, price, behavior, couponFollows, now).proration;
+  if (!p) return preview;
+  const tax = taxOf(sub);
+  const heads = gstOn(Math.abs(p.net), tax.treatment, tax.rateBps);
+  return Object.assign(preview, {
+    proration: Object.assign(new Proration(), {
+      creditAmount: p.credit,
+      debitAmount: p.debit,
+      netAmount: p.net,
+      currency: sub.currency,
+    }),
+    // A credit as a negative amount (0 - x: never -0).
+    taxAmount: p.net < 0 ? 0 - heads.tax : heads.tax,
+    total: p.net < 0 ? 0 - heads.total : heads.total,
+  });
 }
 
 /** A new cadence starts its first period now. */

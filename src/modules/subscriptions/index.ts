@@ -7,4 +7,6 @@ export { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './subs
 export { subscriptionResolvers } from './subscription.resolver';
 export { SchedulerLoop, SubscriptionScheduler } from './subscription.scheduler';
 export { SubscriptionService } from './subscription.service';
+export { ChangePlanInput } from './subscription.inputs';
+export { ChangePlanResult, PlanChangePreview } from './change-plan';
 export { openSubscriptionsOfConnection, subscriptionSql } from './subscription.store';

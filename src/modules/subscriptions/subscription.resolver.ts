@@ -23,7 +23,7 @@ import { SubscriptionCommandsResolver } from './subscription.commands.resolver';
 import { CustomerSubscriptionsResolver } from './subscription.customer.resolver';
 import { SubscriptionRelationsResolver } from './subscription.relations.resolver';
 import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency';
-import { ChangePlanResult } from './change-plan';
+import { ChangePlanResult, PlanChangePreview } from './change-plan';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
 import { SubscriptionStatus } from './subscription.machine';
@@ -126,6 +126,14 @@ export class SubscriptionResolver {
   })
   changeSubscriptionPlan(@C() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('input') input: ChangePlanInput) {
     return services(ctx).subscriptions.changePlan(ctx, id, input);
+  }
+
+  @Query(() => PlanChangePreview, {
+    description:
+      'What changeSubscriptionPlan with this input would do now (proration, GST, the total collected or credited), with nothing changed.',
+  })
+  previewPlanChange(@C() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('input') input: ChangePlanInput) {
+    return services(ctx).subscriptions.previewPlanChange(ctx, id, input);
   }
 
   @Subscription(() => BillingSubscription, {

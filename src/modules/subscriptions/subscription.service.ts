@@ -42,7 +42,13 @@ import { ChangeEffective } from './subscription.inputs';
 import type { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
 import { commandInFlight, FirstMove, SubscriptionChange } from './subscription.lifecycle';
 import { SubscriptionStatus, SubscriptionTrigger, transition } from './subscription.machine';
-import { changePlan, ChangePlanResult, scheduleChangeAtPeriodEnd } from './change-plan';
+import {
+  changePlan,
+  ChangePlanResult,
+  PlanChangePreview,
+  previewPlanChange,
+  scheduleChangeAtPeriodEnd,
+} from './change-plan';
 import {
   checkPausable,
   dropAtGateway,
@@ -518,6 +524,11 @@ export class SubscriptionService {
   async changePlan(ctx: Ctx, id: string, input: ChangePlanInput): Promise<ChangePlanResult> {
     if (input.effective === ChangeEffective.PERIOD_END) return scheduleChangeAtPeriodEnd(this, ctx, id, input);
     return changePlan(this, ctx, id, input);
+  }
+
+  /** What changePlan would do now, with nothing changed (change-plan.ts previewPlanChange). */
+  previewPlanChange(ctx: Ctx, id: string, input: ChangePlanInput): Promise<PlanChangePreview> {
+    return previewPlanChange(this, ctx, id, input);
   }
 
   removeScheduledChange(ctx: Ctx, id: string): Promise<BillingSubscription> {
