@@ -85,6 +85,7 @@ export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
     address: '12 MG Road, Bengaluru 560001',
     metadata: { crm_id: 'C-1042' },
   },
+  'POST /portal/sessions': { customer_id: demo('customer'), return_url: 'https://merchant.example/account' },
   'POST /customers/{id}': { name: 'Asha R.', address: '4th Floor, 80 Residency Road, Bengaluru 560025' },
   'POST /product-families': { name: 'Courses', description: 'Online courses' },
   'POST /products': {

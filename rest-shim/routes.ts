@@ -402,6 +402,17 @@ export const routes: Route[] = [
     document:
       'mutation($id: ID!, $input: UpdateCustomerInput!) { updateCustomer(id: $id, input: $input) { ...CustomerFields lifetimeRevenue { currency amount } } }',
   },
+  // The customer portal (src/modules/portal)
+  {
+    method: 'post',
+    path: '/portal/sessions',
+    tag: 'Customers',
+    status: 201,
+    summary:
+      'A link to the customer portal for one customer (customer_id, return_url): the url opens, for one hour, a page where that customer sees their subscriptions and documents, cancels at period end or undoes it, and changes plan.',
+    document:
+      'mutation($input: CreatePortalSessionInput!) { createPortalSession(input: $input) { ...PortalSessionFields } }',
+  },
   ...SUBSCRIPTION_ROUTES,
   ...ENTITLEMENT_ROUTES,
   ...INVOICE_ROUTES,

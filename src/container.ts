@@ -12,6 +12,7 @@ import { createGateway } from './gateways';
 import { CatalogReadCache } from './core/read-cache';
 import { catalogVersion, CatalogService } from './modules/catalog';
 import { CustomerService } from './modules/customers';
+import { PortalService } from './modules/portal';
 import { IdempotencyStore } from './modules/idempotency';
 import { MerchantService } from './modules/merchants';
 import { PaymentService } from './modules/payments';
@@ -103,6 +104,7 @@ export function createServices(
     merchants: new MerchantService(orm.em),
     catalog: new CatalogService(),
     customers,
+    portal: new PortalService(orm.em, publicUrl),
     providers,
     payments,
     idempotency: new IdempotencyStore(orm.em),

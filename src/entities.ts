@@ -3,6 +3,7 @@ import { OutboxEvent } from './core/events';
 import { IdempotencyKey } from './modules/idempotency';
 import { CatalogVersion, GatewayPrice, Plan, Price, Product, ProductFamily, UsageRate } from './modules/catalog';
 import { Customer } from './modules/customers';
+import { PortalSession } from './modules/portal';
 import { ApiKey, Merchant } from './modules/merchants';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments';
 import { ProviderConnection } from './modules/providers';
@@ -32,6 +33,7 @@ export const entities = [
   Price,
   UsageRate,
   Customer,
+  PortalSession,
   ProviderConnection,
   Payment,
   Refund,

@@ -12,6 +12,7 @@ import { refuseOversizeArguments } from './core/argument-limits';
 import { refuseEmptyIds } from './core/validate';
 import { catalogResolvers } from './modules/catalog';
 import { CustomerResolver } from './modules/customers';
+import { PORTAL_ROOT_FIELDS, portalResolvers } from './modules/portal';
 import { MerchantResolver } from './modules/merchants';
 import { paymentResolvers } from './modules/payments';
 import { ProviderResolver } from './modules/providers';
@@ -28,29 +29,43 @@ import { analyticsResolvers, autopayResolvers, cohortsResolvers } from './module
 import { gatewayCommandResolvers } from './modules/gateway-commands';
 import { newPubSub, PubSub } from './core/pubsub';
 
-/** Root fields open to the operator token; every other root field needs a merchant key. */
+/**
+ * Root fields open to the operator token, and those of the customer portal (a portal session's token reaches those and
+ * nothing else: docs/portal.md); every other root field needs a merchant key.
+ */
 const OPERATOR_FIELDS = new Set(['createMerchant', 'rollMerchantApiKey']);
 
+/** Who may call a root field: `null` when `principal` may, else the refusal. */
+function rootFieldRefusal(field: string, principal: Ctx['principal'] | undefined): DomainError | null {
+  if (PORTAL_ROOT_FIELDS.has(field)) {
+    return principal?.kind === 'portal'
+      ? null
+      : new DomainError('invalid_api_key', "This field is the customer portal's: it needs a portal session's token.");
+  }
+  if (OPERATOR_FIELDS.has(field) || principal?.kind === 'merchant') return null;
+  return new DomainError(
+    'invalid_api_key',
+    principal?.kind === 'portal'
+      ? `A customer portal session reaches only the portal's fields, not ${field}.`
+      : 'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...',
+  );
+}
+
 /**
- * Checks every operation passes through, in one place: authentication (a root field without a merchant principal
- * is refused before its resolver runs), then the arguments: size and depth, NUL characters and lone surrogates,
- * empty ids. They wrap the root fields only: a type-graphql global middleware would run on each of the thousands of
+ * Checks every operation passes through, in one place: the arguments (size and depth, NUL characters and lone
+ * surrogates, empty ids), then who may call the field (rootFieldRefusal), before its resolver runs. They wrap the root fields only: a type-graphql global middleware would run on each of the thousands of
  * fields of a list answer.
  */
 function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
   for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
     for (const field of Object.values(root?.getFields() ?? {})) {
-      const operatorField = OPERATOR_FIELDS.has(field.name);
       wrapFieldResolver(field, (resolve) => (source, args, context: Ctx, info) => {
-        if (!operatorField && context.principal?.kind !== 'merchant') {
-          throw new DomainError(
-            'invalid_api_key',
-            'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...',
-          );
-        }
         refuseOversizeArguments(field, args); // first: bounds the depth the text and id checks walk
         refuseInvalidText(field, args);
         refuseEmptyIds(field, args);
+        // Then who may call it: the checks above read nothing, so malformed input answers 400 whoever sends it.
+        const refused = rootFieldRefusal(field.name, context.principal);
+        if (refused) throw refused;
         return resolve(source, args, context, info);
       });
     }
@@ -62,6 +77,7 @@ export const resolvers = [
   ...catalogResolvers,
   MerchantResolver,
   CustomerResolver,
+  ...portalResolvers,
   ProviderResolver,
   ...paymentResolvers,
   ...webhookResolvers,

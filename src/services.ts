@@ -6,6 +6,7 @@ import type { CatalogReadCache } from './core/read-cache';
 import type { Serializer } from './core/serialize';
 import type { CatalogService } from './modules/catalog';
 import type { CustomerService } from './modules/customers';
+import type { PortalService } from './modules/portal';
 import type { MerchantService } from './modules/merchants';
 import type { PaymentService } from './modules/payments';
 import type { ProviderService } from './modules/providers';
@@ -29,6 +30,7 @@ export interface Services {
   merchants: MerchantService;
   catalog: CatalogService;
   customers: CustomerService;
+  portal: PortalService;
   providers: ProviderService;
   payments: PaymentService;
   idempotency: IdempotencyStore;

@@ -8,7 +8,11 @@ import type { Logger } from './logger';
  * Who is calling, as plain data: a merchant in one mode (secret key), or the operator (ADMIN_TOKEN). The merchant
  * record itself is the merchants module's (src/modules/merchants/current-merchant.ts); core knows no module.
  */
-export type Principal = { kind: 'merchant'; merchantId: string; mode: Mode; apiKeyId: string } | { kind: 'admin' };
+export type Principal =
+  | { kind: 'merchant'; merchantId: string; mode: Mode; apiKeyId: string }
+  | { kind: 'admin' }
+  /** A customer portal session's token: one customer of one merchant and mode (docs/portal.md). */
+  | { kind: 'portal'; merchantId: string; mode: Mode; customerId: string; sessionId: string };
 
 /** Per-request context shared by GraphQL resolvers and the REST shim (which executes the same operations). */
 export interface Ctx {
@@ -77,7 +81,7 @@ export function createContext(args: {
     // Forked on first use: many answers (entitlements, cached reads, usage events) never touch the ORM, and a fork
     // is a good part of a small request's garbage. A spread copy of the context (Apollo's) forks it once, here.
     get em(): EntityManager {
-      return (em ??= principal.kind === 'merchant' ? tenantEntityManager(args.em, principal) : args.em.fork());
+      return (em ??= principal.kind === 'admin' ? args.em.fork() : tenantEntityManager(args.em, principal));
     },
   };
 }

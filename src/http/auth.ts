@@ -18,9 +18,22 @@ const sameSecret = (a: string, b: string) => {
   return x.length === y.length && crypto.timingSafeEqual(x, y);
 };
 
-/** Resolves `Authorization: Bearer ...` to a principal: the operator token or a merchant's secret key. */
-export async function resolvePrincipal(services: Services, token: string | null): Promise<Principal | null> {
+/**
+ * Resolves `Authorization: Bearer ...` to a principal: the operator token or a merchant's secret key; with `portal`
+ * (GraphQL over HTTP only) also a customer portal session's token (docs/portal.md).
+ */
+export async function resolvePrincipal(
+  services: Services,
+  token: string | null,
+  opts: { portal?: boolean } = {},
+): Promise<Principal | null> {
   if (!token) return null;
+  if (opts.portal && token.startsWith('pt_')) {
+    const s = await services.portal.authenticate(token);
+    return s
+      ? { kind: 'portal', merchantId: s.merchantId, mode: s.mode, customerId: s.customerId, sessionId: s.sessionId }
+      : null;
+  }
   const admin = services.config.adminToken;
   if (admin && sameSecret(token, admin)) return { kind: 'admin' };
   const hit = await services.merchants.authenticate(token);
@@ -34,10 +47,11 @@ export const invalidKey = () =>
 export function authenticate(
   services: Services,
   unauthorized: (req: Request, res: Response) => void = (req, res) => sendError(req, res, invalidKey()),
+  opts: { portal?: boolean } = {},
 ) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await resolvePrincipal(services, bearerToken(req.headers.authorization));
+      const principal = await resolvePrincipal(services, bearerToken(req.headers.authorization), opts);
       if (!principal) return unauthorized(req, res);
       req.principal = principal;
       next();
@@ -70,11 +84,15 @@ function limiterFor(services: Services, rate: number): BurstyRateLimiter {
 
 /** Counts one request (or WebSocket operation) against the key; answers the `rate_limited` error when over the limit. */
 export async function consumeRateLimit(services: Services, principal: Principal): Promise<DomainError | null> {
-  if (principal.kind !== 'merchant') return null;
-  const rate = principal.merchant.rateLimitPerSecond ?? services.config.rateLimitPerSecond;
+  if (principal.kind === 'admin') return null;
+  // A portal session has the service's default limit, counted per session.
+  const rate =
+    principal.kind === 'merchant'
+      ? (principal.merchant.rateLimitPerSecond ?? services.config.rateLimitPerSecond)
+      : services.config.rateLimitPerSecond;
   if (rate <= 0) return null;
   try {
-    await limiterFor(services, rate).consume(principal.apiKeyId);
+    await limiterFor(services, rate).consume(principal.kind === 'merchant' ? principal.apiKeyId : principal.sessionId);
     return null;
   } catch (rejected) {
     if (!(rejected instanceof RateLimiterRes)) throw rejected;

@@ -197,11 +197,15 @@ export async function mountGraphQL(opts: {
   router.use(opts.ide.router()); // the IDE's page and assets (src/http/ide.ts)
   router.use(
     '/graphql',
-    authenticate(services, (req, res) => {
-      const err = invalidKey();
-      noteErrorCode(res, err.code);
-      res.status(401).json(graphQLErrorBody(err, req.requestId));
-    }),
+    authenticate(
+      services,
+      (req, res) => {
+        const err = invalidKey();
+        noteErrorCode(res, err.code);
+        res.status(401).json(graphQLErrorBody(err, req.requestId));
+      },
+      { portal: true }, // a customer portal session's token too: only the portal's fields (src/schema.ts)
+    ),
     rateLimit(services),
     catalogCacheHits(services),
     expressMiddleware(apollo, {

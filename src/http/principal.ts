@@ -10,7 +10,9 @@ import type { Services } from '../services';
  * Who authenticated (src/http/auth.ts): the operator token, or a merchant's secret key with its merchant record
  * (the rate limit reads it). The request context gets the plain data (src/core/context.ts).
  */
-export type AuthPrincipal = MerchantPrincipal | { kind: 'admin' };
+export type AuthPrincipal = MerchantPrincipal | PortalPrincipal | { kind: 'admin' };
+/** A customer portal session (docs/portal.md): GraphQL over HTTP only, and only the portal's root fields. */
+export type PortalPrincipal = { kind: 'portal'; merchantId: string; mode: Mode; customerId: string; sessionId: string };
 export type MerchantPrincipal = { kind: 'merchant'; merchant: Merchant; mode: Mode; apiKeyId: string };
 
 /** A merchant's authenticated key (MerchantService.authenticate answers more: only these go into the principal). */

@@ -36,4 +36,5 @@ export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
   entitlements: ['catalog', 'customers', 'subscriptions'],
   experiments: ['analytics', 'customers', 'invoices', 'merchants', 'payments', 'subscriptions', 'test-clock'],
   offerings: ['catalog', 'experiments', 'merchants'],
+  portal: ['catalog', 'customers', 'invoices', 'merchants', 'subscriptions'],
 };

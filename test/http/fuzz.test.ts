@@ -1657,6 +1657,7 @@ describe('string lengths', () => {
     'CreatePaymentInput.customerGstin': ['Customer.gstin'],
     'CreatePaymentInput.referenceId': ['Payment.referenceId'],
     'CreatePaymentInput.successUrl': ['Payment.successUrl'],
+    'CreatePortalSessionInput.returnUrl': ['PortalSession.returnUrl'],
     'CreatePaymentInput.cancelUrl': ['Payment.cancelUrl'],
     'RefundPaymentInput.reason': ['Refund.reason'],
     'ProviderCredentialsInput.secretKey': ['ProviderConnection.credentialsSealed'],

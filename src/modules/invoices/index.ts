@@ -5,6 +5,7 @@
 export { InvoiceDocuments } from './invoice.documents';
 export { BillingReason, Invoice, InvoiceSequence, InvoiceStatus, InvoiceType } from './invoice.entities';
 export { invoiceResolvers } from './invoice.resolver';
+export { InvoiceDocument, invoicePdf } from './invoice.pdf.resolver';
 export { InvoiceService, taxPartiesOf } from './invoice.service';
 export type { InvoiceLineDraft, SnapshotTaxParties } from './invoice.service';
 export { invoiceSql } from './invoice.store';

@@ -19,12 +19,17 @@ export class InvoicePdfResolver {
     description: 'The GST tax invoice or credit note as an A4 PDF (rule 46 fields). At most one per request.',
     complexity: PDF_COST,
   })
-  async pdf(@C() ctx: Ctx, @Root() invoice: Invoice): Promise<InvoiceDocument> {
-    const bytes = await services(ctx).documents.pdf(ctx, invoice);
-    return Object.assign(new InvoiceDocument(), {
-      filename: pdfFilename(invoice.number),
-      contentType: 'application/pdf',
-      base64: bytes.toString('base64'),
-    });
+  pdf(@C() ctx: Ctx, @Root() invoice: Invoice): Promise<InvoiceDocument> {
+    return invoicePdf(ctx, invoice);
   }
+}
+
+/** The invoice's PDF as the API answers it (Invoice.pdf, and the customer portal's documents). */
+export async function invoicePdf(ctx: Ctx, invoice: Invoice): Promise<InvoiceDocument> {
+  const bytes = await services(ctx).documents.pdf(ctx, invoice);
+  return Object.assign(new InvoiceDocument(), {
+    filename: pdfFilename(invoice.number),
+    contentType: 'application/pdf',
+    base64: bytes.toString('base64'),
+  });
 }

@@ -8,5 +8,6 @@ export { subscriptionResolvers } from './subscription.resolver';
 export { SchedulerLoop, SubscriptionScheduler } from './subscription.scheduler';
 export { SubscriptionService } from './subscription.service';
 export { ChangePlanInput } from './subscription.inputs';
+export { SubscriptionStatus } from './subscription.machine';
 export { ChangePlanResult, PlanChangePreview } from './change-plan';
 export { openSubscriptionsOfConnection, subscriptionSql } from './subscription.store';
