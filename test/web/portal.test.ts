@@ -48,7 +48,10 @@ describe('customer portal page', () => {
     const a = await subscriber(m, 'portal-a@example.com');
     const { page } = await openPortal(a.customer.id);
     expect(await page.getByTestId('portal-merchant').textContent()).toBe('Chai Club');
-    await page.getByText(/^Invoice T?INV-/).first().waitFor();
+    await page
+      .getByText(/^Invoice T?INV-/)
+      .first()
+      .waitFor();
     await screenshot(page, 'portal');
 
     await page.getByRole('button', { name: 'Cancel at period end' }).click();

@@ -30,7 +30,10 @@ export function App() {
   const switchMode = (mode: Mode) => update({ ...ring, mode });
 
   // A key the service refuses (rolled, or mistyped) is forgotten and asked for again.
+  // A key rolled from this dashboard (Developers) is already stored: switch to it rather than ask.
   const onRefused = () => {
+    const stored = loadKeys();
+    if (stored[stored.mode] && stored[stored.mode] !== key) return setRing(stored);
     update({ ...ring, [ring.mode]: undefined });
     setRefused(true);
   };

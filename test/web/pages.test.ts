@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import { useHarness } from '../harness';
+import { screenshot, useWebBrowser } from '../harness/dashboard';
+import { connect, createPayment, pay } from '../payments/helpers';
+import { formatMoney } from '../../src/money';
+import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
+
+/**
+ * The dashboard's other pages in headless Chromium: customers with lifetime revenue, payments and a refund from the
+ * page, invoices with their PDF, webhooks (an endpoint added, a test event sent and its attempt shown, a retry), and
+ * developers (the test clock advanced day by day with its progress; a key roll the dashboard survives).
+ */
+
+const h = useHarness();
+const web = useWebBrowser(h);
+jest.setTimeout(120_000);
+
+describe('dashboard pages', () => {
+  let m: Awaited<ReturnType<typeof h.merchant>>;
+  beforeAll(async () => {
+    m = await h.merchant({ gstin: '29AAGCB7383J1Z4', state_code: '29' });
+    await connect(m.test, 'stripe');
+  });
+
+  it('lists customers with their lifetime revenue, and a customer page', async () => {
+    const { plan } = await recurringPlan(m.test, {}, { amount: 12345600 });
+    const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id));
+    const customer = await ok(m.test.get(`/customers/${subscription.customer_id}`));
+    const revenue = customer.lifetime_revenue[0];
+    expect(revenue.amount).toBeGreaterThan(12345600); // GST included
+    const page = await web.dashboard(m.keys.test, '/customers');
+    const cell = page.locator(`tr[data-customer-id="${customer.id}"] [data-testid="lifetime-revenue"]`);
+    await cell.waitFor();
+    expect(await cell.textContent()).toBe(formatMoney(revenue.amount, 'INR'));
+    await page.locator(`tr[data-customer-id="${customer.id}"] a`).click();
+    await page.getByTestId('customer-lifetime-revenue').waitFor();
+    expect(await page.getByTestId('customer-lifetime-revenue').textContent()).toBe(formatMoney(revenue.amount, 'INR'));
+    await screenshot(page, 'dashboard-customer');
+    await page.context().close();
+  });
+
+  it('refunds part of a payment from the payments page; its invoice PDF downloads', async () => {
+    const { payment } = await pay(m.test, await createPayment(m.test, { amount: 100000 }));
+    const page = await web.dashboard(m.keys.test, '/payments');
+    const row = page.locator(`tr[data-payment-id="${payment.id}"]`);
+    await row.waitFor();
+    expect(await row.getByTestId('amount-total').textContent()).toBe(formatMoney(payment.amount_total, 'INR'));
+    await screenshot(page, 'dashboard-payments');
+    await row.getByRole('button', { name: 'Refund' }).click();
+    await page.getByLabel('Amount (INR)').fill('1,000.50');
+    await page.getByRole('button', { name: 'Refund ₹1,000.50' }).click();
+    await row.getByTestId('amount-refunded').filter({ hasText: '₹1,000.50' }).waitFor();
+    const after = await ok(m.test.get(`/payments/${payment.id}`));
+    expect(after).toMatchObject({ amount_refunded: 100050, status: 'partially_refunded' });
+
+    // More than is left: the API's refusal in words, nothing refunded.
+    await row.getByRole('button', { name: 'Refund' }).click();
+    await page.getByLabel('Amount (INR)').fill('999999');
+    await page.getByRole('button', { name: /^Refund ₹/ }).click();
+    await page.getByRole('alert').filter({ hasText: 'amount_exceeds_refundable' }).waitFor();
+    expect((await ok(m.test.get(`/payments/${payment.id}`))).amount_refunded).toBe(100050);
+    await page.keyboard.press('Escape');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Invoices', exact: true }).click();
+    const first = page.locator('tr[data-invoice-id]').first();
+    await first.waitFor();
+    await screenshot(page, 'dashboard-invoices');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      first.getByRole('button', { name: 'Download PDF' }).click(),
+    ]);
+    const file = await download.path();
+    expect(fs.readFileSync(file!).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(download.suggestedFilename()).toMatch(/\.pdf$/);
+    await page.context().close();
+  });
+
+  it('adds a webhook endpoint, sends a test event and shows its attempt; retries it', async () => {
+    const receiver = await h.receiver();
+    const page = await web.dashboard(m.keys.test, '/webhooks');
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByTestId('webhook-secret').waitFor();
+    expect(await page.getByTestId('webhook-secret').textContent()).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await receiver.waitFor(1);
+    const delivery = page.locator('tr[data-delivery-id]').first();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await delivery.locator('[data-status="SUCCEEDED"]').waitFor();
+    await delivery.getByRole('button', { name: '1 attempt' }).click();
+    await page.getByTestId('attempt-log').getByText('200').waitFor();
+    await screenshot(page, 'dashboard-webhooks');
+    await delivery.getByRole('button', { name: 'Retry' }).click();
+    await receiver.waitFor(2);
+    await page.context().close();
+  });
+
+  it('advances the test clock day by day, saying how far it got', async () => {
+    const before = await h.clock.now(m);
+    const page = await web.dashboard(m.keys.test, '/developers');
+    await page.getByTestId('clock-now').waitFor();
+    await page.getByLabel('Advance by').fill('3');
+    await page.getByRole('button', { name: 'Advance' }).click();
+    await page.getByTestId('advance-progress').filter({ hasText: 'Done: moved 3 days.' }).waitFor();
+    const after = await h.clock.now(m);
+    const moved = after.getTime() - before.getTime();
+    expect(moved).toBeGreaterThanOrEqual(3 * 86_400_000);
+    expect(moved).toBeLessThan(3 * 86_400_000 + 60_000);
+    await screenshot(page, 'dashboard-developers');
+    await page.context().close();
+  });
+
+  it('rolls the API key and keeps working with the new one', async () => {
+    const x = await h.merchant();
+    const page = await web.dashboard(x.keys.test, '/developers');
+    await page.getByRole('button', { name: 'Roll key' }).click();
+    await page.getByLabel('Grace period (seconds)').fill('0');
+    await page.getByRole('dialog').getByRole('button', { name: 'Roll key' }).click();
+    const shown = await page.getByTestId('new-secret-key').textContent();
+    expect(shown).toMatch(/^sk_test_/);
+    expect((await h.rest('/v1/products', { key: x.keys.test })).status).toBe(401);
+    expect((await h.rest('/v1/products', { key: shown! })).status).toBe(200);
+    // The dashboard carries on with the new key (no key form).
+    await page.getByRole('navigation').getByRole('link', { name: 'Customers', exact: true }).click();
+    await page.getByRole('heading', { name: 'Customers' }).waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await page.getByLabel('API key').count()).toBe(0);
+    await page.context().close();
+  });
+});
