@@ -1,10 +1,17 @@
-import { Card, SimpleGrid, Stack, Text } from '@mantine/core';
-import { AreaChart } from '@mantine/charts';
+import type { ReactNode } from 'react';
+import { Badge, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from 'urql';
 import { graphql } from '../../gql';
-import { formatMoney } from '../../lib/money';
+import { formatMoney, formatPercent } from '../../lib/money';
 import { ErrorNote, Loading, PageTitle } from '../../lib/ui';
+import { AutopayHealth } from '../components/overview/AutopayHealth';
+import { CohortRetention } from '../components/overview/CohortRetention';
+import { MrrMovementsChart } from '../components/overview/MrrMovementsChart';
 
+/**
+ * The first screen's figures in one request: several root fields of one document, each with its default window
+ * (the 30 days ending at the merchant's now; 90 for LTV). The chart, cohorts and autopay load after it.
+ */
 const OverviewQuery = graphql(`
   query DashboardOverview {
     mrr(interval: MONTH) {
@@ -23,20 +30,39 @@ const OverviewQuery = graphql(`
         churn
         netNew
       }
-      series {
-        periodEnd
-        mrr
-        new
-        expansion
-        reactivation
-        contraction
-        churn
-      }
+    }
+    churn {
+      currency
+      logoChurnRate
+      revenueChurnRate
+      churnedSubscriptions
+      subscriptionsAtStart
+      churnedMrr
+      contractionMrr
+    }
+    quickRatio {
+      quickRatio
+      healthy
+    }
+    ltv {
+      currency
+      ltv
+      expectedLifetimeMonths
     }
   }
 `);
 
-export const Stat = ({ label, value, testId }: { label: string; value: string; testId?: string }) => (
+export const Stat = ({
+  label,
+  value,
+  testId,
+  hint,
+}: {
+  label: string;
+  value: string;
+  testId?: string;
+  hint?: ReactNode;
+}) => (
   <Card withBorder padding="md">
     <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
       {label}
@@ -44,38 +70,94 @@ export const Stat = ({ label, value, testId }: { label: string; value: string; t
     <Text fz="xl" fw={700} data-testid={testId}>
       {value}
     </Text>
+    {hint && (
+      <Text size="xs" c="dimmed" component="div">
+        {hint}
+      </Text>
+    )}
   </Card>
 );
+
+/** A ratio with two decimals, "—" when it is undefined (nothing was lost). */
+const ratio = (r: number | null | undefined) => (r === null || r === undefined ? '—' : r.toFixed(2));
 
 export function Overview() {
   const [{ data, error, fetching }] = useQuery({ query: OverviewQuery });
   const mrr = data?.mrr;
+  const churn = data?.churn;
+  const quick = data?.quickRatio;
+  const ltv = data?.ltv;
   return (
     <Stack>
       <PageTitle>Overview</PageTitle>
       <ErrorNote error={error} />
       {fetching && !mrr && <Loading />}
-      {mrr && (
+      {mrr && churn && quick && ltv && (
         <>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
-            <Stat label="MRR" value={formatMoney(mrr.mrr, mrr.currency)} testId="overview-mrr" />
-            <Stat label="ARR" value={formatMoney(mrr.arr, mrr.currency)} testId="overview-arr" />
-            <Stat label="Active subscriptions" value={String(mrr.activeSubscriptions)} testId="overview-active" />
-            <Stat label="ARPU" value={formatMoney(mrr.arpu, mrr.currency)} />
-          </SimpleGrid>
-          <Card withBorder>
-            <Text fw={600} mb="sm">
-              MRR over time
-            </Text>
-            <AreaChart
-              h={260}
-              data={mrr.series.map((p) => ({ month: p.periodEnd.slice(0, 7), MRR: p.mrr }))}
-              dataKey="month"
-              series={[{ name: 'MRR', color: 'indigo.6' }]}
-              valueFormatter={(v) => formatMoney(v, mrr.currency)}
-              withDots={false}
+            <Stat
+              label="MRR"
+              value={formatMoney(mrr.mrr, mrr.currency)}
+              testId="overview-mrr"
+              hint={`Net new (30 days): ${formatMoney(mrr.movements.netNew, mrr.currency)}`}
             />
-          </Card>
+            <Stat label="ARR" value={formatMoney(mrr.arr, mrr.currency)} testId="overview-arr" />
+            <Stat
+              label="Active subscriptions"
+              value={String(mrr.activeSubscriptions)}
+              testId="overview-active"
+              hint={`${mrr.payingCustomers} paying customers`}
+            />
+            <Stat label="ARPU" value={formatMoney(mrr.arpu, mrr.currency)} testId="overview-arpu" />
+            <Stat
+              label="Logo churn (30 days)"
+              value={formatPercent(churn.logoChurnRate)}
+              testId="overview-logo-churn"
+              hint={`${churn.churnedSubscriptions} of ${churn.subscriptionsAtStart} subscriptions`}
+            />
+            <Stat
+              label="Revenue churn (30 days)"
+              value={formatPercent(churn.revenueChurnRate)}
+              testId="overview-revenue-churn"
+              hint={`${formatMoney(churn.churnedMrr + churn.contractionMrr, churn.currency)} MRR lost`}
+            />
+            <Stat
+              label="Quick ratio (30 days)"
+              value={ratio(quick.quickRatio)}
+              testId="overview-quick-ratio"
+              hint={
+                quick.quickRatio === null || quick.quickRatio === undefined ? (
+                  'Nothing lost in the window'
+                ) : (
+                  <Group gap={4}>
+                    {quick.healthy ? (
+                      <Badge size="xs" color="teal" variant="light">
+                        healthy
+                      </Badge>
+                    ) : (
+                      <Badge size="xs" color="orange" variant="light">
+                        below 4
+                      </Badge>
+                    )}
+                    gains / losses
+                  </Group>
+                )
+              }
+            />
+            <Stat
+              label="LTV"
+              value={ltv.ltv === null || ltv.ltv === undefined ? '—' : formatMoney(ltv.ltv, ltv.currency)}
+              testId="overview-ltv"
+              hint={
+                ltv.expectedLifetimeMonths === null || ltv.expectedLifetimeMonths === undefined
+                  ? 'No churn in 90 days: lifetime not bounded'
+                  : `Expected lifetime ${ltv.expectedLifetimeMonths.toFixed(1)} months`
+              }
+            />
+          </SimpleGrid>
+          <MrrMovementsChart asOf={mrr.asOf} currency={mrr.currency} />
+          <CohortRetention currency={mrr.currency} />
+          <AutopayHealth />
         </>
       )}
     </Stack>
