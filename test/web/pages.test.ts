@@ -128,4 +128,38 @@ describe('dashboard pages', () => {
     expect(await page.getByLabel('API key').count()).toBe(0);
     await page.context().close();
   });
+
+  it('edits the catalog: a product, a plan and a price typed in rupees stored in exact paise; a coupon', async () => {
+    const x = await h.merchant();
+    const page = await web.dashboard(x.keys.test, '/catalog');
+    await page.getByLabel('Product name').first().fill('Masala Pro');
+    await page.getByRole('button', { name: 'Add product' }).click();
+    const card = page.locator('[data-product-id]').filter({ has: page.locator('input[value="Masala Pro"]') });
+    await card.waitFor();
+    await card.getByLabel('New plan').fill('Monthly');
+    await card.getByRole('button', { name: 'Add plan' }).click();
+    await card.getByLabel('Price for Monthly').fill('1,234.50');
+    await card.getByRole('button', { name: 'Add price' }).click();
+    await card.getByText('₹1,234.50').waitFor();
+    const products = (await ok(x.test.get('/products'))).data;
+    expect(products[0].plans[0].default_price).toMatchObject({ amount: 123450, currency: 'INR' });
+
+    // More decimals than the currency has: refused on the page, nothing sent.
+    await card.getByLabel('Price for Monthly').fill('10.005');
+    await card.getByRole('button', { name: 'Add price' }).click();
+    await card.getByText('Not an amount in INR').waitFor();
+    await screenshot(page, 'dashboard-catalog');
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Coupons', exact: true }).click();
+    await page.getByLabel('Code').fill('DIWALI20');
+    await page.getByLabel('Percent').fill('20');
+    await page.getByRole('button', { name: 'Create coupon' }).click();
+    await page.locator('tr[data-coupon-code="DIWALI20"]').getByText('20% off').waitFor();
+    // The same code again: the API's refusal in words.
+    await page.getByLabel('Code').fill('diwali20');
+    await page.getByLabel('Percent').fill('10');
+    await page.getByRole('button', { name: 'Create coupon' }).click();
+    await page.getByRole('alert').filter({ hasText: 'coupon_code_exists' }).waitFor();
+    await page.context().close();
+  });
 });

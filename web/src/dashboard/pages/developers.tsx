@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { Alert, Button, Card, Code, Group, Modal, NumberInput, Progress, Select, Stack, Text } from '@mantine/core';
+import { Alert, Button, Card, Code, Group, Modal, Progress, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useClient, useMutation, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../../gql';
 import { loadKeys, saveKeys } from '../../lib/session';
@@ -108,7 +108,15 @@ function TestClock() {
         </Text>
       )}
       <Group align="flex-end">
-        <NumberInput label="Advance by" min={1} max={366} value={amount} onChange={setAmount} w={120} />
+        <TextInput
+          type="number"
+          label="Advance by"
+          min={1}
+          max={366}
+          value={String(amount)}
+          onChange={(e) => setAmount(e.currentTarget.value)}
+          w={120}
+        />
         <Select
           label="Unit"
           value={unit}
@@ -174,7 +182,13 @@ function KeyRoll() {
           <Text size="sm">
             Every system that uses the current key must switch to the new one before the grace period ends.
           </Text>
-          <NumberInput label="Grace period (seconds)" min={0} value={grace} onChange={setGrace} />
+          <TextInput
+            type="number"
+            label="Grace period (seconds)"
+            min={0}
+            value={String(grace)}
+            onChange={(e) => setGrace(e.currentTarget.value)}
+          />
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setAsking(false)}>
               Back
