@@ -3,6 +3,7 @@ import { screenshot, useWebBrowser } from '../harness/dashboard';
 import { connect } from '../payments/helpers';
 import { authorise, createSubscription } from '../subscriptions/helpers';
 import { meteredPlan, report } from '../usage/helpers';
+import { rateInMajorUnits, usageAmount } from '../../web/src/dashboard/components/ops/usage-amount';
 
 /** The Usage page (web/src/dashboard/pages/usage.tsx): a subscription chosen from the list, its usage priced. */
 
@@ -34,5 +35,22 @@ describe('dashboard usage', () => {
     expect(text[1]).toContain('₹5.01');
     await screenshot(page, 'dashboard-usage');
     await page.context().close();
+  });
+});
+
+describe('usage amounts on the page', () => {
+  it('multiplies exact decimals and rounds half away from zero once, as the usage close does', () => {
+    expect(usageAmount('1234.5', '0.25')).toBe(309); // 308.625
+    expect(usageAmount('1', '0.5')).toBe(1);
+    expect(usageAmount('0.1', '250.5')).toBe(25); // 25.05
+    expect(usageAmount('1000000000000', '0.000000000001')).toBe(1);
+    expect(usageAmount('3', '0')).toBe(0);
+  });
+
+  it('shows a rate in major units with every decimal it has', () => {
+    expect(rateInMajorUnits('0.25', 'INR')).toBe('₹0.0025');
+    expect(rateInMajorUnits('250.5', 'INR')).toBe('₹2.505');
+    expect(rateInMajorUnits('100', 'INR')).toBe('₹1');
+    expect(rateInMajorUnits('5', 'JPY')).toBe('¥5');
   });
 });

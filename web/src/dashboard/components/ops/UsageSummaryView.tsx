@@ -4,7 +4,7 @@ import { useQuery } from 'urql';
 import { graphql } from '../../../gql';
 import { formatMoney } from '../../../lib/money';
 import { Day, ErrorNote, Loading, StatusBadge } from '../../../lib/ui';
-import { usageAmount } from './usage-amount';
+import { rateInMajorUnits, usageAmount } from './usage-amount';
 
 const UsageOfSubscription = graphql(`
   query UsageSummaryOfSubscription($id: ID!) {
@@ -140,7 +140,11 @@ export function UsageSummaryView({ subscriptionId }: { subscriptionId: string })
                       {a.totalQuantityDecimal} {a.unit}
                     </Table.Td>
                     <Table.Td>
-                      {rate ? `${rate.unitAmountDecimal} subunits / ${a.unit}` : rates.fetching ? '…' : 'no rate'}
+                      {rate
+                        ? `${rateInMajorUnits(rate.unitAmountDecimal, sub.currency)} per ${a.unit}`
+                        : rates.fetching
+                          ? '…'
+                          : 'no rate'}
                     </Table.Td>
                     <Table.Td data-testid="usage-amount">
                       {trial

@@ -154,7 +154,7 @@ export function WebhookEndpoints({ onChanged }: { onChanged: () => void }) {
                       <Group gap={4}>
                         {e.enabledEvents.map((t) => (
                           <Badge key={t} variant="outline" size="sm" tt="none">
-                            {t}
+                            {t === '*' ? 'all events' : t}
                           </Badge>
                         ))}
                       </Group>
