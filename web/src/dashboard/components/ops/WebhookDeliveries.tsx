@@ -181,7 +181,7 @@ export function WebhookDeliveries({ version }: { version: number }) {
                           {urlOf.get(d.endpointId) ?? d.endpointId}
                         </Text>
                       </Table.Td>
-                      <Table.Td miw={110}>
+                      <Table.Td miw={130} style={{ whiteSpace: 'nowrap' }}>
                         <StatusBadge status={d.status} />
                       </Table.Td>
                       <Table.Td>{d.attempts}</Table.Td>
