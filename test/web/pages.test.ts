@@ -6,9 +6,9 @@ import { formatMoney } from '../../src/money';
 import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
 
 /**
- * The dashboard's other pages in headless Chromium: customers with lifetime revenue, payments and a refund from the
- * page, invoices with their PDF, webhooks (an endpoint added, a test event sent and its attempt shown, a retry), and
- * developers (the test clock advanced day by day with its progress; a key roll the dashboard survives).
+ * The dashboard's customers, payments, invoices, catalog and coupons pages in headless Chromium: lifetime revenue, a
+ * refund from the page, an invoice PDF, catalog editing in exact subunits, a coupon (webhooks, developers and usage:
+ * webhooks.test.ts, developers.test.ts, usage.test.ts).
  */
 
 const h = useHarness();
@@ -72,60 +72,6 @@ describe('dashboard pages', () => {
     const file = await download.path();
     expect(fs.readFileSync(file!).subarray(0, 5).toString()).toBe('%PDF-');
     expect(download.suggestedFilename()).toMatch(/\.pdf$/);
-    await page.context().close();
-  });
-
-  it('adds a webhook endpoint, sends a test event and shows its attempt; retries it', async () => {
-    const receiver = await h.receiver();
-    const page = await web.dashboard(m.keys.test, '/webhooks');
-    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
-    await page.getByTestId('webhook-secret').waitFor();
-    expect(await page.getByTestId('webhook-secret').textContent()).toMatch(/^whsec_/);
-    await page.getByRole('button', { name: 'Send test event' }).click();
-    await receiver.waitFor(1);
-    const delivery = page.locator('tr[data-delivery-id]').first();
-    await page.getByRole('button', { name: 'Refresh' }).click();
-    await delivery.locator('[data-status="SUCCEEDED"]').waitFor();
-    await delivery.getByRole('button', { name: '1 attempt' }).click();
-    await page.getByTestId('attempt-log').getByText('200').waitFor();
-    await screenshot(page, 'dashboard-webhooks');
-    await delivery.getByRole('button', { name: 'Retry' }).click();
-    await receiver.waitFor(2);
-    await page.context().close();
-  });
-
-  it('advances the test clock day by day, saying how far it got', async () => {
-    const before = await h.clock.now(m);
-    const page = await web.dashboard(m.keys.test, '/developers');
-    await page.getByTestId('clock-now').waitFor();
-    await page.getByLabel('Advance by').fill('3');
-    await page.getByRole('button', { name: 'Advance' }).click();
-    await page.getByTestId('advance-progress').filter({ hasText: 'Done: moved 3 days.' }).waitFor();
-    const after = await h.clock.now(m);
-    const moved = after.getTime() - before.getTime();
-    expect(moved).toBeGreaterThanOrEqual(3 * 86_400_000);
-    expect(moved).toBeLessThan(3 * 86_400_000 + 60_000);
-    await screenshot(page, 'dashboard-developers');
-    await page.context().close();
-  });
-
-  it('rolls the API key and keeps working with the new one', async () => {
-    const x = await h.merchant();
-    const page = await web.dashboard(x.keys.test, '/developers');
-    await page.getByRole('button', { name: 'Roll key' }).click();
-    await page.getByLabel('Grace period (seconds)').fill('0');
-    await page.getByRole('dialog').getByRole('button', { name: 'Roll key' }).click();
-    const shown = await page.getByTestId('new-secret-key').textContent();
-    expect(shown).toMatch(/^sk_test_/);
-    expect((await h.rest('/v1/products', { key: x.keys.test })).status).toBe(401);
-    expect((await h.rest('/v1/products', { key: shown! })).status).toBe(200);
-    // The dashboard carries on with the new key (no key form).
-    await page.getByRole('navigation').getByRole('link', { name: 'Customers', exact: true }).click();
-    await page.getByRole('heading', { name: 'Customers' }).waitFor();
-    await page.reload();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    expect(await page.getByLabel('API key').count()).toBe(0);
     await page.context().close();
   });
 

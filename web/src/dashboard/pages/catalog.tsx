@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Badge, Button, Card, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Card, Group, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Select } from '../../lib/select';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../../gql';
 import type { BillingFrequency, ProductType } from '../../gql/graphql';

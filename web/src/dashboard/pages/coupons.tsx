@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Button, Card, Group, Select, Stack, Table, TextInput } from '@mantine/core';
+import { Button, Card, Group, Stack, Table, TextInput } from '@mantine/core';
+import { Select } from '../../lib/select';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../../gql';
 import type { CouponDuration } from '../../gql/graphql';

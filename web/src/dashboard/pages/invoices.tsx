@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Button, Card, Group, Modal, Select, Stack, Table, Text } from '@mantine/core';
+import { Button, Card, Group, Modal, Stack, Table, Text } from '@mantine/core';
+import { Select } from '../../lib/select';
 import { useClient, useQuery, type CombinedError } from 'urql';
 import { graphql } from '../../gql';
 import type { InvoiceType } from '../../gql/graphql';

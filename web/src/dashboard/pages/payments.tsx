@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Button, Card, Group, Modal, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Button, Card, Group, Modal, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Select } from '../../lib/select';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../../gql';
 import type { PaymentStatus } from '../../gql/graphql';

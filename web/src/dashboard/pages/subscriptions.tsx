@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Card, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Card, Group, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Select } from '../../lib/select';
 import { useQuery, useSubscription } from 'urql';
 import { Link } from 'wouter';
 import { graphql } from '../../gql';
