@@ -5,6 +5,7 @@ import { graphql } from '../gql';
 import type { PortalViewQuery } from '../gql/graphql';
 import { makeClient } from '../lib/client';
 import { isAuthError } from '../lib/errors';
+import { cadenceText } from '../lib/cadence';
 import { formatMoney } from '../lib/money';
 import { Day, ErrorNote, Loading, Money, StatusBadge } from '../lib/ui';
 import { downloadBase64 } from '../lib/download';
@@ -157,10 +158,7 @@ const AuthorizeMandate = graphql(`
   }
 `);
 
-const cadence = (s: { billingFrequency?: string | null; billingInterval: number }) => {
-  const unit = (s.billingFrequency ?? 'MONTHLY').toLowerCase().replace(/ly$/, '').replace('dai', 'day');
-  return s.billingInterval > 1 ? `every ${s.billingInterval} ${unit}s` : `per ${unit}`;
-};
+const cadence = cadenceText;
 
 function SubscriptionCard({ sub, onChanged }: { sub: PortalSub; onChanged: () => void }) {
   const [confirmCancel, setConfirmCancel] = useState(false);

@@ -4,6 +4,7 @@ import { Select } from '../../lib/select';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../../gql';
 import type { BillingFrequency, ProductType } from '../../gql/graphql';
+import { cadenceText } from '../../lib/cadence';
 import { parseMoney } from '../../lib/money-input';
 import { ErrorNote, Loading, Money, PageTitle, PagerControls, usePager } from '../../lib/ui';
 
@@ -231,7 +232,7 @@ function PlanRow({ plan, onChanged }: { plan: PlanShape; onChanged: () => void }
           {plan.name}
         </Text>
         <Text size="xs" c="dimmed">
-          {plan.billingFrequency ? `every ${plan.billingInterval} ${plan.billingFrequency.toLowerCase()}` : 'one-time'}
+          {cadenceText(plan)}
         </Text>
       </Table.Td>
       <Table.Td>

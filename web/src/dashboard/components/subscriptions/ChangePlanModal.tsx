@@ -3,6 +3,7 @@ import { Button, Card, Group, Modal, Radio, SegmentedControl, Stack, Table, Text
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../../../gql';
 import type { ChangeEffective } from '../../../gql/graphql';
+import { cadenceText } from '../../../lib/cadence';
 import { formatMoney } from '../../../lib/money';
 import { Day, ErrorNote, Loading } from '../../../lib/ui';
 
@@ -107,7 +108,7 @@ export function ChangePlanModal(props: { subscription: Sub; onClose: () => void;
                 key={price.id}
                 value={`${plan.id}:${price.id}`}
                 disabled={current}
-                label={`${plan.name} · ${money(price.amount)} every ${plan.billingInterval > 1 ? `${plan.billingInterval} ` : ''}${(plan.billingFrequency ?? '').toLowerCase()}${current ? ' (current)' : ''}`}
+                label={`${plan.name} · ${money(price.amount)} ${cadenceText(plan)}${current ? ' (current)' : ''}`}
               />
             ))}
           </Stack>
