@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Badge, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from 'urql';
 import { graphql } from '../../gql';
@@ -6,14 +6,15 @@ import { formatMoney, formatPercent } from '../../lib/money';
 import { ErrorNote, Loading, PageTitle } from '../../lib/ui';
 import { AutopayHealth } from '../components/overview/AutopayHealth';
 import { CohortRetention } from '../components/overview/CohortRetention';
-import { MrrMovementsChart } from '../components/overview/MrrMovementsChart';
+import { MrrMovementsChart, yearBefore } from '../components/overview/MrrMovementsChart';
 
 /**
- * The first screen's figures in one request: several root fields of one document, each with its default window
- * (the 30 days ending at the merchant's now; 90 for LTV). The chart, cohorts and autopay load after it.
+ * The first screen in one request: several root fields of one document, each with its default window (the 30 days
+ * ending at the merchant's now; 90 for LTV), and the monthly MRR series for the chart from a year before the browser's
+ * now to the merchant's now (longer when a test clock runs ahead). Cohorts and autopay load after it.
  */
 const OverviewQuery = graphql(`
-  query DashboardOverview {
+  query DashboardOverview($historyFrom: String!) {
     mrr(interval: MONTH) {
       currency
       mrr
@@ -49,6 +50,19 @@ const OverviewQuery = graphql(`
       ltv
       expectedLifetimeMonths
     }
+    history: mrr(interval: MONTH, from: $historyFrom) {
+      currency
+      series {
+        periodStart
+        periodEnd
+        mrr
+        new
+        expansion
+        reactivation
+        contraction
+        churn
+      }
+    }
   }
 `);
 
@@ -82,7 +96,8 @@ export const Stat = ({
 const ratio = (r: number | null | undefined) => (r === null || r === undefined ? '—' : r.toFixed(2));
 
 export function Overview() {
-  const [{ data, error, fetching }] = useQuery({ query: OverviewQuery });
+  const [historyFrom] = useState(() => yearBefore(new Date().toISOString()));
+  const [{ data, error, fetching }] = useQuery({ query: OverviewQuery, variables: { historyFrom } });
   const mrr = data?.mrr;
   const churn = data?.churn;
   const quick = data?.quickRatio;
@@ -155,7 +170,7 @@ export function Overview() {
               }
             />
           </SimpleGrid>
-          <MrrMovementsChart asOf={mrr.asOf} currency={mrr.currency} />
+          <MrrMovementsChart series={data.history.series} currency={data.history.currency} />
           <CohortRetention currency={mrr.currency} />
           <AutopayHealth />
         </>

@@ -1,30 +1,9 @@
 import { Card, Text } from '@mantine/core';
 import { CompositeChart } from '@mantine/charts';
-import { useQuery } from 'urql';
-import { graphql } from '../../../gql';
 import { formatCompactMoney } from '../../../lib/compact-money';
 import { formatMoney } from '../../../lib/money';
-import { ErrorNote, Loading } from '../../../lib/ui';
 
-const MovementsQuery = graphql(`
-  query OverviewMrrMovements($from: String!, $to: String!, $currency: String!) {
-    mrr(interval: MONTH, from: $from, to: $to, currency: $currency) {
-      currency
-      series {
-        periodStart
-        periodEnd
-        mrr
-        new
-        expansion
-        reactivation
-        contraction
-        churn
-      }
-    }
-  }
-`);
-
-/** Twelve calendar months back from the merchant's now (the test clock in test mode), as the window's start. */
+/** Twelve calendar months before an instant, as a window's start. */
 export function yearBefore(asOf: string): string {
   const d = new Date(asOf);
   d.setUTCFullYear(d.getUTCFullYear() - 1);
@@ -40,16 +19,21 @@ const SERIES = [
   { name: 'MRR', color: 'indigo.7', type: 'line' as const, yAxisId: 'right' },
 ];
 
+interface Point {
+  periodStart: string;
+  mrr: number;
+  new: number;
+  expansion: number;
+  reactivation: number;
+  contraction: number;
+  churn: number;
+}
+
 /**
- * MRR movements per month (gains stacked up, losses stacked down) with the MRR line on its own axis, over the year
- * ending at `asOf`. Loaded after the first screen: it is the heaviest of the overview's MRR reads.
+ * MRR movements per month (gains stacked up, losses stacked down) with the MRR line on its own axis. The series comes
+ * with the overview's first request (one round trip for the first screen).
  */
-export function MrrMovementsChart({ asOf, currency }: { asOf: string; currency: string }) {
-  const [{ data, error, fetching }] = useQuery({
-    query: MovementsQuery,
-    variables: { from: yearBefore(asOf), to: asOf, currency },
-  });
-  const series = data?.mrr.series ?? [];
+export function MrrMovementsChart({ series, currency }: { series: Point[]; currency: string }) {
   const rows = series.map((p) => ({
     month: p.periodStart.slice(0, 7),
     New: p.new,
@@ -66,27 +50,23 @@ export function MrrMovementsChart({ asOf, currency }: { asOf: string; currency: 
       <Text fw={600} mb="sm">
         MRR movements by month
       </Text>
-      <ErrorNote error={error} />
-      {fetching && !data && <Loading />}
-      {data && (
-        <CompositeChart
-          h={300}
-          data={rows}
-          dataKey="month"
-          series={SERIES}
-          withLegend
-          withDots={false}
-          curveType="linear"
-          withRightYAxis
-          maxBarWidth={36}
-          // Full amounts in the tooltip; the axes get compact labels that fit their width.
-          valueFormatter={(v) => formatMoney(v, currency)}
-          yAxisProps={{ width: 72, tickFormatter: short }}
-          rightYAxisProps={{ width: 72, tickFormatter: short }}
-          barProps={{ stackId: 'movements' }}
-          composedChartProps={{ stackOffset: 'sign' }}
-        />
-      )}
+      <CompositeChart
+        h={300}
+        data={rows}
+        dataKey="month"
+        series={SERIES}
+        withLegend
+        withDots={false}
+        curveType="linear"
+        withRightYAxis
+        maxBarWidth={36}
+        // Full amounts in the tooltip; the axes get compact labels that fit their width.
+        valueFormatter={(v) => formatMoney(v, currency)}
+        yAxisProps={{ width: 72, tickFormatter: short }}
+        rightYAxisProps={{ width: 72, tickFormatter: short }}
+        barProps={{ stackId: 'movements' }}
+        composedChartProps={{ stackOffset: 'sign' }}
+      />
     </Card>
   );
 }
