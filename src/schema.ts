@@ -42,19 +42,23 @@ function rootFieldRefusal(field: string, principal: Ctx['principal'] | undefined
       ? null
       : new DomainError('invalid_api_key', "This field is the customer portal's: it needs a portal session's token.");
   }
+  if (principal?.kind === 'portal')
+    return new DomainError(
+      'invalid_api_key',
+      `A customer portal session reaches only the portal's fields, not ${field}.`,
+    );
+  // The operator's fields check for the operator token themselves (merchant.resolver.ts).
   if (OPERATOR_FIELDS.has(field) || principal?.kind === 'merchant') return null;
   return new DomainError(
     'invalid_api_key',
-    principal?.kind === 'portal'
-      ? `A customer portal session reaches only the portal's fields, not ${field}.`
-      : 'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...',
+    'Invalid API key provided. Use a secret key: Bearer sk_test_... or sk_live_...',
   );
 }
 
 /**
  * Checks every operation passes through, in one place: the arguments (size and depth, NUL characters and lone
- * surrogates, empty ids), then who may call the field (rootFieldRefusal), before its resolver runs. They wrap the root fields only: a type-graphql global middleware would run on each of the thousands of
- * fields of a list answer.
+ * surrogates, empty ids), then who may call the field (rootFieldRefusal), before its resolver runs. They wrap the root
+ * fields only: a type-graphql global middleware would run on each of the thousands of fields of a list answer.
  */
 function guardRootFields(schema: GraphQLSchema): GraphQLSchema {
   for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
