@@ -198,7 +198,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     }).then((s) => authorise(m.test, s));
     await ok(m.test.post(`/subscriptions/${ended.subscription.id}/cancel`));
     expect(await count()).toBe(3); // 2 active + 1 trialing
-    await h.clock.advance(m, after(a.current_period_end));
+    // Past the failing subscription's own period end (made after a's: on a busy machine, seconds after it).
+    await h.clock.advance(m, after((await get(m, failing.id)).current_period_end));
     expect((await get(m, failing.id)).status).toBe('past_due');
     expect(await count()).toBe(3); // active + past_due + trialing
     await ok(m.test.post(`/subscriptions/${failing.id}/cancel`));
