@@ -61,8 +61,7 @@ export async function changePlan(
   const behavior = input.prorationBehavior ?? ProrationBehavior.CREATE_PRORATIONS;
   // A coupon follows the subscription when it applies to the new plan (subscription.discount.ts discountAtPlanChange);
   // the gateway's new price is the discounted one when the next renewal is discounted.
-  const coupon = current.couponId ? await ctx.em.findOne(Coupon, { id: current.couponId }) : null;
-  const couponFollows = !!current.couponId && (!coupon || appliesToPlan(coupon, plan.id));
+  const couponFollows = await couponFollowsTo(ctx, current, plan.id);
   const discountOf = (sub: BillingSubscription) =>
     discountAtPlanChange(sub, discountArgs(sub, plan, price, behavior, couponFollows));
   const planned = discountOf(current);
@@ -221,8 +220,7 @@ export async function scheduleChangeAtPeriodEnd(
   const product = await findOr404(ctx.em, Product, plan.productId, 'product');
   const connection = await service.connectionOf(ctx.em, current);
   const gateway = service.providers.gatewayFor(connection);
-  const coupon = current.couponId ? await ctx.em.findOne(Coupon, { id: current.couponId }) : null;
-  const couponFollows = !!current.couponId && (!coupon || appliesToPlan(coupon, plan.id));
+  const couponFollows = await couponFollowsTo(ctx, current, plan.id);
   // The renewal at the period's end is the next billed period: discounted when the coupon follows and has periods left.
   const nextDiscount =
     couponFollows && discountApplies(current) ? discountOn(price.amount, discountTermsOf(current)) : 0;
@@ -338,6 +336,13 @@ function billsNewPeriod(sub: BillingSubscription, plan: Plan, behavior: Proratio
   );
 }
 
+/** Whether the subscription's coupon follows it to the plan (one that no longer exists does). */
+async function couponFollowsTo(ctx: Ctx, sub: BillingSubscription, planId: string): Promise<boolean> {
+  if (!sub.couponId) return false;
+  const coupon = await ctx.em.findOne(Coupon, { id: sub.couponId });
+  return !coupon || appliesToPlan(coupon, planId);
+}
+
 const discountArgs = (
   sub: BillingSubscription,
   plan: Plan,
@@ -406,13 +411,7 @@ export async function previewPlanChange(
   const scheduled = input.effective === ChangeEffective.PERIOD_END;
   transition(sub.status, scheduled ? 'schedule_change' : 'change_plan', 'api');
   if (scheduled) checkSchedulable(sub);
-  const { plan, price } = await targetOf(ctx, sub, input);
-  if (price.currency !== sub.currency)
-    throw new DomainError(
-      'currency_mismatch',
-      `The new price is in ${price.currency}, the subscription in ${sub.currency}.`,
-      'price_id',
-    );
+  const { plan, price } = await targetOf(ctx, sub, input); // in the subscription's currency (pickPrice)
   const now = await service.now(tenantOf(ctx));
   const preview = Object.assign(new PlanChangePreview(), {
     proration: null,
@@ -424,8 +423,7 @@ export async function previewPlanChange(
   });
   if (scheduled) return preview;
   const behavior = input.prorationBehavior ?? ProrationBehavior.CREATE_PRORATIONS;
-  const coupon = sub.couponId ? await ctx.em.findOne(Coupon, { id: sub.couponId }) : null;
-  const couponFollows = !!sub.couponId && (!coupon || appliesToPlan(coupon, plan.id));
+  const couponFollows = await couponFollowsTo(ctx, sub, plan.id);
   const p = planChangeArithmetic(sub, plan, price, behavior, couponFollows, now).proration;
   if (!p) return preview;
   const tax = taxOf(sub);
