@@ -443,6 +443,14 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     expect(text).toMatch(row('Invoice dated', istDate(new Date(invoice.issued_at))));
     expect(text).toMatch(row('Taxable value', '₹84.74'));
     expect(text).toMatch(row('Total credit', '₹100.00'));
+    // The original invoice, as issued, now also prints what credit notes returned of it (a new printed state).
+    const original = await fetch(`${h.app.url}/v1/invoices/${invoice.id}/pdf`, {
+      headers: { authorization: `Bearer ${m.keys.test}` },
+    });
+    const originalText = await pdfText(Buffer.from(await original.arrayBuffer()));
+    expect(originalText).toContain('Tax Invoice');
+    expect(originalText).toMatch(row('Total', '₹588.82'));
+    expect(originalText).toMatch(row('Credited by credit notes', '-₹100.00'));
   });
 });
 

@@ -12,7 +12,7 @@ export const RENDER_PER_MERCHANT = 4;
 /**
  * The PDFs of issued invoices and credit notes. An issued document never changes, so each is rendered once and its
  * bytes kept (table invoice_documents); the only figures that move after issue (amount paid, amount due, credit
- * applied) make its "printed state", and a document whose state moved is rendered once more in the new one. Rendering
+ * applied, credited by later credit notes) make its "printed state", and a document whose state moved is rendered once more in the new one. Rendering
  * runs on a bounded pool of worker threads (src/core/worker-pool.ts), never on the event loop.
  */
 export class InvoiceDocuments {
@@ -56,7 +56,7 @@ export class InvoiceDocuments {
 
 /** The figures a PDF prints that may move after issue; everything else on it is fixed at issue. */
 function printedState(invoice: Invoice): string {
-  return `paid=${invoice.amountPaid};due=${invoice.amountDue};credit=${invoice.creditApplied}`;
+  return `paid=${invoice.amountPaid};due=${invoice.amountDue};credit=${invoice.creditApplied};credited=${invoice.amountCredited}`;
 }
 
 /**
@@ -81,6 +81,7 @@ async function pdfInput(ctx: Ctx, invoice: Invoice): Promise<InvoicePdfInput> {
       taxAmount: i.taxAmount,
       total: i.total,
       creditApplied: i.creditApplied,
+      amountCredited: i.amountCredited,
       amountPaid: i.amountPaid,
       amountDue: i.amountDue,
       taxRateBps: i.taxRateBps,

@@ -32,6 +32,7 @@ export interface InvoicePdfInput {
     | 'taxAmount'
     | 'total'
     | 'creditApplied'
+    | 'amountCredited'
     | 'amountPaid'
     | 'amountDue'
     | 'taxRateBps'
@@ -322,6 +323,9 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
     if (invoice.amountPaid) totals.push(['Amount paid', formatMoney(invoice.amountPaid, currency), false]);
     totals.push(['Amount due', formatMoney(invoice.amountDue, currency), true]);
   }
+  // Credit notes issued against this invoice since (refunds, plan-change credit): the invoice itself stays as issued.
+  if (!isCredit && invoice.amountCredited)
+    totals.push(['Credited by credit notes', formatMoney(-invoice.amountCredited, currency), false]);
   const needed = totals.length * 16 + 90;
   if (y + needed > bottom) {
     doc.addPage();
