@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { v7 as uuidv7 } from 'uuid';
 import { CreditParts, partsTotal, refundCreditParts } from '../../src/modules/invoices/credit-note';
 import { istDate } from '../../src/modules/invoices/invoice.pdf';
+import { createGateway } from '../../src/gateways';
 import { gstOn } from '../../src/money';
 import { TestMerchant, useHarness } from '../harness';
 import {
@@ -425,6 +426,48 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     expect((await postEvent(conn.connection.webhook_url, event())).status).toBe(200);
     expect(await creditNotes(invoice)).toHaveLength(1);
     expect((await get('invoices', invoice.id)).amount_credited).toBe(5900);
+  });
+
+  it('a refund made at the gateway itself (its dashboard or API) is recorded, with its credit note, once', async () => {
+    const { payment, invoice } = await paidWithInvoice({ amount: 49900, customer_state_code: '29' });
+    // The merchant refunds 200.00 in the gateway's own dashboard: the gateway's refund API, not Cadence's.
+    const gateway = createGateway(provider, conn.credentials as any, { sandboxUrl: h.app.app.sandboxUrl });
+    const outside = await gateway.refund({
+      providerPaymentId: payment.provider_payment_id,
+      amount: 20000,
+      currency: 'INR',
+      idempotencyKey: `dashboard-${uuidv7()}`,
+    });
+    await settle();
+    const after = await get('payments', payment.id);
+    expect(after).toMatchObject({ status: 'partially_refunded', amount_refunded: 20000 });
+    const notes = await creditNotes(invoice);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ billing_reason: 'refund', total: 20000, related_invoice_id: invoice.id });
+    const q = await m.test.gql(
+      `query($id: ID!) { payment(id: $id) { refunds { id amount status providerRefundId } } }`,
+      {
+        id: payment.id,
+      },
+    );
+    expect(q.data.payment.refunds).toEqual([
+      { id: notes[0].refund_id, amount: 20000, status: 'SUCCEEDED', providerRefundId: outside.providerRefundId },
+    ]);
+    const refunded = (await outbox(h.app, m.id)).filter(
+      (e: any) => e.type === 'payment.refunded' && e.payload.data.object.id === payment.id,
+    );
+    expect(refunded).toHaveLength(1);
+    // The rest through Cadence: everything not yet refunded, and the gateway's net equals Cadence's.
+    const rest = await m.test.post(`/payments/${payment.id}/refund`, {});
+    expect(rest.status).toBe(201);
+    expect(rest.body.amount).toBe(38882);
+    await settle();
+    expect(await get('payments', payment.id)).toMatchObject({ status: 'refunded', amount_refunded: 58882 });
+    expect(sum(await creditNotes(invoice), (n) => n.total)).toBe(58882);
+    expect(await gatewayCharge(h.app, provider, payment.provider_payment_id)).toEqual({
+      charged: 58882,
+      refunded: 58882,
+    });
   });
 
   it("a refund's credit note PDF is titled Credit Note and names the original invoice's number and date", async () => {

@@ -1,5 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
-import { connect, gatewayCharge, outbox, PROVIDERS, ProviderName } from './helpers';
+import { v7 as uuidv7 } from 'uuid';
+import { createGateway } from '../../src/gateways';
+import { Connected, connect, gatewayCharge, outbox, PROVIDERS, ProviderName } from './helpers';
 import { after, authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 
 /**
@@ -14,13 +16,13 @@ const DAY = 86_400;
 describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   async function subscribed(card = '4242424242424242') {
     const m: TestMerchant = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
-    await connect(m.test, provider);
+    const conn: Connected = await connect(m.test, provider);
     const { plan } = await recurringPlan(m.test);
     const { subscription } = await authorise(m.test, await createSubscription(m.test, plan.id, { provider }), {
       outcome: 'success',
       card_number: card,
     });
-    return { m, subscription };
+    return { m, subscription, conn };
   }
 
   it('the first charge and each renewal are payments the invoices name, listed under the customer', async () => {
@@ -176,5 +178,43 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(notes.map((n: any) => [n.related_invoice_id, n.total])).toEqual([[adjustment.id, adjustment.total]]);
       expect(await ok(m.test.get(`/payments/${main.id}`))).toMatchObject({ status: 'succeeded', amount_refunded: 0 });
     }
+  });
+
+  it('a charge refunded whole at the gateway itself: spread over the payments it made, a credit note against each invoice', async () => {
+    const { m, subscription, conn } = await subscribed();
+    await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 10 * DAY));
+    const up = await recurringPlan(m.test, { name: 'Monthly Plus' }, { amount: 99_900 });
+    const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id }));
+    await h.clock.advance(m, after(subscription.current_period_end));
+    const invoices = await invoicesOf(m.test, subscription.id);
+    // On Razorpay the renewal's charge also pays the plan change's add-on (two payments, one gateway payment id).
+    const paidBy = async (invoice: any) => ok(m.test.get(`/payments/${invoice.payment_id}`));
+    const renewal = invoices.find((i: any) => i.billing_reason === 'subscription_cycle');
+    const payments = [await paidBy(renewal)];
+    if (provider === 'razorpay') payments.unshift(await paidBy(await ok(m.test.get(`/invoices/${r.invoice.id}`))));
+    const gatewayId = payments[0].provider_payment_id;
+    expect(new Set(payments.map((p) => p.provider_payment_id))).toEqual(new Set([gatewayId]));
+    const whole = (await gatewayCharge(h.app, provider, gatewayId)).charged;
+    expect(whole).toBe(payments.reduce((t, p) => t + p.amount_total, 0));
+
+    // The merchant refunds the whole charge in the gateway's dashboard.
+    const gateway = createGateway(provider, conn.credentials as any, { sandboxUrl: h.app.app.sandboxUrl });
+    await gateway.refund({ providerPaymentId: gatewayId, amount: whole, currency: 'INR', idempotencyKey: uuidv7() });
+    await h.app.app.sandbox!.sandbox.settle();
+    const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data.filter(
+      (n: any) => n.billing_reason === 'refund',
+    );
+    for (const p of payments) {
+      expect(await ok(m.test.get(`/payments/${p.id}`))).toMatchObject({
+        status: 'refunded',
+        amount_refunded: p.amount_total,
+      });
+      const invoice =
+        invoices.find((i: any) => i.payment_id === p.id) ?? (await ok(m.test.get(`/invoices/${r.invoice.id}`)));
+      expect(notes.filter((n: any) => n.related_invoice_id === invoice.id).map((n: any) => n.total)).toEqual([
+        p.amount_total,
+      ]);
+    }
+    expect(await gatewayCharge(h.app, provider, gatewayId)).toEqual({ charged: whole, refunded: whole });
   });
 });

@@ -414,6 +414,7 @@ export class PaymentService {
                 'The refund this event reports is still being recorded; deliver it again.',
               );
             }
+            if (event.kind === 'refund.succeeded') await this.recordGatewayRefund(tx, connection, event);
             break;
           }
           if (event.kind === 'refund.succeeded') await this.settleRefund(tx, refund, connection.mode);
@@ -425,6 +426,48 @@ export class PaymentService {
       }
       return true;
     });
+  }
+
+  /**
+   * A refund made at the gateway itself (its dashboard or its API, not through Cadence), reported by its event: recorded
+   * as Cadence's own refunds are, so the payment, the invoice's credit note and `payment.refunded` say what the gateway
+   * returned (docs/payments.md). One gateway charge can pay several invoices (a Razorpay renewal with add-ons, one
+   * payment per invoice): the refund is spread over them oldest first, each up to what is left of it. Money returned
+   * beyond what Cadence recorded as collected is logged, not invented.
+   */
+  private async recordGatewayRefund(em: EntityManager, connection: ProviderConnection, event: GatewayEvent) {
+    const amount = event.amount ?? 0;
+    if (!event.providerPaymentId || !event.providerRefundId || amount < 1) return;
+    const payments = await em.find(
+      Payment,
+      { providerPaymentId: event.providerPaymentId, connectionId: connection.id, status: { $in: [...REFUNDABLE] } },
+      { orderBy: { createdAt: 'asc', id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    let left = amount;
+    for (const payment of payments) {
+      if (event.currency && event.currency.toUpperCase() !== payment.currency) break;
+      const share = Math.min(left, payment.amountTotal - payment.amountRefunded);
+      if (share < 1) continue;
+      payment.amountRefunded += share;
+      payment.gatewayAmountRefunded += share;
+      const refund = make(Refund, {
+        paymentId: payment.id,
+        amount: share,
+        gatewayAmount: share,
+        currency: payment.currency,
+        reason: 'Refunded at the gateway',
+        providerRefundId: event.providerRefundId,
+      });
+      em.persist(refund);
+      await this.settleRefund(em, refund, connection.mode);
+      left -= share;
+      if (left === 0) break;
+    }
+    if (left > 0)
+      logger.warn(
+        { provider_payment_id: event.providerPaymentId, provider_refund_id: event.providerRefundId, unrecorded: left },
+        'the gateway refunded more than Cadence recorded as collected for this charge',
+      );
   }
 
   private async applyPaymentEvent(em: EntityManager, event: GatewayEvent, mode: Mode): Promise<void> {
