@@ -31,7 +31,7 @@ import { compiledVariableCoercion } from '../src/core/adapters/graphql-jit-varia
  * variables): in a 1,000-event batch's profile, 0.6% of the service thread against graphql-js's 10%. Input it
  * refuses, and an array given for an input object (which it alone lets through), is coerced again by graphql-js
  * (`getVariableValues`, as `execute` does), whose error messages are what src/core/errors.ts turns into the
- * contract's `param` and codes. The compiled query then takes the coerced values as they are: it is built over a copy
+ * API's `param` and codes. The compiled query then takes the coerced values as they are: it is built over a copy
  * of the document whose variables are all of a pass-through scalar, declared in a copy of the schema that shares every
  * type and resolver with the service's.
  */

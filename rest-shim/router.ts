@@ -155,7 +155,7 @@ function sendJson(res: Response, status: number, body: string | Buffer): void {
   res.end(bytes);
 }
 
-/** The contract names pagination parameters `limit`/`cursor`; GraphQL names them `first`/`after`. */
+/** The REST API names pagination parameters `limit`/`cursor`; GraphQL names them `first`/`after`. */
 function restParam(param: string | null): string | null {
   if (!param) return param;
   return QUERY_NAMES[param] ?? param;

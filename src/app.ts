@@ -77,7 +77,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   app.set('etag', false);
   app.set('query parser', 'simple');
   const server = http.createServer(expressClasses(app)); // its request listener is set below, once the REST shim exists
-  answerClientErrors(server); // Node's own 431/400 refusals, in the contract's shape
+  answerClientErrors(server); // Node's own 431/400 refusals, in the API's error shape
 
   lazyRequestLog(app.request);
   app.use(requestContext);

@@ -119,7 +119,7 @@ export function errorBody(err: DomainError, requestId: string): ErrorBody {
   return { error: { type: err.type, code: err.code, message: err.message, param: err.param, request_id: requestId } };
 }
 
-/** `input.customerEmail` / `events.3.quantity` -> `customer_email` / `events[3].quantity` (the contract's `param`). */
+/** `input.customerEmail` / `events.3.quantity` -> `customer_email` / `events[3].quantity` (the API's `param`). */
 export function paramFromPath(parts: readonly (string | number)[]): string | null {
   const rest = parts[0] === 'input' ? parts.slice(1) : parts;
   if (rest.length === 0) return null;
@@ -162,7 +162,7 @@ function plainReason(reason: string): string {
 
 /**
  * graphql-js reports bad variables and unknown input fields as plain GraphQLErrors with a message only.
- * Turn those into the contract's codes and `param`, so both transports answer them identically.
+ * Turn those into the API's codes and `param`, so both transports answer them identically.
  * `rename` maps a variable's name to the transport's (REST calls `$first` `limit`); params and messages use it.
  */
 export function fromGraphQLError(err: GraphQLError, rename: (param: string) => string = (p) => p): DomainError {
@@ -288,7 +288,7 @@ export function graphQLErrorBody(err: DomainError, requestId: string) {
   return { errors: [{ message: err.message, extensions: graphQLExtensions(err, requestId) }] };
 }
 
-/** Formats any error leaving graphql-js (Apollo, graphql-ws, the REST shim) into the contract's terms. */
+/** Formats any error leaving graphql-js (Apollo, graphql-ws, the REST shim) into the API's error terms. */
 export function formatGraphQLError(error: unknown, log?: (err: unknown) => void) {
   const gqlError =
     error instanceof GraphQLError

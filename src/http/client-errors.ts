@@ -6,8 +6,8 @@ import { newRequestId } from './request';
 
 /**
  * Requests Node's HTTP parser refuses before express sees them (a URL and headers over its 16 KiB limit, a malformed
- * request line or header) answer in the contract's shape too, instead of Node's bare 431/400 with no body:
- * too large is `request_too_large` (413: the contract's code for an oversized request; it has no 431), malformed is
+ * request line or header) answer in the API's error shape too, instead of Node's bare 431/400 with no body:
+ * too large is `request_too_large` (413: the API's code for an oversized request; it has no 431), malformed is
  * 400 `parameter_invalid`. Timeouts and resets keep Node's handling.
  */
 export function answerClientErrors(server: http.Server): void {

@@ -44,7 +44,7 @@ import { newRequestId } from './request';
  * - caps: subscriptions per socket (the subscribe over the cap is answered `rate_limited`) and sockets per key (the
  *   new socket is closed with 4429 at `connection_init`); messages, `connection_init` included, are at most 1 MiB;
  * - a syntax error or an over-limit document is answered with an error for that operation (the socket stays open),
- *   in the same contract terms as over HTTP (`extensions.code`, `extensions.http.status`);
+ *   in the same API error terms as over HTTP (`extensions.code`, `extensions.http.status`);
  * - while the database cannot be reached nothing is answered `internal_error`: a `connection_init` whose key cannot
  *   be checked closes with 1013 Try Again Later (graphql-ws clients retry it, unlike 4500); an operation whose key
  *   cannot be checked, and an operation or a subscription's event that cannot be read, get `service_unavailable`
@@ -161,7 +161,7 @@ export function mountGraphQLWs(opts: {
     return errors;
   };
 
-  /** The contract's shape, as over HTTP; a `rate_limited` answer also carries its Retry-After in `extensions.http`. */
+  /** The API's error shape, as over HTTP; a `rate_limited` answer also carries its Retry-After in `extensions.http`. */
   const format = (e: GraphQLError, requestId?: string): GraphQLFormattedError => {
     const f = formatGraphQLError(e, (err) => logger.error({ err, request_id: requestId }, 'graphql internal error'));
     const original = e.originalError;

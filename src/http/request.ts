@@ -106,7 +106,7 @@ export class RequestSignals {
   }
 }
 
-/** Records the contract code of the error being answered, for the request's log line. */
+/** Records the API error code of the error being answered, for the request's log line. */
 export function noteErrorCode(res: Response, code: string): void {
   res.locals.errorCode = code;
 }
@@ -143,10 +143,10 @@ export function sendError(req: Request, res: Response, err: DomainError): void {
 }
 
 /**
- * body-parser's failures (express.json, express.raw) as contract errors. Every one of them is the client's: a body
+ * body-parser's failures (express.json, express.raw) as API errors. Every one of them is the client's: a body
  * over 1 MiB is 413 `request_too_large`; a body that is not JSON is 400 `invalid_json`; everything else about the
  * bytes (a Content-Encoding or charset we do not read, compressed data that does not decompress, a body shorter
- * than its Content-Length) is 400 `parameter_invalid` with `param` null. The contract has no 415.
+ * than its Content-Length) is 400 `parameter_invalid` with `param` null. The API has no 415.
  * Only body-parser's own 5xx (a stream misused by the server) stay internal errors.
  */
 export function bodyParserError(err: unknown): DomainError | null {
@@ -199,7 +199,7 @@ export function bodyParserError(err: unknown): DomainError | null {
   return null;
 }
 
-/** Last express error handler: body-parser failures and anything unexpected, in the contract's shape. */
+/** Last express error handler: body-parser failures and anything unexpected, in the API's error shape. */
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   if (res.headersSent) return;
   let domain: DomainError | null;

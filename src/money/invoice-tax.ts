@@ -3,10 +3,10 @@ import { Gst, gstOn, TaxTreatment, taxTreatment } from './gst';
 /**
  * GST of one invoice, per head and per line (docs/invoices-and-gst.md), as pure integer arithmetic.
  *
- * The heads are computed once, on the invoice's subtotal, with gst.ts `gst()` (the contract's formula, rounding
+ * The heads are computed once, on the invoice's subtotal, with gst.ts `gst()` (the guide's formula, rounding
  * half away from zero). Each head is then allocated to the lines in proportion to their amounts by the largest-remainder
  * rule, so the lines' heads sum to the invoice's heads exactly and each line's share is within one subunit of its exact
- * proportional share. (Rounding per line and summing would make the invoice heads drift from the contract's formula by
+ * proportional share. (Rounding per line and summing would make the invoice heads drift from that formula by
  * up to one subunit per line.) CGST and SGST are equal on the invoice and so are allocated identically on every line.
  */
 

@@ -311,7 +311,7 @@ describe('GraphQL operation selection', () => {
     ['two operations, operationName null', { query: catalogTwo, operationName: null }],
     ['an unknown operationName', { query: 'query A { products { totalCount } }', operationName: 'Nope' }],
     ['an unknown operationName of two', { query: catalogTwo, operationName: 'C' }],
-  ])('%s: 400 with a contract error, not 500', async (_label, body) => {
+  ])('%s: 400 with an API error, not 500', async (_label, body) => {
     const r = await post(body);
     expect(r.status).toBe(400);
     expect(r.body.data ?? null).toBeNull();

@@ -41,7 +41,7 @@ async function refused(
 }
 
 describe('create', () => {
-  it('a percentage coupon: 201 with the contract fields; retrieve and list show the same object', async () => {
+  it('a percentage coupon: 201 with the documented fields; retrieve and list show the same object', async () => {
     const { plan } = await recurringPlan(a.test);
     const redeemBy = new Date(Date.now() + 30 * 86_400_000).toISOString();
     const c = await ok(

@@ -35,7 +35,7 @@ async function listAll(m: TestMerchant, mode: 'test' | 'live' = 'test'): Promise
 }
 
 describe('create, retrieve, list', () => {
-  it('creates with 201 and answers the contract fields; retrieve and list show the same object', async () => {
+  it('creates with 201 and answers the documented fields; retrieve and list show the same object', async () => {
     const key = `premium.v2:${rnd()}`;
     const e = await ok(
       a.test.post('/entitlements', { lookup_key: key, name: '  Premium  ', description: 'All premium features' }),

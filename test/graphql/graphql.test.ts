@@ -248,7 +248,7 @@ describe('query limits', () => {
   });
 });
 
-describe('validation errors carry the contract codes', () => {
+describe('validation errors carry the API error codes', () => {
   const CREATE = 'mutation($input: CreateProductInput!) { createProduct(input: $input) { id } }';
   const cases: [string, string, Record<string, unknown> | undefined, string, string | null][] = [
     ['missing field (variables)', CREATE, { input: { type: 'ONE_TIME' } }, 'parameter_missing', 'name'],

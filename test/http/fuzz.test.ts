@@ -3,7 +3,7 @@
  * over every route, method, path parameter, query parameter and body field of schema/openapi.json, every root query
  * and mutation of schema/schema.graphql at POST and GET /graphql, the gateway webhook route, and the gateway
  * sandbox: wrong types, huge and negative numbers, NUL and odd unicode, oversize strings and arrays, deep nesting,
- * bad content types and encodings, odd query strings. Every request must answer below 500, in the contract's error
+ * bad content types and encodings, odd query strings. Every request must answer below 500, in the API's error
  * shape when it fails, and change no row of the database when it fails. Then the strict-input classes
  * (docs/operations.md) on every route and root field, each with the exact refusal it must get: bodies that are not JSON
  * objects, strings for numbers and booleans, scalars for lists, empty and malformed ids, lone surrogates
@@ -1004,7 +1004,7 @@ function gqlLocations(
   return out;
 }
 
-/** The contract's `param` for a GraphQL argument path (src/core/errors.ts paramFromPath). */
+/** The API's `param` for a GraphQL argument path (src/core/errors.ts paramFromPath). */
 const gqlParam = (path: (string | number)[]): string =>
   path
     .slice(path[0] === 'input' ? 1 : 0)
@@ -1308,7 +1308,7 @@ function judge(
       return { problem: 'bad message or param', failed: true };
     return { problem: null, failed: true };
   }
-  // GraphQL: errors[].extensions carry a contract code, never internal_error, even inside a 200.
+  // GraphQL: errors[].extensions carry an API error code, never internal_error, even inside a 200.
   if (!body || typeof body !== 'object') return { problem: `not JSON (${res.status})`, failed: res.status >= 400 };
   const errors: any[] | undefined = body.errors;
   if (res.status >= 400 && !errors?.length) return { problem: `${res.status} without errors`, failed: true };
@@ -1316,7 +1316,7 @@ function judge(
     const code = e?.extensions?.code;
     const row = ERROR_CODES[code as keyof typeof ERROR_CODES];
     if (!row)
-      return { problem: `GraphQL error without a contract code: ${JSON.stringify(e).slice(0, 200)}`, failed: true };
+      return { problem: `GraphQL error without an API error code: ${JSON.stringify(e).slice(0, 200)}`, failed: true };
     if (row[0] >= 500) return { problem: `GraphQL ${code}: ${e.message}`, failed: true };
     if (e.extensions.http?.status !== row[0])
       return { problem: `GraphQL ${code} with http.status ${e.extensions.http?.status}`, failed: true };
@@ -1376,7 +1376,7 @@ beforeAll(async () => {
   pg = new Client({ connectionString: h.app.databaseUrl });
   await pg.connect();
   // Rows and the newest row version (xmin) of every table: any insert, update or delete changes one of them.
-  // idempotency_keys is left out: the contract stores a 4xx answer for its key (only 5xx are not stored).
+  // idempotency_keys is left out: the API stores a 4xx answer for its key (only 5xx are not stored).
   const { rows } = await pg.query<{ table_name: string }>(
     `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'
        and table_name not in ('idempotency_keys', 'mikro_orm_migrations') order by table_name`,
@@ -1522,7 +1522,7 @@ describe('request bodies: encodings and charsets', () => {
     );
   });
 
-  it('a URL and headers over 16 KiB: 413 request_too_large in the contract shape, REST and GraphQL', async () => {
+  it('a URL and headers over 16 KiB: 413 request_too_large in the API error shape, REST and GraphQL', async () => {
     const r = await call('GET', `/v1/products?cursor=${'A'.repeat(20_000)}`, undefined, {
       authorization: `Bearer ${testKey}`,
     });
@@ -1949,7 +1949,7 @@ async function restoreDeleted(): Promise<void> {
   }
 }
 
-it('no request answers 5xx, every error has the contract shape, and a failed request changes no row', async () => {
+it('no request answers 5xx, every error has the API error shape, and a failed request changes no row', async () => {
   const problems: string[] = [];
   const statuses = new Map<number, number>();
   let requests = 0;

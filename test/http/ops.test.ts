@@ -76,7 +76,7 @@ describe('GET /v1/openapi.json', () => {
     for (const r of routes) {
       const op = doc.paths[r.path][r.method];
       expect(op.summary).toBe(r.summary);
-      // Success first, `default` last, and the contract's 4xx answers between (test/rest/openapi.test.ts checks them).
+      // Success first, `default` last, and the documented 4xx answers between (test/rest/openapi.test.ts checks them).
       const answers = Object.keys(op.responses);
       expect([answers[0], answers[answers.length - 1]]).toEqual([String(r.status ?? 200), 'default']);
       expect(answers.slice(1, -1)).toEqual(expect.arrayContaining(['400', '401']));

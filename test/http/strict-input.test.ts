@@ -2,7 +2,7 @@
  * Strict input on every route and both transports (docs/operations.md). Each case an
  * attacker reported, and its class: a body that is not a JSON object, a string where a number, boolean or list goes,
  * a scalar where a list goes, an empty id, text that is not Unicode (a lone surrogate, bytes that are not UTF-8).
- * Every one is answered 400 in the contract's error shape, naming the field, and changes no row.
+ * Every one is answered 400 in the API's error shape, naming the field, and changes no row.
  */
 import { HttpResult, request, TestMerchant, useHarness } from '../harness';
 import { unknownId } from '../harness/http';

@@ -431,7 +431,7 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
   it('a refund made at the gateway itself (its dashboard or API) is recorded, with its credit note, once', async () => {
     const { payment, invoice } = await paidWithInvoice({ amount: 49900, customer_state_code: '29' });
     // The merchant refunds 200.00 in the gateway's own dashboard: the gateway's refund API, not Cadence's.
-    const gateway = createGateway(provider, conn.credentials as any, { sandboxUrl: h.app.app.sandboxUrl });
+    const gateway = createGateway(provider, conn.credentials as any, { sandboxUrl: h.app.app.sandboxUrl! });
     const outside = await gateway.refund({
       providerPaymentId: payment.provider_payment_id,
       amount: 20000,

@@ -21,7 +21,7 @@ const current = async (c = m.test) => {
 };
 
 describe('offerings and packages over REST', () => {
-  it('creates, retrieves and lists offerings and packages in the contract shape', async () => {
+  it('creates, retrieves and lists offerings and packages in the documented shape', async () => {
     const o = await m.test.post('/offerings', {
       lookup_key: 'default',
       name: 'Default',

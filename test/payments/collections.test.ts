@@ -198,7 +198,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(whole).toBe(payments.reduce((t, p) => t + p.amount_total, 0));
 
     // The merchant refunds the whole charge in the gateway's dashboard.
-    const gateway = createGateway(provider, conn.credentials as any, { sandboxUrl: h.app.app.sandboxUrl });
+    const gateway = createGateway(provider, conn.credentials as any, { sandboxUrl: h.app.app.sandboxUrl! });
     await gateway.refund({ providerPaymentId: gatewayId, amount: whole, currency: 'INR', idempotencyKey: uuidv7() });
     await h.app.app.sandbox!.sandbox.settle();
     const notes = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}&type=credit_note`))).data.filter(

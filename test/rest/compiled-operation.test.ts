@@ -30,7 +30,7 @@ import { DomainError } from '../../src/core/errors';
 /**
  * The REST shim runs its operations compiled (rest-shim/compiled-operation.ts). Whatever a route's operation answers
  * through graphql-js's `execute` it must answer the same way compiled: data, error messages (the shim turns them into
- * the contract's `param`), error paths and the original errors. Each case runs both and compares.
+ * the API's `param`), error paths and the original errors. Each case runs both and compares.
  */
 const Status = new GraphQLEnumType({
   name: 'Status',

@@ -50,7 +50,7 @@ describe('schema/openapi.json', () => {
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });
 
-  it('documents every 4xx answer of an operation with the contract error', () => {
+  it('documents every 4xx answer of an operation with the API error', () => {
     const doc = JSON.parse(fs.readFileSync(DOCUMENT, 'utf8'));
     const op = (p: string, m: string) => doc.paths[p][m].responses;
     expect(Object.keys(op('/payments', 'post')).sort()).toEqual([

@@ -1,6 +1,6 @@
 /**
  * The request log line (src/http/request.ts): the path as the client sent it (`/v1/payments`, `/graphql`; not the
- * path relative to a router mount) and, for an error answer, the contract's error code.
+ * path relative to a router mount) and, for an error answer, the API's error code.
  */
 import pino from 'pino';
 import { logger } from '../../src/core/logger';

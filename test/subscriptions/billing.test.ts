@@ -45,7 +45,7 @@ describe('billing periods (calendar arithmetic in UTC keeping the anchor day)', 
     );
   });
 
-  it('refuses an interval below 1 as a contract error', () => {
+  it('refuses an interval below 1 as an API error', () => {
     expect(() => periodStart(d('2024-01-01T00:00:00Z'), 'monthly', 0, 1)).toThrow(
       expect.objectContaining({ code: 'parameter_invalid' }),
     );

@@ -496,7 +496,7 @@ describe('POST /usage/events', () => {
     });
   });
 
-  it('GraphQL reportUsage: the same event in camelCase; errors carry the contract code and param', async () => {
+  it('GraphQL reportUsage: the same event in camelCase; errors carry the API error code and param', async () => {
     const s = await billableSubscription(m.test);
     const q = `mutation($input: ReportUsageInput!) { reportUsage(input: $input) {
       id object subscriptionId eventType quantity unit metadata timestamp billingPeriodStart billingPeriodEnd idempotencyKey livemode createdAt } }`;

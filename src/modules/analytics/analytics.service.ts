@@ -31,7 +31,7 @@ import type { AutopayReport } from './autopay.types';
  * - ARPU = MRR / paying customers rounded half away from zero (0 with no paying customer); LTV is computed exactly
  *   from MRR, paying customers and the churn counts, rounded once (half away from zero).
  * - LTV takes the same `currency`, `from` and `to` as every analytics answer: `to` (default the merchant's now) ends
- *   the churn window and is the instant ARPU is read at; `from` starts it (default `to` less 90 days, the contract's
+ *   the churn window and is the instant ARPU is read at; `from` starts it (default `to` less 90 days, the API's
  *   window). The window's logo churn is scaled to 30 days by its exact length: x 30 days / (to - from), which is
  *   x 30 / 90 for the default window.
  */

@@ -36,7 +36,7 @@ import {
   shiftPositions,
 } from './offering.store';
 
-/** A unique index's answer in the contract's terms (the constraint names are the migration's). */
+/** A unique index's answer in the API's error terms (the constraint names are the migration's). */
 function conflictOf(err: unknown, lookupKey?: string): DomainError | null {
   if (!(err instanceof UniqueConstraintViolationException)) return null;
   switch ((err as { constraint?: string }).constraint) {
@@ -278,7 +278,7 @@ export class OfferingService {
 
   /**
    * Every write of the module: one transaction that also bumps the catalog version, which retires the offering trees
-   * resolve keeps (and the catalog's cached reads) in every process. Unique indexes answer in the contract's terms.
+   * resolve keeps (and the catalog's cached reads) in every process. Unique indexes answer in the API's error terms.
    */
   private async write<T>(ctx: Ctx, lookupKey: string | undefined, fn: (em: EntityManager) => Promise<T>): Promise<T> {
     try {

@@ -15,7 +15,7 @@ import { connectionFor, connectionForWebhook } from './provider.store';
 
 export type GatewayFactory = (provider: ProviderName, credentials: Credentials) => GatewayPort;
 
-/** Gateway failures in the contract's terms: unreachable or refused. */
+/** Gateway failures in the API's error terms: unreachable or refused. */
 export function fromGatewayError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   if (err instanceof GatewayError && err.code === 'gateway_rejected') {

@@ -4,7 +4,7 @@
  * is someone's, when a failing endpoint is disabled, how much of the attempt history a delivery keeps.
  */
 
-/** An endpoint whose attempts have all failed for this long is disabled (contract: 5 days, merchant clock). */
+/** An endpoint whose attempts have all failed for this long is disabled (docs/webhooks.md: 5 days, merchant clock). */
 export const FAILING_DISABLE_MS = 5 * 24 * 3600_000;
 
 /** A delivery keeps the log of its last this-many attempts (older entries drop off the front). */

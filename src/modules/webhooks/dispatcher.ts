@@ -25,7 +25,7 @@ export interface DispatcherOptions {
   lookupAll?: LookupAll;
 }
 
-/** The body sent: the outbox envelope with its keys in the contract's order (jsonb keeps its own order). */
+/** The body sent: the outbox envelope, keys in the order docs/webhooks.md shows (jsonb keeps its own order). */
 export function envelopeText(payload: Record<string, unknown>): string {
   const { id, object, type, livemode, created_at, data, ...rest } = payload;
   return JSON.stringify({ id, object, type, livemode, created_at, data: readable(data), ...rest });
