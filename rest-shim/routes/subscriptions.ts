@@ -100,6 +100,18 @@ export const SUBSCRIPTION_ROUTES: Route[] = [
   },
   {
     method: 'post',
+    path: '/subscriptions/{id}/mandate-setup',
+    tag: 'Subscriptions',
+    status: 201,
+    conflicts: ['invalid_state_transition', 'mandate_update_unsupported'],
+    gateway: true,
+    summary:
+      "The gateway's page where the customer of a running subscription authorises a new mandate (Stripe; Razorpay answers 409 mandate_update_unsupported). Once completed the subscription records subscription.mandate_updated and charges the new mandate.",
+    document:
+      'mutation($id: ID!, $input: MandateSetupInput!) { createMandateSetup(id: $id, input: $input) { ...MandateSetupFields } }',
+  },
+  {
+    method: 'post',
     path: '/merchant/billing-settings',
     tag: 'Merchant',
     summary: "Update the merchant's billing settings: max_retries (0 to 10, default 3) of the dunning policy.",

@@ -356,7 +356,8 @@ to --endpoint), and to every running \`cadence listen\`. Test mode only. Types: 
 payment.failed, payment.refunded, subscription.created, subscription.activated, subscription.trial_started,
 subscription.paused, subscription.resumed, subscription.cancelled, subscription.cancellation_removed,
 subscription.payment_failed, subscription.payment_succeeded, subscription.halted, subscription.completed,
-subscription.plan_changed, subscription.plan_change_scheduled, subscription.scheduled_change_removed, invoice.created, invoice.paid, invoice.upcoming, invoice.payment_action_required,
+subscription.plan_changed, subscription.plan_change_scheduled, subscription.scheduled_change_removed,
+subscription.mandate_updated, invoice.created, invoice.paid, invoice.upcoming, invoice.payment_action_required,
 credit_note.created, webhook_endpoint.disabled. An unknown type is refused by the service (parameter_invalid).
 
 Options:

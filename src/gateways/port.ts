@@ -100,6 +100,19 @@ export interface SubscriptionCheckoutInput {
   idempotencyKey: string;
 }
 
+/** A hosted page where a running subscription's customer authorises a new mandate (payment method). */
+export interface MandateSetupInput {
+  subscriptionId: string;
+  providerSubscriptionId: string;
+  /** The gateway's customer the new mandate belongs to. */
+  providerCustomerId: string | null;
+  currency: string;
+  customer: CustomerInfo;
+  successUrl: string;
+  cancelUrl: string;
+  idempotencyKey: string;
+}
+
 export interface ChangeSubscriptionInput {
   providerSubscriptionId: string;
   providerPriceId: string;
@@ -136,6 +149,7 @@ export interface GatewayEvent {
     | 'subscription.completed'
     | 'subscription.paused'
     | 'subscription.resumed'
+    | 'subscription.mandate_setup'
     | 'ignored';
   /** Cadence ids carried through the gateway (payment or subscription id), when present. */
   paymentId?: string | null;
@@ -145,6 +159,8 @@ export interface GatewayEvent {
   providerSubscriptionId?: string | null;
   providerCustomerId?: string | null;
   providerRefundId?: string | null;
+  /** On subscription.mandate_setup: the gateway's record of the new mandate (Stripe: the setup intent). */
+  setupId?: string | null;
   /** Subunits (ISO 4217), converted back from the gateway's own representation. */
   amount?: number | null;
   currency?: string | null;
@@ -257,6 +273,20 @@ export interface GatewayPort {
     providerPriceId: string;
     idempotencyKey: string;
   }): Promise<'removed' | 'applied'>;
+  /**
+   * A hosted page where the customer of a running subscription authorises a new mandate (Stripe: a setup-mode Checkout
+   * Session for the subscription's customer, reported by subscription.mandate_setup). Razorpay offers no such page for
+   * a subscription: GatewayError('gateway_rejected').
+   */
+  createMandateSetup(input: MandateSetupInput): Promise<CheckoutResult>;
+  /**
+   * Makes a new mandate (`setupId`, from subscription.mandate_setup) the one the subscription's later charges use
+   * (Stripe: the setup intent's payment method as `default_payment_method`). Repeating it changes nothing more.
+   */
+  replaceSubscriptionMandate(input: { providerSubscriptionId: string; setupId: string; idempotencyKey: string }): Promise<{
+    method: string | null;
+    bank: string | null;
+  }>;
   /** Clears a cancellation at the period's end: the subscription renews (none set: done). */
   keepSubscription(providerSubscriptionId: string, idempotencyKey: string): Promise<void>;
   /**

@@ -283,6 +283,18 @@ export class RazorpayAdapter implements GatewayPort {
     return 'removed';
   }
 
+  /**
+   * Razorpay's API has no page that replaces a running subscription's mandate (its token belongs to the subscription
+   * authorised at checkout): refused, and the service answers 409 `mandate_update_unsupported` before asking.
+   */
+  async createMandateSetup(): Promise<CheckoutResult> {
+    throw new GatewayError('gateway_rejected', 'Razorpay cannot replace the mandate of a running subscription');
+  }
+
+  async replaceSubscriptionMandate(): Promise<{ method: string | null; bank: string | null }> {
+    throw new GatewayError('gateway_rejected', 'Razorpay cannot replace the mandate of a running subscription');
+  }
+
   /** A cancellation at the cycle's end is a scheduled change at Razorpay: cancelling scheduled changes clears it. */
   async keepSubscription(providerSubscriptionId: string, idempotencyKey: string): Promise<void> {
     const sub = (await this.call(() => this.shared.subscriptions.fetch(providerSubscriptionId))) as Obj;

@@ -9,6 +9,7 @@ import {
   GatewayPort,
   GatewayCheckout,
   GatewaySubscription,
+  MandateSetupInput,
   OneOffChargeInput,
   OneOffChargeResult,
   PaymentCheckoutInput,
@@ -213,6 +214,60 @@ export class StripeAdapter implements GatewayPort {
       },
       input,
     );
+  }
+
+  /** A setup-mode Checkout Session for the subscription's customer; its completion names the subscription. */
+  async createMandateSetup(input: MandateSetupInput): Promise<CheckoutResult> {
+    const ids = { subscription_id: input.subscriptionId };
+    const session = await this.call(() =>
+      this.stripe.checkout.sessions.create(
+        {
+          mode: 'setup',
+          currency: input.currency.toLowerCase(),
+          client_reference_id: input.subscriptionId,
+          ...(input.providerCustomerId
+            ? { customer: input.providerCustomerId }
+            : { customer_email: input.customer.email }),
+          metadata: ids,
+          setup_intent_data: { metadata: ids },
+          success_url: input.successUrl,
+          cancel_url: input.cancelUrl,
+        },
+        { idempotencyKey: input.idempotencyKey },
+      ),
+    );
+    return {
+      checkoutSessionId: session.id,
+      checkoutUrl: session.url ?? '',
+      providerSubscriptionId: input.providerSubscriptionId,
+      providerCustomerId: idOf(session.customer),
+    };
+  }
+
+  /** The setup intent's payment method becomes the subscription's default_payment_method. */
+  async replaceSubscriptionMandate(input: {
+    providerSubscriptionId: string;
+    setupId: string;
+    idempotencyKey: string;
+  }): Promise<{ method: string | null; bank: string | null }> {
+    const intent = await this.call(() =>
+      this.stripe.setupIntents.retrieve(input.setupId, { expand: ['payment_method'] }),
+    );
+    const pm = intent.payment_method;
+    const pmId = idOf(pm);
+    if (intent.status !== 'succeeded' || !pmId)
+      throw new GatewayError('gateway_rejected', `setup intent ${input.setupId} holds no authorised payment method`);
+    await this.call(() =>
+      this.stripe.subscriptions.update(
+        input.providerSubscriptionId,
+        { default_payment_method: pmId },
+        { idempotencyKey: input.idempotencyKey },
+      ),
+    );
+    // Expanded by Stripe; read on its own where the expansion is not served.
+    const method = typeof pm === 'object' && pm ? pm : await this.call(() => this.stripe.paymentMethods.retrieve(pmId));
+    const d = paymentDetails({ payment_method: method });
+    return { method: d.method, bank: d.bank };
   }
 
   async pauseSubscription(providerSubscriptionId: string): Promise<void> {

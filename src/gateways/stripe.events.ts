@@ -130,6 +130,18 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
+      if (obj.mode === 'setup') {
+        // A new mandate for a running subscription (the service's createMandateSetup).
+        return {
+          ...base,
+          ...SUBSCRIPTION_FIELDS,
+          kind: event.type === 'checkout.session.completed' ? 'subscription.mandate_setup' : 'ignored',
+          subscriptionId: obj.metadata?.subscription_id ?? obj.client_reference_id ?? null,
+          checkoutSessionId: obj.id,
+          providerCustomerId: idOf(obj.customer),
+          setupId: idOf(obj.setup_intent),
+        };
+      }
       if (obj.mode === 'subscription') {
         const d = paymentDetails(obj.setup_intent);
         // With the subscription expanded (the sandbox sends it so): its trial end, or its first period.
@@ -169,6 +181,8 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
     case 'checkout.session.expired':
     case 'checkout.session.async_payment_failed': {
       const expired = event.type === 'checkout.session.expired';
+      // A new mandate's page left without one: the subscription keeps the mandate it has.
+      if (obj.mode === 'setup') return base;
       if (obj.mode === 'subscription') {
         const d = paymentDetails(obj.setup_intent);
         return {

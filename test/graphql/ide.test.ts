@@ -200,7 +200,8 @@ describe('in the demo setting', () => {
       await expectSchemaLoaded(ide.page);
       await setEditor(ide.page, 'query', 'subscription { subscriptionUpdated { id status } }');
       await ide.page.locator('.graphiql-execute-button').click();
-      await eventually(() => sent.some((f) => JSON.parse(f).type === 'subscribe'), 5000, 'the subscribe message');
+      // Generous: the browser's first WebSocket and graphql-ws's handshake on a busy two-core machine.
+      await eventually(() => sent.some((f) => JSON.parse(f).type === 'subscribe'), 20_000, 'the subscribe message');
       expect(JSON.parse(sent[0])).toEqual({
         type: 'connection_init',
         payload: { Authorization: `Bearer ${demo.keys.test}` },

@@ -46,7 +46,8 @@ const cadence = (unit: PeriodUnit, count: number) => (count === 1 ? `/ ${unit}` 
 
 interface View {
   provider: 'stripe' | 'razorpay';
-  kind: 'payment' | 'subscription';
+  /** setup: a Stripe setup-mode session, saving a payment method (a new mandate) without a charge. */
+  kind: 'payment' | 'subscription' | 'setup';
   currency: string;
   description: string;
   open: boolean;
@@ -80,7 +81,7 @@ async function view(em: EntityManager, obj: SandboxObject): Promise<View> {
       currency: d.currency,
       description: obj.internal.description ?? '',
       open: d.status === 'open' && !obj.internal.resolved,
-      dueNow: Number(d.amount_total),
+      dueNow: Number(d.amount_total ?? 0),
       recurring,
       trialDays: Number(obj.internal.subscriptionData?.trial_period_days ?? 0),
     };
@@ -117,6 +118,7 @@ async function view(em: EntityManager, obj: SandboxObject): Promise<View> {
 
 /** What the page says the customer pays: "₹499.00", "₹588.82 / month", "7 days free, then ₹588.82 / month". */
 function priceLine(v: View): string {
+  if (v.kind === 'setup') return 'Nothing is charged now';
   if (!v.recurring) return money(v.provider, v.dueNow, v.currency);
   const recurring = `${money(v.provider, v.recurring.amount, v.currency)} ${cadence(v.recurring.unit, v.recurring.count)}`;
   if (!v.trialDays) return recurring;
@@ -124,10 +126,16 @@ function priceLine(v: View): string {
 }
 
 function page(id: string, v: View, declined: string | null = null): string {
-  const title = v.kind === 'subscription' ? 'Authorise subscription' : 'Pay';
+  const title = TITLES[v.kind];
   const dueNow = money(v.provider, v.dueNow, v.currency);
   const action =
-    v.kind === 'subscription' ? (v.dueNow > 0 ? `Authorise and pay ${dueNow}` : 'Authorise') : `Pay ${dueNow}`;
+    v.kind === 'setup'
+      ? 'Authorise the new payment method'
+      : v.kind === 'subscription'
+        ? v.dueNow > 0
+          ? `Authorise and pay ${dueNow}`
+          : 'Authorise'
+        : `Pay ${dueNow}`;
   // Back on the page after a declined attempt that left the checkout open (keep_open).
   const notice =
     declined && v.open
@@ -174,6 +182,12 @@ fieldset label{display:inline;margin-right:1rem}input,select,button{font:inherit
 ${body}
 </body></html>`;
 }
+
+const TITLES: Record<View['kind'], string> = {
+  payment: 'Pay',
+  subscription: 'Authorise subscription',
+  setup: 'Authorise a new payment method',
+};
 
 const METHOD_LABELS: Record<Method, string> = {
   card: 'Card',
@@ -416,6 +430,42 @@ async function completeStripeSubscription(
   return { redirect: withSessionId(s.data.success_url, s.id), events };
 }
 
+/**
+ * Stripe Checkout Session, setup mode: the customer authorises a payment method for later charges (a subscription's
+ * new mandate). Success saves a payment method and a succeeded setup intent (carrying the session's
+ * `setup_intent_data.metadata`) and reports checkout.session.completed with the intent's id, as Stripe does; the
+ * merchant then makes it the subscription's `default_payment_method`. A decline or cancel ends the visit (expired).
+ */
+function completeStripeSetup(em: EntityManager, s: SandboxObject, outcome: Outcome, i: Instrument, now: Date) {
+  const account = stripeAccountOf(s);
+  const failure = outcome === 'cancel' ? 'canceled' : outcome === 'failure' ? 'payment_failed' : checkoutDecline(i);
+  if (failure) {
+    patch(s, { status: 'expired' });
+    const expired = queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.expired', s.data);
+    return { redirect: s.data.cancel_url ?? s.data.success_url, events: [expired] };
+  }
+  const base = { created: unix(now), livemode: account.livemode, customer: s.data.customer ?? null };
+  const pm = createObject(
+    em,
+    account,
+    'payment_method',
+    { id: gid('pm_'), object: 'payment_method', ...paymentMethodDetails(i), ...base },
+    { instrument: i },
+  );
+  const intent = createObject(em, account, 'setup_intent', {
+    id: gid('seti_'),
+    object: 'setup_intent',
+    status: 'succeeded',
+    usage: 'off_session',
+    metadata: s.internal.setupIntentData?.metadata ?? {},
+    payment_method: pm.id,
+    ...base,
+  });
+  patch(s, { status: 'complete', payment_status: 'no_payment_required', setup_intent: intent.id });
+  const completed = queueStripeEvent(em, account.accountKey, account.livemode, 'checkout.session.completed', s.data);
+  return { redirect: withSessionId(s.data.success_url, s.id), events: [completed] };
+}
+
 /** Razorpay Payment Link. */
 function completeRazorpayLink(em: EntityManager, link: SandboxObject, outcome: Outcome, i: Instrument): Completion {
   const account = { provider: 'razorpay' as const, accountKey: link.accountKey, livemode: false };
@@ -580,7 +630,9 @@ export function checkoutRouter(sb: Sandbox): Router {
           c =
             obj.data.mode === 'subscription'
               ? await completeStripeSubscription(em, obj, form.outcome, form.instrument, now, form.keepOpen)
-              : completeStripePayment(em, obj, form.outcome, form.instrument);
+              : obj.data.mode === 'setup'
+                ? completeStripeSetup(em, obj, form.outcome, form.instrument, now)
+                : completeStripePayment(em, obj, form.outcome, form.instrument);
         } else if (obj.type === 'payment_link') {
           c = completeRazorpayLink(em, obj, form.outcome, form.instrument);
         } else {

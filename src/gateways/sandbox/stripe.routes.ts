@@ -116,7 +116,7 @@ async function createPrice(draft: Draft, b: Obj, paramPrefix = ''): Promise<Stor
 async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise<CreateResult> {
   const account = draft.account;
   const mode = strParam(b.mode, 'mode', true)!;
-  if (mode !== 'payment' && mode !== 'subscription') {
+  if (mode !== 'payment' && mode !== 'subscription' && mode !== 'setup') {
     throw new ApiError(
       400,
       `Invalid mode: must be one of payment, setup, or subscription`,
@@ -127,7 +127,10 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
   const successUrl = strParam(b.success_url, 'success_url', true)!;
   const cancelUrl = strParam(b.cancel_url, 'cancel_url');
   const rawItems = listParam(b.line_items);
-  if (rawItems.length === 0)
+  // Setup mode saves a payment method for later charges (a new mandate): nothing is bought.
+  if (mode === 'setup' && rawItems.length)
+    throw new ApiError(400, 'You cannot pass `line_items` in `setup` mode.', 'parameter_invalid', 'line_items');
+  if (mode !== 'setup' && rawItems.length === 0)
     throw new ApiError(400, 'Missing required param: line_items.', 'parameter_missing', 'line_items');
   const items: Array<{ price: string; amount: number; currency: string; name: string; recurring: boolean }> = [];
   for (const [i, raw] of rawItems.entries()) {
@@ -156,7 +159,7 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
       recurring: Boolean(price.data.recurring),
     });
   }
-  const currency = items[0].currency;
+  const currency = items[0]?.currency ?? (strParam(b.currency, 'currency') ?? 'inr').toLowerCase();
   if (items.some((i) => i.currency !== currency))
     throw new ApiError(400, 'All line_items must share one currency.', 'parameter_invalid', 'line_items');
   if (mode === 'payment' && items.some((i) => i.recurring)) {
@@ -180,7 +183,8 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
   const trialDays =
     intParam(b.subscription_data?.trial_period_days, 'subscription_data[trial_period_days]', { min: 1 }) ?? 0;
   // With a trial nothing is charged at checkout (the setup fee joins the first invoice, at trial end).
-  const amountTotal = mode === 'subscription' && trialDays > 0 ? 0 : items.reduce((s, i) => s + i.amount, 0);
+  const amountTotal =
+    mode === 'setup' ? null : mode === 'subscription' && trialDays > 0 ? 0 : items.reduce((s, i) => s + i.amount, 0);
   const session = draft.create(
     'checkout_session',
     {
@@ -209,12 +213,13 @@ async function createCheckoutSession(sb: Sandbox, draft: Draft, b: Obj): Promise
     },
     {
       lineItems: items,
-      description: items.map((i) => i.name).join(', '),
+      description: mode === 'setup' ? 'A payment method for later charges' : items.map((i) => i.name).join(', '),
       paymentIntentData: {
         metadata: metadataParam(b.payment_intent_data?.metadata),
         description: strParam(b.payment_intent_data?.description, 'payment_intent_data[description]') ?? null,
       },
       subscriptionData: { trial_period_days: trialDays, metadata: metadataParam(b.subscription_data?.metadata) },
+      setupIntentData: { metadata: metadataParam(b.setup_intent_data?.metadata) },
     },
   );
   return { body: session.data };
@@ -347,6 +352,15 @@ async function updateSubscription(
       );
     previous.items = sub.data.items;
     changeStripePrice(sub, price.data, await sb.now(account.accountKey));
+  }
+  if (b.default_payment_method !== undefined) {
+    // A payment method a setup-mode Checkout saved (a new mandate): later charges use it.
+    const pmId = strParam(b.default_payment_method, 'default_payment_method', true)!;
+    const pm = await findObject(em, account, 'payment_method', pmId);
+    if (!pm) throw notFound('payment_method', pmId, 'default_payment_method');
+    previous.default_payment_method = sub.data.default_payment_method;
+    changes.default_payment_method = pm.id;
+    patch(sub, {}, { instrument: pm.internal.instrument, attempts: 0 });
   }
   if (b.metadata !== undefined) {
     previous.metadata = sub.data.metadata;
@@ -803,6 +817,8 @@ export function stripeRouter(sb: Sandbox): Router {
   );
   r.get('/refunds/:id', get('refund', 'refund'));
 
+  r.get('/setup_intents/:id', get('setup_intent', 'setup_intent'));
+  r.get('/payment_methods/:id', get('payment_method', 'payment_method'));
   r.get('/subscriptions/:id', get('subscription', 'subscription'));
   r.post(
     '/subscriptions/:id',

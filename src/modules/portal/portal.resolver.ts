@@ -1,7 +1,7 @@
 import { Arg, Ctx as C, Field, ID, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { validate as isUuid } from 'uuid';
 import type { Ctx } from '../../core/context';
-import { DomainError, notFound } from '../../core/errors';
+import { notFound } from '../../core/errors';
 import { DateTime, Money } from '../../core/scalars';
 import { services } from '../../services';
 import { BillingFrequency, Plan, Price } from '../catalog';
@@ -173,14 +173,17 @@ export class PortalResolver {
   })
   async portalAuthorizeMandate(@C() ctx: Ctx, @Arg('subscriptionId', () => ID) id: string) {
     const sub = await ownSubscription(ctx, id);
-    // The mandate checkout of a subscription not yet authorised (or whose authorisation failed); replacing the mandate
-    // of an authorised subscription at the gateway is not offered yet (docs/portal.md).
-    if (sub.status !== SubscriptionStatus.CREATED || !sub.checkoutUrl)
-      throw new DomainError(
-        'invalid_state_transition',
-        'This subscription already has an authorised mandate; replacing it is not available yet.',
-      );
-    return Object.assign(new PortalMandateLink(), { url: sub.checkoutUrl });
+    // A subscription not yet authorised: its own mandate checkout.
+    if (sub.status === SubscriptionStatus.CREATED && sub.checkoutUrl)
+      return Object.assign(new PortalMandateLink(), { url: sub.checkoutUrl });
+    // A running one: the gateway's page for a new mandate, which sends the customer back to the session's return_url
+    // (the portal's own address would hand the session's token to the gateway).
+    const { returnUrl } = await ctx.em.findOneOrFail(PortalSession, { id: portalOf(ctx).sessionId });
+    const setup = await services(ctx).subscriptions.createMandateSetup(ctx, sub.id, {
+      successUrl: returnUrl,
+      cancelUrl: returnUrl,
+    });
+    return Object.assign(new PortalMandateLink(), { url: setup.url });
   }
 }
 

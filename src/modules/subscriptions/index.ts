@@ -10,4 +10,5 @@ export { SubscriptionService } from './subscription.service';
 export { ChangePlanInput } from './subscription.inputs';
 export { SubscriptionStatus } from './subscription.machine';
 export { ChangePlanResult, PlanChangePreview } from './change-plan';
+export { MandateSetup, MandateSetupInput } from './mandate-setup';
 export { openSubscriptionsOfConnection, subscriptionSql } from './subscription.store';

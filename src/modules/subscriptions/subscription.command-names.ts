@@ -15,4 +15,6 @@ export const SubscriptionCommand = {
   COLLECT_INVOICE: 'collect_invoice',
   /** A coupon ended: the gateway charges the full price from the next renewal. */
   FULL_PRICE: 'full_price',
+  /** A new mandate the customer authorised (a setup page): the gateway charges it from now on. */
+  APPLY_MANDATE: 'apply_mandate',
 } as const;

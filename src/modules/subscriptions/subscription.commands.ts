@@ -54,6 +54,14 @@ export function registerSubscriptionCommands(commands: GatewayCommands, service:
 
   commands.register(SubscriptionCommand.COLLECT_INVOICE, async (job, gw, em) => collectInvoice(service, job, gw, em));
 
+  commands.register(SubscriptionCommand.APPLY_MANDATE, async (job, gw) => {
+    await gw.replaceSubscriptionMandate({
+      providerSubscriptionId: text(job.args.provider_subscription_id),
+      setupId: text(job.args.setup_id),
+      idempotencyKey: job.idempotency_key,
+    });
+  });
+
   commands.register(SubscriptionCommand.FULL_PRICE, async (job, gw, em) => {
     await moveGatewayToFullPrice(service, em, job.subscription_id!, gw, job.idempotency_key);
   });

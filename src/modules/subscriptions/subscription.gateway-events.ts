@@ -169,6 +169,9 @@ export async function applySubscriptionEvent(
     case 'subscription.cancelled':
       await cancelledAtGateway(service, change, event, now);
       break;
+    case 'subscription.mandate_setup':
+      replaceMandate(change, event);
+      break;
     case 'subscription.authorization_failed':
       // A declined attempt: the checkout stays open for another (or, at Razorpay, a renewal's failed payment, which
       // subscription.pending / .halted report too). Nothing changes.
@@ -179,6 +182,23 @@ export async function applySubscriptionEvent(
   }
   await change.save();
   return change.followUps;
+}
+
+/**
+ * The customer authorised a new mandate on its setup page (createMandateSetup): recorded as
+ * `subscription.mandate_updated`, and the gateway told to charge it from now on by a durable command. A subscription
+ * that ended meanwhile keeps nothing of it.
+ */
+function replaceMandate(change: SubscriptionChange, event: GatewayEvent): void {
+  const sub = change.sub;
+  if (!event.setupId || !sub.providerSubscriptionId || !transitionFor(sub.status, 'replace_mandate')) return;
+  change.move('replace_mandate', 'webhook', { checkout_session_id: event.checkoutSessionId ?? null });
+  change.gatewayCommand(
+    SubscriptionCommand.APPLY_MANDATE,
+    'Charge the newly authorised mandate from now on',
+    { provider_subscription_id: sub.providerSubscriptionId, setup_id: event.setupId },
+    `mandate-${event.setupId}`,
+  );
 }
 
 /** The mandate was authorised: a trial starts, or the subscription is active and its first period begins. */

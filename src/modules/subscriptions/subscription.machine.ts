@@ -30,6 +30,7 @@ export type SubscriptionTrigger =
   | 'schedule_change' // change-plan effective at the period's (or trial's) end: nothing else changes now
   | 'remove_scheduled_change'
   | 'remove_scheduled_cancellation' // cancel_at_period_end cleared: the subscription renews
+  | 'replace_mandate' // the customer authorised a new mandate (its setup page): later charges use it
   // gateway events (triggered_by webhook)
   | 'mandate_authorized' // trial_period_days = 0
   | 'mandate_authorized_with_trial' // trial_period_days > 0
@@ -122,6 +123,11 @@ export const SUBSCRIPTIONS = defineMachine<
     row('remove_scheduled_change', [S.TRIALING], S.TRIALING, 'subscription.scheduled_change_removed', ['api']),
     row('remove_scheduled_change', [S.ACTIVE], S.ACTIVE, 'subscription.scheduled_change_removed', ['api']),
     row('remove_scheduled_cancellation', [S.ACTIVE], S.ACTIVE, 'subscription.cancellation_removed', ['api']),
+    // A new mandate (docs/subscriptions.md "Replacing the mandate"): the state stays, the gateway event says so.
+    row('replace_mandate', [S.TRIALING], S.TRIALING, 'subscription.mandate_updated', ['webhook']),
+    row('replace_mandate', [S.ACTIVE], S.ACTIVE, 'subscription.mandate_updated', ['webhook']),
+    row('replace_mandate', [S.PAST_DUE], S.PAST_DUE, 'subscription.mandate_updated', ['webhook']),
+    row('replace_mandate', [S.PAUSED], S.PAUSED, 'subscription.mandate_updated', ['webhook']),
     // None leaves cancelled or completed: a cancelled subscription cannot be resumed, a completed one has ended.
   ],
   refused: (from, on) =>

@@ -24,6 +24,7 @@ import { CustomerSubscriptionsResolver } from './subscription.customer.resolver'
 import { SubscriptionRelationsResolver } from './subscription.relations.resolver';
 import { IDEMPOTENCY_KEY, storedEntity, withIdempotency } from '../idempotency';
 import { ChangePlanResult, PlanChangePreview } from './change-plan';
+import { MandateSetup, MandateSetupInput } from './mandate-setup';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { ChangePlanInput, CreateSubscriptionInput } from './subscription.inputs';
 import { SubscriptionStatus } from './subscription.machine';
@@ -118,6 +119,14 @@ export class SubscriptionResolver {
   })
   removeScheduledChange(@C() ctx: Ctx, @Arg('id', () => ID) id: string) {
     return services(ctx).subscriptions.removeScheduledChange(ctx, id);
+  }
+
+  @Mutation(() => MandateSetup, {
+    description:
+      "The gateway's page where the customer of a running subscription authorises a new mandate (Stripe); the subscription records subscription.mandate_updated once it is completed.",
+  })
+  createMandateSetup(@C() ctx: Ctx, @Arg('id', () => ID) id: string, @Arg('input') input: MandateSetupInput) {
+    return services(ctx).subscriptions.createMandateSetup(ctx, id, input);
   }
 
   @Mutation(() => ChangePlanResult, {

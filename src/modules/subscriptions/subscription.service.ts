@@ -64,6 +64,7 @@ import { eventsOf, insertSubscription, NewSubscription } from './subscription.st
 import { services } from '../../services';
 import type { GatewayCommands } from '../gateway-commands';
 import { endAtGateway, registerSubscriptionCommands } from './subscription.commands';
+import { createMandateSetup, MandateSetup, MandateSetupInput } from './mandate-setup';
 
 const S = SubscriptionStatus;
 
@@ -537,6 +538,10 @@ export class SubscriptionService {
 
   removeScheduledCancellation(ctx: Ctx, id: string): Promise<BillingSubscription> {
     return removeScheduledCancellation(this, ctx, id);
+  }
+
+  createMandateSetup(ctx: Ctx, id: string, input: MandateSetupInput): Promise<MandateSetup> {
+    return createMandateSetup(this, ctx, id, input);
   }
 
   /**

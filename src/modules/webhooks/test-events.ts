@@ -27,6 +27,7 @@ export const TEST_EVENT_TYPES = [
   'subscription.plan_changed',
   'subscription.plan_change_scheduled',
   'subscription.scheduled_change_removed',
+  'subscription.mandate_updated',
   'invoice.created',
   'invoice.paid',
   'invoice.upcoming',

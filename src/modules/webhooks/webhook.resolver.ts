@@ -112,6 +112,14 @@ export class WebhookDeliveryResolver {
     return services(ctx).webhooks.retryDelivery(ctx, id);
   }
 
+  @Query(() => [String], {
+    description:
+      'Every event kind Cadence sends, in the documented order: the choices for an endpoint\'s enabledEvents (besides * and family.*) and for triggerTestWebhook.',
+  })
+  webhookEventTypes(): string[] {
+    return [...TEST_EVENT_TYPES];
+  }
+
   @Mutation(() => WebhookTestEvent, {
     description:
       "Sends a simulated event (type: default payment.succeeded) to the merchant's enabled test endpoints that take it (or the one given). Test mode only.",

@@ -49,6 +49,7 @@ const PortalQuery = graphql(`
       subscriptions {
         id
         status
+        provider
         amount
         currency
         billingFrequency
@@ -167,6 +168,10 @@ function SubscriptionCard({ sub, onChanged }: { sub: PortalSub; onChanged: () =>
   const [keep, runKeep] = useMutation(KeepSubscription);
   const [mandate, runMandate] = useMutation(AuthorizeMandate);
   const live = sub.status === 'ACTIVE' || sub.status === 'TRIALING';
+  // The first mandate at its checkout; a new one for a running subscription where the gateway offers a page for it.
+  const mandateOffered =
+    sub.status === 'CREATED' ||
+    (sub.provider === 'STRIPE' && ['ACTIVE', 'TRIALING', 'PAST_DUE', 'PAUSED'].includes(sub.status));
   const authorise = async () => {
     const r = await runMandate({ id: sub.id });
     if (r.data) location.assign(r.data.portalAuthorizeMandate.url);
@@ -216,7 +221,7 @@ function SubscriptionCard({ sub, onChanged }: { sub: PortalSub; onChanged: () =>
               Change plan
             </Button>
           )}
-          {sub.status === 'CREATED' && (
+          {mandateOffered && (
             <Button variant="subtle" loading={mandate.fetching} onClick={authorise}>
               Authorise a new mandate
             </Button>

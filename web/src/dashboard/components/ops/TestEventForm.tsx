@@ -4,7 +4,7 @@ import { Select } from '../../../lib/select';
 import { useMutation, useQuery } from 'urql';
 import { graphql } from '../../../gql';
 import { ErrorNote } from '../../../lib/ui';
-import { EVENT_TYPES } from './webhook-events';
+import { useEventTypes } from './webhook-events';
 
 const TriggerTest = graphql(`
   mutation WebhooksTriggerTest($type: String, $endpointId: ID) {
@@ -43,6 +43,7 @@ export function TestEventForm({ onSent, version }: { onSent: () => void; version
     if (version > 0) reload({ requestPolicy: 'network-only' });
   }, [version, reload]);
   const [sent, send] = useMutation(TriggerTest);
+  const eventTypes = useEventTypes();
   const result = sent.data?.triggerTestWebhook;
   return (
     <Card withBorder>
@@ -51,7 +52,7 @@ export function TestEventForm({ onSent, version }: { onSent: () => void; version
         <Group align="flex-end">
           <Select
             label="Event type"
-            data={EVENT_TYPES}
+            data={eventTypes}
             value={type}
             onChange={(v) => v && setType(v)}
             w={300}

@@ -5,7 +5,7 @@ import { graphql } from '../../../gql';
 import { ErrorNote, Loading, PagerControls, When, usePager } from '../../../lib/ui';
 import { ConfirmModal } from './ConfirmModal';
 import { SecretField } from './SecretField';
-import { EVENT_FILTERS } from './webhook-events';
+import { eventFilters, useEventTypes } from './webhook-events';
 import { currentMode } from './mode';
 
 const EndpointsList = graphql(`
@@ -263,6 +263,7 @@ function CreateEndpointForm({ onCreated }: { onCreated: (url: string, secret: st
     .filter(Boolean);
   const [description, setDescription] = useState('');
   const [created, create] = useMutation(CreateEndpoint);
+  const eventTypes = useEventTypes();
   const mode = currentMode();
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
@@ -303,7 +304,7 @@ function CreateEndpointForm({ onCreated }: { onCreated: (url: string, secret: st
           list="webhook-event-kinds"
         />
         <datalist id="webhook-event-kinds">
-          {EVENT_FILTERS.map((k) => (
+          {eventFilters(eventTypes).map((k) => (
             <option key={k} value={k} />
           ))}
         </datalist>

@@ -1,29 +1,17 @@
-/** The event kinds Cadence sends (docs/webhooks.md): the choices for an endpoint's events and for a test event. */
-export const EVENT_TYPES = [
-  'payment.succeeded',
-  'payment.failed',
-  'payment.refunded',
-  'subscription.created',
-  'subscription.activated',
-  'subscription.trial_started',
-  'subscription.paused',
-  'subscription.resumed',
-  'subscription.cancelled',
-  'subscription.cancellation_removed',
-  'subscription.payment_failed',
-  'subscription.payment_succeeded',
-  'subscription.halted',
-  'subscription.completed',
-  'subscription.plan_changed',
-  'subscription.plan_change_scheduled',
-  'subscription.scheduled_change_removed',
-  'invoice.created',
-  'invoice.paid',
-  'invoice.upcoming',
-  'invoice.payment_action_required',
-  'credit_note.created',
-  'webhook_endpoint.disabled',
-];
+import { useQuery } from 'urql';
+import { graphql } from '../../../gql';
+
+const EventTypes = graphql(`
+  query WebhookEventTypes {
+    webhookEventTypes
+  }
+`);
+
+/** The event kinds Cadence sends, as the API lists them: the choices for an endpoint's events and a test event. */
+export function useEventTypes(): string[] {
+  const [result] = useQuery({ query: EventTypes });
+  return result.data?.webhookEventTypes ?? [];
+}
 
 /** Endpoint filters: every event, a family by prefix, or one kind. */
-export const EVENT_FILTERS = ['*', 'payment.*', 'subscription.*', 'invoice.*', ...EVENT_TYPES];
+export const eventFilters = (types: string[]) => ['*', 'payment.*', 'subscription.*', 'invoice.*', ...types];
