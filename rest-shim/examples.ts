@@ -126,6 +126,10 @@ export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
     effective: 'now',
   },
   'POST /subscriptions/{id}/change-plan/preview': { plan_id: demo('other_plan'), effective: 'now' },
+  'POST /subscriptions/{id}/mandate-setup': {
+    success_url: 'https://shop.example/account',
+    cancel_url: 'https://shop.example/account',
+  },
   'POST /merchant/billing-settings': { max_retries: 3 },
   'POST /entitlements': { lookup_key: `certificates_${UNIQUE}`, name: 'Certificates' },
   'POST /entitlements/{id}/products': { product_ids: [demo('product')] },
@@ -190,6 +194,7 @@ export const PARAM_EXAMPLES: Record<string, Record<string, string>> = {
   '/subscriptions/{id}/change-plan': { id: demo('subscription') },
   '/subscriptions/{id}/change-plan/preview': { id: demo('subscription') },
   '/subscriptions/{id}/scheduled-change': { id: demo('subscription') },
+  '/subscriptions/{id}/mandate-setup': { id: demo('subscription') },
   '/subscriptions/{id}/scheduled-cancellation': { id: demo('subscription') },
   '/subscriptions/customer/{customer_id}/entitlements': { customer_id: demo('customer') },
   '/entitlements/{id}': { id: demo('entitlement') },

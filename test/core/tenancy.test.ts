@@ -199,6 +199,10 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
     body: { plan_id: '00000000-0000-7000-8000-000000000000' },
     own: [409, 'invalid_state_transition'],
   },
+  'post /subscriptions/{id}/mandate-setup': {
+    body: { success_url: 'https://shop.example/account' },
+    own: [409, 'invalid_state_transition'],
+  },
   // Nothing scheduled on A2's ended subscription: a 409 proves it was found.
   'delete /subscriptions/{id}/scheduled-change': { own: [409, 'invalid_state_transition'] },
   'delete /subscriptions/{id}/scheduled-cancellation': { own: [409, 'invalid_state_transition'] },

@@ -62,6 +62,7 @@ const ALL_STEPS: { op: string; before?: () => Promise<void>; operator?: boolean 
   { op: 'POST /subscriptions/{id}/resume' },
   { op: 'POST /subscriptions/{id}/change-plan/preview' },
   { op: 'POST /subscriptions/{id}/change-plan' },
+  { op: 'POST /subscriptions/{id}/mandate-setup' },
   { op: 'POST /usage/events' },
   { op: 'POST /usage/events/batch' },
   { op: 'POST /subscriptions/{id}/cancel' },

@@ -55,6 +55,11 @@ const ALLOWED: [S, SubscriptionTrigger, TriggeredBy, S, string][] = [
   [S.PAST_DUE, 'cancel', 'webhook', S.CANCELLED, 'subscription.cancelled'],
   [S.HALTED, 'cancel', 'api', S.CANCELLED, 'subscription.cancelled'],
   [S.HALTED, 'cancel', 'webhook', S.CANCELLED, 'subscription.cancelled'],
+  // A new mandate the customer authorised: the state stays (halted, cancelled and completed keep no mandate).
+  [S.TRIALING, 'replace_mandate', 'webhook', S.TRIALING, 'subscription.mandate_updated'],
+  [S.ACTIVE, 'replace_mandate', 'webhook', S.ACTIVE, 'subscription.mandate_updated'],
+  [S.PAST_DUE, 'replace_mandate', 'webhook', S.PAST_DUE, 'subscription.mandate_updated'],
+  [S.PAUSED, 'replace_mandate', 'webhook', S.PAUSED, 'subscription.mandate_updated'],
 ];
 
 const STATES = Object.values(S);
@@ -66,6 +71,7 @@ const TRIGGERS: SubscriptionTrigger[] = [
   'schedule_change',
   'remove_scheduled_change',
   'remove_scheduled_cancellation',
+  'replace_mandate',
   'mandate_authorized',
   'mandate_authorized_with_trial',
   'checkout_failed',
