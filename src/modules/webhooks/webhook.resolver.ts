@@ -114,7 +114,7 @@ export class WebhookDeliveryResolver {
 
   @Query(() => [String], {
     description:
-      'Every event kind Cadence sends, in the documented order: the choices for an endpoint\'s enabledEvents (besides * and family.*) and for triggerTestWebhook.',
+      "Every event kind Cadence sends, in the documented order: the choices for an endpoint's enabledEvents (besides * and family.*) and for triggerTestWebhook.",
   })
   webhookEventTypes(): string[] {
     return [...TEST_EVENT_TYPES];
