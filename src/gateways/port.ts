@@ -283,7 +283,11 @@ export interface GatewayPort {
    * Makes a new mandate (`setupId`, from subscription.mandate_setup) the one the subscription's later charges use
    * (Stripe: the setup intent's payment method as `default_payment_method`). Repeating it changes nothing more.
    */
-  replaceSubscriptionMandate(input: { providerSubscriptionId: string; setupId: string; idempotencyKey: string }): Promise<{
+  replaceSubscriptionMandate(input: {
+    providerSubscriptionId: string;
+    setupId: string;
+    idempotencyKey: string;
+  }): Promise<{
     method: string | null;
     bank: string | null;
   }>;
