@@ -1702,6 +1702,9 @@ describe('string lengths', () => {
     'ReportUsageInput.unit': [],
     'ReportUsageInput.idempotencyKey': [],
     'ValidateCouponInput.currency': [],
+    // Handed to the gateway's page, not stored.
+    'MandateSetupInput.successUrl': [],
+    'MandateSetupInput.cancelUrl': [],
   };
 
   /** An input class as type-graphql's metadata holds it. */

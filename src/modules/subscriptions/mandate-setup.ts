@@ -1,4 +1,4 @@
-import { MaxLength } from 'class-validator';
+import { IsOptional, MaxLength } from 'class-validator';
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { v7 as uuidv7 } from 'uuid';
 import type { Ctx } from '../../core/context';
@@ -27,6 +27,7 @@ export class MandateSetupInput {
     nullable: true,
     description: 'Where the customer goes on leaving the page; default successUrl.',
   })
+  @IsOptional()
   @MaxLength(2048)
   cancelUrl?: string | null;
 }

@@ -5,6 +5,7 @@ import { useQuery, useSubscription } from 'urql';
 import { Link } from 'wouter';
 import { graphql } from '../../gql';
 import type { SubscriptionStatus } from '../../gql/graphql';
+import { usePrefetchNext } from '../../lib/prefetch';
 import { Day, ErrorNote, Loading, Money, PageTitle, PagerControls, StatusBadge, usePager } from '../../lib/ui';
 
 const PAGE_SIZE = 25;
@@ -80,16 +81,14 @@ export function Subscriptions() {
   const [planId, setPlanId] = useState('');
   const [customerId, setCustomerId] = useState('');
   const pager = usePager();
-  const [{ data, error, fetching }] = useQuery({
-    query: SubscriptionsList,
-    variables: {
-      first: PAGE_SIZE,
-      after: pager.after,
-      status,
-      planId: planId.trim() || null,
-      customerId: customerId.trim() || null,
-    },
-  });
+  const variables = {
+    first: PAGE_SIZE,
+    after: pager.after,
+    status,
+    planId: planId.trim() || null,
+    customerId: customerId.trim() || null,
+  };
+  const [{ data, error, fetching }] = useQuery({ query: SubscriptionsList, variables });
   // The latest state each subscription was pushed with (newer than the page's answer).
   const [live, setLive] = useState<Record<string, Live>>({});
   useSubscription({ query: SubscriptionsChanged }, (_prev: unknown, event) => {
@@ -102,6 +101,7 @@ export function Subscriptions() {
     pager.reset();
   };
   const connection = data?.subscriptions;
+  usePrefetchNext(SubscriptionsList, variables, connection?.pageInfo);
   return (
     <Stack>
       <PageTitle>Subscriptions</PageTitle>
