@@ -37,7 +37,25 @@ async function firstScreen(page: Page, url: string): Promise<number> {
   await page.goto(`${url}/dashboard`);
   await page.getByTestId('overview-mrr').waitFor({ timeout: 30_000 });
   await page.locator('.recharts-surface').first().waitFor({ timeout: 30_000 });
-  return page.evaluate(() => performance.now());
+  const done = await page.evaluate(() => performance.now());
+  if (process.env.BENCH_DASHBOARD_TRACE) note(`trace: ${await timeline(page)} | drawn ${done.toFixed(0)}`);
+  return done;
+}
+
+/**
+ * Where the first screen's time went (BENCH_DASHBOARD_TRACE=1): the document, each script and each API request, as
+ * start-end in the page's clock. Page code as text: this file is compiled without the DOM's types.
+ */
+function timeline(page: Page): Promise<string> {
+  return page.evaluate(`(() => {
+    const nav = performance.getEntriesByType('navigation')[0];
+    const parts = ['html 0-' + nav.responseEnd.toFixed(0), 'dcl ' + nav.domContentLoadedEventEnd.toFixed(0)];
+    for (const r of performance.getEntriesByType('resource')) {
+      const name = r.name.replace(location.origin, '').slice(0, 40);
+      parts.push(name + ' ' + r.startTime.toFixed(0) + '-' + r.responseEnd.toFixed(0));
+    }
+    return parts.join(', ');
+  })()`);
 }
 
 /** One click on "Next" to the next page's first row shown, in the page's clock. */

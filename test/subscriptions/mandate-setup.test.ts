@@ -21,6 +21,18 @@ async function sandboxObject(id: string): Promise<any> {
   return typeof row?.data === 'string' ? JSON.parse(row.data) : row?.data;
 }
 
+/** The portal's "Authorise a new mandate" for the subscription, from a session of its customer. */
+async function portalAuthorizeMandate(m: TestMerchant, sub: any) {
+  const portal = await ok(
+    m.test.post('/portal/sessions', { customer_id: sub.customer_id, return_url: 'https://shop.example/account' }),
+    201,
+  );
+  const token = decodeURIComponent(new URL(portal.url).hash.slice(1));
+  return h.graphql(token, 'mutation($id: ID!) { portalAuthorizeMandate(subscriptionId: $id) { url } }', {
+    id: sub.id,
+  });
+}
+
 describe('stripe', () => {
   let m: TestMerchant;
   beforeAll(async () => {
@@ -129,14 +141,7 @@ describe('stripe', () => {
     expect(g.errors).toBeUndefined();
     expect(g.data.createMandateSetup).toMatchObject({ object: 'mandate_setup', subscriptionId: sub.id });
 
-    const portal = await ok(
-      m.test.post('/portal/sessions', { customer_id: sub.customer_id, return_url: 'https://shop.example/account' }),
-      201,
-    );
-    const token = decodeURIComponent(new URL(portal.url).hash.slice(1));
-    const r = await h.graphql(token, 'mutation($id: ID!) { portalAuthorizeMandate(subscriptionId: $id) { url } }', {
-      id: sub.id,
-    });
+    const r = await portalAuthorizeMandate(m, sub);
     expect(r.body.errors).toBeUndefined();
     const url = r.body.data.portalAuthorizeMandate.url;
     const page = await sandboxObject(new URL(url).pathname.split('/').pop()!);
@@ -162,14 +167,7 @@ describe('razorpay', () => {
     const before = await events(m.test, sub.id);
     const r = await m.test.post(`/subscriptions/${sub.id}/mandate-setup`, { success_url: 'https://a.example/' });
     expect([r.status, r.body.error.code]).toEqual([409, 'mandate_update_unsupported']);
-    const portal = await ok(
-      m.test.post('/portal/sessions', { customer_id: sub.customer_id, return_url: 'https://shop.example/account' }),
-      201,
-    );
-    const token = decodeURIComponent(new URL(portal.url).hash.slice(1));
-    const p = await h.graphql(token, 'mutation($id: ID!) { portalAuthorizeMandate(subscriptionId: $id) { url } }', {
-      id: sub.id,
-    });
+    const p = await portalAuthorizeMandate(m, sub);
     expect(p.body.errors[0].extensions.code).toBe('mandate_update_unsupported');
     expect(await events(m.test, sub.id)).toEqual(before);
   });

@@ -89,6 +89,21 @@ describe('customer portal page', () => {
     await page.context().close();
   });
 
+  it('authorises a new mandate on the gateway page, then returns to the merchant', async () => {
+    const a = await subscriber(m, 'portal-c@example.com');
+    const { page } = await openPortal(a.customer.id);
+    // The merchant's return_url is not served here: the test only needs to see the browser sent there.
+    await page.route('https://shop.example/**', (route) => route.fulfill({ status: 200, body: 'Back at the shop' }));
+    await page.getByRole('button', { name: 'Authorise a new mandate' }).click();
+    await page.getByRole('heading', { name: 'Authorise a new payment method' }).waitFor();
+    await screenshot(page, 'portal-new-mandate');
+    await page.getByRole('button', { name: 'Authorise the new payment method' }).click();
+    await page.waitForURL('https://shop.example/account');
+    const trail = await ok(m.test.get(`/subscriptions/${a.subscription.id}/events`));
+    expect(trail.at(-1)).toMatchObject({ event_type: 'subscription.mandate_updated', triggered_by: 'webhook' });
+    await page.context().close();
+  });
+
   it("cannot reach another customer's data with its link; a broken link says it has expired", async () => {
     const a = await subscriber(m, 'portal-c@example.com');
     const b = await subscriber(m, 'portal-d@example.com');

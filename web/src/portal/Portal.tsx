@@ -273,17 +273,7 @@ const PlanOptions = graphql(`
 const Preview = graphql(`
   query PortalPreviewPlanChange($id: ID!, $priceId: ID!) {
     portalPreviewPlanChange(subscriptionId: $id, priceId: $priceId) {
-      proration {
-        creditAmount
-        debitAmount
-        netAmount
-        currency
-      }
-      taxAmount
-      total
-      currency
-      newAmount
-      effectiveAt
+      ...PlanChangePreviewParts
     }
   }
 `);

@@ -13,8 +13,7 @@ const CatalogProducts = graphql(`
     products(first: $first, after: $after) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

@@ -13,8 +13,7 @@ const CouponsList = graphql(`
     coupons(first: $first, after: $after) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

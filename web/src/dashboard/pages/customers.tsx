@@ -11,8 +11,7 @@ const CustomersList = graphql(`
     customers(first: $first, after: $after, email: $email) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

@@ -12,8 +12,7 @@ const InvoicesList = graphql(`
     invoices(first: $first, after: $after, type: $type) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Badge, Card, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from 'urql';
 import { graphql } from '../../gql';
@@ -92,6 +92,26 @@ export const Stat = ({
   </Card>
 );
 
+/**
+ * True from the first frame after `ready`: the sections below the chart (cohorts, autopay health) ask for their data
+ * and draw once the figures and the chart are on screen, instead of competing with them for the main thread.
+ */
+function useAfterFirstPaint(ready: boolean): boolean {
+  const [after, setAfter] = useState(false);
+  useEffect(() => {
+    if (!ready || after) return;
+    let timer = 0;
+    const frame = requestAnimationFrame(() => {
+      timer = window.setTimeout(() => setAfter(true), 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [ready, after]);
+  return after;
+}
+
 /** A ratio with two decimals, "—" when it is undefined (nothing was lost). */
 const ratio = (r: number | null | undefined) => (r === null || r === undefined ? '—' : r.toFixed(2));
 
@@ -102,6 +122,7 @@ export function Overview() {
   const churn = data?.churn;
   const quick = data?.quickRatio;
   const ltv = data?.ltv;
+  const below = useAfterFirstPaint(Boolean(mrr));
   return (
     <Stack>
       <PageTitle>Overview</PageTitle>
@@ -171,8 +192,8 @@ export function Overview() {
             />
           </SimpleGrid>
           <MrrMovementsChart series={data.history.series} currency={data.history.currency} />
-          <CohortRetention currency={mrr.currency} />
-          <AutopayHealth />
+          {below && <CohortRetention currency={mrr.currency} />}
+          {below && <AutopayHealth />}
         </>
       )}
     </Stack>

@@ -13,8 +13,7 @@ const PaymentsList = graphql(`
     payments(first: $first, after: $after, status: $status) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

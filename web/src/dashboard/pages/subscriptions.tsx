@@ -15,8 +15,7 @@ const SubscriptionsList = graphql(`
     subscriptions(first: $first, after: $after, status: $status, planId: $planId, customerId: $customerId) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

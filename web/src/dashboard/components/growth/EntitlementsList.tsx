@@ -8,8 +8,7 @@ const EntitlementsQuery = graphql(`
     entitlements(first: $first, after: $after) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

@@ -10,8 +10,7 @@ const ExperimentsQuery = graphql(`
     experiments(first: $first, after: $after, status: $status) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

@@ -7,8 +7,7 @@ export const OfferingsQuery = graphql(`
     offerings(first: $first, after: $after) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

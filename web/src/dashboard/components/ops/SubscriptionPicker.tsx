@@ -9,8 +9,7 @@ const ActiveSubscriptions = graphql(`
     subscriptions(status: ACTIVE, first: 10, after: $after) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

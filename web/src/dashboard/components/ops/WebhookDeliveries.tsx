@@ -11,8 +11,7 @@ const DeliveriesList = graphql(`
     webhookDeliveries(first: 10, after: $after, endpointId: $endpointId, status: $status) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

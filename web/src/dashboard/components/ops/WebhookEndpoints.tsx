@@ -13,8 +13,7 @@ const EndpointsList = graphql(`
     webhookEndpoints(first: 10, after: $after) {
       totalCount
       pageInfo {
-        hasNextPage
-        endCursor
+        ...PageInfoParts
       }
       edges {
         node {

@@ -29,17 +29,7 @@ const ProductPlans = graphql(`
 const Preview = graphql(`
   query ChangePlanPreview($id: ID!, $input: ChangePlanInput!) {
     previewPlanChange(id: $id, input: $input) {
-      proration {
-        creditAmount
-        debitAmount
-        netAmount
-        currency
-      }
-      taxAmount
-      total
-      currency
-      newAmount
-      effectiveAt
+      ...PlanChangePreviewParts
     }
   }
 `);
