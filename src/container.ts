@@ -96,6 +96,7 @@ export function createServices(
   // Registered after the webhook dispatcher: at equal times the service's own actions (a period-end cancellation) run
   // before the gateway sandbox's clock moves (which would renew).
   const scheduler = new SubscriptionScheduler(subscriptions, pool);
+  webhooks.clock.register(scheduler.notices.dueWork);
   webhooks.clock.register(scheduler.dueWork);
   webhooks.clock.register(scheduler.gatewayDueWork);
   return {

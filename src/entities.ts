@@ -7,7 +7,7 @@ import { PortalSession } from './modules/portal';
 import { ApiKey, Merchant } from './modules/merchants';
 import { GatewayEventRecord, Payment, Refund } from './modules/payments';
 import { ProviderConnection } from './modules/providers';
-import { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './modules/subscriptions';
+import { BillingSubscription, GatewayClockSync, PreDebitNotice, SubscriptionEvent } from './modules/subscriptions';
 import { Invoice, InvoiceSequence } from './modules/invoices';
 import { TestClock } from './modules/test-clock';
 import { WebhookDelivery, WebhookEndpoint } from './modules/webhooks';
@@ -44,6 +44,7 @@ export const entities = [
   BillingSubscription,
   SubscriptionEvent,
   GatewayClockSync,
+  PreDebitNotice,
   GatewayPrice,
   Invoice,
   InvoiceSequence,

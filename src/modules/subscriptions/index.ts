@@ -4,6 +4,7 @@
  */
 export { subscriptionChanges } from './subscription.catchup';
 export { BillingSubscription, GatewayClockSync, SubscriptionEvent } from './subscription.entities';
+export { PreDebitNotice, PreDebitKind } from './pre-debit.entities';
 export { subscriptionResolvers } from './subscription.resolver';
 export { SchedulerLoop, SubscriptionScheduler } from './subscription.scheduler';
 export { SubscriptionService } from './subscription.service';

@@ -26,6 +26,7 @@ import {
   unansweredCommands,
 } from './subscription.store';
 import { settlePending } from './subscription.pending';
+import { PreDebitNotices } from './pre-debit';
 
 const S = SubscriptionStatus;
 
@@ -40,10 +41,15 @@ const RETRY_LEASE_HOURS = 1;
  * transaction holding the row lock and re-checks that it is still due, so several workers never run one twice.
  */
 export class SubscriptionScheduler {
+  /** Pre-debit notices before the gateway's renewals (pre-debit.ts): swept with the actions, and test-clock work. */
+  readonly notices: PreDebitNotices;
+
   constructor(
     private readonly service: SubscriptionService,
     private readonly pool: ServicePool,
-  ) {}
+  ) {
+    this.notices = new PreDebitNotices(service, pool);
+  }
 
   /**
    * Runs the action of one subscription if it is still due at `at` (merchant time; default now), under its row lock:
@@ -235,7 +241,7 @@ export class SubscriptionScheduler {
   /** One sweep of the worker: the actions due in merchant time, across tenants (at most `limit`). Answers how many ran. */
   async sweep(limit = 100): Promise<number> {
     const due = await dueActions(this.pool, limit);
-    let ran = 0;
+    let ran = await this.notices.sweep(limit);
     for (const row of due) {
       try {
         if (

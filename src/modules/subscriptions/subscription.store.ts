@@ -428,3 +428,52 @@ export const subscriptionSql = {
     `select ${columns.map((c) => (c === 'merchant_now' ? `${MERCHANT_NOW} as merchant_now` : `s.${c}`)).join(', ')}
      from subscriptions s where {tenant:s} and ${idCondition}`,
 };
+
+/**
+ * Subscriptions whose next debit from the mandate is due for its pre-debit notice (docs/india.md) and has none: INR,
+ * active or trialing into a charge, renewing at the period's (or trial's) end, not ending there. The notice is due
+ * PRE_DEBIT_LEAD_HOURS before the debit, or at the period's start when the period is shorter.
+ */
+const NOTICE_DUE = `
+  s.status in ('active', 'trialing') and s.currency = 'INR' and not s.cancel_at_period_end
+  and s.current_period_end is not null and s.provider_subscription_id is not null
+  and (s.status <> 'trialing' or s.trial_end_action <> 'cancel_subscription')
+  and (s.max_cycles is null or s.cycles_completed < s.max_cycles)
+  and not exists (select 1 from pre_debit_notices n where n.subscription_id = s.id and n.debit_at = s.current_period_end)`;
+const NOTICE_AT = (lead: number) =>
+  `greatest(coalesce(s.current_period_start, s.current_period_end), s.current_period_end - interval '${lead} hours')`;
+
+/** The earliest pre-debit notice of a merchant's test mode due by `until` (test-clock advances). */
+export async function nextNoticeAt(db: Db, merchantId: string, until: Date, lead: number): Promise<Date | null> {
+  const [row] = await tenantQueryAs<{ at: Date | null }>(
+    db,
+    testMode(merchantId),
+    `select min(${NOTICE_AT(lead)}) as at from subscriptions s where {tenant:s} and ${NOTICE_DUE}
+       and ${NOTICE_AT(lead)} <= ?`,
+    [until],
+  );
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** Notices due by `at` of a merchant's test mode, or (no merchant) due now in merchant time across tenants. */
+export function noticesDue(
+  db: Db,
+  lead: number,
+  limit: number,
+  testClock?: { merchantId: string; at: Date },
+): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
+  if (testClock)
+    return tenantQueryAs(
+      db,
+      testMode(testClock.merchantId),
+      `select s.id, s.merchant_id, s.mode from subscriptions s where {tenant:s} and ${NOTICE_DUE}
+         and ${NOTICE_AT(lead)} <= ? order by ${NOTICE_AT(lead)}, s.id limit ?`,
+      [testClock.at, limit],
+    );
+  return systemQuery(
+    db,
+    `select s.id, s.merchant_id, s.mode from subscriptions s where ${NOTICE_DUE}
+       and ${NOTICE_AT(lead)} <= ${MERCHANT_NOW} order by ${NOTICE_AT(lead)} limit ?`,
+    [limit],
+  );
+}

@@ -1,0 +1,102 @@
+import { Mode } from '../../src/core/entity';
+import { TestMerchant, useHarness } from '../harness';
+import { connect, outbox, PROVIDERS, ProviderName } from '../payments/helpers';
+import { after, authorise, createSubscription, invoicesOf, ok, recurringPlan } from './helpers';
+
+/**
+ * Pre-debit notices (docs/india.md): every renewal debit of an INR mandate is announced by `invoice.upcoming` (the
+ * draft invoice, with amount_due and next_payment_attempt) 48 hours ahead, so at least 24 hours before the gateway
+ * debits; once per debit, on the test clock, on both gateways. None for a subscription ending at the period's end.
+ */
+const h = useHarness();
+jest.setTimeout(120_000);
+const HOUR = 3_600_000;
+
+const upcoming = async (m: TestMerchant, subscriptionId: string) =>
+  (await outbox(h.app, m.id, 'invoice.upcoming'))
+    .map((e) => e.payload)
+    .filter((p) => p.data.object.subscription_id === subscriptionId);
+
+describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(m.test, provider);
+  });
+
+  async function subscribed(body: Record<string, unknown> = {}) {
+    const { plan } = await recurringPlan(m.test);
+    const { subscription } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_state_code: '27', ...body }),
+    );
+    expect(subscription.status).toBe('active');
+    return subscription;
+  }
+
+  it('announces each renewal 48 h ahead with the draft invoice; the gateway debits no sooner than 24 h after', async () => {
+    const sub = await subscribed();
+    const end = new Date(sub.current_period_end).getTime();
+    await h.clock.advance(m, new Date(end - 48 * HOUR - 60_000));
+    expect(await upcoming(m, sub.id)).toEqual([]);
+    await h.clock.advance(m, new Date(end - 48 * HOUR + 1000));
+    const [notice] = await upcoming(m, sub.id);
+    // ₹499.00 to a customer in another state: 18% IGST.
+    expect(notice).toMatchObject({
+      type: 'invoice.upcoming',
+      data: {
+        object: {
+          object: 'invoice',
+          status: 'draft',
+          id: null,
+          billing_reason: 'subscription_cycle',
+          customer_id: sub.customer_id,
+          subscription_id: sub.id,
+          currency: 'INR',
+          subtotal: 49900,
+          igst_amount: 8982,
+          cgst_amount: 0,
+          tax_amount: 8982,
+          total: 58882,
+          amount_due: 58882,
+          next_payment_attempt: new Date(end).toISOString(),
+        },
+      },
+    });
+    const sentAt = new Date(notice.created_at).getTime();
+    expect(end - sentAt).toBeGreaterThanOrEqual(24 * HOUR);
+
+    // The renewal: the gateway debits at the period's end, what was announced.
+    await h.clock.advance(m, after(sub.current_period_end));
+    const renewal = (await invoicesOf(m.test, sub.id)).find((i: any) => i.billing_reason === 'subscription_cycle');
+    expect(renewal).toMatchObject({ status: 'paid', total: 58882, amount_paid: 58882 });
+    expect(new Date(renewal.issued_at).getTime() - sentAt).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(await upcoming(m, sub.id)).toHaveLength(1);
+
+    // The next period's notice, once.
+    const next = await ok(m.test.get(`/subscriptions/${sub.id}`));
+    await h.clock.advance(m, new Date(new Date(next.current_period_end).getTime() - 47 * HOUR));
+    const notices = await upcoming(m, sub.id);
+    expect(notices.map((n) => n.data.object.next_payment_attempt)).toEqual([
+      new Date(end).toISOString(),
+      new Date(next.current_period_end).toISOString(),
+    ]);
+  });
+
+  it('no notice for a subscription that ends at the period end', async () => {
+    const sub = await subscribed();
+    await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: true }));
+    await h.clock.advance(m, new Date(new Date(sub.current_period_end).getTime() - HOUR));
+    expect(await upcoming(m, sub.id)).toEqual([]);
+  });
+
+  it('sweeps racing each other send one notice', async () => {
+    const sub = await subscribed();
+    const notices = h.app.app.services.scheduler.notices;
+    const at = new Date(new Date(sub.current_period_end).getTime() - 47 * HOUR);
+    const tenant = { merchantId: m.id, mode: Mode.TEST };
+    const sent = await Promise.all(Array.from({ length: 8 }, () => notices.send(tenant, sub.id, at)));
+    expect(sent.filter(Boolean)).toHaveLength(1);
+    expect(await upcoming(m, sub.id)).toHaveLength(1);
+  });
+});
