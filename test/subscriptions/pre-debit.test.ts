@@ -24,11 +24,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await connect(m.test, provider);
   });
 
-  async function subscribed(body: Record<string, unknown> = {}) {
+  async function subscribed(form: Record<string, string> = {}) {
     const { plan } = await recurringPlan(m.test);
     const { subscription } = await authorise(
       m.test,
-      await createSubscription(m.test, plan.id, { customer_state_code: '27', ...body }),
+      await createSubscription(m.test, plan.id, { customer_state_code: '27' }),
+      { outcome: 'success', ...form },
     );
     expect(subscription.status).toBe('active');
     return subscription;
@@ -81,6 +82,30 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       new Date(end).toISOString(),
       new Date(next.current_period_end).toISOString(),
     ]);
+  });
+
+  it('announces each dunning retry with the open invoice, at least 24 h before it', async () => {
+    // This card pays the first period and declines every renewal and retry.
+    const sub = await subscribed({ card_number: '4000000000000341' });
+    const end = new Date(sub.current_period_end).getTime();
+    await h.clock.advance(m, after(sub.current_period_end));
+    const open = (await invoicesOf(m.test, sub.id)).find((i: any) => i.billing_reason === 'subscription_cycle');
+    expect(open.status).toBe('open');
+    const retries = async () => (await upcoming(m, sub.id)).filter((n) => n.data.object.id === open.id);
+    const [first] = await retries();
+    expect(first.data.object).toMatchObject({ id: open.id, status: 'open', amount_due: open.amount_due });
+    const firstAt = new Date(first.data.object.next_payment_attempt).getTime();
+    expect(firstAt - new Date(first.created_at).getTime()).toBeGreaterThanOrEqual(24 * HOUR);
+    // Nothing is tried before it; then the retry fails and the next one is announced two days ahead.
+    await h.clock.advance(m, new Date(firstAt - 60_000));
+    expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).retry_attempt).toBe(0);
+    await h.clock.advance(m, new Date(firstAt + 1000));
+    expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).retry_attempt).toBe(1);
+    const both = await retries();
+    expect(both).toHaveLength(2);
+    const secondAt = new Date(both[1].data.object.next_payment_attempt).getTime();
+    expect(secondAt - new Date(both[1].created_at).getTime()).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(secondAt).toBeGreaterThan(end + 2 * 24 * HOUR);
   });
 
   it('no notice for a subscription that ends at the period end', async () => {

@@ -7,6 +7,8 @@ import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
 import { invoiceTaxFor } from '../../money';
 import { Price, TrialEndAction } from '../catalog';
+import { Invoice, type InvoiceService } from '../invoices';
+import type { SubscriptionChange } from './subscription.lifecycle';
 import type { DueWork } from '../test-clock';
 import { discountLine, nextPeriodDiscount } from './subscription.discount';
 import { BillingSubscription } from './subscription.entities';
@@ -89,6 +91,35 @@ async function upcomingInvoice(em: EntityManager, sub: BillingSubscription, debi
     })),
     livemode: sub.mode === Mode.LIVE,
   };
+}
+
+/**
+ * A dunning retry's notice, written with the change that schedules the retry (its first is 24 hours after the failed
+ * renewal, the next ones two days apart): the open invoice as REST shows it, with `next_payment_attempt`. INR only.
+ */
+export async function announceRetry(
+  change: SubscriptionChange,
+  invoices: Pick<InvoiceService, 'toRest'>,
+  debitAt: Date,
+  now: Date,
+): Promise<void> {
+  const { sub, em } = change;
+  if (sub.currency !== 'INR' || !sub.openInvoiceId) return;
+  const invoice = await em.findOne(Invoice, { id: sub.openInvoiceId });
+  if (!invoice || invoice.amountDue <= 0) return;
+  if (await em.count(PreDebitNotice, { subscriptionId: sub.id, debitAt })) return;
+  em.persist(
+    make(PreDebitNotice, {
+      subscriptionId: sub.id,
+      kind: PreDebitKind.RETRY,
+      debitAt,
+      amountDue: invoice.amountDue,
+      currency: invoice.currency,
+      sentAt: now,
+    }),
+  );
+  const object = { ...invoices.toRest(invoice), next_payment_attempt: debitAt.toISOString() };
+  recordEvent(em, 'invoice.upcoming', object, sub.mode, now);
 }
 
 export class PreDebitNotices {

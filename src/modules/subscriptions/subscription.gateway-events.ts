@@ -18,6 +18,7 @@ import { SubscriptionStatus, TERMINAL, transitionFor } from './subscription.mach
 import type { SubscriptionService } from './subscription.service';
 import { recordMandateAttempt } from '../analytics';
 import { SubscriptionCommand } from './subscription.command-names';
+import { announceRetry } from './pre-debit';
 import { ObservedState, settlePending } from './subscription.pending';
 import { GatewayCommand } from '../gateway-commands';
 import { billFinalUsage } from './usage.billing';
@@ -605,7 +606,9 @@ async function chargeFailed(
     const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
     if (hard) return halt(service, change, 'webhook', reason);
     if (attempt >= maxRetries) return halt(service, change, 'scheduler', reason);
-    change.schedule(ScheduledAction.RETRY, addDays(sub.pastDueSince ?? now, retryDay(attempt + 1)));
+    const retryAt = addDays(sub.pastDueSince ?? now, retryDay(attempt + 1));
+    change.schedule(ScheduledAction.RETRY, retryAt);
+    await announceRetry(change, service.invoices, retryAt, now);
     return;
   }
   if (!transitionFor(sub.status, 'charge_failed')) return; // late or repeated
@@ -623,7 +626,9 @@ async function chargeFailed(
   if (hard) return halt(service, change, 'webhook', reason);
   const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
   if (maxRetries <= 0) return halt(service, change, 'scheduler', reason);
-  change.schedule(ScheduledAction.RETRY, addDays(now, retryDay(1)));
+  const retryAt = addDays(now, retryDay(1));
+  change.schedule(ScheduledAction.RETRY, retryAt);
+  await announceRetry(change, service.invoices, retryAt, now);
 }
 
 /** Dunning ends: halted, the open invoice uncollectible, nothing more scheduled. */
