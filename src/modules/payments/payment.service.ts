@@ -395,25 +395,30 @@ export class PaymentService {
           break;
         case 'refund.succeeded':
         case 'refund.failed': {
-          const refund = event.providerRefundId
-            ? await tx.findOne(
-                Refund,
-                { providerRefundId: event.providerRefundId },
-                { lockMode: LockMode.PESSIMISTIC_WRITE },
-              )
-            : null;
-          if (!refund) {
+          const byId = () =>
+            event.providerRefundId
+              ? tx.findOne(
+                  Refund,
+                  { providerRefundId: event.providerRefundId },
+                  { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+                )
+              : Promise.resolve(null);
+          let refund = await byId();
+          if (!refund && event.providerPaymentId) {
             // The gateway can report a refund before our call that created it has stored the gateway's id. Refuse
-            // the event then (nothing is recorded): the gateway delivers it again, by when the id is known.
-            const awaiting = event.providerPaymentId
-              ? await refundsAwaitingGatewayId(tx, tenant, event.providerPaymentId)
-              : 0;
-            if (awaiting > 0) {
+            // the event then (nothing is recorded): the gateway delivers it again, by when the id is known. Checked
+            // in one statement with the id itself, which may have been stored since the read above.
+            const seen = await refundsAwaitingGatewayId(tx, tenant, event.providerPaymentId, event.providerRefundId);
+            if (seen.known) refund = await byId();
+            else if (seen.awaiting > 0) {
               throw new DomainError(
                 'gateway_unavailable',
                 'The refund this event reports is still being recorded; deliver it again.',
               );
             }
+          }
+          if (!refund) {
+            // Not one Cadence asked for: a refund made at the gateway itself.
             if (event.kind === 'refund.succeeded') await this.recordGatewayRefund(tx, connection, event);
             break;
           }

@@ -121,15 +121,19 @@ export async function refundsAwaitingGatewayId(
   em: EntityManager,
   tenant: TenantParams,
   providerPaymentId: string,
-): Promise<number> {
-  const [row] = await tenantQueryAs<{ n: string }>(
+  providerRefundId: string | null = null,
+): Promise<{ awaiting: number; known: boolean }> {
+  // One statement, so one snapshot: a refund whose gateway id commits meanwhile is either known or still awaiting.
+  const [row] = await tenantQueryAs<{ n: string; known: boolean }>(
     em,
     tenant,
-    `select count(*) as n from refunds r join payments p on p.id = r.payment_id
-     where {tenant:p} and p.provider_payment_id = ? and r.status = 'pending' and r.provider_refund_id is null`,
-    [providerPaymentId],
+    `select count(*) filter (where r.status = 'pending' and r.provider_refund_id is null) as n,
+            coalesce(bool_or(r.provider_refund_id = ?), false) as known
+     from refunds r join payments p on p.id = r.payment_id
+     where {tenant:p} and p.provider_payment_id = ?`,
+    [providerRefundId, providerPaymentId],
   );
-  return Number(row?.n ?? 0);
+  return { awaiting: Number(row?.n ?? 0), known: Boolean(row?.known) };
 }
 
 /** Payments of every tenant updated since `since`, newest `limit` (the live-update catch-up after a reconnection). */
