@@ -89,6 +89,20 @@ describe('customer portal page', () => {
     await page.context().close();
   });
 
+  it('shows the next debit its pre-debit notice announced', async () => {
+    const a = await subscriber(m, 'portal-d@example.com');
+    await h.clock.advance(m, new Date(new Date(a.subscription.current_period_end).getTime() - 47 * 3_600_000));
+    const { page } = await openPortal(a.customer.id);
+    const line = page.getByTestId('upcoming-debit');
+    await line.waitFor();
+    const g = await m.test.gql('query($id: ID!) { subscription(id: $id) { upcomingDebit { amountDue debitAt } } }', {
+      id: a.subscription.id,
+    });
+    expect(g.data.subscription.upcomingDebit.debitAt).toBe(a.subscription.current_period_end);
+    expect(await line.textContent()).toMatch(/^Next debit from your mandate: ₹[\d,]+\.\d\d on /);
+    await page.context().close();
+  });
+
   it('authorises a new mandate on the gateway page, then returns to the merchant', async () => {
     const a = await subscriber(m, 'portal-c@example.com');
     const { page } = await openPortal(a.customer.id);

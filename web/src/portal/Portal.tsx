@@ -50,6 +50,11 @@ const PortalQuery = graphql(`
         id
         status
         provider
+        upcomingDebit {
+          debitAt
+          amountDue
+          currency
+        }
         amount
         currency
         billingFrequency
@@ -192,6 +197,13 @@ function SubscriptionCard({ sub, onChanged }: { sub: PortalSub; onChanged: () =>
           <Text size="sm" c="dimmed">
             {sub.cancelAtPeriodEnd ? 'Ends on ' : sub.status === 'TRIALING' ? 'Trial ends on ' : 'Renews on '}
             <Day at={sub.status === 'TRIALING' ? (sub.trialEnd ?? sub.currentPeriodEnd) : sub.currentPeriodEnd} />
+          </Text>
+        )}
+        {sub.upcomingDebit && (
+          <Text size="sm" data-testid="upcoming-debit">
+            Next debit from your mandate:{' '}
+            <Money amount={sub.upcomingDebit.amountDue} currency={sub.upcomingDebit.currency} /> on{' '}
+            <Day at={sub.upcomingDebit.debitAt} />
           </Text>
         )}
         {sub.cancelAtPeriodEnd && (
