@@ -136,7 +136,7 @@ export function createServices(
     coupons,
     // Usage and analytics read subscriptions through its SQL pieces: they may not import it (it imports them).
     usage: new UsageService(pool, webhooks.clock, subscriptionSql.periods),
-    analytics: new AnalyticsService(subscriptionSql.inCurrency),
+    analytics: new AnalyticsService(subscriptionSql.inCurrency, subscriptionSql.preDebitCounts),
     commands,
     liveEvents: new LiveEvents(pubsub),
     ...webhooks,

@@ -74,6 +74,8 @@ const EXPECTED = {
     { bank: 'KOTAK', attempts: 1, authorized: 1, success_rate: 1 }, // 11
     { bank: null, attempts: 1, authorized: 0, success_rate: 0 }, // 6: the @sandbox handle names no bank
   ],
+  // No renewal falls due within 48 hours yet: nothing announced (test/subscriptions/pre-debit.test.ts counts them).
+  pre_debit_notices: { sent: 0, renewals: 0, retries: 0 },
 };
 
 const EMPTY = {
@@ -84,6 +86,7 @@ const EMPTY = {
   by_method: [],
   failure_reasons: [],
   banks: [],
+  pre_debit_notices: { sent: 0, renewals: 0, retries: 0 },
 };
 
 let m: TestMerchant;

@@ -115,6 +115,22 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await upcoming(m, sub.id)).toEqual([]);
   });
 
+  it('autopay analytics count the notices sent, by kind and currency', async () => {
+    const own = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(own.test, provider);
+    const { plan } = await recurringPlan(own.test);
+    const { subscription: sub } = await authorise(own.test, await createSubscription(own.test, plan.id), {
+      outcome: 'success',
+      card_number: '4000000000000341',
+    });
+    await h.clock.advance(own, after(sub.current_period_end)); // the renewal's notice, its failure, retry 1's notice
+    const counts = async (query: string) =>
+      (await ok(own.test.get(`/analytics/autopay${query}`))).pre_debit_notices as Record<string, number>;
+    expect(await counts('')).toEqual({ sent: 2, renewals: 1, retries: 1 });
+    expect(await counts('?currency=INR')).toEqual({ sent: 2, renewals: 1, retries: 1 });
+    expect(await counts('?currency=USD')).toEqual({ sent: 0, renewals: 0, retries: 0 });
+  });
+
   it('sweeps racing each other send one notice', async () => {
     const sub = await subscribed();
     const notices = h.app.app.services.scheduler.notices;

@@ -13,7 +13,7 @@ import {
 } from './analytics.types';
 import { AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs } from './analytics.window';
 import { autopay } from './autopay.service';
-import type { SubscriptionInCurrencySql } from './autopay.store';
+import type { PreDebitCountsSql, SubscriptionInCurrencySql } from './autopay.store';
 import type { AutopayReport } from './autopay.types';
 
 /**
@@ -93,16 +93,20 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 export class AnalyticsService {
   /**
    * `inCurrency`: the subscriptions module's SQL piece that tells an attempt's subscription's currency (autopay's
-   * `currency`), given by the composition root (analytics may not import subscriptions).
+   * `currency`), and its count of pre-debit notices, given by the composition root (analytics may not import
+   * subscriptions).
    */
-  constructor(private readonly inCurrency: SubscriptionInCurrencySql) {}
+  constructor(
+    private readonly inCurrency: SubscriptionInCurrencySql,
+    private readonly preDebitSql: PreDebitCountsSql,
+  ) {}
 
   /** GET /analytics/autopay (autopay.service.ts). */
   autopay(
     ctx: Ctx,
     args: { currency?: string | null; from?: string | null; to?: string | null },
   ): Promise<AutopayReport> {
-    return autopay(ctx, args, this.inCurrency);
+    return autopay(ctx, args, this.inCurrency, this.preDebitSql);
   }
 
   private async buckets(ctx: Ctx, w: AnalyticsWindow): Promise<BucketRow[]> {

@@ -3,13 +3,20 @@ import type { Ctx } from '../../core/context';
 import { mandateMethod } from '../../gateways/banks';
 import type { GatewayEvent } from '../../gateways/port';
 import { analyticsWindow } from './analytics.window';
-import { attemptGroups, insertMandateAttempt, SubscriptionInCurrencySql } from './autopay.store';
+import {
+  attemptGroups,
+  insertMandateAttempt,
+  preDebitCounts,
+  type PreDebitCountsSql,
+  type SubscriptionInCurrencySql,
+} from './autopay.store';
 import {
   AutopayBankStats,
   AutopayFailureReason,
   AutopayMethodStats,
   AutopayReport,
   MandateMethod,
+  PreDebitNoticeStats,
 } from './autopay.types';
 
 /**
@@ -111,8 +118,12 @@ export async function autopayReport(
   from: Date,
   to: Date,
   only: { currency: string; inCurrency: SubscriptionInCurrencySql } | null = null,
+  preDebitSql: PreDebitCountsSql | null = null,
 ): Promise<AutopayReport> {
   const groups = await attemptGroups(em, from, to, only);
+  const notices = preDebitSql
+    ? await preDebitCounts(em, preDebitSql, from, to, only?.currency ?? null)
+    : { renewals: 0, retries: 0 };
   const total = groups.find((g) => g.dimension === 'total') ?? { attempts: 0, authorized: 0 };
   const byMethod = groups
     .filter((g) => g.dimension === 'method')
@@ -150,6 +161,7 @@ export async function autopayReport(
     byMethod,
     failureReasons,
     banks,
+    preDebitNotices: Object.assign(new PreDebitNoticeStats(), { sent: notices.renewals + notices.retries, ...notices }),
   });
 }
 
@@ -165,7 +177,9 @@ export async function autopay(
   ctx: Ctx,
   args: { currency?: string | null; from?: string | null; to?: string | null },
   inCurrency: SubscriptionInCurrencySql,
+  preDebitSql: PreDebitCountsSql | null = null,
 ): Promise<AutopayReport> {
   const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to });
-  return autopayReport(ctx.em, w.from, w.to, args.currency == null ? null : { currency: w.currency, inCurrency });
+  const only = args.currency == null ? null : { currency: w.currency, inCurrency };
+  return autopayReport(ctx.em, w.from, w.to, only, preDebitSql);
 }

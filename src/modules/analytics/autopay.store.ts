@@ -71,6 +71,25 @@ const ALL_CURRENCIES = ATTEMPT_GROUPS('');
  */
 export type SubscriptionInCurrencySql = (subscriptionIdSql: string) => string;
 
+/** The subscriptions module's count of pre-debit notices by kind (alias n; placeholders from, to, then its condition's). */
+export type PreDebitCountsSql = (currencyCondition: string) => string;
+
+/** Pre-debit notices sent in (from, to], by kind; in one currency when given. */
+export async function preDebitCounts(
+  em: EntityManager,
+  sql: PreDebitCountsSql,
+  from: Date,
+  to: Date,
+  currency: string | null,
+): Promise<{ renewals: number; retries: number }> {
+  const [row] = await tenantQuery<{ renewals: string; retries: string }>(
+    em,
+    sql(currency === null ? 'true' : 'n.currency = ?'),
+    currency === null ? [from, to] : [from, to, currency],
+  );
+  return { renewals: Number(row?.renewals ?? 0), retries: Number(row?.retries ?? 0) };
+}
+
 /** An attempt's currency is its subscription's (read only, one primary-key probe per attempt): the text per piece. */
 const oneCurrencyTexts = new WeakMap<SubscriptionInCurrencySql, string>();
 function oneCurrencyGroups(inCurrency: SubscriptionInCurrencySql): string {

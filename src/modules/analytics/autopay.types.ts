@@ -22,6 +22,13 @@ export class AutopayMethodStats {
   @Field(() => Float, { description: 'authorized / attempts, a fraction.' }) successRate!: number;
 }
 
+@ObjectType({ description: 'Debits from mandates announced ahead (docs/india.md), by what they announced.' })
+export class PreDebitNoticeStats {
+  @Field(() => Int) sent!: number;
+  @Field(() => Int, { description: "Renewals (the gateway's debit at a period's or trial's end)." }) renewals!: number;
+  @Field(() => Int, { description: 'Dunning retries of an open invoice.' }) retries!: number;
+}
+
 @ObjectType({ description: 'Failed mandate attempts with one failure reason.' })
 export class AutopayFailureReason {
   @Field({ description: "The gateway's decline or error reason (e.g. card_declined, payment_failed)." })
@@ -66,4 +73,6 @@ export class AutopayReport {
     description: 'Per bank, most attempts first (then by name; the attempts naming no bank last).',
   })
   banks!: AutopayBankStats[];
+  @Field(() => PreDebitNoticeStats, { description: 'Pre-debit notices (invoice.upcoming) sent in the window.' })
+  preDebitNotices!: PreDebitNoticeStats;
 }

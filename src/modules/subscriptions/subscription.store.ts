@@ -417,6 +417,13 @@ export const subscriptionSql = {
    * `exists (...)`: whether the subscription `subscriptionIdSql` is billed in a currency (placeholder: the currency).
    * One primary-key probe.
    */
+  /**
+   * The tenant's pre-debit notices sent in (from, to] (placeholders: from, to), counted by kind, as `renewals` and
+   * `retries`; `currencyCondition` (SQL on `n.currency`, or `true`) narrows them to a currency.
+   */
+  preDebitCounts: (currencyCondition: string): string =>
+    `select count(*) filter (where n.kind = 'renewal') as renewals, count(*) filter (where n.kind = 'retry') as retries
+     from pre_debit_notices n where {tenant:n} and n.sent_at > ? and n.sent_at <= ? and ${currencyCondition}`,
   inCurrency: (subscriptionIdSql: string): string =>
     `exists (select 1 from subscriptions s where {tenant:s} and s.id = ${subscriptionIdSql} and s.currency = ?)`,
   /**
