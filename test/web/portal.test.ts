@@ -90,7 +90,7 @@ describe('customer portal page', () => {
   });
 
   it('shows the next debit its pre-debit notice announced', async () => {
-    const a = await subscriber(m, 'portal-d@example.com');
+    const a = await subscriber(m, 'portal-next-debit@example.com');
     await h.clock.advance(m, new Date(new Date(a.subscription.current_period_end).getTime() - 47 * 3_600_000));
     const { page } = await openPortal(a.customer.id);
     const line = page.getByTestId('upcoming-debit');
@@ -104,7 +104,7 @@ describe('customer portal page', () => {
   });
 
   it('authorises a new mandate on the gateway page, then returns to the merchant', async () => {
-    const a = await subscriber(m, 'portal-c@example.com');
+    const a = await subscriber(m, 'portal-new-mandate@example.com');
     const { page } = await openPortal(a.customer.id);
     // The merchant's return_url is not served here: the test only needs to see the browser sent there.
     await page.route('https://shop.example/**', (route) => route.fulfill({ status: 200, body: 'Back at the shop' }));
