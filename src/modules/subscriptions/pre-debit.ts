@@ -93,6 +93,26 @@ async function upcomingInvoice(em: EntityManager, sub: BillingSubscription, debi
   };
 }
 
+/** The notice row and its `invoice.upcoming` event, in the caller's transaction. */
+function announce(
+  em: EntityManager,
+  sub: BillingSubscription,
+  n: { kind: PreDebitKind; debitAt: Date; amountDue: number; now: Date },
+  object: Record<string, unknown>,
+): void {
+  em.persist(
+    make(PreDebitNotice, {
+      subscriptionId: sub.id,
+      kind: n.kind,
+      debitAt: n.debitAt,
+      amountDue: n.amountDue,
+      currency: sub.currency,
+      sentAt: n.now,
+    }),
+  );
+  recordEvent(em, 'invoice.upcoming', object, sub.mode, n.now);
+}
+
 /**
  * A dunning retry's notice, written with the change that schedules the retry (its first is 24 hours after the failed
  * renewal, the next ones two days apart): the open invoice as REST shows it, with `next_payment_attempt`. INR only.
@@ -108,19 +128,12 @@ export async function announceRetry(
   const invoice = await em.findOne(Invoice, { id: sub.openInvoiceId });
   if (!invoice || invoice.amountDue <= 0) return;
   if (await em.count(PreDebitNotice, { subscriptionId: sub.id, debitAt })) return;
-  em.persist(
-    make(PreDebitNotice, {
-      subscriptionId: sub.id,
-      kind: PreDebitKind.RETRY,
-      debitAt,
-      amountDue: invoice.amountDue,
-      currency: invoice.currency,
-      sentAt: now,
-    }),
-  );
   const object = { ...invoices.toRest(invoice), next_payment_attempt: debitAt.toISOString() };
-  recordEvent(em, 'invoice.upcoming', object, sub.mode, now);
+  announce(em, sub, { kind: PreDebitKind.RETRY, debitAt, amountDue: invoice.amountDue, now }, object);
 }
+
+/** Subscriptions of one tenant whose notices one transaction sends. */
+const BATCH = 100;
 
 export class PreDebitNotices {
   constructor(
@@ -128,28 +141,36 @@ export class PreDebitNotices {
     private readonly pool: ServicePool,
   ) {}
 
-  /** Sends one subscription's notice if it is still due at `at` (merchant time; default now), under its row lock. */
-  async send(tenant: TenantParams, id: string, at?: Date, opts: { skipLocked?: boolean } = {}): Promise<boolean> {
+  /** Sends one subscription's notice if it is still due at `at` (merchant time; default now). */
+  async send(tenant: TenantParams, id: string, at?: Date): Promise<boolean> {
+    return (await this.sendBatch(tenant, [id], at)) === 1;
+  }
+
+  /**
+   * Sends the notices still due at `at` (merchant time; default now) of some of one tenant's subscriptions, in one
+   * transaction under their row locks (a sweep skips rows another process holds). Answers how many were sent.
+   */
+  async sendBatch(tenant: TenantParams, ids: string[], at?: Date, opts: { skipLocked?: boolean } = {}) {
     const now = at ?? (await this.service.now(tenant));
     return tenantEntityManager(this.service.root, tenant).transactional(async (tx) => {
       const lockMode = opts.skipLocked ? LockMode.PESSIMISTIC_PARTIAL_WRITE : LockMode.PESSIMISTIC_WRITE;
-      const sub = await tx.findOne(BillingSubscription, { id }, { lockMode });
-      if (!sub || !noticeDue(sub, now)) return false;
-      const debitAt = sub.currentPeriodEnd!;
-      if (await tx.count(PreDebitNotice, { subscriptionId: sub.id, debitAt })) return false;
-      const draft = await upcomingInvoice(tx, sub, debitAt);
-      tx.persist(
-        make(PreDebitNotice, {
-          subscriptionId: sub.id,
-          kind: PreDebitKind.RENEWAL,
-          debitAt,
-          amountDue: draft.amount_due,
-          currency: sub.currency,
-          sentAt: now,
-        }),
+      const subs = (await tx.find(BillingSubscription, { id: { $in: ids } }, { lockMode })).filter((sub) =>
+        noticeDue(sub, now),
       );
-      recordEvent(tx, 'invoice.upcoming', draft, tenant.mode, now);
-      return true;
+      if (!subs.length) return 0;
+      const sent = await tx.find(PreDebitNotice, {
+        $or: subs.map((sub) => ({ subscriptionId: sub.id, debitAt: sub.currentPeriodEnd! })),
+      });
+      const done = new Set(sent.map((n) => `${n.subscriptionId}:${n.debitAt.getTime()}`));
+      let count = 0;
+      for (const sub of subs) {
+        const debitAt = sub.currentPeriodEnd!;
+        if (done.has(`${sub.id}:${debitAt.getTime()}`)) continue;
+        const draft = await upcomingInvoice(tx, sub, debitAt);
+        announce(tx, sub, { kind: PreDebitKind.RENEWAL, debitAt, amountDue: draft.amount_due, now }, draft);
+        count++;
+      }
+      return count;
     });
   }
 
@@ -160,23 +181,34 @@ export class PreDebitNotices {
     runDue: async (merchantId, at) => {
       const tenant = { merchantId, mode: Mode.TEST };
       for (;;) {
-        const due = await noticesDue(this.pool, PRE_DEBIT_LEAD_HOURS, 100, { merchantId, at });
-        let sent = 0;
-        for (const { id } of due) if (await this.send(tenant, id, at)) sent++;
-        if (!sent) return;
+        const due = await noticesDue(this.pool, PRE_DEBIT_LEAD_HOURS, BATCH, { merchantId, at });
+        if (
+          !(await this.sendBatch(
+            tenant,
+            due.map((d) => d.id),
+            at,
+          ))
+        )
+          return;
       }
     },
   };
 
   /** One sweep of the worker: notices due now in merchant time, across tenants. Answers how many were sent. */
-  async sweep(limit = 100): Promise<number> {
-    let sent = 0;
+  async sweep(limit = BATCH): Promise<number> {
+    const byTenant = new Map<string, { tenant: TenantParams; ids: string[] }>();
     for (const row of await noticesDue(this.pool, PRE_DEBIT_LEAD_HOURS, limit)) {
+      const key = `${row.merchant_id}:${row.mode}`;
+      const group = byTenant.get(key) ?? { tenant: { merchantId: row.merchant_id, mode: row.mode }, ids: [] };
+      group.ids.push(row.id);
+      byTenant.set(key, group);
+    }
+    let sent = 0;
+    for (const { tenant, ids } of byTenant.values()) {
       try {
-        const tenant = { merchantId: row.merchant_id, mode: row.mode };
-        if (await this.send(tenant, row.id, undefined, { skipLocked: true })) sent++;
+        sent += await this.sendBatch(tenant, ids, undefined, { skipLocked: true });
       } catch (err) {
-        logger.warn({ err, subscription_id: row.id }, 'pre-debit notice failed; it stays due');
+        logger.warn({ err, subscriptions: ids.length }, 'pre-debit notices failed; they stay due');
       }
     }
     return sent;
