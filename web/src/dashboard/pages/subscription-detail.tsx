@@ -40,6 +40,12 @@ const SubscriptionDetailQuery = graphql(`
         priceId
         effectiveAt
       }
+      upcomingDebit {
+        debitAt
+        amountDue
+        currency
+        kind
+      }
       events {
         id
         eventType
@@ -177,6 +183,13 @@ export function SubscriptionDetail({ params }: { params: { id: string } }) {
             {s.scheduledChange && (
               <Text size="sm" c="blue" data-testid="scheduled-change">
                 Plan change scheduled for <Day at={s.scheduledChange.effectiveAt} />.
+              </Text>
+            )}
+            {s.upcomingDebit && (
+              <Text size="sm" data-testid="upcoming-debit">
+                Announced debit ({s.upcomingDebit.kind === 'RETRY' ? 'retry' : 'renewal'}):{' '}
+                <Money amount={s.upcomingDebit.amountDue} currency={s.upcomingDebit.currency} /> on{' '}
+                <Day at={s.upcomingDebit.debitAt} />
               </Text>
             )}
             <Text size="xs" c="dimmed">
