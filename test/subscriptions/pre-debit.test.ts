@@ -60,6 +60,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
           tax_amount: 8982,
           total: 58882,
           amount_due: 58882,
+          debit_amount: 58882,
+          carried_invoice_ids: [],
           next_payment_attempt: new Date(end).toISOString(),
         },
       },
@@ -106,6 +108,30 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const secondAt = new Date(both[1].data.object.next_payment_attempt).getTime();
     expect(secondAt - new Date(both[1].created_at).getTime()).toBeGreaterThanOrEqual(24 * HOUR);
     expect(secondAt).toBeGreaterThan(end + 2 * 24 * HOUR);
+  });
+
+  it("announces what the renewal debits: a plan change's add-on carried by it too (Razorpay)", async () => {
+    const sub = await subscribed();
+    await h.clock.advance(m, new Date(new Date(sub.current_period_start).getTime() + 10 * 24 * HOUR));
+    const up = await recurringPlan(m.test, { name: 'Monthly Plus' }, { amount: 99_900 });
+    const r = await ok(m.test.post(`/subscriptions/${sub.id}/change-plan`, { plan_id: up.plan.id }));
+    await h.clock.advance(m, new Date(new Date(sub.current_period_end).getTime() - 47 * HOUR));
+    const [notice] = await upcoming(m, sub.id);
+    const o = notice.data.object;
+    // The renewal bills the new plan: ₹999.00 + 18% IGST.
+    expect(o.amount_due).toBe(117882);
+    if (provider === 'razorpay') {
+      const adjustment = await ok(m.test.get(`/invoices/${r.invoice.id}`));
+      expect(adjustment.status).toBe('open');
+      expect(o.carried_invoice_ids).toEqual([adjustment.id]);
+      expect(o.debit_amount).toBe(117882 + adjustment.amount_due);
+    } else {
+      expect(o).toMatchObject({ carried_invoice_ids: [], debit_amount: 117882 });
+    }
+    const g = await m.test.gql('query($id: ID!) { subscription(id: $id) { upcomingDebit { amountDue } } }', {
+      id: sub.id,
+    });
+    expect(g.data.subscription.upcomingDebit.amountDue).toBe(o.debit_amount);
   });
 
   it('no notice for a subscription that ends at the period end', async () => {

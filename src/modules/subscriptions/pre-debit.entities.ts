@@ -25,7 +25,9 @@ export class PreDebitNotice extends TenantEntity {
   @Field(() => DateTime, { description: 'When the mandate will be debited (next_payment_attempt).' })
   @Property({ type: 'timestamptz' })
   debitAt!: Date;
-  @Field(() => Money, { description: 'What will be debited: the invoice amount due.' })
+  @Field(() => Money, {
+    description: "What will be debited: the invoice's amount due, with add-ons the renewal carries (Razorpay).",
+  })
   @Property({ type: new BigIntType('number') })
   amountDue!: number;
   @Field() @Property({ length: 3 }) currency!: string;

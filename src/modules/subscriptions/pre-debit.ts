@@ -65,6 +65,8 @@ async function upcomingInvoice(em: EntityManager, sub: BillingSubscription, debi
     rateBps,
   );
   const credit = Math.min(sub.creditBalance, heads.total);
+  // Razorpay charges a plan change's add-ons with the renewal: the debit is this invoice's amount due and theirs.
+  const carried = sub.gatewayAddons.filter((a) => a.chargeInvoiceId === null);
   return {
     object: 'invoice',
     id: null,
@@ -83,6 +85,8 @@ async function upcomingInvoice(em: EntityManager, sub: BillingSubscription, debi
     credit_applied: credit,
     amount_due: heads.total - credit,
     next_payment_attempt: debitAt.toISOString(),
+    debit_amount: heads.total - credit + carried.reduce((sum, a) => sum + a.amount, 0),
+    carried_invoice_ids: carried.map((a) => a.invoiceId),
     line_items: lines.map((l) => ({
       description: l.description,
       quantity: 1,
@@ -167,7 +171,7 @@ export class PreDebitNotices {
         const debitAt = sub.currentPeriodEnd!;
         if (done.has(`${sub.id}:${debitAt.getTime()}`)) continue;
         const draft = await upcomingInvoice(tx, sub, debitAt);
-        announce(tx, sub, { kind: PreDebitKind.RENEWAL, debitAt, amountDue: draft.amount_due, now }, draft);
+        announce(tx, sub, { kind: PreDebitKind.RENEWAL, debitAt, amountDue: draft.debit_amount, now }, draft);
         count++;
       }
       return count;
