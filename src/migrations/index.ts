@@ -35,6 +35,7 @@ import { Migration20261202110000_scheduled_changes } from './Migration2026120211
 import { Migration20261202120000_live_events } from './Migration20261202120000_live_events';
 import { Migration20261203100000_portal_sessions } from './Migration20261203100000_portal_sessions';
 import { Migration20261204100000_price_tax_behavior } from './Migration20261204100000_price_tax_behavior';
+import { Migration20261204100100_subscription_tax_behavior } from './Migration20261204100100_subscription_tax_behavior';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -73,4 +74,5 @@ export const migrationsList = [
   { name: 'Migration20261202120000_live_events', class: Migration20261202120000_live_events },
   { name: 'Migration20261203100000_portal_sessions', class: Migration20261203100000_portal_sessions },
   { name: 'Migration20261204100000_price_tax_behavior', class: Migration20261204100000_price_tax_behavior },
+  { name: 'Migration20261204100100_subscription_tax_behavior', class: Migration20261204100100_subscription_tax_behavior },
 ];

@@ -109,18 +109,22 @@ export interface TaxSnapshot {
   treatment: TaxTreatment;
   /** 0 when the treatment is `none`. */
   rateBps: number;
+  /** Whether its price contains the GST (docs/invoices-and-gst.md, "Tax-inclusive prices"); absent: exclusive. */
+  behavior?: TaxBehavior;
 }
 
 /**
  * What the gateway charges for a subscription (docs/invoices-and-gst.md: prices are tax-exclusive, the invoice's total
  * is subtotal + GST): each period, the period invoice's total; on the first charge, also the setup fee, taken as the
  * difference so that the first charge equals the first invoice's total (GST is rounded once, on the whole subtotal).
+ * A tax-inclusive price's invoice totals are its amounts themselves, so the gateway charges exactly those.
  */
 export function gatewayAmounts(
   amount: number,
   setupFee: number,
   tax: TaxSnapshot,
 ): { recurring: number; setupFee: number } {
+  if (tax.behavior === 'inclusive') return { recurring: amount, setupFee };
   const recurring = gstOn(amount, tax.treatment, tax.rateBps).total;
   return {
     recurring,
