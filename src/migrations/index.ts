@@ -34,6 +34,8 @@ import { Migration20261202100000_customer_details } from './Migration20261202100
 import { Migration20261202110000_scheduled_changes } from './Migration20261202110000_scheduled_changes';
 import { Migration20261202120000_live_events } from './Migration20261202120000_live_events';
 import { Migration20261203100000_portal_sessions } from './Migration20261203100000_portal_sessions';
+import { Migration20261204100000_price_tax_behavior } from './Migration20261204100000_price_tax_behavior';
+import { Migration20261204100100_subscription_tax_behavior } from './Migration20261204100100_subscription_tax_behavior';
 import { Migration20261204120000_pre_debit_notices } from './Migration20261204120000_pre_debit_notices';
 
 export const migrationsList = [
@@ -72,5 +74,7 @@ export const migrationsList = [
   { name: 'Migration20261202110000_scheduled_changes', class: Migration20261202110000_scheduled_changes },
   { name: 'Migration20261202120000_live_events', class: Migration20261202120000_live_events },
   { name: 'Migration20261203100000_portal_sessions', class: Migration20261203100000_portal_sessions },
+  { name: 'Migration20261204100000_price_tax_behavior', class: Migration20261204100000_price_tax_behavior },
+  { name: 'Migration20261204100100_subscription_tax_behavior', class: Migration20261204100100_subscription_tax_behavior },
   { name: 'Migration20261204120000_pre_debit_notices', class: Migration20261204120000_pre_debit_notices },
 ];

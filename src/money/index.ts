@@ -5,9 +5,9 @@
 export { divRound, share } from './rounding';
 export { prorate } from './proration';
 export type { Proration } from './proration';
-export { gatewayAmounts, gst, gstApplies, gstOn, taxTreatment } from './gst';
-export type { Gst, TaxSnapshot, TaxTreatment } from './gst';
-export { allocate, invoiceTax, invoiceTaxFor, invoiceTaxWithHeads } from './invoice-tax';
+export { gatewayAmounts, gst, gstApplies, gstFor, gstIncluded, gstOn, taxTreatment } from './gst';
+export type { Gst, TaxBehavior, TaxSnapshot, TaxTreatment } from './gst';
+export { allocate, invoiceTax, invoiceTaxFor, invoiceTaxIncludedFor, invoiceTaxWithHeads } from './invoice-tax';
 export type { InvoiceTax, LineTax, TaxParties } from './invoice-tax';
 export { discountLabel, discountOn, percentToBps } from './discount';
 export type { DiscountTerms } from './discount';

@@ -1,4 +1,4 @@
-import { Gst, gstOn, TaxTreatment, taxTreatment } from './gst';
+import { Gst, gstIncluded, gstOn, TaxTreatment, taxTreatment } from './gst';
 
 /**
  * GST of one invoice, per head and per line (docs/invoices-and-gst.md), as pure integer arithmetic.
@@ -82,6 +82,30 @@ export function invoiceTaxFor(lineAmounts: readonly number[], treatment: TaxTrea
   return {
     heads,
     lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
+    taxable: treatment !== 'none',
+  };
+}
+
+/**
+ * The same for tax-inclusive line amounts (docs/invoices-and-gst.md, "Tax-inclusive prices"): the heads are those
+ * contained in the lines' sum (gst.ts `gstIncluded()`), so the invoice's total is that sum exactly; each head is
+ * allocated to the lines as above, and each line's taxable value (`taxableAmounts`) is its amount less its heads, so
+ * the taxable values sum to the subtotal (total - tax) exactly.
+ */
+export function invoiceTaxIncludedFor(
+  lineAmounts: readonly number[],
+  treatment: TaxTreatment,
+  rateBps: number,
+): InvoiceTax & { taxableAmounts: number[] } {
+  const total = lineAmounts.reduce((s, a) => s + a, 0);
+  const heads = gstIncluded(total, treatment, rateBps);
+  const cgst = allocate(heads.cgst, lineAmounts);
+  const sgst = allocate(heads.sgst, lineAmounts);
+  const igst = allocate(heads.igst, lineAmounts);
+  return {
+    heads,
+    lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
+    taxableAmounts: lineAmounts.map((a, i) => a - cgst[i] - sgst[i] - igst[i]),
     taxable: treatment !== 'none',
   };
 }

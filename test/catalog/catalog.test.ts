@@ -51,6 +51,7 @@ describe('catalog over REST', () => {
       currency: 'INR',
       amount: 49900,
       setup_fee: 0,
+      tax_behavior: 'exclusive',
       is_default: true,
       provider_price_ids: {},
     });
@@ -67,6 +68,29 @@ describe('catalog over REST', () => {
 
     const one = await m.test.get(`/plans/${plan.body.id}`);
     expect(one.body.prices.map((x: any) => x.id)).toEqual([inr.body.id, usd.body.id]);
+  });
+
+  it('takes a tax-inclusive price, and refuses an unknown tax_behavior without creating anything', async () => {
+    const p = await m.test.post('/products', { name: 'Inclusive', type: 'subscription' });
+    const plan = await m.test.post(`/products/${p.body.id}/plans`, { name: 'Monthly', billing_frequency: 'monthly' });
+    const bad = await m.test.post(`/plans/${plan.body.id}/prices`, {
+      currency: 'INR',
+      amount: 49900,
+      tax_behavior: 'gross',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ type: 'invalid_request_error' });
+    expect((await m.test.get(`/plans/${plan.body.id}`)).body.prices).toEqual([]);
+
+    const inc = await m.test.post(`/plans/${plan.body.id}/prices`, {
+      currency: 'INR',
+      amount: 49900,
+      tax_behavior: 'inclusive',
+    });
+    expect(inc.status).toBe(201);
+    expect(inc.body).toMatchObject({ amount: 49900, tax_behavior: 'inclusive', is_default: true });
+    const again = await m.test.get(`/plans/${plan.body.id}`);
+    expect(again.body.prices.map((x: any) => x.tax_behavior)).toEqual(['inclusive']);
   });
 
   it('switches the default price per plan and currency', async () => {

@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 /** Enum-typed fields of the catalog: upper case in GraphQL, lower case in REST. */
-const ENUM_FIELDS = new Set(['type', 'status', 'billingFrequency', 'trialEndAction']);
+const ENUM_FIELDS = new Set(['type', 'status', 'billingFrequency', 'trialEndAction', 'taxBehavior']);
 
 /** A GraphQL object in REST terms: snake_case keys, enum values lower-cased (nothing else changes). */
 function asRest(v: unknown, key?: string): unknown {
@@ -35,7 +35,7 @@ function asRest(v: unknown, key?: string): unknown {
   return v;
 }
 
-const PRICE = 'id object livemode createdAt planId currency amount setupFee isDefault providerPriceIds';
+const PRICE = 'id object livemode createdAt planId currency amount setupFee taxBehavior isDefault providerPriceIds';
 const PLAN = `id object livemode createdAt productId name billingFrequency billingInterval trialPeriodDays trialEndAction maxCycles usageRates { id object livemode createdAt planId eventType currency unitAmountDecimal }`;
 const PRODUCT = 'id object livemode createdAt name description type status productFamilyId updatedAt';
 

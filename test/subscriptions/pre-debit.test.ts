@@ -134,6 +134,18 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(g.data.subscription.upcomingDebit.amountDue).toBe(o.debit_amount);
   });
 
+  it('a tax-inclusive price: the notice announces exactly the price, its GST contained', async () => {
+    const { plan } = await recurringPlan(m.test, { name: 'Inclusive' }, { tax_behavior: 'inclusive' });
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_state_code: '27' }),
+    );
+    await h.clock.advance(m, new Date(new Date(sub.current_period_end).getTime() - 47 * HOUR));
+    const [notice] = await upcoming(m, sub.id);
+    // ₹499.00 including 18% IGST: 49900 - round(49900 x 10000 / 11800) = 7612.
+    expect(notice.data.object).toMatchObject({ total: 49900, igst_amount: 7612, subtotal: 42288, debit_amount: 49900 });
+  });
+
   it('no notice for a subscription that ends at the period end', async () => {
     const sub = await subscribed();
     await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: true }));

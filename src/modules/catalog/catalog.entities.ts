@@ -25,7 +25,16 @@ export enum TrialEndAction {
 registerEnumType(ProductType, { name: 'ProductType' });
 registerEnumType(ProductStatus, { name: 'ProductStatus' });
 registerEnumType(BillingFrequency, { name: 'BillingFrequency' });
+/**
+ * How a price's amount relates to GST (docs/invoices-and-gst.md, "Tax-inclusive prices"): `exclusive` GST is added on
+ * top of it; `inclusive` it contains the GST, and its invoices' total is the amount itself.
+ */
+export enum TaxBehavior {
+  EXCLUSIVE = 'exclusive',
+  INCLUSIVE = 'inclusive',
+}
 registerEnumType(TrialEndAction, { name: 'TrialEndAction' });
+registerEnumType(TaxBehavior, { name: 'TaxBehavior' });
 
 @Entity({ tableName: 'product_families' })
 @ObjectType({ description: 'Groups related products or business lines.' })
@@ -149,6 +158,13 @@ export class Price extends TenantEntity {
   @Field(() => Money)
   @Property({ type: new BigIntType('number') })
   setupFee: number = 0;
+
+  @Field(() => TaxBehavior, {
+    description:
+      'exclusive: GST is added on top of the amount; inclusive: the amount contains the GST (docs/catalog.md)',
+  })
+  @Enum({ items: () => TaxBehavior })
+  taxBehavior: TaxBehavior = TaxBehavior.EXCLUSIVE;
 
   @Field()
   @Property()

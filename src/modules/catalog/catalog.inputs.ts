@@ -1,7 +1,7 @@
 import { IsInt, IsOptional, Length, Max, MaxLength, Min } from 'class-validator';
 import { Field, ID, InputType, Int } from 'type-graphql';
 import { Money } from '../../core/scalars';
-import { BillingFrequency, ProductStatus, ProductType, TrialEndAction } from './catalog.entities';
+import { BillingFrequency, ProductStatus, ProductType, TaxBehavior, TrialEndAction } from './catalog.entities';
 
 @InputType()
 export class CreateProductFamilyInput {
@@ -62,6 +62,11 @@ export class CreatePriceInput {
   @IsOptional()
   @Min(0)
   setupFee?: number | null;
+  @Field(() => TaxBehavior, {
+    nullable: true,
+    description: 'Whether the amount (and setup fee) contains the GST; default exclusive (docs/catalog.md)',
+  })
+  taxBehavior?: TaxBehavior | null;
   @Field(() => Boolean, {
     nullable: true,
     description: 'Default: true when the plan has no default price in this currency yet',

@@ -8,7 +8,16 @@ import { bumpCatalogVersion } from './catalog.store';
 import { DomainError } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { PageArgs, paginate } from '../../core/pagination';
-import { Plan, Price, Product, ProductFamily, ProductStatus, ProductType, TrialEndAction } from './catalog.entities';
+import {
+  Plan,
+  Price,
+  Product,
+  ProductFamily,
+  ProductStatus,
+  ProductType,
+  TaxBehavior,
+  TrialEndAction,
+} from './catalog.entities';
 import type {
   CreatePlanInput,
   CreatePriceInput,
@@ -188,6 +197,7 @@ export class CatalogService {
         currency,
         amount: input.amount,
         setupFee: input.setupFee ?? 0,
+        taxBehavior: input.taxBehavior ?? TaxBehavior.EXCLUSIVE,
         isDefault,
         providerPriceIds: {},
       });

@@ -13,6 +13,7 @@ export {
   ProductFamily,
   ProductStatus,
   ProductType,
+  TaxBehavior,
   TrialEndAction,
   UsageRate,
 } from './catalog.entities';

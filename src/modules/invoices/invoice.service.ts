@@ -23,8 +23,8 @@ import {
 } from './invoice.entities';
 import { financialYear, numberParts } from './invoice.numbering';
 import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.store';
-import type { TaxSnapshot } from '../../money';
-import { invoiceTax, invoiceTaxFor, invoiceTaxWithHeads, LineTax } from '../../money';
+import type { InvoiceTax, TaxSnapshot } from '../../money';
+import { invoiceTax, invoiceTaxFor, invoiceTaxIncludedFor, invoiceTaxWithHeads, LineTax } from '../../money';
 import { invoiceOfPayment, refundCreditNoteDraft, refundCreditParts } from './credit-note';
 import { InvoiceEvent, InvoiceMoveContext, INVOICES } from './invoice.machine';
 import { creditedAgainst } from './credit-note.store';
@@ -167,22 +167,28 @@ export class InvoiceService {
     const live = taxPartiesOf(merchant, customer);
     const { rateBps, merchantGstin, merchantState } = draft.taxParties ?? live;
     const { state: customerState, gstin: customerGstin } = draft.taxParties?.customer ?? live.customer!;
-    const tax = draft.heads
+    const tax: InvoiceTax & { taxableAmounts?: number[] } = draft.heads
       ? invoiceTaxWithHeads(
           draft.lines.map((l) => l.amount),
           draft.heads,
           rateBps,
         )
-      : draft.tax
-        ? invoiceTaxFor(
+      : draft.tax?.behavior === 'inclusive'
+        ? invoiceTaxIncludedFor(
             draft.lines.map((l) => l.amount),
             draft.tax.treatment,
             draft.tax.rateBps,
           )
-        : invoiceTax(
-            draft.lines.map((l) => l.amount),
-            { currency, rateBps, merchantGstin, merchantState, customerState },
-          );
+        : draft.tax
+          ? invoiceTaxFor(
+              draft.lines.map((l) => l.amount),
+              draft.tax.treatment,
+              draft.tax.rateBps,
+            )
+          : invoiceTax(
+              draft.lines.map((l) => l.amount),
+              { currency, rateBps, merchantGstin, merchantState, customerState },
+            );
     const subtotal = tax.heads.total - tax.heads.tax;
     const total = tax.heads.total;
     const creditNote = draft.type === InvoiceType.CREDIT_NOTE;
@@ -223,7 +229,9 @@ export class InvoiceService {
       // Final at issue (docs/invoices-and-gst.md): the PDF is rendered from these alone, whatever the settings become.
       supplier: draft.supplier ?? supplierAtIssue(merchant, merchantGstin, merchantState),
       recipient: draft.recipient ?? recipientAtIssue(customer, customerGstin, customerState),
-      lineItems: draft.lines.map((l, i) => lineItem(l, tax.lines[i], merchant.sacCode ?? null)),
+      lineItems: draft.lines.map((l, i) =>
+        lineItem(l, tax.lines[i], merchant.sacCode ?? null, tax.taxableAmounts?.[i] ?? null),
+      ),
       periodStart: draft.periodStart ?? null,
       periodEnd: draft.periodEnd ?? null,
       issuedAt: draft.issuedAt,
@@ -500,13 +508,15 @@ function lineItem(
   l: InvoiceLineDraft,
   tax: { cgst: number; sgst: number; igst: number },
   sac: string | null,
+  taxable: number | null,
 ): InvoiceLineItem {
-  // jsonb: dates are kept as ISO strings, as they read back.
+  // jsonb: dates are kept as ISO strings, as they read back. A tax-inclusive line shows its taxable value (its amount
+  // less its GST: docs/invoices-and-gst.md, "Tax-inclusive prices"), so the lines sum to the subtotal as always.
   return {
     description: l.description,
     quantity: l.quantity,
-    unitAmount: l.unitAmount,
-    amount: l.amount,
+    unitAmount: taxable != null && l.quantity === 1 ? taxable : l.unitAmount,
+    amount: taxable ?? l.amount,
     periodStart: l.periodStart ? l.periodStart.toISOString() : null,
     periodEnd: l.periodEnd ? l.periodEnd.toISOString() : null,
     proration: l.proration ?? false,

@@ -4,7 +4,7 @@ import { tenantOf } from '../../core/context';
 import { DomainError, invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { DateTime, Money } from '../../core/scalars';
-import { Plan, Price, Product } from '../catalog';
+import { Plan, Price, Product, TaxBehavior } from '../catalog';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
 import { gatewayAmounts, gstOn, prorate, discountOn } from '../../money';
 import { SubscriptionCommand } from './subscription.command-names';
@@ -468,6 +468,9 @@ async function targetOf(
   const price = await pickPrice(ctx, plan, input.priceId, current.currency);
   if (price.id === current.priceId)
     throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
+  // Proration of tax-inclusive prices is not supported yet (docs/invoices-and-gst.md, "Tax-inclusive prices").
+  if (current.taxBehavior === TaxBehavior.INCLUSIVE || price.taxBehavior === TaxBehavior.INCLUSIVE)
+    throw invalid('plan_id', 'Plan changes to or from a tax-inclusive price are not supported.');
   return { plan, price };
 }
 

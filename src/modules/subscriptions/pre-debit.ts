@@ -5,7 +5,7 @@ import { make, Mode, TenantParams } from '../../core/entity';
 import { recordEvent } from '../../core/events';
 import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
-import { invoiceTaxFor } from '../../money';
+import { gstFor } from '../../money';
 import { Price, TrialEndAction } from '../catalog';
 import { Invoice, type InvoiceService } from '../invoices';
 import type { SubscriptionChange } from './subscription.lifecycle';
@@ -58,9 +58,11 @@ async function upcomingInvoice(em: EntityManager, sub: BillingSubscription, debi
       amount: -discount,
     });
   if (sub.cyclesCompleted === 0 && sub.setupFee > 0) lines.push({ description: 'Setup fee', amount: sub.setupFee });
-  const { treatment, rateBps } = taxOf(sub);
-  const { heads } = invoiceTaxFor(
-    lines.map((l) => l.amount),
+  // GST on top of the lines, or contained in them for a tax-inclusive price, as the renewal's invoice will have it.
+  const { treatment, rateBps, behavior } = taxOf(sub);
+  const heads = gstFor(
+    lines.reduce((sum, l) => sum + l.amount, 0),
+    behavior ?? 'exclusive',
     treatment,
     rateBps,
   );

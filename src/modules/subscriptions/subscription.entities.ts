@@ -2,7 +2,7 @@ import { BigIntType, Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
-import { BillingFrequency, Plan, Price, Product, TrialEndAction } from '../catalog';
+import { BillingFrequency, Plan, Price, Product, TaxBehavior, TrialEndAction } from '../catalog';
 import { Customer } from '../customers';
 import { Provider } from '../providers';
 import { SubscriptionStatus } from './subscription.machine';
@@ -188,6 +188,13 @@ export class BillingSubscription extends TenantEntity {
   taxTreatment: SubscriptionTaxTreatment = SubscriptionTaxTreatment.NONE;
   /** The GST rate of `taxTreatment` in basis points (1800 = 18%); 0 for `none`. */
   @Field(() => Int) @Property() taxRateBps: number = 0;
+  /**
+   * Its price's tax_behavior (docs/invoices-and-gst.md, "Tax-inclusive prices"): `inclusive`, its invoices' totals are
+   * the price's amounts and the gateway charges exactly those; `exclusive`, GST is added on top.
+   */
+  @Field(() => TaxBehavior)
+  @Enum({ items: () => TaxBehavior })
+  taxBehavior: TaxBehavior = TaxBehavior.EXCLUSIVE;
   /** Razorpay add-ons of adjustment invoices not yet settled, oldest first. */
   @Property({ type: 'jsonb' }) gatewayAddons: GatewayAddon[] = [];
   /** Credit from credit notes not yet applied to an invoice (gross: credit note totals, subunits of `currency`). */

@@ -149,7 +149,7 @@ export class SubscriptionService {
     const gateway = this.providers.gatewayFor(connection);
     // The tax is fixed now; the gateway charges each invoice's total under it (GST included), discounted while the
     // coupon lasts (the "discounted plan": subscription.discount.ts).
-    const tax = await this.taxAtCreate(ctx, merchant, price.currency, customer);
+    const tax = { ...(await this.taxAtCreate(ctx, merchant, price.currency, customer)), behavior: price.taxBehavior };
     const charge = gatewayAmounts(price.amount - discount, price.setupFee, tax);
     if (coupon && charge.recurring < MIN_GATEWAY_RECURRING[connection.provider]) {
       throw invalid(
@@ -216,6 +216,7 @@ export class SubscriptionService {
       metadata,
       taxTreatment: tax.treatment as SubscriptionTaxTreatment,
       taxRateBps: tax.rateBps,
+      taxBehavior: price.taxBehavior,
       // The coupon's discount, fixed now (subscription.discount.ts); the gateway charges the discounted price.
       couponId: coupon?.id ?? null,
       discountPercentBps: coupon?.percentOffBps ?? null,

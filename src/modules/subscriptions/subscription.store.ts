@@ -51,6 +51,7 @@ export type NewSubscription = Omit<
     | 'metadata'
     | 'taxTreatment'
     | 'taxRateBps'
+    | 'taxBehavior'
     | 'couponId'
     | 'discountPercentBps'
     | 'discountAmountOff'
@@ -87,11 +88,11 @@ export async function insertSubscription(
          status, currency, amount, setup_fee, billing_frequency, billing_interval, trial_period_days, trial_end_action,
          provider, connection_id, provider_subscription_id, provider_customer_id, checkout_session_id, checkout_url,
          success_url, cancel_url, cancel_at_period_end, anchor_cycle, cycles_completed, max_cycles, coupon_code, metadata,
-         retry_attempt, credit_balance, tax_treatment, tax_rate_bps, gateway_addons,
+         retry_attempt, credit_balance, tax_treatment, tax_rate_bps, tax_behavior, gateway_addons,
          coupon_id, discount_percent_bps, discount_amount_off, discount_cycles, discount_cycles_used, period_discount,
          gateway_discounted, next_action, next_action_at)
        select ?, now(), now(), {tenant_values}, c.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-         false, 0, 0, ?, ?, ?::jsonb, 0, 0, ?, ?, '[]'::jsonb, ?, ?, ?, ?, 0, 0, ?,
+         false, 0, 0, ?, ?, ?::jsonb, 0, 0, ?, ?, ?, '[]'::jsonb, ?, ?, ?, ?, 0, 0, ?,
          'checkout_expiry', ?
        from c
        returning *
@@ -128,6 +129,7 @@ export async function insertSubscription(
       JSON.stringify(s.metadata ?? {}),
       s.taxTreatment,
       s.taxRateBps,
+      s.taxBehavior,
       s.couponId ?? null,
       s.discountPercentBps ?? null,
       s.discountAmountOff ?? null,

@@ -5,7 +5,7 @@ import type { BillingSubscription } from './subscription.entities';
 
 /** The subscription's tax, fixed when it was created: its invoices and its gateway amounts follow it. */
 export function taxOf(sub: BillingSubscription): TaxSnapshot {
-  return { treatment: sub.taxTreatment as string as TaxTreatment, rateBps: sub.taxRateBps };
+  return { treatment: sub.taxTreatment as string as TaxTreatment, rateBps: sub.taxRateBps, behavior: sub.taxBehavior };
 }
 
 /** The period `cycle` of a subscription's anchor, by its plan's cadence. */

@@ -60,7 +60,8 @@ export async function billUsage(
     periodStart: new Date(Math.min(...lines.map((l) => l.periodStart!.getTime()))),
     periodEnd: new Date(Math.max(...lines.map((l) => l.periodEnd!.getTime()))),
     issuedAt: p.at,
-    tax: taxOf(sub),
+    // Usage rates are tax-exclusive whatever the price's tax_behavior (docs/invoices-and-gst.md, "Tax-inclusive prices").
+    tax: { ...taxOf(sub), behavior: 'exclusive' },
   });
   if (p.final && sub.provider === 'razorpay') {
     logger.info(

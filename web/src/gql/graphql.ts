@@ -97,6 +97,8 @@ export type CreatePriceInput = {
   isDefault?: boolean | null | undefined;
   /** One-time fee in subunits; default 0 */
   setupFee?: number | null | undefined;
+  /** Whether the amount (and setup fee) contains the GST; default exclusive (docs/catalog.md) */
+  taxBehavior?: TaxBehavior | null | undefined;
 };
 
 export type CreateProductInput = {
@@ -210,6 +212,10 @@ export type SubscriptionStatus =
   | 'PAST_DUE'
   | 'PAUSED'
   | 'TRIALING';
+
+export type TaxBehavior =
+  | 'EXCLUSIVE'
+  | 'INCLUSIVE';
 
 export type TrialEndAction =
   | 'CANCEL_SUBSCRIPTION'
