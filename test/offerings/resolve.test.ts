@@ -195,7 +195,7 @@ describe('resolve without experiments', () => {
 
 /** The REST field names of a GraphQL answer: camelCase keys to snake_case, enum values lower case; JSON values as they are. */
 const JSON_FIELDS = new Set(['metadata', 'config', 'providerPriceIds']);
-const ENUM_FIELDS = new Set(['template', 'type', 'status', 'billingFrequency', 'trialEndAction']);
+const ENUM_FIELDS = new Set(['template', 'type', 'status', 'billingFrequency', 'trialEndAction', 'taxBehavior']);
 function asRest(v: any): any {
   if (Array.isArray(v)) return v.map(asRest);
   if (!v || typeof v !== 'object') return v;
