@@ -23,6 +23,7 @@ const EMPTY = {
   by_method: [],
   failure_reasons: [],
   banks: [],
+  pre_debit_notices: { sent: 0, renewals: 0, retries: 0 },
 };
 
 /** The autopay answer for exactly one attempt: authorised, or failed for `reason`. */
