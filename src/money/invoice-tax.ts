@@ -76,14 +76,15 @@ export function invoiceTax(lineAmounts: readonly number[], parties: TaxParties):
 export function invoiceTaxFor(lineAmounts: readonly number[], treatment: TaxTreatment, rateBps: number): InvoiceTax {
   const subtotal = lineAmounts.reduce((s, a) => s + a, 0);
   const heads = gstOn(subtotal, treatment, rateBps);
-  const cgst = allocate(heads.cgst, lineAmounts);
-  const sgst = allocate(heads.sgst, lineAmounts);
-  const igst = allocate(heads.igst, lineAmounts);
-  return {
-    heads,
-    lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
-    taxable: treatment !== 'none',
-  };
+  return { heads, lines: spread(heads, lineAmounts), taxable: treatment !== 'none' };
+}
+
+/** Each head allocated to the lines in proportion to `weights` (largest remainder): the lines' heads. */
+function spread(heads: LineTax, weights: readonly number[]): LineTax[] {
+  const cgst = allocate(heads.cgst, weights);
+  const sgst = allocate(heads.sgst, weights);
+  const igst = allocate(heads.igst, weights);
+  return weights.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] }));
 }
 
 /**
@@ -99,13 +100,11 @@ export function invoiceTaxIncludedFor(
 ): InvoiceTax & { taxableAmounts: number[] } {
   const total = lineAmounts.reduce((s, a) => s + a, 0);
   const heads = gstIncluded(total, treatment, rateBps);
-  const cgst = allocate(heads.cgst, lineAmounts);
-  const sgst = allocate(heads.sgst, lineAmounts);
-  const igst = allocate(heads.igst, lineAmounts);
+  const lines = spread(heads, lineAmounts);
   return {
     heads,
-    lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
-    taxableAmounts: lineAmounts.map((a, i) => a - cgst[i] - sgst[i] - igst[i]),
+    lines,
+    taxableAmounts: lineAmounts.map((a, i) => a - lines[i].cgst - lines[i].sgst - lines[i].igst),
     taxable: treatment !== 'none',
   };
 }
@@ -120,12 +119,9 @@ export function invoiceTaxWithHeads(lineAmounts: readonly number[], given: LineT
   const tax = given.cgst + given.sgst + given.igst;
   // A taxable value of 0 (a credit of tax alone) leaves the heads on the first line.
   const weights = subtotal > 0 ? lineAmounts : lineAmounts.map((_, i) => (i === 0 ? 1 : 0));
-  const cgst = allocate(given.cgst, weights);
-  const sgst = allocate(given.sgst, weights);
-  const igst = allocate(given.igst, weights);
   return {
     heads: { cgst: given.cgst, sgst: given.sgst, igst: given.igst, tax, total: subtotal + tax },
-    lines: lineAmounts.map((_, i) => ({ cgst: cgst[i], sgst: sgst[i], igst: igst[i] })),
+    lines: spread(given, weights),
     taxable: rateBps > 0,
   };
 }
