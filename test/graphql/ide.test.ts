@@ -199,6 +199,9 @@ describe('in the demo setting', () => {
       ide.page.on('websocket', (ws) => ws.on('framesent', (f) => sent.push(String(f.payload))));
       await expectSchemaLoaded(ide.page);
       await setEditor(ide.page, 'query', 'subscription { subscriptionUpdated { id status } }');
+      // GraphiQL reads the operation name from the text a moment after an edit (its tab shows it): run before that
+      // and it sends the example's name, `Catalog`, with the new text, as a user pressing Run at once would.
+      await ide.page.locator('.graphiql-tab', { hasText: '<untitled>' }).waitFor({ timeout: 5000 });
       await ide.page.locator('.graphiql-execute-button').click();
       // Generous: the browser's first WebSocket and graphql-ws's handshake on a busy two-core machine.
       await eventually(() => sent.some((f) => JSON.parse(f).type === 'subscribe'), 20_000, 'the subscribe message');

@@ -410,10 +410,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(objects.find((r) => r.type === 'subscription.scheduled_change_removed')?.o.scheduled_change).toBeNull();
   });
 
-  // Razorpay only: Stripe schedules a change on any payment method.
-  (provider === 'razorpay' ? it : it.skip)(
-    'a gateway that refuses the scheduling (Razorpay, a UPI mandate): 502 and nothing changes',
-    async () => {
+  // Razorpay only (registered, not skipped, elsewhere): Stripe schedules a change on any payment method.
+  if (provider === 'razorpay')
+    it('a gateway that refuses the scheduling (Razorpay, a UPI mandate): 502 and nothing changes', async () => {
       const base = await recurringPlan(m.test);
       const { subscription } = await authorise(m.test, await createSubscription(m.test, base.plan.id), {
         outcome: 'success',
@@ -432,8 +431,7 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(await events(m.test, subscription.id)).toEqual(trailBefore);
       await renew(subscription);
       expect(await lastInvoice(subscription.id)).toMatchObject({ total: 49900 });
-    },
-  );
+    });
 
   it('trialing: a change scheduled in a trial applies at its end (the first charge bills the new plan)', async () => {
     const trialPlan = await recurringPlan(m.test, { trial_period_days: 7 });
