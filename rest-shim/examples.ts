@@ -130,7 +130,7 @@ export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
     success_url: 'https://shop.example/account',
     cancel_url: 'https://shop.example/account',
   },
-  'POST /merchant/billing-settings': { max_retries: 3 },
+  'POST /merchant/billing-settings': { max_retries: 3, mandate_afa_limit: 1500000 },
   'POST /entitlements': { lookup_key: `certificates_${UNIQUE}`, name: 'Certificates' },
   'POST /entitlements/{id}/products': { product_ids: [demo('product')] },
   'POST /merchant/tax-settings': { gstin: '29ABCDE1234F1ZW', state_code: '29', tax_rate_bps: 1800, sac_code: '999293' },

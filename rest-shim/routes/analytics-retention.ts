@@ -14,7 +14,7 @@ export const ANALYTICS_RETENTION_ROUTES: Route[] = [
     summary:
       "Mandate attempts over from..to (default the 30 days ending at the merchant's now): every subscription mandate checkout completed or failed at the gateway, with attempts, authorized, failed and success_rate, by_method (upi, card, emandate), failure_reasons and banks (issuer, UPI PSP or e-mandate bank). With currency, only the attempts of subscriptions billed in it (default: every currency).",
     document:
-      'query($currency: String, $from: String, $to: String) { autopay(currency: $currency, from: $from, to: $to) { ...AutopayReportFields byMethod { ...AutopayMethodStatsFields } failureReasons { ...AutopayFailureReasonFields } banks { ...AutopayBankStatsFields } preDebitNotices { ...PreDebitNoticeStatsFields } } }',
+      'query($currency: String, $from: String, $to: String) { autopay(currency: $currency, from: $from, to: $to) { ...AutopayReportFields byMethod { ...AutopayMethodStatsFields } failureReasons { ...AutopayFailureReasonFields } banks { ...AutopayBankStatsFields } preDebitNotices { ...PreDebitNoticeStatsFields } authentication { ...AutopayAuthenticationStatsFields } } }',
   },
   {
     method: 'get',

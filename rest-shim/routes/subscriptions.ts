@@ -114,8 +114,9 @@ export const SUBSCRIPTION_ROUTES: Route[] = [
     method: 'post',
     path: '/merchant/billing-settings',
     tag: 'Merchant',
-    summary: "Update the merchant's billing settings: max_retries (0 to 10, default 3) of the dunning policy.",
+    summary:
+      "Update the merchant's billing settings: max_retries (0 to 10, default 3) of the dunning policy; mandate_afa_limit (paise, default 1500000: INR 15,000), the largest recurring INR mandate debit made without the customer's authentication.",
     document:
-      'mutation($maxRetries: Int) { updateBillingSettings(maxRetries: $maxRetries) { ...BillingSettingsFields } }',
+      'mutation($maxRetries: Int, $mandateAfaLimit: Int) { updateBillingSettings(maxRetries: $maxRetries, mandateAfaLimit: $mandateAfaLimit) { ...BillingSettingsFields } }',
   },
 ];

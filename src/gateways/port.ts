@@ -94,6 +94,12 @@ export interface SubscriptionCheckoutInput {
   trialDays: number;
   /** Total billed cycles (null: until cancelled). */
   maxCycles: number | null;
+  /**
+   * INR: the merchant's limit for a debit without the customer's authentication (subunits), sent with the
+   * subscription as `mandate_afa_limit` (metadata / notes). The real gateways apply the card networks' and NPCI's own
+   * rule; the sandbox applies this one (docs/india.md).
+   */
+  mandateAfaLimit?: number | null;
   customer: CustomerInfo;
   successUrl: string;
   cancelUrl: string;
@@ -166,6 +172,11 @@ export interface GatewayEvent {
   currency?: string | null;
   /** Why the payment or mandate authorisation failed (the gateway's decline or error reason). */
   failureReason?: string | null;
+  /**
+   * On subscription.charge_failed with failureReason `authentication_required`: the gateway's page where the customer
+   * authenticates the debit (Stripe: the invoice's hosted_invoice_url; Razorpay: the invoice's short_url).
+   */
+  authenticationUrl?: string | null;
   /** How it was paid / how the mandate was set up: the gateway's method name (`card`, `upi`, `emandate`, ...). */
   method?: string | null;
   /** The bank behind it (card issuer, UPI PSP bank from the VPA's handle, e-mandate bank), normalised by banks.ts. */

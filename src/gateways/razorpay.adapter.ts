@@ -180,7 +180,12 @@ export class RazorpayAdapter implements GatewayPort {
       quantity: 1,
       customer_notify: 0,
       // Razorpay's hosted page has no redirect parameters; the sandbox reads these notes (a sandbox convention).
-      notes: { subscription_id: input.subscriptionId, success_url: input.successUrl, cancel_url: input.cancelUrl },
+      notes: {
+        subscription_id: input.subscriptionId,
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+        ...(input.mandateAfaLimit != null ? { mandate_afa_limit: String(input.mandateAfaLimit) } : {}),
+      },
     };
     // A trial is a later first charge: the mandate is authorised now, charging starts at start_at.
     if (input.trialDays > 0) params.start_at = Math.floor(Date.now() / 1000) + input.trialDays * 86_400;

@@ -195,6 +195,11 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
           attempt,
           ...money(payment?.amount, payment?.currency),
           failureReason: d.failureReason ?? 'payment_failed',
+          // The page where the customer authenticates the debit: the invoice's short_url, when the event carries it.
+          authenticationUrl:
+            d.failureReason === 'authentication_required'
+              ? ((payload.invoice?.entity as Obj | undefined)?.short_url ?? null)
+              : null,
         };
       case 'subscription.cancelled':
         return {

@@ -208,7 +208,10 @@ export class StripeAdapter implements GatewayPort {
         line_items: lineItems,
         metadata: { subscription_id: input.subscriptionId },
         subscription_data: {
-          metadata: { subscription_id: input.subscriptionId },
+          metadata: {
+            subscription_id: input.subscriptionId,
+            ...(input.mandateAfaLimit != null ? { mandate_afa_limit: String(input.mandateAfaLimit) } : {}),
+          },
           ...(input.trialDays > 0 ? { trial_period_days: input.trialDays } : {}),
         },
       },

@@ -271,6 +271,8 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
         providerPaymentId: d.providerPaymentId,
         ...money(paid ? obj.amount_paid : obj.amount_due, obj.currency),
         failureReason: paid ? null : (d.failureReason ?? 'payment_failed'),
+        authenticationUrl:
+          !paid && d.failureReason === 'authentication_required' ? (obj.hosted_invoice_url ?? null) : null,
         method: d.method,
         bank: d.bank,
       };

@@ -37,6 +37,7 @@ import { Migration20261203100000_portal_sessions } from './Migration202612031000
 import { Migration20261204100000_price_tax_behavior } from './Migration20261204100000_price_tax_behavior';
 import { Migration20261204100100_subscription_tax_behavior } from './Migration20261204100100_subscription_tax_behavior';
 import { Migration20261204120000_pre_debit_notices } from './Migration20261204120000_pre_debit_notices';
+import { Migration20261205120000_mandate_authentication } from './Migration20261205120000_mandate_authentication';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -77,4 +78,5 @@ export const migrationsList = [
   { name: 'Migration20261204100000_price_tax_behavior', class: Migration20261204100000_price_tax_behavior },
   { name: 'Migration20261204100100_subscription_tax_behavior', class: Migration20261204100100_subscription_tax_behavior },
   { name: 'Migration20261204120000_pre_debit_notices', class: Migration20261204120000_pre_debit_notices },
+  { name: 'Migration20261205120000_mandate_authentication', class: Migration20261205120000_mandate_authentication },
 ];

@@ -24,6 +24,7 @@ const EMPTY = {
   failure_reasons: [],
   banks: [],
   pre_debit_notices: { sent: 0, renewals: 0, retries: 0 },
+  authentication: { required: 0, completed: 0 },
 };
 
 /** The autopay answer for exactly one attempt: authorised, or failed for `reason`. */
@@ -40,6 +41,7 @@ function oneAttempt(
     failure_reasons: a.authorized ? [] : [{ reason: a.reason, count: 1 }],
     banks: [{ bank: a.bank, attempts: 1, authorized: won, success_rate: won }],
     pre_debit_notices: { sent: 0, renewals: 0, retries: 0 },
+    authentication: { required: 0, completed: 0 },
   };
 }
 

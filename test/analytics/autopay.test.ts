@@ -76,6 +76,7 @@ const EXPECTED = {
   ],
   // No renewal falls due within 48 hours yet: nothing announced (test/subscriptions/pre-debit.test.ts counts them).
   pre_debit_notices: { sent: 0, renewals: 0, retries: 0 },
+  authentication: { required: 0, completed: 0 },
 };
 
 const EMPTY = {
@@ -87,6 +88,7 @@ const EMPTY = {
   failure_reasons: [],
   banks: [],
   pre_debit_notices: { sent: 0, renewals: 0, retries: 0 },
+  authentication: { required: 0, completed: 0 },
 };
 
 let m: TestMerchant;

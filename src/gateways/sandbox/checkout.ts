@@ -27,7 +27,7 @@ import { bodyChecks } from './http';
 type Obj = Record<string, any>;
 const CHECKOUT_TYPES = ['checkout_session', 'payment_link', 'subscription'];
 
-const esc = (s: unknown) =>
+export const esc = (s: unknown) =>
   String(s ?? '').replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
@@ -38,7 +38,7 @@ const esc = (s: unknown) =>
  * a few currencies, src/gateways/amounts.ts), then the money kernel's formatting: "₹1,23,456.78" (Indian digit
  * grouping), "$1,234.56", "¥500", "KWD 1.500".
  */
-const money = (provider: 'stripe' | 'razorpay', amount: number, currency: string) =>
+export const money = (provider: 'stripe' | 'razorpay', amount: number, currency: string) =>
   formatMoney(fromGatewayAmount(provider, amount, currency), currency);
 
 /** "/ month", "/ year", "every 3 months". */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { Express, Request } from 'express';
+import { authenticationRouter } from './authentication';
 import { checkoutRouter } from './checkout';
 import { notEmulated, requestChecks, sandboxErrorHandler } from './http';
 import { razorpayRouter } from './razorpay.routes';
@@ -53,6 +54,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } 
   app.use('/v1', stripeRouter(sb));
   app.use('/razorpay/v1', razorpayRouter(sb));
   app.use(checkoutRouter(sb));
+  app.use(authenticationRouter(sb));
   app.use((req: Request) => {
     throw notEmulated(req.method, req.path);
   });

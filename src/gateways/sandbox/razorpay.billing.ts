@@ -2,7 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueRazorpayEvent } from './events';
 import { gid, unix } from './ids';
 import { addUnits, PeriodUnit, RAZORPAY_PERIOD_UNIT } from './periods';
-import { bankOf, cardNetwork, HARD_DECLINES, Instrument, laterChargeFailure } from './rules';
+import {
+  AUTHENTICATION_REQUIRED,
+  bankOf,
+  cardNetwork,
+  HARD_DECLINES,
+  Instrument,
+  laterChargeFailure,
+  needsAuthentication,
+  pageBase,
+} from './rules';
 import { SandboxObject } from './sandbox.entities';
 import { Account, createObject, findObject, patch, Persister } from './store';
 
@@ -20,6 +29,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   stolen_card: 'Payment failed: the card was reported stolen.',
   processing_error: 'Payment processing failed due to an error at the bank.',
   payment_failed: 'Payment failed.',
+  authentication_required: 'The debit is above the mandate limit: the customer must authenticate it.',
 };
 
 /** A payment entity, captured or failed, as Razorpay reports it. */
@@ -189,6 +199,11 @@ function chargeCycle(
     const halted = HARD_DECLINES.has(failure);
     patch(sub, { status: halted ? 'halted' : 'pending' });
     if (halted) sub.dueAt = null;
+    // Authentication asked for: the invoice's short_url is the page where the customer authenticates the debit,
+    // and the event carries the invoice (a sandbox convention: Razorpay notifies the customer itself).
+    const authenticate = failure === AUTHENTICATION_REQUIRED;
+    if (authenticate)
+      patch(invoice, { short_url: `${pageBase(String(sub.data.short_url ?? ''))}/authenticate/${invoice.id}` });
     return {
       failure,
       payment,
@@ -197,7 +212,7 @@ function chargeCycle(
           em,
           account.accountKey,
           halted ? 'subscription.halted' : 'subscription.pending',
-          { subscription: sub.data, payment: payment.data },
+          { subscription: sub.data, payment: payment.data, ...(authenticate ? { invoice: invoice.data } : {}) },
           at,
         ),
       ],
@@ -293,7 +308,10 @@ export function renewRazorpaySubscription(em: Persister, sub: SandboxObject, at:
   if (sub.data.status === 'paused') return [];
   const attempts = si.attempts + 1;
   patch(sub, {}, { attempts });
-  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts), at).events;
+  const failure = needsAuthentication(si.currency, si.planAmount + si.pendingAddons, sub.data.notes?.mandate_afa_limit)
+    ? AUTHENTICATION_REQUIRED
+    : laterChargeFailure(si.instrument!, attempts);
+  return chargeCycle(em, sub, failure, at).events;
 }
 
 /** Retries the failed cycle of a pending (or halted) subscription at `at`; null: nothing to retry. */
@@ -301,6 +319,7 @@ export async function retryRazorpayCharge(
   em: EntityManager,
   sub: SandboxObject,
   at: Date,
+  authenticated = false,
 ): Promise<ChargeOutcome | null> {
   const si = sub.internal as SubInternal;
   if ((sub.data.status !== 'pending' && sub.data.status !== 'halted') || !si.openInvoice) return null;
@@ -309,7 +328,12 @@ export async function retryRazorpayCharge(
   const attempts = si.attempts + 1;
   patch(sub, {}, { attempts });
   if (sub.dueAt == null && sub.data.current_end) sub.dueAt = new Date(Number(sub.data.current_end) * 1000);
-  return chargeCycle(em, sub, laterChargeFailure(si.instrument!, attempts), at, invoice);
+  // Off the customer's session a debit above the limit needs authentication again; the authentication page pays it.
+  const failure =
+    !authenticated && needsAuthentication(si.currency, Number(invoice.data.amount), sub.data.notes?.mandate_afa_limit)
+      ? AUTHENTICATION_REQUIRED
+      : laterChargeFailure(si.instrument!, attempts);
+  return chargeCycle(em, sub, failure, at, invoice);
 }
 
 /**

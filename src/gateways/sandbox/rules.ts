@@ -25,6 +25,25 @@ export function checkoutDecline(i: Instrument): string | null {
   return k === '4000000000000002' || k === 'declined@sandbox' ? 'card_declined' : null;
 }
 
+/** The RBI's limit for a recurring debit without the customer's authentication: INR 15,000, in paise. */
+export const DEFAULT_AFA_LIMIT = 1_500_000;
+
+/**
+ * A later charge of an INR mandate above its limit is not debited: the customer must authenticate it (the failure
+ * `authentication_required`, paid through the sandbox's authentication page, checkout.ts). The limit is the one the
+ * subscription was created with (metadata / notes `mandate_afa_limit`, as Cadence sends it), else INR 15,000.
+ */
+export function needsAuthentication(currency: string, amount: number, limit: unknown): boolean {
+  if (String(currency).toUpperCase() !== 'INR') return false;
+  const n = Number(limit);
+  return amount > (Number.isInteger(n) && n > 0 ? n : DEFAULT_AFA_LIMIT);
+}
+
+export const AUTHENTICATION_REQUIRED = 'authentication_required';
+
+/** Where the sandbox's pages live, from one of its page URLs (`<publicUrl>/checkout/<id>`). */
+export const pageBase = (pageUrl: string) => pageUrl.slice(0, pageUrl.lastIndexOf('/checkout/'));
+
 /** Why the `attempt`-th charge after authorisation fails, or null when it succeeds. */
 export function laterChargeFailure(i: Instrument, attempt: number): string | null {
   const k = key(i);

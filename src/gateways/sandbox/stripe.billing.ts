@@ -2,7 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueStripeEvent } from './events';
 import { gid, unix } from './ids';
 import { addUnits, PeriodUnit } from './periods';
-import { bankOf, cardNetwork, Instrument, last4, laterChargeFailure } from './rules';
+import {
+  AUTHENTICATION_REQUIRED,
+  bankOf,
+  cardNetwork,
+  Instrument,
+  last4,
+  laterChargeFailure,
+  needsAuthentication,
+  pageBase,
+} from './rules';
 import { SandboxObject } from './sandbox.entities';
 import { Account, createObject, findObject, patch, Persister } from './store';
 
@@ -45,7 +54,9 @@ export function declineError(code: string, i: Instrument) {
     decline_code: declined ? (code === 'card_declined' ? 'generic_decline' : code) : undefined,
     message: declined
       ? 'Your card was declined.'
-      : 'An error occurred while processing your card. Try again in a little bit.',
+      : code === AUTHENTICATION_REQUIRED
+        ? 'Your card was declined. This transaction requires authentication.'
+        : 'An error occurred while processing your card. Try again in a little bit.',
     payment_method: { id: gid('pm_'), object: 'payment_method', ...paymentMethodDetails(i) },
   };
 }
@@ -91,7 +102,9 @@ export function createPaymentIntent(
     amount: p.amount,
     amount_received: p.failure ? 0 : p.amount,
     currency: p.currency,
-    status: p.failure ? 'requires_payment_method' : 'succeeded',
+    // Authentication asked for: the intent waits for the customer (Stripe's next_action), nothing was charged.
+    status:
+      p.failure === AUTHENTICATION_REQUIRED ? 'requires_action' : p.failure ? 'requires_payment_method' : 'succeeded',
     customer: p.customer ?? null,
     description: p.description ?? null,
     metadata: p.metadata,
@@ -114,6 +127,8 @@ interface SubInternal {
   cycle: number;
   pendingSetupFee: number;
   openInvoice: string | null;
+  /** The sandbox's pages (pageBase): where an invoice's authentication page is. */
+  pages?: string;
   /**
    * The next phase of the subscription's schedule (stripe.routes.ts subscription_schedules): its price from `at`
    * (unix seconds, the end of the current period or trial), with no proration.
@@ -165,6 +180,7 @@ export async function startStripeSubscription(
     cycle: 0,
     pendingSetupFee: setupFee,
     openInvoice: null,
+    pages: pageBase(String(session.data.url ?? '')),
   };
   const period = trialEnd ? { start: nowS, end: trialEnd } : periodBounds(si, 0);
   const id = gid('sub_');
@@ -301,6 +317,8 @@ function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string,
     period_end: item.current_period_end,
     lines: { object: 'list', data: lines },
     payments: invoicePayments(pi, !failure),
+    // The page where the customer authenticates the debit (Stripe's hosted invoice page).
+    hosted_invoice_url: failure === AUTHENTICATION_REQUIRED ? authenticationUrl(si, invoiceId) : null,
     status_transitions: { finalized_at: nowS, paid_at: failure ? null : nowS },
     created: nowS,
     livemode: account.livemode,
@@ -359,7 +377,13 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
   sub.dueAt = new Date(bounds.end * 1000);
   if (sub.data.pause_collection) return []; // Stripe voids invoices while collection is paused.
   const attempts = si.attempts + 1;
-  const failure = laterChargeFailure(si.instrument, attempts);
+  const failure = needsAuthentication(
+    sub.data.currency,
+    subscriptionAmount(sub) + si.pendingSetupFee,
+    sub.data.metadata?.mandate_afa_limit,
+  )
+    ? AUTHENTICATION_REQUIRED
+    : laterChargeFailure(si.instrument, attempts);
   patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts });
   return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, at).eventId];
 }
@@ -391,11 +415,18 @@ export function payStripeInvoice(
   sub: SandboxObject,
   invoice: SandboxObject,
   now: Date,
+  authenticated = false,
 ): { failure: string | null; pi: SandboxObject; events: string[] } {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const attempts = si.attempts + 1;
-  const failure = laterChargeFailure(si.instrument, attempts);
+  // Off the customer's session (a retry) a debit above the limit needs authentication again; the authentication
+  // page pays it (`authenticated`).
+  const failure =
+    !authenticated &&
+    needsAuthentication(invoice.data.currency, Number(invoice.data.amount_due), sub.data.metadata?.mandate_afa_limit)
+      ? AUTHENTICATION_REQUIRED
+      : laterChargeFailure(si.instrument, attempts);
   // A one-off invoice (billing_reason manual) is charged like any later charge (the card rules count it) but is no
   // period's invoice: the subscription's status, latest and open invoice stay as they are.
   const manual = invoice.data.billing_reason === 'manual';
@@ -415,6 +446,7 @@ export function payStripeInvoice(
     amount_remaining: failure ? invoice.data.amount_due : 0,
     attempt_count: Number(invoice.data.attempt_count) + 1,
     payments: invoicePayments(pi, !failure),
+    ...(failure === AUTHENTICATION_REQUIRED ? { hosted_invoice_url: authenticationUrl(si, invoice.id) } : {}),
     status_transitions: {
       ...(invoice.data.status_transitions ?? {}),
       finalized_at: finalized,
@@ -562,3 +594,7 @@ export async function createStripeManualInvoice(
     livemode: account.livemode,
   });
 }
+
+/** The sandbox's authentication page of an invoice (checkout.ts). */
+export const authenticationUrl = (si: { pages?: string }, invoiceId: string) =>
+  `${si.pages ?? ''}/authenticate/${invoiceId}`;

@@ -17,6 +17,7 @@ import {
   AutopayReport,
   MandateMethod,
   PreDebitNoticeStats,
+  AutopayAuthenticationStats,
 } from './autopay.types';
 
 /**
@@ -123,7 +124,7 @@ export async function autopayReport(
   const groups = await attemptGroups(em, from, to, only);
   const notices = preDebitSql
     ? await preDebitCounts(em, preDebitSql, from, to, only?.currency ?? null)
-    : { renewals: 0, retries: 0 };
+    : { renewals: 0, retries: 0, authenticationRequired: 0, authenticationCompleted: 0 };
   const total = groups.find((g) => g.dimension === 'total') ?? { attempts: 0, authorized: 0 };
   const byMethod = groups
     .filter((g) => g.dimension === 'method')
@@ -161,7 +162,15 @@ export async function autopayReport(
     byMethod,
     failureReasons,
     banks,
-    preDebitNotices: Object.assign(new PreDebitNoticeStats(), { sent: notices.renewals + notices.retries, ...notices }),
+    preDebitNotices: Object.assign(new PreDebitNoticeStats(), {
+      sent: notices.renewals + notices.retries,
+      renewals: notices.renewals,
+      retries: notices.retries,
+    }),
+    authentication: Object.assign(new AutopayAuthenticationStats(), {
+      required: notices.authenticationRequired,
+      completed: notices.authenticationCompleted,
+    }),
   });
 }
 

@@ -71,23 +71,35 @@ const ALL_CURRENCIES = ATTEMPT_GROUPS('');
  */
 export type SubscriptionInCurrencySql = (subscriptionIdSql: string) => string;
 
-/** The subscriptions module's count of pre-debit notices by kind (alias n; placeholders from, to, then its condition's). */
-export type PreDebitCountsSql = (currencyCondition: string) => string;
+/**
+ * The subscriptions module's count of pre-debit notices by kind and of debits asked to be authenticated
+ * (placeholders: from, to and, in one currency, the currency; twice).
+ */
+export type PreDebitCountsSql = (oneCurrency: boolean) => string;
 
-/** Pre-debit notices sent in (from, to], by kind; in one currency when given. */
+export interface PreDebitCounts {
+  renewals: number;
+  retries: number;
+  authenticationRequired: number;
+  authenticationCompleted: number;
+}
+
+/** Pre-debit notices sent in (from, to], by kind, and the debits asked to be authenticated; in one currency when given. */
 export async function preDebitCounts(
   em: EntityManager,
   sql: PreDebitCountsSql,
   from: Date,
   to: Date,
   currency: string | null,
-): Promise<{ renewals: number; retries: number }> {
-  const [row] = await tenantQuery<{ renewals: string; retries: string }>(
-    em,
-    sql(currency === null ? 'true' : 'n.currency = ?'),
-    currency === null ? [from, to] : [from, to, currency],
-  );
-  return { renewals: Number(row?.renewals ?? 0), retries: Number(row?.retries ?? 0) };
+): Promise<PreDebitCounts> {
+  const window = currency === null ? [from, to] : [from, to, currency];
+  const [row] = await tenantQuery<Record<string, string>>(em, sql(currency !== null), [...window, ...window]);
+  return {
+    renewals: Number(row?.renewals ?? 0),
+    retries: Number(row?.retries ?? 0),
+    authenticationRequired: Number(row?.authentication_required ?? 0),
+    authenticationCompleted: Number(row?.authentication_completed ?? 0),
+  };
 }
 
 /** An attempt's currency is its subscription's (read only, one primary-key probe per attempt): the text per piece. */

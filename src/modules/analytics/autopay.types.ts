@@ -29,6 +29,16 @@ export class PreDebitNoticeStats {
   @Field(() => Int, { description: 'Dunning retries of an open invoice.' }) retries!: number;
 }
 
+@ObjectType({
+  description: 'Debits above the mandate limit the gateway asked the customer to authenticate (docs/india.md).',
+})
+export class AutopayAuthenticationStats {
+  @Field(() => Int, { description: 'Debits (invoices) whose authentication was first asked for in the window.' })
+  required!: number;
+  @Field(() => Int, { description: 'Of those, the ones the customer authenticated and paid.' })
+  completed!: number;
+}
+
 @ObjectType({ description: 'Failed mandate attempts with one failure reason.' })
 export class AutopayFailureReason {
   @Field({ description: "The gateway's decline or error reason (e.g. card_declined, payment_failed)." })
@@ -75,4 +85,8 @@ export class AutopayReport {
   banks!: AutopayBankStats[];
   @Field(() => PreDebitNoticeStats, { description: 'Pre-debit notices (invoice.upcoming) sent in the window.' })
   preDebitNotices!: PreDebitNoticeStats;
+  @Field(() => AutopayAuthenticationStats, {
+    description: 'Debits above the mandate limit, asked to be authenticated in the window, and how many were.',
+  })
+  authentication!: AutopayAuthenticationStats;
 }

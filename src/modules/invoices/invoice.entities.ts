@@ -162,6 +162,20 @@ export class Invoice extends TenantEntity {
   /** Merchant time (the test clock in test mode). */
   @Field(() => DateTime) @Property({ type: 'timestamptz' }) issuedAt!: Date;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) paidAt?: Date | null;
+  /** Collection, not document: filled in when the gateway asks the customer to authenticate the debit. */
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The gateway's page where the customer authenticates this invoice's debit (a mandate debit above the limit, docs/india.md)",
+  })
+  @Property({ type: 'text', nullable: true })
+  hostedAuthenticationUrl?: string | null;
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When the gateway first asked the customer to authenticate the debit',
+  })
+  @Property({ type: 'timestamptz', nullable: true })
+  authenticationRequiredAt?: Date | null;
 }
 
 /**

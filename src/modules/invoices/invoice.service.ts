@@ -372,6 +372,17 @@ export class InvoiceService {
     };
   }
 
+  /**
+   * The gateway asks the customer to authenticate the invoice's debit, a mandate debit above the limit (docs/india.md):
+   * its page is kept on the invoice (collection, not the document: the PDF does not change) and
+   * `invoice.payment_action_required` carries it to the merchant. Asked again (a retry), the merchant is told again.
+   */
+  requireAuthentication(em: EntityManager, invoice: Invoice, url: string | null, at: Date, mode: Mode): void {
+    invoice.hostedAuthenticationUrl = url ?? invoice.hostedAuthenticationUrl ?? null;
+    invoice.authenticationRequiredAt ??= at;
+    this.record(em, invoice, 'invoice.payment_action_required', mode);
+  }
+
   /** An invoice's outbox event; one about an invoice still to be numbered is written by the numbering, with its number. */
   private record(em: EntityManager, invoice: Invoice, type: string, mode: Mode): void {
     const waiting = toNumber(em)?.find((p) => p.invoice === invoice);

@@ -51,6 +51,14 @@ export class Merchant extends BaseEntity {
   @Field(() => Int)
   @Property({ default: 3 })
   maxRetries: number = 3;
+
+  /**
+   * The largest recurring INR mandate debit made without the customer's authentication, in paise (docs/india.md):
+   * INR 15,000 by default, more for the categories the RBI allows.
+   */
+  @Field(() => Int)
+  @Property({ default: 1_500_000 })
+  mandateAfaLimit: number = 1_500_000;
 }
 
 /** A secret key, stored as its SHA-256 only; `last4` helps a merchant tell keys apart. */

@@ -51,6 +51,11 @@ export class BillingSettings {
     description: 'Failed retries (1, 3 and 5 days after a failed renewal, then every 2 days) before halting',
   })
   maxRetries!: number;
+  @Field(() => Int, {
+    description:
+      'The largest recurring INR mandate debit (paise) made without the customer authenticating it; default 1500000 (INR 15,000)',
+  })
+  mandateAfaLimit!: number;
 }
 
 @ObjectType({ description: "The GST settings the merchant's invoices are issued with." })
@@ -129,16 +134,25 @@ export class MerchantResolver {
 
   @Mutation(() => BillingSettings, {
     description:
-      "Update this merchant's billing settings (max_retries of the dunning policy); omitted fields are kept.",
+      "Update this merchant's billing settings (max_retries of the dunning policy, mandate_afa_limit); omitted fields are kept.",
   })
   async updateBillingSettings(
     @C() ctx: Ctx,
     @Arg('maxRetries', () => Int, { nullable: true, description: '0 to 10; null: the default, 3' })
     maxRetries?: number | null,
+    @Arg('mandateAfaLimit', () => Int, {
+      nullable: true,
+      description: 'Paise, 100 (INR 1) to 100000000 (INR 10 lakh); null: the default, 1500000 (INR 15,000)',
+    })
+    mandateAfaLimit?: number | null,
   ): Promise<BillingSettings> {
     const { merchantId } = tenantOf(ctx);
-    const m = await services(ctx).merchants.updateBillingSettings(merchantId, { maxRetries });
-    return Object.assign(new BillingSettings(), { merchantId: m.id, maxRetries: m.maxRetries });
+    const m = await services(ctx).merchants.updateBillingSettings(merchantId, { maxRetries, mandateAfaLimit });
+    return Object.assign(new BillingSettings(), {
+      merchantId: m.id,
+      maxRetries: m.maxRetries,
+      mandateAfaLimit: m.mandateAfaLimit,
+    });
   }
 
   @Mutation(() => RolledApiKey, {

@@ -32,6 +32,11 @@ export interface CreateMerchantData extends TaxSettingsData {
 
 export const MAX_RETRIES_LIMIT = 10;
 
+/** The RBI's limit for a recurring debit without authentication: INR 15,000 (docs/india.md). */
+export const DEFAULT_AFA_LIMIT = 1_500_000;
+/** INR 10 lakh: above the highest category limit the RBI allows. */
+const MAX_AFA_LIMIT = 100_000_000;
+
 function validateMaxRetries(n: number | null | undefined): void {
   if (n != null && (!Number.isInteger(n) || n < 0 || n > MAX_RETRIES_LIMIT)) {
     throw invalid('max_retries', `max_retries must be an integer from 0 to ${MAX_RETRIES_LIMIT}.`);
@@ -219,11 +224,19 @@ export class MerchantService {
   /**
    * Changes the merchant's billing settings (both modes): `max_retries` of the dunning policy (docs/subscriptions.md).
    */
-  async updateBillingSettings(merchantId: string, input: { maxRetries?: number | null }): Promise<Merchant> {
+  async updateBillingSettings(
+    merchantId: string,
+    input: { maxRetries?: number | null; mandateAfaLimit?: number | null },
+  ): Promise<Merchant> {
     validateMaxRetries(input.maxRetries);
+    const limit = input.mandateAfaLimit;
+    if (limit != null && (!Number.isInteger(limit) || limit < 100 || limit > MAX_AFA_LIMIT)) {
+      throw invalid('mandate_afa_limit', `mandate_afa_limit must be an integer from 100 to ${MAX_AFA_LIMIT} (paise).`);
+    }
     const merchant = await this.root.fork().transactional(async (em) => {
       const m = await em.findOneOrFail(Merchant, { id: merchantId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (input.maxRetries !== undefined) m.maxRetries = input.maxRetries ?? 3;
+      if (limit !== undefined) m.mandateAfaLimit = limit ?? DEFAULT_AFA_LIMIT;
       return m;
     });
     for (const [hash, hit] of this.cache) if (hit.merchant.id === merchantId) this.cache.delete(hash);

@@ -7,7 +7,7 @@ import type { GatewayEvent } from '../../gateways/port';
 import { currentMerchantOf } from '../merchants';
 import type { ProviderConnection } from '../providers';
 import { TrialEndAction } from '../catalog';
-import { BillingReason, type Invoice, InvoiceStatus, InvoiceType } from '../invoices';
+import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
 import { payInvoiceByCollection, Payment, PaymentBillingReason, recordCollection, reserveRefund } from '../payments';
 import { billPeriod, commandInFlight, SubscriptionChange } from './subscription.lifecycle';
 import { periodOf, taxOf } from './subscription.terms';
@@ -605,10 +605,11 @@ async function chargeFailed(
     change.move('retry_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: attempt });
     const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
     if (hard) return halt(service, change, 'webhook', reason);
+    await askAuthentication(service, change, event, now);
     if (attempt >= maxRetries) return halt(service, change, 'scheduler', reason);
     const retryAt = addDays(sub.pastDueSince ?? now, retryDay(attempt + 1));
     change.schedule(ScheduledAction.RETRY, retryAt);
-    await announceRetry(change, service.invoices, retryAt, now);
+    if (reason !== AUTHENTICATION_REQUIRED) await announceRetry(change, service.invoices, retryAt, now);
     return;
   }
   if (!transitionFor(sub.status, 'charge_failed')) return; // late or repeated
@@ -624,11 +625,32 @@ async function chargeFailed(
   sub.retryAttempt = 0;
   sub.pastDueSince = now;
   if (hard) return halt(service, change, 'webhook', reason);
+  await askAuthentication(service, change, event, now);
   const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
   if (maxRetries <= 0) return halt(service, change, 'scheduler', reason);
   const retryAt = addDays(now, retryDay(1));
   change.schedule(ScheduledAction.RETRY, retryAt);
-  await announceRetry(change, service.invoices, retryAt, now);
+  // A debit that needs the customer's authentication is never made silently: its retries need no notice.
+  if (reason !== AUTHENTICATION_REQUIRED) await announceRetry(change, service.invoices, retryAt, now);
+}
+
+const AUTHENTICATION_REQUIRED = 'authentication_required';
+
+/**
+ * The debit is above the mandate's limit (docs/india.md): the gateway made none and asks the customer to authenticate
+ * it on its page. The open invoice keeps that page and the merchant is sent `invoice.payment_action_required`; once
+ * the customer authenticates, the gateway charges the invoice and its event settles the subscription like a paid retry.
+ */
+async function askAuthentication(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  event: GatewayEvent,
+  now: Date,
+): Promise<void> {
+  const { sub, em } = change;
+  if (event.failureReason !== AUTHENTICATION_REQUIRED || !sub.openInvoiceId) return;
+  const invoice = await em.findOne(Invoice, { id: sub.openInvoiceId });
+  if (invoice) service.invoices.requireAuthentication(em, invoice, event.authenticationUrl ?? null, now, sub.mode);
 }
 
 /** Dunning ends: halted, the open invoice uncollectible, nothing more scheduled. */

@@ -181,6 +181,7 @@ export class SubscriptionService {
         setupFee: charge.setupFee,
         trialDays: plan.trialPeriodDays,
         maxCycles: plan.maxCycles ?? null,
+        mandateAfaLimit: price.currency === 'INR' ? merchant.mandateAfaLimit : null,
         customer: { email: customer.email, name: customer.name ?? null, phone: customer.phone ?? null },
         successUrl,
         cancelUrl,

@@ -420,12 +420,18 @@ export const subscriptionSql = {
    * One primary-key probe.
    */
   /**
-   * The tenant's pre-debit notices sent in (from, to] (placeholders: from, to), counted by kind, as `renewals` and
-   * `retries`; `currencyCondition` (SQL on `n.currency`, or `true`) narrows them to a currency.
+   * The tenant's pre-debit notices sent in (from, to], counted by kind (`renewals`, `retries`), and the debits whose
+   * authentication the gateway first asked for in it (`authentication_required`; `authentication_completed`: those
+   * paid since). Placeholders: from, to (and the currency, when `oneCurrency`), twice.
    */
-  preDebitCounts: (currencyCondition: string): string =>
-    `select count(*) filter (where n.kind = 'renewal') as renewals, count(*) filter (where n.kind = 'retry') as retries
-     from pre_debit_notices n where {tenant:n} and n.sent_at > ? and n.sent_at <= ? and ${currencyCondition}`,
+  preDebitCounts: (oneCurrency: boolean): string =>
+    `select n.renewals, n.retries, a.required as authentication_required, a.completed as authentication_completed
+     from (select count(*) filter (where n.kind = 'renewal') as renewals, count(*) filter (where n.kind = 'retry') as retries
+             from pre_debit_notices n
+            where {tenant:n} and n.sent_at > ? and n.sent_at <= ?${oneCurrency ? ' and n.currency = ?' : ''}) n,
+          (select count(*) as required, count(*) filter (where i.status = 'paid') as completed
+             from invoices i
+            where {tenant:i} and i.authentication_required_at > ? and i.authentication_required_at <= ?${oneCurrency ? ' and i.currency = ?' : ''}) a`,
   inCurrency: (subscriptionIdSql: string): string =>
     `exists (select 1 from subscriptions s where {tenant:s} and s.id = ${subscriptionIdSql} and s.currency = ?)`,
   /**
