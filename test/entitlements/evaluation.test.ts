@@ -253,7 +253,10 @@ describe('one statement', () => {
         h.app.sql.reset();
         seen.length = 0;
         await entitlementsOf(m.test, subscription.customer_id);
-        expect([seen.filter((s) => /entitlement_products/.test(s)).length, h.app.sql.count]).toEqual([1, 0]);
+        // The key's own lookup (api_keys, then its merchant) runs when its 5-second cache has run out, as on a busy
+        // machine between two rounds: that is the request's authentication, not the evaluation.
+        const others = h.app.sql.texts.filter((s) => !/from "(api_keys|merchants)"/.test(s));
+        expect([seen.filter((s) => /entitlement_products/.test(s)).length, others]).toEqual([1, []]);
       }
     } finally {
       (pool as any).query = original;

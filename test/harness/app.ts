@@ -87,8 +87,8 @@ export interface TestApp {
   app: RunningApp;
   orm: MikroORM;
   databaseUrl: string;
-  /** SQL statements run since the last reset (counts what the service sends to PostgreSQL). */
-  sql: { count: number; reset(): void };
+  /** Statements the service ran since the last reset: how many, and their text (the first 1,000). */
+  sql: { count: number; texts: string[]; reset(): void };
   createMerchant(body?: Record<string, unknown>): Promise<TestMerchant>;
   /** The gateway sandbox: stop it (gateway down: connections refused) and start it again on the same address. */
   sandbox: { stop(): Promise<void>; start(): Promise<void>; readonly running: boolean };
@@ -122,14 +122,23 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   checkAnswersOf(app.url);
   const sql = {
     count: 0,
+    /** The statements counted, their text (bounded: the first 1,000 since the last reset). */
+    texts: [] as string[],
     reset() {
       this.count = 0;
+      this.texts.length = 0;
+    },
+    note(text: string) {
+      this.count++;
+      if (this.texts.length < 1000) this.texts.push(text);
     },
   };
-  const knex = (orm.em.getConnection() as unknown as { getKnex(): { on(e: string, f: () => void): void } }).getKnex();
-  knex.on('query', () => void sql.count++);
+  const knex = (
+    orm.em.getConnection() as unknown as { getKnex(): { on(e: string, f: (q: { sql?: string }) => void): void } }
+  ).getKnex();
+  knex.on('query', (q) => sql.note(String(q?.sql ?? '')));
   // Hot paths bypass knex's query builder (src/core/sql.ts): a request's plain statements count too.
-  observeStatements(app.services.plainPool, () => void sql.count++);
+  observeStatements(app.services.plainPool, (text) => sql.note(text));
 
   // The service keeps talking to app.sandboxUrl; a restarted sandbox listens there again.
   let sandbox: RunningSandbox | null = app.sandbox;

@@ -1,4 +1,4 @@
-import { TestMerchant, useHarness } from '../harness';
+import { eventually, TestMerchant, useHarness } from '../harness';
 import { connect, countRows, createPayment, outbox, pay, PROVIDERS } from './helpers';
 
 /** Refunds never exceed the payment, also under concurrent requests (docs/payments.md, refund). */
@@ -38,14 +38,19 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
       Array.from({ length: 20 }, () => m.test.post(`/payments/${p.id}/refund`, { amount: 1000 })),
     );
     const ok = answers.filter((a) => a.status === 201);
-    expect(ok).toHaveLength(10);
-    for (const a of answers.filter((x) => x.status !== 201)) {
+    // On a loaded machine a gateway call can outlast the timeout: 502 gateway_unavailable, the refund kept pending
+    // and counted against what is refundable (docs/payments.md) until the gateway's event settles it. It fits as
+    // an answered one does; nothing else may answer but the refusals.
+    const late = answers.filter((a) => a.status === 502 && a.body.error.code === 'gateway_unavailable');
+    expect(ok.length + late.length).toBe(10);
+    for (const a of answers.filter((x) => x.status !== 201 && !late.includes(x))) {
       expect([400, 409]).toContain(a.status);
       expect(['amount_exceeds_refundable', 'payment_not_refundable']).toContain(a.body.error.code);
     }
-    expect(new Set(ok.map((a) => a.body.id)).size).toBe(10);
-    expect(new Set(ok.map((a) => a.body.provider_refund_id)).size).toBe(10);
+    expect(new Set(ok.map((a) => a.body.id)).size).toBe(ok.length);
+    expect(new Set(ok.map((a) => a.body.provider_refund_id)).size).toBe(ok.length);
     await settle();
+    await eventually(async () => (await refundSum(p.id)) === 10000, 15_000, 'the late refunds settled');
     expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 10000 });
     expect(await refundSum(p.id)).toBe(10000);
     expect(await countRows(h.app, 'refunds', 'payment_id = ?', [p.id])).toBe(10);
