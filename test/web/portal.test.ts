@@ -103,6 +103,33 @@ describe('customer portal page', () => {
     await page.context().close();
   });
 
+  it('asks the customer to approve a debit above the mandate limit, on the gateway page', async () => {
+    const customer = await ok(m.test.post('/customers', { email: 'portal-approve@example.com' }), 201);
+    const cat = await recurringPlan(m.test, {}, { amount: 1_600_000 });
+    const { subscription } = await authorise(
+      m.test,
+      await createSubscription(m.test, cat.plan.id, { customer_id: customer.id }),
+    );
+    await h.clock.advance(m, new Date(new Date(subscription.current_period_end).getTime() + 2000));
+    const open = (await ok(m.test.get(`/invoices?subscription_id=${subscription.id}`))).data.find(
+      (i: any) => i.status === 'open',
+    );
+    expect(open.hosted_authentication_url).toBeTruthy();
+    const { page } = await openPortal(customer.id);
+    const alert = page.getByTestId('authenticate-payment');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain(
+      `Your bank asks you to approve the debit of ₹18,880.00 (invoice ${open.number})`,
+    );
+    await screenshot(page, 'portal-approve-payment');
+    await page.getByRole('link', { name: 'Approve the payment' }).click();
+    await page.getByRole('button', { name: 'Authenticate and pay' }).click();
+    await page.getByRole('heading', { name: 'Payment authenticated' }).waitFor();
+    expect(await ok(m.test.get(`/subscriptions/${subscription.id}`))).toMatchObject({ status: 'active' });
+    expect((await ok(m.test.get(`/invoices/${open.id}`))).status).toBe('paid');
+    await page.context().close();
+  });
+
   it('authorises a new mandate on the gateway page, then returns to the merchant', async () => {
     const a = await subscriber(m, 'portal-new-mandate@example.com');
     const { page } = await openPortal(a.customer.id);

@@ -81,8 +81,11 @@ const PortalQuery = graphql(`
         type
         status
         total
+        amountDue
         currency
         issuedAt
+        subscriptionId
+        hostedAuthenticationUrl
       }
     }
   }
@@ -119,7 +122,14 @@ function PortalPage() {
             <Title order={3}>Subscriptions</Title>
             {p.subscriptions.length === 0 && <Text c="dimmed">You have no subscriptions.</Text>}
             {p.subscriptions.map((s) => (
-              <SubscriptionCard key={s.id} sub={s} onChanged={reload} />
+              <SubscriptionCard
+                key={s.id}
+                sub={s}
+                toAuthenticate={p.invoices.find(
+                  (i) => i.subscriptionId === s.id && i.status === 'OPEN' && i.hostedAuthenticationUrl,
+                )}
+                onChanged={reload}
+              />
             ))}
             <Title order={3}>Invoices and credit notes</Title>
             {p.invoices.length === 0 && <Text c="dimmed">No documents yet.</Text>}
@@ -166,7 +176,16 @@ const AuthorizeMandate = graphql(`
 
 const cadence = cadenceText;
 
-function SubscriptionCard({ sub, onChanged }: { sub: PortalSub; onChanged: () => void }) {
+function SubscriptionCard({
+  sub,
+  toAuthenticate,
+  onChanged,
+}: {
+  sub: PortalSub;
+  /** An open invoice whose debit, above the mandate's limit, waits for the customer's authentication. */
+  toAuthenticate?: PortalDoc;
+  onChanged: () => void;
+}) {
   const [confirmCancel, setConfirmCancel] = useState(false);
   const [changing, setChanging] = useState(false);
   const [cancel, runCancel] = useMutation(CancelAtPeriodEnd);
@@ -205,6 +224,18 @@ function SubscriptionCard({ sub, onChanged }: { sub: PortalSub; onChanged: () =>
             <Money amount={sub.upcomingDebit.amountDue} currency={sub.upcomingDebit.currency} /> on{' '}
             <Day at={sub.upcomingDebit.debitAt} />
           </Text>
+        )}
+        {toAuthenticate?.hostedAuthenticationUrl && (
+          <Alert color="orange" title="A payment needs your approval" data-testid="authenticate-payment">
+            <Text size="sm">
+              Your bank asks you to approve the debit of{' '}
+              <Money amount={toAuthenticate.amountDue} currency={toAuthenticate.currency} /> (invoice{' '}
+              {toAuthenticate.number}): it is above the amount your mandate pays without you.
+            </Text>
+            <Anchor href={toAuthenticate.hostedAuthenticationUrl} size="sm">
+              Approve the payment
+            </Anchor>
+          </Alert>
         )}
         {sub.cancelAtPeriodEnd && (
           <Badge color="orange" variant="light" data-testid="cancels-at-period-end">
