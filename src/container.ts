@@ -16,7 +16,7 @@ import { PortalService } from './modules/portal';
 import { IdempotencyStore } from './modules/idempotency';
 import { MerchantService } from './modules/merchants';
 import { PaymentService } from './modules/payments';
-import { InvoiceService, InvoiceDocuments } from './modules/invoices';
+import { InvoiceService, InvoiceDocuments, invoiceSql } from './modules/invoices';
 import {
   SubscriptionService,
   openSubscriptionsOfConnection,
@@ -136,7 +136,10 @@ export function createServices(
     coupons,
     // Usage and analytics read subscriptions through its SQL pieces: they may not import it (it imports them).
     usage: new UsageService(pool, webhooks.clock, subscriptionSql.periods),
-    analytics: new AnalyticsService(subscriptionSql.inCurrency, subscriptionSql.preDebitCounts),
+    analytics: new AnalyticsService(subscriptionSql.inCurrency, {
+      notices: subscriptionSql.preDebitCounts,
+      authentications: invoiceSql.authenticationCounts,
+    }),
     commands,
     liveEvents: new LiveEvents(pubsub),
     ...webhooks,

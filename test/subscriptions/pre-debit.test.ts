@@ -164,9 +164,66 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await h.clock.advance(own, after(sub.current_period_end)); // the renewal's notice, its failure, retry 1's notice
     const counts = async (query: string) =>
       (await ok(own.test.get(`/analytics/autopay${query}`))).pre_debit_notices as Record<string, number>;
-    expect(await counts('')).toEqual({ sent: 2, renewals: 1, retries: 1 });
-    expect(await counts('?currency=INR')).toEqual({ sent: 2, renewals: 1, retries: 1 });
-    expect(await counts('?currency=USD')).toEqual({ sent: 0, renewals: 0, retries: 0 });
+    expect(await counts('')).toEqual({ sent: 2, renewals: 1, retries: 1, declined: 0 });
+    expect(await counts('?currency=INR')).toEqual({ sent: 2, renewals: 1, retries: 1, declined: 0 });
+    expect(await counts('?currency=USD')).toEqual({ sent: 0, renewals: 0, retries: 0, declined: 0 });
+  });
+
+  async function portalToken(customerId: string): Promise<string> {
+    const s = await ok(
+      m.test.post('/portal/sessions', { customer_id: customerId, return_url: 'https://shop.example' }),
+      201,
+    );
+    return decodeURIComponent(new URL(s.url).hash.slice(1));
+  }
+  const DECLINE = 'mutation($id: ID!) { portalDeclineDebit(subscriptionId: $id) { id status } }';
+
+  it('the customer declines the announced debit in the portal: paused before it, nothing debited, counted', async () => {
+    const sub = await subscribed();
+    const token = await portalToken(sub.customer_id);
+    // Nothing announced yet: nothing to decline.
+    const early = await h.graphql(token, DECLINE, { id: sub.id });
+    expect(early.body.errors[0].extensions).toMatchObject({ code: 'no_announced_debit' });
+    const end = new Date(sub.current_period_end).getTime();
+    await h.clock.advance(m, new Date(end - 47 * HOUR));
+    const [notice] = await upcoming(m, sub.id);
+    expect(notice).toBeDefined();
+    const declined = await h.graphql(token, DECLINE, { id: sub.id });
+    expect(declined.body.errors).toBeUndefined();
+    expect(declined.body.data.portalDeclineDebit).toEqual({ id: sub.id, status: 'PAUSED' });
+    const events = await ok(m.test.get(`/subscriptions/${sub.id}/events`));
+    expect(events.at(-1)).toMatchObject({
+      event_type: 'subscription.paused',
+      from_state: 'active',
+      to_state: 'paused',
+      metadata_json: { reason: 'debit_declined', debit_at: new Date(end).toISOString() },
+    });
+    const g = await m.test.gql('query($id: ID!) { subscription(id: $id) { upcomingDebit { debitAt } } }', {
+      id: sub.id,
+    });
+    expect(g.data.subscription.upcomingDebit).toBeNull();
+    // Declined once: a second decline finds nothing announced.
+    const again = await h.graphql(token, DECLINE, { id: sub.id });
+    expect(again.body.errors[0].extensions).toMatchObject({ code: 'no_announced_debit' });
+
+    // The period ends: no debit, no renewal invoice.
+    await h.clock.advance(m, after(sub.current_period_end));
+    expect((await invoicesOf(m.test, sub.id)).filter((i: any) => i.billing_reason === 'subscription_cycle')).toEqual(
+      [],
+    );
+    expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('paused');
+    const counts = (await ok(m.test.get('/analytics/autopay'))).pre_debit_notices;
+    expect(counts.declined).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a customer declines only its own subscription's debit", async () => {
+    const mine = await subscribed();
+    const theirs = await subscribed();
+    await h.clock.advance(m, new Date(new Date(theirs.current_period_end).getTime() - 47 * HOUR));
+    const token = await portalToken(mine.customer_id);
+    const r = await h.graphql(token, DECLINE, { id: theirs.id });
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'resource_not_found' });
+    expect((await ok(m.test.get(`/subscriptions/${theirs.id}`))).status).toBe('active');
   });
 
   it('sweeps racing each other send one notice', async () => {

@@ -103,6 +103,23 @@ describe('customer portal page', () => {
     await page.context().close();
   });
 
+  it('declines the announced debit after a confirmation: the subscription pauses and shows no next debit', async () => {
+    const a = await subscriber(m, 'portal-decline@example.com');
+    await h.clock.advance(m, new Date(new Date(a.subscription.current_period_end).getTime() - 47 * 3_600_000));
+    const { page } = await openPortal(a.customer.id);
+    await page.getByTestId('upcoming-debit').waitFor();
+    await page.getByRole('button', { name: 'Decline this debit' }).click();
+    await page.getByText('Your subscription pauses now, until the merchant resumes it.').waitFor();
+    await screenshot(page, 'portal-decline-debit');
+    await page.getByRole('button', { name: 'Decline the debit' }).click();
+    const card = page.locator(`[data-subscription-id="${a.subscription.id}"]`);
+    await card.locator('[data-status="PAUSED"]').waitFor();
+    expect(await card.getByTestId('upcoming-debit').count()).toBe(0);
+    expect(await card.getByRole('button', { name: 'Decline this debit' }).count()).toBe(0);
+    expect((await ok(m.test.get(`/subscriptions/${a.subscription.id}`))).status).toBe('paused');
+    await page.context().close();
+  });
+
   it('asks the customer to approve a debit above the mandate limit, on the gateway page', async () => {
     const customer = await ok(m.test.post('/customers', { email: 'portal-approve@example.com' }), 201);
     const cat = await recurringPlan(m.test, {}, { amount: 1_600_000 });

@@ -72,14 +72,19 @@ const ALL_CURRENCIES = ATTEMPT_GROUPS('');
 export type SubscriptionInCurrencySql = (subscriptionIdSql: string) => string;
 
 /**
- * The subscriptions module's count of pre-debit notices by kind and of debits asked to be authenticated
- * (placeholders: from, to and, in one currency, the currency; twice).
+ * The mandate debits' SQL pieces, given by the composition root: the subscriptions module's pre-debit notices by kind
+ * (subscription.store.ts preDebitCounts) and the invoices module's debits asked to be authenticated (invoice.store.ts
+ * authenticationCounts). Each a one-row `select`; placeholders: from, to and, in one currency, the currency.
  */
-export type PreDebitCountsSql = (oneCurrency: boolean) => string;
+export interface PreDebitCountsSql {
+  notices: (oneCurrency: boolean) => string;
+  authentications: (oneCurrency: boolean) => string;
+}
 
 export interface PreDebitCounts {
   renewals: number;
   retries: number;
+  declined: number;
   authenticationRequired: number;
   authenticationCompleted: number;
 }
@@ -93,10 +98,16 @@ export async function preDebitCounts(
   currency: string | null,
 ): Promise<PreDebitCounts> {
   const window = currency === null ? [from, to] : [from, to, currency];
-  const [row] = await tenantQuery<Record<string, string>>(em, sql(currency !== null), [...window, ...window]);
+  const one = currency !== null;
+  const [row] = await tenantQuery<Record<string, string>>(
+    em,
+    `select * from (${sql.notices(one)}) n, (${sql.authentications(one)}) a`,
+    [...window, ...window],
+  );
   return {
     renewals: Number(row?.renewals ?? 0),
     retries: Number(row?.retries ?? 0),
+    declined: Number(row?.declined ?? 0),
     authenticationRequired: Number(row?.authentication_required ?? 0),
     authenticationCompleted: Number(row?.authentication_completed ?? 0),
   };

@@ -27,6 +27,8 @@ export class PreDebitNoticeStats {
   @Field(() => Int) sent!: number;
   @Field(() => Int, { description: "Renewals (the gateway's debit at a period's or trial's end)." }) renewals!: number;
   @Field(() => Int, { description: 'Dunning retries of an open invoice.' }) retries!: number;
+  @Field(() => Int, { description: 'Of the notices sent, the debits the customer declined (in the portal).' })
+  declined!: number;
 }
 
 @ObjectType({

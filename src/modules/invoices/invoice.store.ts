@@ -161,6 +161,15 @@ export async function storePdf(
  */
 export const invoiceSql = {
   /**
+   * A `select` of the debits (invoices) whose authentication the gateway first asked for in (from, to]
+   * (`authentication_required`) and of those paid since (`authentication_completed`), docs/india.md. Placeholders:
+   * from, to (and the currency, when `oneCurrency`).
+   */
+  authenticationCounts: (oneCurrency: boolean): string =>
+    `select count(*) as authentication_required, count(*) filter (where i.status = 'paid') as authentication_completed
+       from invoices i
+      where {tenant:i} and i.authentication_required_at > ? and i.authentication_required_at <= ?${oneCurrency ? ' and i.currency = ?' : ''}`,
+  /**
    * A `select` of `(customer_id, currency, amount)`: one row per invoice of the customers that took money
    * (`amount_paid`, any status). Placeholder: the customers' ids as a uuid[] literal.
    */

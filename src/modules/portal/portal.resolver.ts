@@ -29,6 +29,7 @@ export const PORTAL_ROOT_FIELDS: ReadonlySet<string> = new Set([
   'portalKeepSubscription',
   'portalChangePlan',
   'portalAuthorizeMandate',
+  'portalDeclineDebit',
 ]);
 
 @ObjectType({
@@ -148,6 +149,15 @@ export class PortalResolver {
   async portalCancelAtPeriodEnd(@C() ctx: Ctx, @Arg('subscriptionId', () => ID) id: string) {
     await ownSubscription(ctx, id);
     return services(ctx).subscriptions.cancel(asMerchant(ctx), id, true);
+  }
+
+  @Mutation(() => BillingSubscription, {
+    description:
+      'Portal session only: decline the renewal debit a pre-debit notice announced; the subscription is paused before it (docs/india.md).',
+  })
+  async portalDeclineDebit(@C() ctx: Ctx, @Arg('subscriptionId', () => ID) id: string) {
+    await ownSubscription(ctx, id);
+    return services(ctx).subscriptions.declineDebit(asMerchant(ctx), id);
   }
 
   @Mutation(() => BillingSubscription, { description: 'Portal session only: undo a cancellation at the period end.' })

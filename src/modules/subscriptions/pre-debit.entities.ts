@@ -34,4 +34,10 @@ export class PreDebitNotice extends TenantEntity {
   @Field(() => DateTime, { description: 'When the notice was sent (merchant time).' })
   @Property({ type: 'timestamptz' })
   sentAt!: Date;
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When the customer declined this debit in the portal (the subscription was paused before it).',
+  })
+  @Property({ type: 'timestamptz', nullable: true })
+  declinedAt?: Date | null;
 }

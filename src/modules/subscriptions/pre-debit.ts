@@ -220,3 +220,15 @@ export class PreDebitNotices {
     return sent;
   }
 }
+
+/**
+ * The renewal debit a notice announced and the gateway has still to make (debit_at after `now`), not declined: what
+ * the customer may decline (docs/india.md).
+ */
+export function announcedRenewal(em: EntityManager, subscriptionId: string, now: Date): Promise<PreDebitNotice | null> {
+  return em.findOne(
+    PreDebitNotice,
+    { subscriptionId, kind: PreDebitKind.RENEWAL, debitAt: { $gt: now }, declinedAt: null },
+    { orderBy: { debitAt: 'asc' } },
+  );
+}

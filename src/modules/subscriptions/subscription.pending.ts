@@ -10,8 +10,8 @@ const S = SubscriptionStatus;
  * when the gateway answers, or later, when the gateway's event or the reconciliation pass shows an unanswered command
  * happened after all (late gateway outcomes, docs/durable-work.md).
  */
-export function applyPause(change: SubscriptionChange, now: Date): void {
-  change.move('pause', 'api');
+export function applyPause(change: SubscriptionChange, now: Date, metadata?: Record<string, unknown>): void {
+  change.move('pause', 'api', metadata);
   change.sub.pausedAt = now;
 }
 

@@ -6,6 +6,7 @@ import { Plan, plansById, Product, productsById } from '../catalog';
 import { Customer, customersById } from '../customers';
 import { BillingSubscription } from './subscription.entities';
 import { PreDebitNotice } from './pre-debit.entities';
+import { SubscriptionStatus } from './subscription.machine';
 
 /**
  * Each subscription's next announced debit still to come, one query for a page of subscriptions. Merchant time is
@@ -18,7 +19,10 @@ const upcomingDebits = defineLoader<BillingSubscription, PreDebitNotice | null>(
     { subscriptionId: { $in: subs.map((s) => s.id) }, debitAt: { $gt: now } },
     { orderBy: { debitAt: 'asc', id: 'asc' } },
   );
-  return subs.map((s) => notices.find((n) => n.subscriptionId === s.id) ?? null);
+  // Paused (a declined debit among the ways there): the gateway makes no debit until it is resumed.
+  return subs.map((s) =>
+    s.status === SubscriptionStatus.PAUSED ? null : (notices.find((n) => n.subscriptionId === s.id) ?? null),
+  );
 });
 
 /**

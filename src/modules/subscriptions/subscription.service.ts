@@ -65,6 +65,7 @@ import { services } from '../../services';
 import type { GatewayCommands } from '../gateway-commands';
 import { endAtGateway, registerSubscriptionCommands } from './subscription.commands';
 import { createMandateSetup, MandateSetup, MandateSetupInput } from './mandate-setup';
+import { announcedRenewal } from './pre-debit';
 
 const S = SubscriptionStatus;
 
@@ -472,6 +473,33 @@ export class SubscriptionService {
       'pause',
       (gw, sub) => gw.pauseSubscription(sub.providerSubscriptionId!),
       (change, now) => applyPause(change, now),
+      undefined,
+      { command: 'pause' },
+      checkPausable,
+    );
+  }
+
+  /**
+   * The customer declines the renewal debit a pre-debit notice announced (the portal; docs/india.md): the subscription
+   * is paused before it, as `pause` does (the gateway told, the audit row saying why), and the notice marked declined,
+   * in one transaction. 409 no_announced_debit when no such debit is ahead.
+   */
+  async declineDebit(ctx: Ctx, id: string): Promise<BillingSubscription> {
+    const now = await this.now(tenantOf(ctx));
+    if (!(await announcedRenewal(ctx.em, id, now))) {
+      await this.subscription(ctx, id); // 404 for another customer's or an unknown one
+      throw new DomainError('no_announced_debit', 'No debit from the mandate is announced for this subscription.');
+    }
+    return this.command(
+      ctx,
+      id,
+      'pause',
+      (gw, sub) => gw.pauseSubscription(sub.providerSubscriptionId!),
+      async (change, at) => {
+        const notice = await announcedRenewal(change.em, id, at);
+        if (notice) notice.declinedAt = at;
+        applyPause(change, at, { reason: 'debit_declined', debit_at: notice?.debitAt.toISOString() ?? null });
+      },
       undefined,
       { command: 'pause' },
       checkPausable,

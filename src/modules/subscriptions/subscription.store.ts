@@ -420,18 +420,14 @@ export const subscriptionSql = {
    * One primary-key probe.
    */
   /**
-   * The tenant's pre-debit notices sent in (from, to], counted by kind (`renewals`, `retries`), and the debits whose
-   * authentication the gateway first asked for in it (`authentication_required`; `authentication_completed`: those
-   * paid since). Placeholders: from, to (and the currency, when `oneCurrency`), twice.
+   * A `select` of the tenant's pre-debit notices sent in (from, to], counted by kind (`renewals`, `retries`) and
+   * declined by the customer since (`declined`). Placeholders: from, to (and the currency, when `oneCurrency`).
    */
   preDebitCounts: (oneCurrency: boolean): string =>
-    `select n.renewals, n.retries, a.required as authentication_required, a.completed as authentication_completed
-     from (select count(*) filter (where n.kind = 'renewal') as renewals, count(*) filter (where n.kind = 'retry') as retries
-             from pre_debit_notices n
-            where {tenant:n} and n.sent_at > ? and n.sent_at <= ?${oneCurrency ? ' and n.currency = ?' : ''}) n,
-          (select count(*) as required, count(*) filter (where i.status = 'paid') as completed
-             from invoices i
-            where {tenant:i} and i.authentication_required_at > ? and i.authentication_required_at <= ?${oneCurrency ? ' and i.currency = ?' : ''}) a`,
+    `select count(*) filter (where n.kind = 'renewal') as renewals, count(*) filter (where n.kind = 'retry') as retries,
+            count(*) filter (where n.declined_at is not null) as declined
+       from pre_debit_notices n
+      where {tenant:n} and n.sent_at > ? and n.sent_at <= ?${oneCurrency ? ' and n.currency = ?' : ''}`,
   inCurrency: (subscriptionIdSql: string): string =>
     `exists (select 1 from subscriptions s where {tenant:s} and s.id = ${subscriptionIdSql} and s.currency = ?)`,
   /**

@@ -51,6 +51,7 @@ const PortalQuery = graphql(`
         status
         provider
         upcomingDebit {
+          kind
           debitAt
           amountDue
           currency
@@ -174,6 +175,15 @@ const AuthorizeMandate = graphql(`
   }
 `);
 
+const DeclineDebit = graphql(`
+  mutation PortalDeclineDebit($id: ID!) {
+    portalDeclineDebit(subscriptionId: $id) {
+      id
+      status
+    }
+  }
+`);
+
 const cadence = cadenceText;
 
 function SubscriptionCard({
@@ -191,6 +201,10 @@ function SubscriptionCard({
   const [cancel, runCancel] = useMutation(CancelAtPeriodEnd);
   const [keep, runKeep] = useMutation(KeepSubscription);
   const [mandate, runMandate] = useMutation(AuthorizeMandate);
+  const [confirmDecline, setConfirmDecline] = useState(false);
+  const [decline, runDecline] = useMutation(DeclineDebit);
+  // A renewal's announced debit may be declined (docs/india.md): the subscription pauses before it.
+  const declinable = sub.status === 'ACTIVE' && sub.upcomingDebit?.kind === 'RENEWAL';
   const live = sub.status === 'ACTIVE' || sub.status === 'TRIALING';
   // The first mandate at its checkout; a new one for a running subscription where the gateway offers a page for it.
   const mandateOffered =
@@ -247,7 +261,7 @@ function SubscriptionCard({
             A plan change takes effect on <Day at={sub.scheduledChange.effectiveAt} />.
           </Text>
         )}
-        <ErrorNote error={cancel.error ?? keep.error ?? mandate.error} />
+        <ErrorNote error={cancel.error ?? keep.error ?? mandate.error ?? decline.error} />
         <Group gap="xs">
           {live && !sub.cancelAtPeriodEnd && (
             <Button variant="default" onClick={() => setConfirmCancel(true)}>
@@ -267,6 +281,11 @@ function SubscriptionCard({
           {mandateOffered && (
             <Button variant="subtle" loading={mandate.fetching} onClick={authorise}>
               Authorise a new mandate
+            </Button>
+          )}
+          {declinable && (
+            <Button variant="subtle" color="red" onClick={() => setConfirmDecline(true)}>
+              Decline this debit
             </Button>
           )}
         </Group>
@@ -294,6 +313,32 @@ function SubscriptionCard({
           </Group>
         </Stack>
       </Modal>
+      {sub.upcomingDebit && (
+        <Modal opened={confirmDecline} onClose={() => setConfirmDecline(false)} title="Decline this debit?">
+          <Stack>
+            <Text size="sm">
+              <Money amount={sub.upcomingDebit.amountDue} currency={sub.upcomingDebit.currency} /> will not be debited
+              on <Day at={sub.upcomingDebit.debitAt} />. Your subscription pauses now, until the merchant resumes it.
+            </Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setConfirmDecline(false)}>
+                Keep paying
+              </Button>
+              <Button
+                color="red"
+                loading={decline.fetching}
+                onClick={async () => {
+                  const r = await runDecline({ id: sub.id });
+                  setConfirmDecline(false);
+                  if (r.data) onChanged();
+                }}
+              >
+                Decline the debit
+              </Button>
+            </Group>
+          </Stack>
+        </Modal>
+      )}
       {changing && <ChangePlan sub={sub} onClose={() => setChanging(false)} onChanged={onChanged} />}
     </Card>
   );
