@@ -357,7 +357,7 @@ payment.failed, payment.refunded, subscription.created, subscription.activated, 
 subscription.paused, subscription.resumed, subscription.cancelled, subscription.cancellation_removed,
 subscription.payment_failed, subscription.payment_succeeded, subscription.halted, subscription.completed,
 subscription.plan_changed, subscription.plan_change_scheduled, subscription.scheduled_change_removed,
-subscription.mandate_updated, invoice.created, invoice.paid, invoice.upcoming, invoice.payment_action_required,
+subscription.mandate_updated, subscription.mandate_revoked, invoice.created, invoice.paid, invoice.upcoming, invoice.payment_action_required,
 credit_note.created, webhook_endpoint.disabled. An unknown type is refused by the service (parameter_invalid).
 
 Options:

@@ -156,6 +156,7 @@ export interface GatewayEvent {
     | 'subscription.paused'
     | 'subscription.resumed'
     | 'subscription.mandate_setup'
+    | 'subscription.mandate_revoked'
     | 'ignored';
   /** Cadence ids carried through the gateway (payment or subscription id), when present. */
   paymentId?: string | null;

@@ -279,6 +279,18 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
     }
     case 'customer.subscription.updated': {
       const prev = (event.data as { previous_attributes?: Obj }).previous_attributes ?? {};
+      // The payment method behind the mandate went (the customer revoked the mandate, or it expired): Stripe clears it
+      // from the subscription, which has nothing left to debit.
+      if (prev.default_payment_method && !obj.default_payment_method) {
+        return {
+          ...base,
+          ...SUBSCRIPTION_FIELDS,
+          kind: 'subscription.mandate_revoked',
+          subscriptionId: obj.metadata?.subscription_id ?? null,
+          providerSubscriptionId: obj.id,
+          providerCustomerId: idOf(obj.customer),
+        };
+      }
       if (!('pause_collection' in prev)) return base;
       return {
         ...base,

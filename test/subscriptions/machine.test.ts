@@ -60,6 +60,10 @@ const ALLOWED: [S, SubscriptionTrigger, TriggeredBy, S, string][] = [
   [S.ACTIVE, 'replace_mandate', 'webhook', S.ACTIVE, 'subscription.mandate_updated'],
   [S.PAST_DUE, 'replace_mandate', 'webhook', S.PAST_DUE, 'subscription.mandate_updated'],
   [S.PAUSED, 'replace_mandate', 'webhook', S.PAUSED, 'subscription.mandate_updated'],
+  [S.TRIALING, 'revoke_mandate', 'webhook', S.TRIALING, 'subscription.mandate_revoked'],
+  [S.ACTIVE, 'revoke_mandate', 'webhook', S.ACTIVE, 'subscription.mandate_revoked'],
+  [S.PAST_DUE, 'revoke_mandate', 'webhook', S.PAST_DUE, 'subscription.mandate_revoked'],
+  [S.PAUSED, 'revoke_mandate', 'webhook', S.PAUSED, 'subscription.mandate_revoked'],
 ];
 
 const STATES = Object.values(S);
@@ -72,6 +76,7 @@ const TRIGGERS: SubscriptionTrigger[] = [
   'remove_scheduled_change',
   'remove_scheduled_cancellation',
   'replace_mandate',
+  'revoke_mandate',
   'mandate_authorized',
   'mandate_authorized_with_trial',
   'checkout_failed',

@@ -1,4 +1,4 @@
-import { useHarness } from '../harness';
+import { request, useHarness } from '../harness';
 import { screenshot, useWebBrowser } from '../harness/dashboard';
 import { connect } from '../payments/helpers';
 import { authorise, createSubscription, ok, recurringPlan } from '../subscriptions/helpers';
@@ -25,9 +25,10 @@ async function subscriber(m: Awaited<ReturnType<typeof h.merchant>>, email: stri
 
 describe('customer portal page', () => {
   let m: Awaited<ReturnType<typeof h.merchant>>;
+  let secretKey: string;
   beforeAll(async () => {
     m = await h.merchant({ name: 'Chai Club', gstin: '29AAGCB7383J1Z4', state_code: '29' });
-    await connect(m.test, 'stripe');
+    secretKey = (await connect(m.test, 'stripe')).credentials.secret_key;
   });
 
   async function openPortal(customerId: string) {
@@ -144,6 +145,21 @@ describe('customer portal page', () => {
     await page.getByRole('heading', { name: 'Payment authenticated' }).waitFor();
     expect(await ok(m.test.get(`/subscriptions/${subscription.id}`))).toMatchObject({ status: 'active' });
     expect((await ok(m.test.get(`/invoices/${open.id}`))).status).toBe('paid');
+    await page.context().close();
+  });
+
+  it('says when the mandate was revoked at the bank, beside the way to authorise a new one', async () => {
+    const a = await subscriber(m, 'portal-revoked@example.com');
+    const revoked = await request(
+      `${h.app.app.sandboxUrl}/v1/test_helpers/sandbox/subscriptions/${a.subscription.provider_subscription_id}/revoke_mandate`,
+      { method: 'POST', key: secretKey, rawBody: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    );
+    expect(revoked.status).toBe(200);
+    const { page } = await openPortal(a.customer.id);
+    const alert = page.getByTestId('mandate-revoked');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('until you authorise a new mandate below');
+    await page.getByRole('button', { name: 'Authorise a new mandate' }).waitFor();
     await page.context().close();
   });
 

@@ -13,6 +13,8 @@ export interface Instrument {
   bank: string | null;
   cardNumber: string | null;
   vpa: string | null;
+  /** The customer revoked the mandate (the test helper revoke_mandate): every later charge fails. */
+  revoked?: boolean;
 }
 
 export const DEFAULT_CARD = '4242424242424242';
@@ -46,6 +48,7 @@ export const pageBase = (pageUrl: string) => pageUrl.slice(0, pageUrl.lastIndexO
 
 /** Why the `attempt`-th charge after authorisation fails, or null when it succeeds. */
 export function laterChargeFailure(i: Instrument, attempt: number): string | null {
+  if (i.revoked) return 'mandate_revoked';
   const k = key(i);
   if (k === '4000000000000341' || k === 'failure@sandbox') return 'insufficient_funds';
   if (k === '4000000000009979' && attempt === 1) return 'stolen_card';

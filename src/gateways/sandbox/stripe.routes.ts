@@ -861,6 +861,33 @@ export function stripeRouter(sb: Sandbox): Router {
     post((em, account, req) => payInvoice(sb, em, account, String(req.params.id))),
   );
 
+  // Sandbox extension: the customer revokes the subscription's mandate at the bank (or it expires). Stripe clears the
+  // payment method from the subscription (customer.subscription.updated); later charges fail with mandate_revoked
+  // until a new payment method is set.
+  r.post(
+    '/test_helpers/sandbox/subscriptions/:id/revoke_mandate',
+    post(async (em, account, req) => {
+      const id = String(req.params.id);
+      const sub = await findObject(em, account, 'subscription', id, true);
+      if (!sub) throw notFound('subscription', id);
+      const previous = { default_payment_method: sub.data.default_payment_method };
+      patch(sub, { default_payment_method: null }, { instrument: { ...sub.internal.instrument, revoked: true } });
+      return {
+        body: sub.data,
+        events: [
+          queueStripeEvent(
+            em,
+            account.accountKey,
+            account.livemode,
+            'customer.subscription.updated',
+            sub.data,
+            previous,
+          ),
+        ],
+      };
+    }),
+  );
+
   // Sandbox extension (Stripe's own test clocks are objects of their own; here each account has one clock): moves
   // the account's clock to frozen_time and charges what falls due on the way before answering.
   r.post('/test_helpers/sandbox/advance', async (req: Request, res: Response) => {

@@ -142,6 +142,26 @@ export class BillingSubscription extends TenantEntity {
   @Property({ type: 'timestamptz', nullable: true })
   cancelledAt?: Date | null;
   @Field(() => DateTime, { nullable: true }) @Property({ type: 'timestamptz', nullable: true }) endedAt?: Date | null;
+  /** The mandate the gateway debits (docs/india.md "Mandates"), as its authorisation and later events reported it. */
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "The mandate's status: active once authorised, revoked when the gateway reports it revoked or expired (a new one is authorised through the portal or createMandateSetup); null before authorisation",
+  })
+  @Property({ type: 'text', nullable: true })
+  mandateStatus?: string | null;
+  @Field(() => String, { nullable: true, description: 'How the mandate debits: card, upi or emandate' })
+  @Property({ type: 'text', nullable: true })
+  mandateMethod?: string | null;
+  @Field(() => String, { nullable: true, description: 'The bank behind the mandate, when the gateway names it' })
+  @Property({ type: 'text', nullable: true })
+  mandateBank?: string | null;
+  @Field(() => DateTime, { nullable: true, description: 'When the current mandate was authorised' })
+  @Property({ type: 'timestamptz', nullable: true })
+  mandateAuthorizedAt?: Date | null;
+  @Field(() => DateTime, { nullable: true, description: 'When the gateway reported the mandate revoked or expired' })
+  @Property({ type: 'timestamptz', nullable: true })
+  mandateRevokedAt?: Date | null;
   /** The code of the coupon applied at creation, as the coupon spells it. */
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) couponCode?: string | null;
   @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadata: Record<string, string> = {};

@@ -171,7 +171,10 @@ export async function applySubscriptionEvent(
       await cancelledAtGateway(service, change, event, now);
       break;
     case 'subscription.mandate_setup':
-      replaceMandate(change, event);
+      replaceMandate(change, event, now);
+      break;
+    case 'subscription.mandate_revoked':
+      revokeMandate(change, now);
       break;
     case 'subscription.authorization_failed':
       // A declined attempt: the checkout stays open for another (or, at Razorpay, a renewal's failed payment, which
@@ -190,9 +193,10 @@ export async function applySubscriptionEvent(
  * `subscription.mandate_updated`, and the gateway told to charge it from now on by a durable command. A subscription
  * that ended meanwhile keeps nothing of it.
  */
-function replaceMandate(change: SubscriptionChange, event: GatewayEvent): void {
+function replaceMandate(change: SubscriptionChange, event: GatewayEvent, now: Date): void {
   const sub = change.sub;
   if (!event.setupId || !sub.providerSubscriptionId || !transitionFor(sub.status, 'replace_mandate')) return;
+  mandateAuthorized(sub, event, now); // before the move: its event carries the subscription as it is now
   change.move('replace_mandate', 'webhook', { checkout_session_id: event.checkoutSessionId ?? null });
   change.gatewayCommand(
     SubscriptionCommand.APPLY_MANDATE,
@@ -202,10 +206,33 @@ function replaceMandate(change: SubscriptionChange, event: GatewayEvent): void {
   );
 }
 
+/** The subscription's mandate record (docs/india.md "Mandates"): a mandate the customer has just authorised. */
+function mandateAuthorized(sub: BillingSubscription, event: GatewayEvent, now: Date): void {
+  sub.mandateStatus = 'active';
+  sub.mandateMethod = event.method ?? sub.mandateMethod ?? null;
+  sub.mandateBank = event.bank ?? null;
+  sub.mandateAuthorizedAt = now;
+  sub.mandateRevokedAt = null;
+}
+
+/**
+ * The gateway reports the mandate revoked (by the customer, at the bank or in the UPI app) or expired: recorded as
+ * `subscription.mandate_revoked` before the next debit fails, the state unchanged. The customer authorises a new one
+ * (the portal's "Authorise a new mandate"); until then the next debit fails and dunning follows. Once only.
+ */
+function revokeMandate(change: SubscriptionChange, now: Date): void {
+  const sub = change.sub;
+  if (sub.mandateStatus === 'revoked' || !transitionFor(sub.status, 'revoke_mandate')) return;
+  sub.mandateStatus = 'revoked';
+  sub.mandateRevokedAt = now;
+  change.move('revoke_mandate', 'webhook', { mandate_method: sub.mandateMethod ?? null });
+}
+
 /** The mandate was authorised: a trial starts, or the subscription is active and its first period begins. */
 function authorize(change: SubscriptionChange, event: GatewayEvent, now: Date): void {
   const sub = change.sub;
   if (sub.status !== S.CREATED) return;
+  mandateAuthorized(sub, event, now);
   // The checkout completed: nothing is left to expire.
   if (sub.nextAction === ScheduledAction.CHECKOUT_EXPIRY) change.schedule(null);
   const method = event.method ? { method: event.method } : {};

@@ -31,6 +31,7 @@ export type SubscriptionTrigger =
   | 'remove_scheduled_change'
   | 'remove_scheduled_cancellation' // cancel_at_period_end cleared: the subscription renews
   | 'replace_mandate' // the customer authorised a new mandate (its setup page): later charges use it
+  | 'revoke_mandate' // the gateway reports the mandate revoked or expired: nothing more can be debited from it
   // gateway events (triggered_by webhook)
   | 'mandate_authorized' // trial_period_days = 0
   | 'mandate_authorized_with_trial' // trial_period_days > 0
@@ -128,6 +129,11 @@ export const SUBSCRIPTIONS = defineMachine<
     row('replace_mandate', [S.ACTIVE], S.ACTIVE, 'subscription.mandate_updated', ['webhook']),
     row('replace_mandate', [S.PAST_DUE], S.PAST_DUE, 'subscription.mandate_updated', ['webhook']),
     row('replace_mandate', [S.PAUSED], S.PAUSED, 'subscription.mandate_updated', ['webhook']),
+    // The mandate revoked or expired at the gateway (docs/india.md "Mandates"): the state stays until a debit fails.
+    row('revoke_mandate', [S.TRIALING], S.TRIALING, 'subscription.mandate_revoked', ['webhook']),
+    row('revoke_mandate', [S.ACTIVE], S.ACTIVE, 'subscription.mandate_revoked', ['webhook']),
+    row('revoke_mandate', [S.PAST_DUE], S.PAST_DUE, 'subscription.mandate_revoked', ['webhook']),
+    row('revoke_mandate', [S.PAUSED], S.PAUSED, 'subscription.mandate_revoked', ['webhook']),
     // None leaves cancelled or completed: a cancelled subscription cannot be resumed, a completed one has ended.
   ],
   refused: (from, on) =>

@@ -28,6 +28,7 @@ export const TEST_EVENT_TYPES = [
   'subscription.plan_change_scheduled',
   'subscription.scheduled_change_removed',
   'subscription.mandate_updated',
+  'subscription.mandate_revoked',
   'invoice.created',
   'invoice.paid',
   'invoice.upcoming',

@@ -50,6 +50,7 @@ const PortalQuery = graphql(`
         id
         status
         provider
+        mandateStatus
         upcomingDebit {
           kind
           debitAt
@@ -238,6 +239,14 @@ function SubscriptionCard({
             <Money amount={sub.upcomingDebit.amountDue} currency={sub.upcomingDebit.currency} /> on{' '}
             <Day at={sub.upcomingDebit.debitAt} />
           </Text>
+        )}
+        {sub.mandateStatus === 'revoked' && live && (
+          <Alert color="orange" title="Your mandate was revoked" data-testid="mandate-revoked">
+            <Text size="sm">
+              Nothing can be debited for this subscription until you authorise a new mandate
+              {mandateOffered ? ' below' : ' with the merchant'}.
+            </Text>
+          </Alert>
         )}
         {toAuthenticate?.hostedAuthenticationUrl && (
           <Alert color="orange" title="A payment needs your approval" data-testid="authenticate-payment">
