@@ -420,10 +420,11 @@ export function payStripeInvoice(
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const attempts = si.attempts + 1;
-  // Off the customer's session (a retry) a debit above the limit needs authentication again; the authentication
-  // page pays it (`authenticated`).
+  // Off the customer's session (a retry) a period's debit above the limit needs authentication again; the
+  // authentication page pays it (`authenticated`). One-off invoices (a plan change's adjustment) are charged as before.
   const failure =
     !authenticated &&
+    invoice.data.billing_reason !== 'manual' &&
     needsAuthentication(invoice.data.currency, Number(invoice.data.amount_due), sub.data.metadata?.mandate_afa_limit)
       ? AUTHENTICATION_REQUIRED
       : laterChargeFailure(si.instrument, attempts);
@@ -595,6 +596,6 @@ export async function createStripeManualInvoice(
   });
 }
 
-/** The sandbox's authentication page of an invoice (checkout.ts). */
+/** The sandbox's authentication page of an invoice (authentication.ts). */
 export const authenticationUrl = (si: { pages?: string }, invoiceId: string) =>
   `${si.pages ?? ''}/authenticate/${invoiceId}`;
