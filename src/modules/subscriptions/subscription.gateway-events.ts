@@ -632,8 +632,8 @@ async function chargeFailed(
     change.move('retry_failed', 'webhook', { gateway_decline_reason: reason, retry_attempt: attempt });
     const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
     if (hard) return halt(service, change, 'webhook', reason);
-    await askAuthentication(service, change, event, now);
     if (attempt >= maxRetries) return halt(service, change, 'scheduler', reason);
+    await askAuthentication(service, change, event, now);
     const retryAt = addDays(sub.pastDueSince ?? now, retryDay(attempt + 1));
     change.schedule(ScheduledAction.RETRY, retryAt);
     if (reason !== AUTHENTICATION_REQUIRED) await announceRetry(change, service.invoices, retryAt, now);
@@ -652,9 +652,9 @@ async function chargeFailed(
   sub.retryAttempt = 0;
   sub.pastDueSince = now;
   if (hard) return halt(service, change, 'webhook', reason);
-  await askAuthentication(service, change, event, now);
   const maxRetries = (await currentMerchantOf(change.em, sub.merchantId)).maxRetries;
   if (maxRetries <= 0) return halt(service, change, 'scheduler', reason);
+  await askAuthentication(service, change, event, now); // only while the customer still can
   const retryAt = addDays(now, retryDay(1));
   change.schedule(ScheduledAction.RETRY, retryAt);
   // A debit that needs the customer's authentication is never made silently: its retries need no notice.
