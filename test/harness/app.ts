@@ -128,7 +128,20 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       this.count = 0;
       this.texts.length = 0;
     },
+    /** The last statement was a key's lookup: the merchant read next is its other half. */
+    afterKey: false,
     note(text: string) {
+      // A key's own lookup (its key_hash, then its merchant) runs when the key's 5-second cache has run out, as on a
+      // busy machine between two requests: that is authentication, not the work a test counts.
+      if (/from "api_keys"/.test(text) && /key_hash/.test(text)) {
+        this.afterKey = true;
+        return;
+      }
+      if (this.afterKey && /from "merchants"/.test(text)) {
+        this.afterKey = false;
+        return;
+      }
+      this.afterKey = false;
       this.count++;
       if (this.texts.length < 1000) this.texts.push(text);
     },
