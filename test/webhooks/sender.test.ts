@@ -63,7 +63,9 @@ it('gives up after the timeout', async () => {
   const r = await post(hasty, '/hang');
   expect(r).toMatchObject({ ok: false, status: null, error: 'timed out after 400 ms', body: null });
   expect(r.latencyMs).toBeGreaterThanOrEqual(390);
-  expect(r.latencyMs).toBeLessThan(2000);
+  // Its own 400 ms, not the server (which never answers) nor the 15 s of another sender; generous for a loaded
+  // machine, where a timer can fire seconds late (a CI run saw 2.2 s).
+  expect(r.latencyMs).toBeLessThan(10_000);
   // a 2xx status in time counts even if the body never finishes
   const partial = await post(bodyLimited, '/slow-body');
   expect(partial).toMatchObject({ ok: true, status: 200, body: 'partial' });
