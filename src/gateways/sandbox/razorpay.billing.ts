@@ -8,8 +8,7 @@ import {
   cardNetwork,
   HARD_DECLINES,
   Instrument,
-  laterChargeFailure,
-  needsAuthentication,
+  laterDebitFailure,
   pageBase,
 } from './rules';
 import { SandboxObject } from './sandbox.entities';
@@ -308,9 +307,11 @@ export function renewRazorpaySubscription(em: Persister, sub: SandboxObject, at:
   if (sub.data.status === 'paused') return [];
   const attempts = si.attempts + 1;
   patch(sub, {}, { attempts });
-  const failure = needsAuthentication(si.currency, si.planAmount + si.pendingAddons, sub.data.notes?.mandate_afa_limit)
-    ? AUTHENTICATION_REQUIRED
-    : laterChargeFailure(si.instrument!, attempts);
+  const failure = laterDebitFailure(si.instrument!, attempts, {
+    currency: si.currency,
+    amount: si.planAmount + si.pendingAddons,
+    limit: sub.data.notes?.mandate_afa_limit,
+  });
   return chargeCycle(em, sub, failure, at).events;
 }
 
@@ -329,10 +330,12 @@ export async function retryRazorpayCharge(
   patch(sub, {}, { attempts });
   if (sub.dueAt == null && sub.data.current_end) sub.dueAt = new Date(Number(sub.data.current_end) * 1000);
   // Off the customer's session a debit above the limit needs authentication again; the authentication page pays it.
-  const failure =
-    !authenticated && needsAuthentication(si.currency, Number(invoice.data.amount), sub.data.notes?.mandate_afa_limit)
-      ? AUTHENTICATION_REQUIRED
-      : laterChargeFailure(si.instrument!, attempts);
+  const failure = laterDebitFailure(si.instrument!, attempts, {
+    currency: si.currency,
+    amount: Number(invoice.data.amount),
+    limit: sub.data.notes?.mandate_afa_limit,
+    onSession: authenticated,
+  });
   return chargeCycle(em, sub, failure, at, invoice);
 }
 

@@ -46,6 +46,21 @@ export const AUTHENTICATION_REQUIRED = 'authentication_required';
 /** Where the sandbox's pages live, from one of its page URLs (`<publicUrl>/checkout/<id>`). */
 export const pageBase = (pageUrl: string) => pageUrl.slice(0, pageUrl.lastIndexOf('/checkout/'));
 
+/**
+ * Why a later debit of a mandate fails, or null when it succeeds: above the subscription's limit it waits for the
+ * customer's authentication (unless `onSession`: the authentication page, or a debit the limit does not cover), else
+ * the card rules (laterChargeFailure) decide.
+ */
+export function laterDebitFailure(
+  i: Instrument,
+  attempt: number,
+  debit: { currency: string; amount: number; limit: unknown; onSession?: boolean },
+): string | null {
+  if (!debit.onSession && needsAuthentication(debit.currency, debit.amount, debit.limit))
+    return AUTHENTICATION_REQUIRED;
+  return laterChargeFailure(i, attempt);
+}
+
 /** Why the `attempt`-th charge after authorisation fails, or null when it succeeds. */
 export function laterChargeFailure(i: Instrument, attempt: number): string | null {
   if (i.revoked) return 'mandate_revoked';

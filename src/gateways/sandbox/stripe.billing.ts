@@ -2,16 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { queueStripeEvent } from './events';
 import { gid, unix } from './ids';
 import { addUnits, PeriodUnit } from './periods';
-import {
-  AUTHENTICATION_REQUIRED,
-  bankOf,
-  cardNetwork,
-  Instrument,
-  last4,
-  laterChargeFailure,
-  needsAuthentication,
-  pageBase,
-} from './rules';
+import { AUTHENTICATION_REQUIRED, bankOf, cardNetwork, Instrument, last4, laterDebitFailure, pageBase } from './rules';
 import { SandboxObject } from './sandbox.entities';
 import { Account, createObject, findObject, patch, Persister } from './store';
 
@@ -377,13 +368,11 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
   sub.dueAt = new Date(bounds.end * 1000);
   if (sub.data.pause_collection) return []; // Stripe voids invoices while collection is paused.
   const attempts = si.attempts + 1;
-  const failure = needsAuthentication(
-    sub.data.currency,
-    subscriptionAmount(sub) + si.pendingSetupFee,
-    sub.data.metadata?.mandate_afa_limit,
-  )
-    ? AUTHENTICATION_REQUIRED
-    : laterChargeFailure(si.instrument, attempts);
+  const failure = laterDebitFailure(si.instrument, attempts, {
+    currency: sub.data.currency,
+    amount: subscriptionAmount(sub) + si.pendingSetupFee,
+    limit: sub.data.metadata?.mandate_afa_limit,
+  });
   patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts });
   return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, at).eventId];
 }
@@ -422,12 +411,12 @@ export function payStripeInvoice(
   const attempts = si.attempts + 1;
   // Off the customer's session (a retry) a period's debit above the limit needs authentication again; the
   // authentication page pays it (`authenticated`). One-off invoices (a plan change's adjustment) are charged as before.
-  const failure =
-    !authenticated &&
-    invoice.data.billing_reason !== 'manual' &&
-    needsAuthentication(invoice.data.currency, Number(invoice.data.amount_due), sub.data.metadata?.mandate_afa_limit)
-      ? AUTHENTICATION_REQUIRED
-      : laterChargeFailure(si.instrument, attempts);
+  const failure = laterDebitFailure(si.instrument, attempts, {
+    currency: invoice.data.currency,
+    amount: Number(invoice.data.amount_due),
+    limit: sub.data.metadata?.mandate_afa_limit,
+    onSession: authenticated || invoice.data.billing_reason === 'manual',
+  });
   // A one-off invoice (billing_reason manual) is charged like any later charge (the card rules count it) but is no
   // period's invoice: the subscription's status, latest and open invoice stay as they are.
   const manual = invoice.data.billing_reason === 'manual';

@@ -884,6 +884,7 @@ export function stripeRouter(sb: Sandbox): Router {
             previous,
           ),
         ],
+        deliverFirst: true, // applied by the service before this answers, as the other test helpers are
       };
     }),
   );
