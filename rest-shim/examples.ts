@@ -134,6 +134,7 @@ export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
   'POST /entitlements': { lookup_key: `certificates_${UNIQUE}`, name: 'Certificates' },
   'POST /entitlements/{id}/products': { product_ids: [demo('product')] },
   'POST /merchant/tax-settings': { gstin: '29ABCDE1234F1ZW', state_code: '29', tax_rate_bps: 1800, sac_code: '999293' },
+  'POST /invoices/{id}/e-invoice/cancel': { reason: 'data_entry_mistake', remark: 'Wrong GSTIN of the recipient' },
   'POST /webhooks/endpoints': {
     url: 'https://shop.example/webhooks/cadence',
     mode: 'test',

@@ -32,6 +32,11 @@ export interface Config {
   gatewayTimeoutMs: number;
   /** SANDBOX_FAULTS (off): the sandbox serves /_faults, failing chosen requests on demand (tests only). */
   sandboxFaults: boolean;
+  /**
+   * IRP_URL: the invoice registration portal's API root for GST e-invoicing (docs/india.md). Unset: the sandbox's
+   * portal when SANDBOX is on, else none (registrations fail with that reason).
+   */
+  irpUrl: string | undefined;
   /** How long a gateway command is retried before it is given up (GATEWAY_COMMAND_RETRY_SECONDS; 3 days). */
   gatewayCommandRetrySeconds: number;
   /** The wait after a gateway command's first failed attempt, doubling up to an hour (GATEWAY_COMMAND_FIRST_RETRY_MS; 30 s). */
@@ -132,6 +137,7 @@ export function loadConfig(env = process.env): Config {
     sandboxPublicUrl: env.SANDBOX_PUBLIC_URL ? env.SANDBOX_PUBLIC_URL.replace(/\/$/, '') : undefined,
     gatewayTimeoutMs: int(env, 'GATEWAY_TIMEOUT_MS', 10_000),
     sandboxFaults: onOff(env, 'SANDBOX_FAULTS', false),
+    irpUrl: env.IRP_URL ? env.IRP_URL.replace(/\/$/, '') : undefined,
     gatewayCommandRetrySeconds: Math.max(1, int(env, 'GATEWAY_COMMAND_RETRY_SECONDS', 3 * 86_400)),
     gatewayCommandFirstRetryMs: Math.max(10, int(env, 'GATEWAY_COMMAND_FIRST_RETRY_MS', 30_000)),
     webhookRetrySchedule: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),

@@ -16,7 +16,7 @@ import { PortalService } from './modules/portal';
 import { IdempotencyStore } from './modules/idempotency';
 import { MerchantService } from './modules/merchants';
 import { PaymentService } from './modules/payments';
-import { InvoiceService, InvoiceDocuments, invoiceSql } from './modules/invoices';
+import { InvoiceDocuments, InvoiceService, invoiceSql, IrpClient } from './modules/invoices';
 import {
   SubscriptionService,
   openSubscriptionsOfConnection,
@@ -74,7 +74,6 @@ export function createServices(
   // the test clock.
   const pool = openServicePool(orm);
   const webhooks = webhookServices(config, orm, pool, secrets, () => serializer);
-  const invoices = new InvoiceService(() => serializer);
   const coupons = new CouponService(webhooks.clock);
   const commands = new GatewayCommands(orm.em, pool, providers, () => serializer, {
     retrySeconds: config.gatewayCommandRetrySeconds,
@@ -82,6 +81,11 @@ export function createServices(
     gatewayTimeoutMs: config.gatewayTimeoutMs,
     concurrency: config.workerConcurrency,
     pollMs: config.workerPollMs,
+  });
+  const irpUrl = config.irpUrl ?? (sandboxUrl ? `${sandboxUrl}/irp/v1` : null);
+  const invoices = new InvoiceService(() => serializer, {
+    irp: new IrpClient(irpUrl, config.gatewayTimeoutMs),
+    commands,
   });
   const payments = new PaymentService(providers, () => serializer, invoices, commands, orm.em, pool);
   const subscriptions = new SubscriptionService(

@@ -25,10 +25,29 @@ export const INVOICE_ROUTES: Route[] = [
   },
   {
     method: 'post',
+    path: '/invoices/{id}/e-invoice/retry',
+    tag: 'Invoices',
+    conflicts: ['invalid_state_transition'],
+    summary:
+      'Send a failed e-invoice registration to the invoice registration portal again (e_invoice_status back to pending).',
+    document: `mutation($id: ID!) { retryEInvoice(id: $id) { ${INVOICE} } }`,
+  },
+  {
+    method: 'post',
+    path: '/invoices/{id}/e-invoice/cancel',
+    tag: 'Invoices',
+    conflicts: ['e_invoice_not_cancellable'],
+    gateway: true,
+    summary:
+      "Cancel a registered e-invoice's IRN at the portal (reason, remark), within 24 hours of its acknowledgement; the document stands.",
+    document: `mutation($id: ID!, $input: CancelEInvoiceInput!) { cancelEInvoice(id: $id, input: $input) { ${INVOICE} } }`,
+  },
+  {
+    method: 'post',
     path: '/merchant/tax-settings',
     tag: 'Merchant',
     summary:
-      "Update the merchant's GST settings (gstin, state_code, tax_rate_bps, sac_code, address); omitted fields are kept, null clears.",
+      "Update the merchant's GST settings (gstin, state_code, tax_rate_bps, sac_code, address, e_invoicing); omitted fields are kept, null clears.",
     document: 'mutation($input: UpdateTaxSettingsInput!) { updateTaxSettings(input: $input) { ...TaxSettingsFields } }',
   },
 ];

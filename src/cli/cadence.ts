@@ -358,7 +358,7 @@ subscription.paused, subscription.resumed, subscription.cancelled, subscription.
 subscription.payment_failed, subscription.payment_succeeded, subscription.halted, subscription.completed,
 subscription.plan_changed, subscription.plan_change_scheduled, subscription.scheduled_change_removed,
 subscription.mandate_updated, subscription.mandate_revoked, invoice.created, invoice.paid, invoice.upcoming, invoice.payment_action_required,
-credit_note.created, webhook_endpoint.disabled. An unknown type is refused by the service (parameter_invalid).
+credit_note.created, e_invoice.registered, e_invoice.failed, e_invoice.cancelled, webhook_endpoint.disabled. An unknown type is refused by the service (parameter_invalid).
 
 Options:
   --endpoint ID   Only this endpoint

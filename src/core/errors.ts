@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   usage_rate_exists: [409, 'invalid_request_error'],
   mandate_update_unsupported: [409, 'invalid_request_error'],
   no_announced_debit: [409, 'invalid_request_error'],
+  e_invoice_not_cancellable: [409, 'invalid_request_error'],
   customer_exists: [409, 'invalid_request_error'],
   request_too_large: [413, 'invalid_request_error'],
   rate_limited: [429, 'rate_limit_error'],

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { Express, Request } from 'express';
 import { authenticationRouter } from './authentication';
+import { irpRouter } from './irp';
 import { checkoutRouter } from './checkout';
 import { notEmulated, requestChecks, sandboxErrorHandler } from './http';
 import { razorpayRouter } from './razorpay.routes';
@@ -55,6 +56,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox & { app: Express } 
   app.use('/razorpay/v1', razorpayRouter(sb));
   app.use(checkoutRouter(sb));
   app.use(authenticationRouter(sb));
+  app.use('/irp/v1', irpRouter(sb.pool, sb.secrets));
   app.use((req: Request) => {
     throw notEmulated(req.method, req.path);
   });

@@ -38,7 +38,7 @@ export class GatewayCommand extends TenantEntity {
 
   @Field({
     description:
-      'What is asked of the gateway: cancel_subscription, stop_collection, refund, collect_invoice, full_price, ...',
+      'What is asked of the gateway (cancel_subscription, stop_collection, refund, collect_invoice, full_price, ...) or of the invoice registration portal (register_e_invoice)',
   })
   @Property({ length: 64 })
   action!: string;
@@ -46,7 +46,9 @@ export class GatewayCommand extends TenantEntity {
   @Field(() => ID, { nullable: true }) @Property({ type: 'uuid', nullable: true }) subscriptionId?: string | null;
   @Field(() => ID, { nullable: true }) @Property({ type: 'uuid', nullable: true }) paymentId?: string | null;
   @Field(() => ID, { nullable: true }) @Property({ type: 'uuid', nullable: true }) invoiceId?: string | null;
-  @Property({ type: 'uuid' }) connectionId!: string;
+  /** null: a command of an outside service other than a gateway (the invoice registration portal). */
+  @Property({ type: 'uuid', nullable: true })
+  connectionId?: string | null;
   /** The call's arguments, as its handler reads them. */
   @Property({ type: 'jsonb' }) args: Record<string, unknown> = {};
   @Field({ description: 'Sent with every attempt: the gateway does the call once however often it is tried.' })

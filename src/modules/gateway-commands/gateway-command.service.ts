@@ -24,7 +24,8 @@ const INLINE_GRACE_MS = 10_000;
 export interface NewCommand {
   action: string;
   description: string;
-  connectionId: string;
+  /** The gateway connection it calls through; null for a command of another outside service (registerService). */
+  connectionId: string | null;
   subscriptionId?: string | null;
   paymentId?: string | null;
   invoiceId?: string | null;
@@ -39,6 +40,16 @@ export interface NewCommand {
  * gateway refused: given up at once) or anything else (tried again).
  */
 export type CommandHandler = (job: CommandJob, gateway: GatewayPort, em: EntityManager) => Promise<void>;
+
+/**
+ * A command to an outside service other than a payment gateway (the invoice registration portal): the same contract
+ * as CommandHandler without a gateway connection; `givenUp` records, in the transaction that gives the command up,
+ * what that means for the command's subject.
+ */
+export interface ServiceCommand {
+  run: (job: CommandJob, em: EntityManager) => Promise<void>;
+  givenUp?: (job: CommandJob, em: EntityManager, lastError: string) => Promise<void>;
+}
 
 export interface GatewayCommandListArgs extends PageArgs {
   subscriptionId?: string | null;
@@ -55,6 +66,7 @@ export interface GatewayCommandListArgs extends PageArgs {
  */
 export class GatewayCommands {
   private readonly handlers = new Map<string, CommandHandler>();
+  private readonly serviceCommands = new Map<string, ServiceCommand>();
   private loop: ClaimLoop<CommandJob> | null = null;
   private readonly leaseMs: number;
 
@@ -75,8 +87,16 @@ export class GatewayCommands {
   }
 
   register(action: string, handler: CommandHandler): void {
-    if (this.handlers.has(action)) throw new Error(`gateway command ${action} registered twice`);
+    if (this.handlers.has(action) || this.serviceCommands.has(action))
+      throw new Error(`gateway command ${action} registered twice`);
     this.handlers.set(action, handler);
+  }
+
+  /** A command without a gateway connection (ServiceCommand): run, retried and given up like the others. */
+  registerService(action: string, command: ServiceCommand): void {
+    if (this.handlers.has(action) || this.serviceCommands.has(action))
+      throw new Error(`gateway command ${action} registered twice`);
+    this.serviceCommands.set(action, command);
   }
 
   /**
@@ -84,8 +104,12 @@ export class GatewayCommands {
    * The process that commits it runs it (`runNow`); the worker takes it only when that has not happened within
    * INLINE_GRACE_MS (the process died in between), so the two never race for it.
    */
-  queue(em: EntityManager, command: NewCommand): GatewayCommand {
-    if (!this.handlers.has(command.action)) throw new Error(`no handler for gateway command ${command.action}`);
+  queue(em: EntityManager, command: NewCommand, options: { runBy?: 'caller' | 'worker' } = {}): GatewayCommand {
+    const service = this.serviceCommands.has(command.action);
+    if (!this.handlers.has(command.action) && !service)
+      throw new Error(`no handler for gateway command ${command.action}`);
+    if (service !== (command.connectionId === null))
+      throw new Error(`gateway command ${command.action}: a gateway connection exactly when it calls a gateway`);
     const now = new Date();
     const row = make(GatewayCommand, {
       action: command.action,
@@ -96,7 +120,8 @@ export class GatewayCommands {
       invoiceId: command.invoiceId ?? null,
       args: command.args ?? {},
       idempotencyKey: command.idempotencyKey,
-      nextAttemptAt: new Date(now.getTime() + INLINE_GRACE_MS),
+      // runBy 'worker': no process runs it after its commit (it is written where no caller waits for it).
+      nextAttemptAt: options.runBy === 'worker' ? now : new Date(now.getTime() + INLINE_GRACE_MS),
       giveUpAt: new Date(now.getTime() + this.options.retrySeconds * 1000),
     });
     em.persist(row);
@@ -124,15 +149,9 @@ export class GatewayCommands {
     const em = tenantEntityManager(this.root, tenant);
     let failure: { error: string; refused: boolean } | null = null;
     try {
-      const handler = this.handlers.get(job.action);
-      if (!handler) throw new GatewayError('gateway_rejected', `no handler for gateway command ${job.action}`);
-      const connection = await em.findOne(
-        ProviderConnection,
-        { id: job.connection_id },
-        { populate: ['credentialsSealed'] },
-      );
-      if (!connection) throw new GatewayError('gateway_rejected', 'the gateway connection was removed');
-      await handler(job, this.providers.gatewayFor(connection), em);
+      const service = this.serviceCommands.get(job.action);
+      if (service) await service.run(job, em);
+      else await this.runOnGateway(job, em);
     } catch (err) {
       const refused = err instanceof GatewayError && err.code === 'gateway_rejected';
       failure = { error: err instanceof Error ? err.message : String(err), refused };
@@ -142,6 +161,19 @@ export class GatewayCommands {
       );
     }
     await this.record(job, failure);
+  }
+
+  private async runOnGateway(job: CommandJob, em: EntityManager): Promise<void> {
+    const handler = this.handlers.get(job.action);
+    if (!handler) throw new GatewayError('gateway_rejected', `no handler for gateway command ${job.action}`);
+    if (!job.connection_id) throw new GatewayError('gateway_rejected', 'the command names no gateway connection');
+    const connection = await em.findOne(
+      ProviderConnection,
+      { id: job.connection_id },
+      { populate: ['credentialsSealed'] },
+    );
+    if (!connection) throw new GatewayError('gateway_rejected', 'the gateway connection was removed');
+    await handler(job, this.providers.gatewayFor(connection), em);
   }
 
   private async record(job: CommandJob, failure: { error: string; refused: boolean } | null): Promise<void> {
@@ -167,6 +199,7 @@ export class GatewayCommands {
       cmd.status = GatewayCommandStatus.FAILED;
       cmd.completedAt = now;
       cmd.nextAttemptAt = null;
+      await this.serviceCommands.get(job.action)?.givenUp?.(job, tx, cmd.lastError);
       await tx.flush();
       recordEvent(tx, 'gateway_command.failed', this.serializer().toRest(cmd), job.mode);
     });

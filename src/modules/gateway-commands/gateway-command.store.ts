@@ -20,7 +20,8 @@ export interface CommandJob {
   merchant_id: string;
   mode: Mode;
   action: string;
-  connection_id: string;
+  /** null: a command of another outside service (GatewayCommands.registerService). */
+  connection_id: string | null;
   subscription_id: string | null;
   payment_id: string | null;
   invoice_id: string | null;

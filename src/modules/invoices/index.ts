@@ -3,7 +3,15 @@
  * The module's public surface: other modules import it only through this file.
  */
 export { InvoiceDocuments } from './invoice.documents';
-export { BillingReason, Invoice, InvoiceSequence, InvoiceStatus, InvoiceType } from './invoice.entities';
+export {
+  BillingReason,
+  EInvoiceStatus,
+  Invoice,
+  InvoiceSequence,
+  InvoiceStatus,
+  InvoiceType,
+} from './invoice.entities';
+export { IrpClient } from './e-invoice.irp';
 export { invoiceResolvers } from './invoice.resolver';
 export { InvoiceDocument, invoicePdf } from './invoice.pdf.resolver';
 export { InvoiceService, taxPartiesOf } from './invoice.service';

@@ -11,9 +11,10 @@ export const RENDER_PER_MERCHANT = 4;
 
 /**
  * The PDFs of issued invoices and credit notes. An issued document never changes, so each is rendered once and its
- * bytes kept (table invoice_documents); the only figures that move after issue (amount paid, amount due, credit
- * applied, credited by later credit notes) make its "printed state", and a document whose state moved is rendered once more in the new one. Rendering
- * runs on a bounded pool of worker threads (src/core/worker-pool.ts), never on the event loop.
+ * bytes kept (table invoice_documents); what moves after issue (amount paid, amount due, credit applied, credited by
+ * later credit notes, an e-invoice's registration and its cancellation) makes its "printed state", and a document
+ * whose state moved is rendered once more in the new one. Rendering runs on a bounded pool of worker threads
+ * (src/core/worker-pool.ts), never on the event loop.
  */
 export class InvoiceDocuments {
   private readonly renderer: WorkerPool<InvoicePdfInput, Uint8Array>;
@@ -56,7 +57,11 @@ export class InvoiceDocuments {
 
 /** The figures a PDF prints that may move after issue; everything else on it is fixed at issue. */
 function printedState(invoice: Invoice): string {
-  return `paid=${invoice.amountPaid};due=${invoice.amountDue};credit=${invoice.creditApplied};credited=${invoice.amountCredited}`;
+  // An e-invoice's registration (IRN and QR) and its cancellation are printed once the portal has given them.
+  const eInvoice = invoice.irn
+    ? `;irn=${invoice.irn};cancelled=${invoice.eInvoiceCancelledAt?.toISOString() ?? ''}`
+    : '';
+  return `paid=${invoice.amountPaid};due=${invoice.amountDue};credit=${invoice.creditApplied};credited=${invoice.amountCredited}${eInvoice}`;
 }
 
 /**
@@ -107,5 +112,15 @@ async function pdfInput(ctx: Ctx, invoice: Invoice): Promise<InvoicePdfInput> {
       address: i.recipient.address ?? null,
     },
     relatedInvoice: related && { number: related.number, issuedAt: related.issuedAt },
+    eInvoice:
+      i.irn && i.ackNo && i.ackDate && i.signedQr
+        ? {
+            irn: i.irn,
+            ackNo: i.ackNo,
+            ackDate: i.ackDate,
+            signedQr: i.signedQr,
+            cancelledAt: i.eInvoiceCancelledAt ?? null,
+          }
+        : null,
   };
 }

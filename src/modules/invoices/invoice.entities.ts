@@ -23,6 +23,20 @@ export enum InvoiceStatus {
   /** Credit notes. */
   ISSUED = 'issued',
 }
+/**
+ * A document's registration with the invoice registration portal (docs/india.md, "E-invoicing"); null on documents
+ * that are not e-invoices (the merchant's e-invoicing is off, the recipient has no GSTIN, or not INR).
+ */
+export enum EInvoiceStatus {
+  /** Issued; its registration is written as a durable command and tried until it goes through. */
+  PENDING = 'pending',
+  REGISTERED = 'registered',
+  /** The portal refused it, or it did not go through in time: the document stands, and can be sent again. */
+  FAILED = 'failed',
+  /** Its IRN was cancelled at the portal (within 24 hours of registration). */
+  CANCELLED = 'cancelled',
+}
+registerEnumType(EInvoiceStatus, { name: 'EInvoiceStatus' });
 registerEnumType(InvoiceType, { name: 'InvoiceType' });
 registerEnumType(BillingReason, { name: 'BillingReason' });
 registerEnumType(InvoiceStatus, { name: 'InvoiceStatus' });
@@ -176,6 +190,40 @@ export class Invoice extends TenantEntity {
   })
   @Property({ type: 'timestamptz', nullable: true })
   authenticationRequiredAt?: Date | null;
+
+  // E-invoicing (docs/india.md, "E-invoicing"): the registration of the issued document, not the document itself.
+  @Field(() => EInvoiceStatus, {
+    nullable: true,
+    description:
+      'Its registration with the invoice registration portal: pending, registered, failed or cancelled; null when it is not an e-invoice',
+  })
+  @Enum({ items: () => EInvoiceStatus, nullable: true })
+  eInvoiceStatus?: EInvoiceStatus | null;
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Invoice reference number: SHA-256 (64 hex) of "<supplier GSTIN>/<financial year, 2026-27>/<INV or CRN>/<number>"',
+  })
+  @Property({ length: 64, nullable: true })
+  irn?: string | null;
+  @Field(() => String, { nullable: true, description: "The portal's acknowledgement number" })
+  @Property({ type: 'text', nullable: true })
+  ackNo?: string | null;
+  @Field(() => DateTime, { nullable: true, description: "The portal's acknowledgement time" })
+  @Property({ type: 'timestamptz', nullable: true })
+  ackDate?: Date | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The portal's signed QR code content (a compact JWS); the PDF prints it as a QR code",
+  })
+  @Property({ type: 'text', nullable: true })
+  signedQr?: string | null;
+  @Field(() => String, { nullable: true, description: 'Why the last registration attempt failed' })
+  @Property({ type: 'text', nullable: true })
+  eInvoiceError?: string | null;
+  @Field(() => DateTime, { nullable: true, description: 'When its IRN was cancelled at the portal' })
+  @Property({ type: 'timestamptz', nullable: true })
+  eInvoiceCancelledAt?: Date | null;
 }
 
 /**

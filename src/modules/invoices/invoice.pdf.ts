@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type PDFKitDocument from 'pdfkit';
+import QRCode from 'qrcode';
 import { gstStateLabel } from '../../core/gst-states';
 import type { Invoice, InvoiceLineItem, InvoiceRecipient, InvoiceSupplier } from './invoice.entities';
 import { formatAmount, formatMoney, rupeesInWords } from '../../money';
@@ -50,6 +51,8 @@ export interface InvoicePdfInput {
   recipient: InvoiceRecipient;
   /** A credit note's original invoice (rule 53 asks for its number and date), itself a final record. */
   relatedInvoice?: { number: string; issuedAt?: Date | null } | null;
+  /** An e-invoice's registration (docs/india.md): printed with its signed QR code as a QR image. */
+  eInvoice?: { irn: string; ackNo: string; ackDate: Date; signedQr: string; cancelledAt: Date | null } | null;
 }
 
 const REGULAR = 'DejaVuSans.ttf';
@@ -145,8 +148,12 @@ let pdfkit: typeof PDFKitDocument | undefined;
 const PDFDocumentClass = (): typeof PDFKitDocument => (pdfkit ??= require('pdfkit') as typeof PDFKitDocument);
 
 /** Renders the invoice or credit note; answers the PDF file's bytes. */
-export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
-  const { invoice, supplier, recipient, relatedInvoice } = input;
+export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
+  const { invoice, supplier, recipient, relatedInvoice, eInvoice } = input;
+  // The signed QR is a long JWS: medium error correction keeps the code small enough to scan from paper.
+  const qr = eInvoice
+    ? await QRCode.toBuffer(eInvoice.signedQr, { type: 'png', errorCorrectionLevel: 'M', margin: 1, scale: 4 })
+    : null;
   const isCredit = String(invoice.type) === 'credit_note';
   const currency = invoice.currency.toUpperCase();
   const supplierGstin = supplier.gstin ?? null;
@@ -213,6 +220,27 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   let y = MARGIN + 30;
   rule(y);
   y += 10;
+
+  // E-invoice: the portal's registration, with its signed QR code, above everything else on the page.
+  if (eInvoice && qr) {
+    const size = 110;
+    doc.image(qr, A4_WIDTH - MARGIN - size, y, { width: size, height: size });
+    let at = text('E-invoice', MARGIN, y, { size: 8, bold: true, color: GREY }) + 2;
+    const rows: [string, string][] = [
+      ['IRN', eInvoice.irn],
+      ['Ack. no.', eInvoice.ackNo],
+      ['Ack. date', istDateTime(eInvoice.ackDate)],
+    ];
+    if (eInvoice.cancelledAt) rows.push(['IRN cancelled', istDateTime(eInvoice.cancelledAt)]);
+    // 8 points: the 64 hex digits of the IRN fit one line beside the code.
+    for (const [label, value] of rows) {
+      text(label, MARGIN, at, { size: 8, color: GREY });
+      at = Math.max(doc.y, text(value, MARGIN + 60, at, { size: 8, width: CONTENT - size - 80 })) + 2;
+    }
+    y = Math.max(at, y + size) + 6;
+    rule(y);
+    y += 10;
+  }
 
   // Supplier (left) and the document's particulars (right)
   const colWidth = CONTENT / 2 - 10;
@@ -358,4 +386,11 @@ export function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
 
   doc.end();
   return done;
+}
+
+/** DD-MM-YYYY HH:mm of the instant in IST. */
+function istDateTime(at: Date): string {
+  const d = new Date(at.getTime() + IST_OFFSET_MS);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${istDate(at)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} IST`;
 }

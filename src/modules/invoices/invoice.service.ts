@@ -9,6 +9,9 @@ import { CommitStatement, rootTransaction, sendWithCommit } from '../../core/sql
 import { idFilters, PageArgs, paginate } from '../../core/pagination';
 import type { Serializer } from '../../core/serialize';
 import type { Customer } from '../customers';
+import type { GatewayCommands } from '../gateway-commands';
+import { EInvoicing } from './e-invoice.service';
+import type { IrpClient } from './e-invoice.irp';
 import type { Merchant } from '../merchants';
 import type { InvoicedPayment as Payment, InvoicedRefund as Refund } from './invoice.payments';
 import type { OutboxEvent } from '../../core/events';
@@ -132,7 +135,15 @@ export interface InvoiceListArgs extends PageArgs {
 
 /** Invoices and credit notes: GST, gap-free numbers, issue and settle (docs/invoices-and-gst.md). */
 export class InvoiceService {
-  constructor(private readonly serializer: () => Serializer) {}
+  /** Registration of e-invoices (e-invoice.service.ts); none in processes built without it. */
+  readonly eInvoicing: EInvoicing | null;
+
+  constructor(
+    private readonly serializer: () => Serializer,
+    eInvoicing?: { irp: IrpClient; commands: GatewayCommands },
+  ) {
+    this.eInvoicing = eInvoicing ? new EInvoicing(eInvoicing.irp, eInvoicing.commands, (i) => this.toRest(i)) : null;
+  }
 
   invoice(ctx: Ctx, id: string): Promise<Invoice> {
     return findOr404(ctx.em, Invoice, id, 'invoice');
@@ -238,6 +249,7 @@ export class InvoiceService {
       paidAt: paid ? (draft.paidAt ?? draft.issuedAt) : null,
     });
     em.persist(invoice);
+    if (this.eInvoicing && EInvoicing.applies(merchant, invoice)) this.eInvoicing.queue(em, invoice);
     if (creditNote && invoice.relatedInvoiceId) await this.credit(em, invoice.relatedInvoiceId, total);
     numberAtCommit(em, invoice, financialYear(draft.issuedAt));
     // Nothing in the payloads is set by the database or at the flush; the number is added when the commit gives it.

@@ -59,6 +59,14 @@ export class Merchant extends BaseEntity {
   @Field(() => Int)
   @Property({ default: 1_500_000 })
   mandateAfaLimit: number = 1_500_000;
+
+  /**
+   * GST e-invoicing (docs/india.md): its INR invoices and credit notes to recipients with a GSTIN are registered with
+   * the invoice registration portal at issue.
+   */
+  @Field()
+  @Property({ default: false })
+  eInvoicing: boolean = false;
 }
 
 /** A secret key, stored as its SHA-256 only; `last4` helps a merchant tell keys apart. */

@@ -31,4 +31,10 @@ export class UpdateTaxSettingsInput {
   @IsOptional()
   @MaxLength(500)
   address?: string | null;
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'GST e-invoicing: register INR invoices and credit notes to recipients with a GSTIN at issue (needs the GSTIN); default false',
+  })
+  eInvoicing?: boolean | null;
 }

@@ -69,6 +69,8 @@ export class TaxSettings {
   @Field(() => Int) taxRateBps!: number;
   @Field(() => String, { nullable: true }) sacCode!: string | null;
   @Field(() => String, { nullable: true }) address!: string | null;
+  @Field({ description: 'GST e-invoicing: documents to recipients with a GSTIN are registered at issue' })
+  eInvoicing!: boolean;
 }
 
 @ObjectType()
@@ -129,6 +131,7 @@ export class MerchantResolver {
       taxRateBps: m.taxRateBps,
       sacCode: m.sacCode ?? null,
       address: m.address ?? null,
+      eInvoicing: m.eInvoicing,
     });
   }
 

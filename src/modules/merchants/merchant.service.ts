@@ -54,6 +54,8 @@ export interface TaxSettingsData {
   taxRateBps?: number | null;
   sacCode?: string | null;
   address?: string | null;
+  /** GST e-invoicing (docs/india.md); null: off. */
+  eInvoicing?: boolean | null;
 }
 
 export const DEFAULT_TAX_RATE_BPS = 1800;
@@ -62,7 +64,8 @@ const MAX_ADDRESS_LENGTH = 500;
 /**
  * Checks a merchant's complete tax settings, writing its GSTIN upper case: a GST state code, a GSTIN with a valid state
  * prefix and check character (src/modules/invoices/gstin.ts; its state the merchant's state code, when both are given), a rate of 0..10000 basis points, a SAC of 4 to 8
- * digits, an address of at most 500 characters. 400 parameter_invalid naming the field otherwise.
+ * digits, an address of at most 500 characters, and e-invoicing only with a GSTIN and a SAC. 400 parameter_invalid naming
+ * the field otherwise.
  */
 export function validateTaxSettings(s: {
   gstin: string | null;
@@ -70,6 +73,7 @@ export function validateTaxSettings(s: {
   taxRateBps: number;
   sacCode: string | null;
   address: string | null;
+  eInvoicing?: boolean;
 }): void {
   if (s.gstin != null) s.gstin = normaliseGstin(s.gstin, 'gstin');
   if (s.stateCode != null) checkGstStateCode(s.stateCode, 'state_code');
@@ -84,6 +88,10 @@ export function validateTaxSettings(s: {
   }
   if (s.address != null && (typeof s.address !== 'string' || s.address.length > MAX_ADDRESS_LENGTH)) {
     throw invalid('address', `address must be at most ${MAX_ADDRESS_LENGTH} characters.`);
+  }
+  // The portal registers a document under the supplier's GSTIN and needs an HSN/SAC code on every line.
+  if (s.eInvoicing && (s.gstin == null || s.sacCode == null)) {
+    throw invalid('e_invoicing', "e_invoicing needs the merchant's gstin and sac_code.");
   }
 }
 
@@ -212,6 +220,7 @@ export class MerchantService {
         taxRateBps: input.taxRateBps !== undefined ? (input.taxRateBps ?? DEFAULT_TAX_RATE_BPS) : m.taxRateBps,
         sacCode: input.sacCode !== undefined ? input.sacCode : (m.sacCode ?? null),
         address: input.address !== undefined ? cleanAddress(input.address) : (m.address ?? null),
+        eInvoicing: input.eInvoicing !== undefined ? (input.eInvoicing ?? false) : m.eInvoicing,
       };
       validateTaxSettings(next);
       Object.assign(m, next);

@@ -34,6 +34,9 @@ export const TEST_EVENT_TYPES = [
   'invoice.upcoming',
   'invoice.payment_action_required',
   'credit_note.created',
+  'e_invoice.registered',
+  'e_invoice.failed',
+  'e_invoice.cancelled',
   'webhook_endpoint.disabled',
 ] as const;
 export type TestEventType = (typeof TEST_EVENT_TYPES)[number];
@@ -245,6 +248,22 @@ function sampleInvoice(type: TestEventType, now: Date): SampleInvoice {
     ...(type === 'invoice.payment_action_required'
       ? { hostedAuthenticationUrl: 'https://checkout.example.com/authenticate/inv_test' }
       : {}),
+    ...(type.startsWith('e_invoice.') ? sampleEInvoice(type, now) : {}),
+  };
+}
+
+/** An e-invoice's registration as its events carry it (docs/india.md, "E-invoicing"). */
+function sampleEInvoice(type: TestEventType, now: Date): Record<string, unknown> {
+  if (type === 'e_invoice.failed')
+    return { customerGstin: '27AAPFU0939F1ZV', eInvoiceStatus: 'failed', eInvoiceError: 'portal unreachable' };
+  return {
+    customerGstin: '27AAPFU0939F1ZV',
+    eInvoiceStatus: type === 'e_invoice.cancelled' ? 'cancelled' : 'registered',
+    irn: hex(32),
+    ackNo: '112600000000042',
+    ackDate: now,
+    signedQr: 'eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl',
+    eInvoiceCancelledAt: type === 'e_invoice.cancelled' ? now : null,
   };
 }
 

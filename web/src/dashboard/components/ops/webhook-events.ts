@@ -14,4 +14,11 @@ export function useEventTypes(): string[] {
 }
 
 /** Endpoint filters: every event, a family by prefix, or one kind. */
-export const eventFilters = (types: string[]) => ['*', 'payment.*', 'subscription.*', 'invoice.*', ...types];
+export const eventFilters = (types: string[]) => [
+  '*',
+  'payment.*',
+  'subscription.*',
+  'invoice.*',
+  'e_invoice.*',
+  ...types,
+];
