@@ -133,7 +133,13 @@ export const BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
   'POST /merchant/billing-settings': { max_retries: 3, mandate_afa_limit: 1500000 },
   'POST /entitlements': { lookup_key: `certificates_${UNIQUE}`, name: 'Certificates' },
   'POST /entitlements/{id}/products': { product_ids: [demo('product')] },
-  'POST /merchant/tax-settings': { gstin: '29ABCDE1234F1ZW', state_code: '29', tax_rate_bps: 1800, sac_code: '999293' },
+  'POST /merchant/tax-settings': {
+    gstin: '29ABCDE1234F1ZW',
+    state_code: '29',
+    tax_rate_bps: 1800,
+    sac_code: '999293',
+    e_invoicing: true,
+  },
   'POST /invoices/{id}/e-invoice/cancel': { reason: 'data_entry_mistake', remark: 'Wrong GSTIN of the recipient' },
   'POST /webhooks/endpoints': {
     url: 'https://shop.example/webhooks/cadence',
@@ -202,6 +208,8 @@ export const PARAM_EXAMPLES: Record<string, Record<string, string>> = {
   '/entitlements/{id}/products': { id: demo('entitlement') },
   '/invoices/{id}': { id: demo('invoice') },
   '/invoices/{id}/pdf': { id: demo('invoice') },
+  '/invoices/{id}/e-invoice/retry': { id: demo('invoice') },
+  '/invoices/{id}/e-invoice/cancel': { id: demo('invoice') },
   '/webhooks/endpoints/{id}': { id: demo('webhook_endpoint') },
   '/webhooks/endpoints/{id}/toggle': { id: demo('webhook_endpoint') },
   '/webhooks/endpoints/{id}/roll-secret': { id: demo('webhook_endpoint') },

@@ -123,6 +123,8 @@ describe('cadence trigger', () => {
       subscription: 'subscription',
       invoice: 'invoice',
       credit_note: 'credit_note',
+      // An e-invoice's events carry the document registered (docs/india.md): the sample is an invoice.
+      e_invoice: 'invoice',
       webhook_endpoint: 'webhook_endpoint',
     };
     for (const r of seen()) {

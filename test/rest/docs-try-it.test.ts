@@ -42,6 +42,32 @@ const AUTHORISE_SUBSCRIPTION = async () => {
     await new Promise((res) => setTimeout(res, 100));
 };
 
+/**
+ * An invoice of the demo merchant, newest of all, to a customer with `gstin`; its e-invoice registration ends as
+ * `status` (the merchant's tax settings turned e-invoicing on in the step before).
+ */
+const eInvoice = (gstin: string, status: string) => async () => {
+  const email = `einvoice-${Date.now()}@example.com`;
+  const c = await m.test.post('/customers', { email, name: 'Unicorn Traders', gstin });
+  if (c.status !== 201) throw new Error(`customer: ${c.status} ${c.text}`);
+  const p = await m.test.post('/payments', {
+    amount: 49900,
+    currency: 'INR',
+    customer_id: c.body.id,
+    customer_email: email,
+    success_url: 'https://merchant.example/thanks',
+    cancel_url: 'https://merchant.example/cart',
+  });
+  if (p.status !== 201) throw new Error(`payment: ${p.status} ${p.text}`);
+  await PAY_PAYMENT();
+  for (let i = 0; i < 100; i++) {
+    const inv = (await newest(m.test, `/invoices?customer_id=${c.body.id}`)) as { e_invoice_status: string };
+    if (inv.e_invoice_status === status) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`the e-invoice never became ${status}`);
+};
+
 /** Every POST of the route table, in an order in which each has what it needs; a step may do something first. */
 const ALL_STEPS: { op: string; before?: () => Promise<void>; operator?: boolean }[] = [
   { op: 'POST /product-families' },
@@ -68,6 +94,12 @@ const ALL_STEPS: { op: string; before?: () => Promise<void>; operator?: boolean 
   { op: 'POST /subscriptions/{id}/cancel' },
   { op: 'POST /merchant/billing-settings' },
   { op: 'POST /merchant/tax-settings' },
+  // The portal refuses an invoice whose recipient is the supplier (the example's GSTIN): failed at once.
+  {
+    op: 'POST /invoices/{id}/e-invoice/retry',
+    before: eInvoice(BODY_EXAMPLES['POST /merchant/tax-settings'].gstin as string, 'failed'),
+  },
+  { op: 'POST /invoices/{id}/e-invoice/cancel', before: eInvoice('27AAPFU0939F1ZV', 'registered') },
   { op: 'POST /entitlements' },
   { op: 'POST /entitlements/{id}/products' },
   { op: 'POST /webhooks/endpoints' },
