@@ -103,6 +103,7 @@ export function createServices(
   webhooks.clock.register(scheduler.notices.dueWork);
   webhooks.clock.register(scheduler.dueWork);
   webhooks.clock.register(scheduler.gatewayDueWork);
+  webhooks.clock.register(commands.heldDueWork);
   return {
     config,
     plainPool: pool,

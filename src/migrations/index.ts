@@ -39,6 +39,7 @@ import { Migration20261204100100_subscription_tax_behavior } from './Migration20
 import { Migration20261204120000_pre_debit_notices } from './Migration20261204120000_pre_debit_notices';
 import { Migration20261205120000_mandate_authentication } from './Migration20261205120000_mandate_authentication';
 import { Migration20261206100000_e_invoicing } from './Migration20261206100000_e_invoicing';
+import { Migration20261206110000_held_commands } from './Migration20261206110000_held_commands';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -81,4 +82,5 @@ export const migrationsList = [
   { name: 'Migration20261204120000_pre_debit_notices', class: Migration20261204120000_pre_debit_notices },
   { name: 'Migration20261205120000_mandate_authentication', class: Migration20261205120000_mandate_authentication },
   { name: 'Migration20261206100000_e_invoicing', class: Migration20261206100000_e_invoicing },
+  { name: 'Migration20261206110000_held_commands', class: Migration20261206110000_held_commands },
 ];

@@ -13,7 +13,7 @@ export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
   catalog: ['idempotency', 'merchants', 'providers', 'test-clock'],
   coupons: ['catalog', 'merchants', 'test-clock'],
   usage: ['catalog', 'idempotency', 'test-clock'],
-  'gateway-commands': ['providers'],
+  'gateway-commands': ['providers', 'test-clock'],
   invoices: ['customers', 'gateway-commands', 'merchants', 'test-clock'],
   payments: ['customers', 'gateway-commands', 'idempotency', 'invoices', 'merchants', 'providers'],
   webhooks: ['payments', 'providers', 'test-clock'],

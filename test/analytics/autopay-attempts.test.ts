@@ -23,7 +23,7 @@ const EMPTY = {
   by_method: [],
   failure_reasons: [],
   banks: [],
-  pre_debit_notices: { sent: 0, renewals: 0, retries: 0, declined: 0 },
+  pre_debit_notices: { sent: 0, renewals: 0, retries: 0, collections: 0, declined: 0 },
   authentication: { required: 0, completed: 0 },
 };
 
@@ -40,7 +40,7 @@ function oneAttempt(
     by_method: [{ method: a.method, attempts: 1, authorized: won, success_rate: won }],
     failure_reasons: a.authorized ? [] : [{ reason: a.reason, count: 1 }],
     banks: [{ bank: a.bank, attempts: 1, authorized: won, success_rate: won }],
-    pre_debit_notices: { sent: 0, renewals: 0, retries: 0, declined: 0 },
+    pre_debit_notices: { sent: 0, renewals: 0, retries: 0, collections: 0, declined: 0 },
     authentication: { required: 0, completed: 0 },
   };
 }

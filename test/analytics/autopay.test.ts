@@ -75,7 +75,7 @@ const EXPECTED = {
     { bank: null, attempts: 1, authorized: 0, success_rate: 0 }, // 6: the @sandbox handle names no bank
   ],
   // No renewal falls due within 48 hours yet: nothing announced (test/subscriptions/pre-debit.test.ts counts them).
-  pre_debit_notices: { sent: 0, renewals: 0, retries: 0, declined: 0 },
+  pre_debit_notices: { sent: 0, renewals: 0, retries: 0, collections: 0, declined: 0 },
   authentication: { required: 0, completed: 0 },
 };
 
@@ -87,7 +87,7 @@ const EMPTY = {
   by_method: [],
   failure_reasons: [],
   banks: [],
-  pre_debit_notices: { sent: 0, renewals: 0, retries: 0, declined: 0 },
+  pre_debit_notices: { sent: 0, renewals: 0, retries: 0, collections: 0, declined: 0 },
   authentication: { required: 0, completed: 0 },
 };
 

@@ -35,8 +35,8 @@ describe('src/gateways/sandbox', () => {
   const files = sourceFiles(dir);
   /**
    * What the sandbox may import from outside its folder: the gateway port (types), the currency tables (ISO and
-   * per gateway), the money kernel (pure arithmetic and printing: the hosted pages print amounts with it), and three
-   * dependency-free helpers (the logger, the JSON nesting limit, the NUL check).
+   * per gateway), the money kernel (pure arithmetic and printing: the hosted pages print amounts with it), and four
+   * dependency-free helpers (the logger, the JSON nesting limit, the NUL check, the e-invoice IRN formula).
    */
   const ALLOWED = new Set([
     'src/gateways/port',
@@ -46,6 +46,7 @@ describe('src/gateways/sandbox', () => {
     'src/core/logger',
     'src/core/input-limits',
     'src/core/nul',
+    'src/core/irn',
   ]);
 
   it('imports only its own files, the port types, the currency tables and the allowed helpers', () => {

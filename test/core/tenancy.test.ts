@@ -209,6 +209,9 @@ const CASES: Record<string, { body?: Record<string, unknown>; own?: [number, str
   'get /invoices/{id}': {},
   // A PDF, not JSON: found for its owner.
   'get /invoices/{id}/pdf': { own: [200, undefined as unknown as string] },
+  // Not an e-invoice: refused for its owner, unknown to everyone else.
+  'post /invoices/{id}/e-invoice/retry': { own: [409, 'invalid_state_transition'] },
+  'post /invoices/{id}/e-invoice/cancel': { body: { reason: 'duplicate' }, own: [409, 'e_invoice_not_cancellable'] },
   'get /webhooks/endpoints/{id}': {},
   'post /webhooks/endpoints/{id}/toggle': { body: { enabled: true } },
   'post /webhooks/endpoints/{id}/roll-secret': {},

@@ -258,6 +258,7 @@ describe('tax settings', () => {
       tax_rate_bps: 1200,
       sac_code: '998431',
       address: 'Koramangala',
+      e_invoicing: false,
     });
     // A new GSTIN brings its state; live mode sees the same settings (they are the merchant's).
     const moved = await t.live.post('/merchant/tax-settings', { gstin: '27AAPFU0939F1ZV', address: null });

@@ -124,8 +124,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await h.clock.advance(m, new Date(new Date(subscription.current_period_start).getTime() + 10 * DAY));
     const up = await recurringPlan(m.test, { name: 'Monthly Plus' }, { amount: 99_900 });
     const r = await ok(m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: up.plan.id }));
-    const adjustment = await ok(m.test.get(`/invoices/${r.invoice.id}`));
+    let adjustment = await ok(m.test.get(`/invoices/${r.invoice.id}`));
     if (provider === 'stripe') {
+      // Announced, and charged from the mandate 24 hours later (docs/india.md).
+      expect(adjustment.status).toBe('open');
+      await h.clock.advance(m, 24 * 3600 + 60);
+      adjustment = await ok(m.test.get(`/invoices/${r.invoice.id}`));
       expect(adjustment.status).toBe('paid');
       expect(await ok(m.test.get(`/payments/${adjustment.payment_id}`))).toMatchObject({
         billing_reason: 'subscription_update',

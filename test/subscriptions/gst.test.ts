@@ -107,8 +107,12 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(net).toBeGreaterThan(0);
       expect(r1.invoice).toMatchObject({ subtotal: net, total: gross(net, state), amount_due: gross(net, state) });
       expect(await gatewayPriceAmounts(up.price.id)).toEqual([gross(99900, state)]);
-      const adjustment = await ok(m.test.get(`/invoices/${r1.invoice.id}`));
+      let adjustment = await ok(m.test.get(`/invoices/${r1.invoice.id}`));
       if (provider === 'stripe') {
+        // Announced, and charged from the mandate 24 hours later (docs/india.md).
+        expect(adjustment).toMatchObject({ status: 'open', amount_due: adjustment.total });
+        await h.clock.advance(m, 24 * 3600 + 60);
+        adjustment = await ok(m.test.get(`/invoices/${r1.invoice.id}`));
         expect(adjustment).toMatchObject({ status: 'paid', amount_paid: adjustment.total, amount_due: 0 });
       } else {
         expect(adjustment).toMatchObject({ status: 'open', amount_paid: 0, amount_due: adjustment.total });

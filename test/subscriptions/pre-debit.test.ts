@@ -116,7 +116,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const up = await recurringPlan(m.test, { name: 'Monthly Plus' }, { amount: 99_900 });
     const r = await ok(m.test.post(`/subscriptions/${sub.id}/change-plan`, { plan_id: up.plan.id }));
     await h.clock.advance(m, new Date(new Date(sub.current_period_end).getTime() - 47 * HOUR));
-    const [notice] = await upcoming(m, sub.id);
+    const notices = await upcoming(m, sub.id);
+    const notice = notices.find((n) => n.data.object.status === 'draft');
     const o = notice.data.object;
     // The renewal bills the new plan: ₹999.00 + 18% IGST.
     expect(o.amount_due).toBe(117882);
@@ -127,6 +128,13 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(o.debit_amount).toBe(117882 + adjustment.amount_due);
     } else {
       expect(o).toMatchObject({ carried_invoice_ids: [], debit_amount: 117882 });
+      // Stripe charges the adjustment on its own: announced with the change, for 24 hours later.
+      const collection = notices.find((n) => n.data.object.id === r.invoice.id).data.object;
+      expect(collection.number).toBe(r.invoice.number);
+      expect(collection.amount_due).toBe(r.invoice.amount_due);
+      expect(new Date(collection.next_payment_attempt).getTime()).toBe(
+        new Date(r.invoice.issued_at).getTime() + 24 * HOUR,
+      );
     }
     const g = await m.test.gql('query($id: ID!) { subscription(id: $id) { upcomingDebit { amountDue } } }', {
       id: sub.id,
@@ -164,9 +172,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     await h.clock.advance(own, after(sub.current_period_end)); // the renewal's notice, its failure, retry 1's notice
     const counts = async (query: string) =>
       (await ok(own.test.get(`/analytics/autopay${query}`))).pre_debit_notices as Record<string, number>;
-    expect(await counts('')).toEqual({ sent: 2, renewals: 1, retries: 1, declined: 0 });
-    expect(await counts('?currency=INR')).toEqual({ sent: 2, renewals: 1, retries: 1, declined: 0 });
-    expect(await counts('?currency=USD')).toEqual({ sent: 0, renewals: 0, retries: 0, declined: 0 });
+    expect(await counts('')).toEqual({ sent: 2, renewals: 1, retries: 1, collections: 0, declined: 0 });
+    expect(await counts('?currency=INR')).toEqual({ sent: 2, renewals: 1, retries: 1, collections: 0, declined: 0 });
+    expect(await counts('?currency=USD')).toEqual({ sent: 0, renewals: 0, retries: 0, collections: 0, declined: 0 });
   });
 
   async function portalToken(customerId: string): Promise<string> {

@@ -172,8 +172,11 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await unbilled(h.app, sub.id)).toBe('0');
 
     if (provider === 'stripe') {
-      // Charged at once from the mandate: paid.
-      expect(first).toMatchObject({ status: 'paid', amount_paid: 660, amount_due: 0 });
+      // Announced, and charged from the mandate 24 hours later (docs/india.md): open until then, then paid.
+      expect(first).toMatchObject({ status: 'open', amount_paid: 0, amount_due: 660 });
+      await h.clock.advance(m, 24 * 3600 + 60);
+      const collected = await ok(m.test.get(`/invoices/${first.id}`));
+      expect(collected).toMatchObject({ status: 'paid', amount_paid: 660, amount_due: 0 });
     } else {
       // An add-on of the total, which the next charge carries: open until then.
       expect(first).toMatchObject({ status: 'open', amount_paid: 0, amount_due: 660 });
@@ -225,6 +228,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       }),
     ]);
     if (provider === 'stripe') {
+      // The second is charged 24 hours after its notice (docs/india.md).
+      expect(usage.map((i) => i.status)).toEqual(['paid', 'open']);
+      await h.clock.advance(m, 24 * 3600 + 60);
+      usage = await usageInvoices(m.test, sub.id);
       expect(usage.map((i) => i.status)).toEqual(['paid', 'paid']);
     } else {
       // The charge at the end of period 2 carried the first add-on: that invoice is paid, once; the second waits.
@@ -277,7 +284,10 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     });
     expect(usage[0].line_items.map((l: any) => l.description)).toEqual(['Usage: api_calls (400 call x ₹0.0025)']);
     if (provider === 'stripe') {
-      expect(usage[0]).toMatchObject({ status: 'paid', amount_paid: 118 });
+      // Announced, and charged from the mandate 24 hours later (docs/india.md).
+      expect(usage[0]).toMatchObject({ status: 'open', amount_due: 118 });
+      await h.clock.advance(m, 24 * 3600 + 60);
+      expect(await ok(m.test.get(`/invoices/${usage[0].id}`))).toMatchObject({ status: 'paid', amount_paid: 118 });
     } else {
       // No later charge can carry an add-on: the invoice stays open for the merchant to collect.
       expect(usage[0]).toMatchObject({ status: 'open', amount_due: 118 });
@@ -336,6 +346,8 @@ describe('a free trial', () => {
     expect(await unbilled(h.app, sub.id)).toBe('0');
     await report(m, sub.id, [{ event_type: 'api_calls', quantity: 40, unit: 'call' }]); // 10; GST round(0.9) = 1 + 1
     await h.clock.advance(m, after(active.current_period_end));
+    // Charged 24 hours after its notice (docs/india.md).
+    await h.clock.advance(m, 24 * 3600 + 60);
     const usage = await usageInvoices(m.test, sub.id);
     expect(usage.map((i) => [i.subtotal, i.total, i.status, i.period_start])).toEqual([
       [10, 12, 'paid', active.current_period_start],

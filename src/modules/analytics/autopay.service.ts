@@ -124,7 +124,7 @@ export async function autopayReport(
   const groups = await attemptGroups(em, from, to, only);
   const notices = preDebitSql
     ? await preDebitCounts(em, preDebitSql, from, to, only?.currency ?? null)
-    : { renewals: 0, retries: 0, declined: 0, authenticationRequired: 0, authenticationCompleted: 0 };
+    : { renewals: 0, retries: 0, collections: 0, declined: 0, authenticationRequired: 0, authenticationCompleted: 0 };
   const total = groups.find((g) => g.dimension === 'total') ?? { attempts: 0, authorized: 0 };
   const byMethod = groups
     .filter((g) => g.dimension === 'method')
@@ -163,9 +163,10 @@ export async function autopayReport(
     failureReasons,
     banks,
     preDebitNotices: Object.assign(new PreDebitNoticeStats(), {
-      sent: notices.renewals + notices.retries,
+      sent: notices.renewals + notices.retries + notices.collections,
       renewals: notices.renewals,
       retries: notices.retries,
+      collections: notices.collections,
       declined: notices.declined,
     }),
     authentication: Object.assign(new AutopayAuthenticationStats(), {

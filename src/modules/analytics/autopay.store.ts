@@ -84,6 +84,7 @@ export interface PreDebitCountsSql {
 export interface PreDebitCounts {
   renewals: number;
   retries: number;
+  collections: number;
   declined: number;
   authenticationRequired: number;
   authenticationCompleted: number;
@@ -107,6 +108,7 @@ export async function preDebitCounts(
   return {
     renewals: Number(row?.renewals ?? 0),
     retries: Number(row?.retries ?? 0),
+    collections: Number(row?.collections ?? 0),
     declined: Number(row?.declined ?? 0),
     authenticationRequired: Number(row?.authentication_required ?? 0),
     authenticationCompleted: Number(row?.authentication_completed ?? 0),

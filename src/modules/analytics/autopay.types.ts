@@ -27,6 +27,10 @@ export class PreDebitNoticeStats {
   @Field(() => Int) sent!: number;
   @Field(() => Int, { description: "Renewals (the gateway's debit at a period's or trial's end)." }) renewals!: number;
   @Field(() => Int, { description: 'Dunning retries of an open invoice.' }) retries!: number;
+  @Field(() => Int, {
+    description: "Invoices the service collects from the mandate itself (a plan change's adjustment, usage; Stripe).",
+  })
+  collections!: number;
   @Field(() => Int, { description: 'Of the notices sent, the debits the customer declined (in the portal).' })
   declined!: number;
 }

@@ -72,7 +72,14 @@ export class GatewayCommand extends TenantEntity {
   @Field(() => DateTime, { nullable: true, description: 'When it succeeded or was given up.' })
   @Property({ type: 'timestamptz', nullable: true })
   completedAt?: Date | null;
-  /** Attempts stop after this (wall time): created_at + GATEWAY_COMMAND_RETRY_SECONDS. */
+  @Field(() => DateTime, {
+    nullable: true,
+    description:
+      "Held until this time on the merchant's clock (a mandate debit announced 24 hours ahead is not asked for earlier)",
+  })
+  @Property({ type: 'timestamptz', nullable: true })
+  notBefore?: Date | null;
+  /** Attempts stop after this (wall time): created_at (or the end of the hold) + GATEWAY_COMMAND_RETRY_SECONDS. */
   @Property({ type: 'timestamptz' }) giveUpAt!: Date;
   /** The claim of the run in progress: only it records an outcome. */
   @Property({ type: 'uuid', nullable: true }) lockToken?: string | null;

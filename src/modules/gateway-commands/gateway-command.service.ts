@@ -15,7 +15,8 @@ import { ProviderConnection } from '../providers';
 import type { ProviderService } from '../providers';
 import { GatewayCommand, GatewayCommandStatus } from './gateway-command.entities';
 import { commandLeaseMs, nextAttempt } from './gateway-command.policy';
-import { claimCommands, CommandJob, GATEWAY_COMMAND_CHANNEL } from './gateway-command.store';
+import { claimCommands, CommandJob, GATEWAY_COMMAND_CHANNEL, heldDue, nextHeldAt } from './gateway-command.store';
+import type { DueWork } from '../test-clock';
 
 /** How long the worker leaves a new command to the process that wrote it. */
 const INLINE_GRACE_MS = 10_000;
@@ -31,6 +32,12 @@ export interface NewCommand {
   invoiceId?: string | null;
   args?: Record<string, unknown>;
   idempotencyKey: string;
+  /**
+   * Hold it until `until`, a time on the merchant's clock, which reads `now` (docs/india.md: a debit announced 24 hours
+   * ahead). Nobody runs a held command after its commit: the worker takes it when the wall clock has moved as far, and
+   * the test clock when it passes `until`.
+   */
+  hold?: { until: Date; now: Date };
 }
 
 /**
@@ -111,6 +118,8 @@ export class GatewayCommands {
     if (service !== (command.connectionId === null))
       throw new Error(`gateway command ${command.action}: a gateway connection exactly when it calls a gateway`);
     const now = new Date();
+    const heldMs = command.hold ? Math.max(0, command.hold.until.getTime() - command.hold.now.getTime()) : 0;
+    const start = new Date(now.getTime() + heldMs);
     const row = make(GatewayCommand, {
       action: command.action,
       description: command.description,
@@ -121,8 +130,13 @@ export class GatewayCommands {
       args: command.args ?? {},
       idempotencyKey: command.idempotencyKey,
       // runBy 'worker': no process runs it after its commit (it is written where no caller waits for it).
-      nextAttemptAt: options.runBy === 'worker' ? now : new Date(now.getTime() + INLINE_GRACE_MS),
-      giveUpAt: new Date(now.getTime() + this.options.retrySeconds * 1000),
+      nextAttemptAt: command.hold
+        ? start
+        : options.runBy === 'worker'
+          ? now
+          : new Date(now.getTime() + INLINE_GRACE_MS),
+      notBefore: command.hold?.until ?? null,
+      giveUpAt: new Date(start.getTime() + this.options.retrySeconds * 1000),
     });
     em.persist(row);
     return row;
@@ -204,6 +218,21 @@ export class GatewayCommands {
       recordEvent(tx, 'gateway_command.failed', this.serializer().toRest(cmd), job.mode);
     });
   }
+
+  /** Test-clock work: a merchant's held test-mode commands run as its clock passes the time they are held until. */
+  readonly heldDueWork: DueWork = {
+    name: 'held gateway commands',
+    nextDue: (merchantId, until) => nextHeldAt(this.pool, merchantId, until),
+    runDue: async (merchantId, at) => {
+      for (;;) {
+        const ids = await heldDue(this.pool, merchantId, at, 50);
+        if (!ids.length) return;
+        await this.runNow(ids);
+        // Those another run holds now (or that failed and wait for their retry) are no longer held: never loop on them.
+        if ((await heldDue(this.pool, merchantId, at, 50)).every((id) => ids.includes(id))) return;
+      }
+    },
+  };
 
   /** The worker loop of this process (npm start unless WORKER=off; npm run worker), woken through `listener`. */
   async startWorker(listener: PgListener | null): Promise<void> {

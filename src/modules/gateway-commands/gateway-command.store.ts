@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
-import type { Mode } from '../../core/entity';
+import { Mode } from '../../core/entity';
 import type { ServicePool } from '../../core/orm-pool';
-import { systemQuery, tenantRows } from '../../core/sql';
+import { systemQuery, tenantQueryAs, tenantRows } from '../../core/sql';
 import { GatewayCommand } from './gateway-command.entities';
 
 /**
@@ -65,6 +65,30 @@ export async function claimCommands(
     ids ? [limit, leaseMs, token, ids] : [limit, leaseMs, token],
   );
   return rows.map((row) => ({ ...row, lock_token: token }));
+}
+
+/** The earliest time a merchant's held test-mode command is held until, at or before `until` (test-clock advances). */
+export async function nextHeldAt(db: ServicePool, merchantId: string, until: Date): Promise<Date | null> {
+  const [row] = await tenantQueryAs<{ at: Date | null }>(
+    db,
+    { merchantId, mode: Mode.TEST },
+    `select min(c.not_before) as at from gateway_commands c where {tenant:c} and c.status = 'pending'
+       and c.not_before is not null and c.attempts = 0 and c.lock_token is null and c.not_before <= ?`,
+    [until],
+  );
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** A merchant's held test-mode commands not yet tried whose hold ends by `at`, earliest first. */
+export async function heldDue(db: ServicePool, merchantId: string, at: Date, limit: number): Promise<string[]> {
+  const rows = await tenantQueryAs<{ id: string }>(
+    db,
+    { merchantId, mode: Mode.TEST },
+    `select c.id from gateway_commands c where {tenant:c} and c.status = 'pending' and c.not_before is not null
+       and c.attempts = 0 and c.lock_token is null and c.not_before <= ? order by c.not_before, c.id limit ?`,
+    [at, limit],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** How many of a subscription's or payment's commands its `gatewayCommands` field shows. */

@@ -395,11 +395,15 @@ export class InvoiceService {
     this.record(em, invoice, 'invoice.payment_action_required', mode);
   }
 
-  /** An invoice's outbox event; one about an invoice still to be numbered is written by the numbering, with its number. */
-  private record(em: EntityManager, invoice: Invoice, type: string, mode: Mode): void {
+  /**
+   * An invoice's outbox event, its object the invoice as REST shows it with `extra` fields; one about an invoice still
+   * to be numbered is written by the numbering, with its number.
+   */
+  record(em: EntityManager, invoice: Invoice, type: string, mode: Mode, extra: Record<string, unknown> = {}): void {
+    const object = { ...this.toRest(invoice), ...extra };
     const waiting = toNumber(em)?.find((p) => p.invoice === invoice);
-    if (waiting) waiting.events.push(outboxEvent(type, this.toRest(invoice), mode));
-    else recordEvent(em, type, this.toRest(invoice), mode);
+    if (waiting) waiting.events.push(outboxEvent(type, object, mode));
+    else recordEvent(em, type, object, mode);
   }
 }
 

@@ -6,6 +6,8 @@ import { findOr404 } from '../../core/find';
 import { DateTime, Money } from '../../core/scalars';
 import { Plan, Price, Product, TaxBehavior } from '../catalog';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
+import type { InvoiceService } from '../invoices';
+import { announceCollection } from './pre-debit';
 import { gatewayAmounts, gstOn, prorate, discountOn } from '../../money';
 import { SubscriptionCommand } from './subscription.command-names';
 import { BillingSubscription } from './subscription.entities';
@@ -174,7 +176,7 @@ export async function changePlan(
         });
         result.invoice = invoice;
         // The answer shows the invoice as the change issued it; its collection follows the commit.
-        collectFromMandate(change, invoice, line.description);
+        await collectFromMandate(change, service.invoices, invoice, line.description);
       } else {
         // It names the invoice of the period it credits (docs/invoices-and-gst.md), whose amount_credited grows by it.
         const credited = await periodInvoice(change.em, sub.id, periodStart, periodEnd);
@@ -282,9 +284,16 @@ export async function scheduleChangeAtPeriodEnd(
  * the subscription's mandate once the change commits, as a durable command (subscription.commands.ts collect_invoice,
  * idempotency key `adjust-<invoice id>`). Razorpay collects it as an add-on with the next charge: recorded here, in the
  * issuing transaction, before the add-on is made, so the charge that carries it, reported whenever, finds it
- * (subscription.gateway-events.ts settleAddons).
+ * (subscription.gateway-events.ts settleAddons); that renewal is announced as any. Stripe charges it on its own: an INR
+ * mandate debit, so it is announced now (`invoice.upcoming`) and the command is held until 24 hours later on the
+ * merchant's clock (docs/india.md); in other currencies it runs after the commit.
  */
-export function collectFromMandate(change: SubscriptionChange, invoice: Invoice, description: string): void {
+export async function collectFromMandate(
+  change: SubscriptionChange,
+  invoices: Pick<InvoiceService, 'record'>,
+  invoice: Invoice,
+  description: string,
+): Promise<void> {
   const sub = change.sub;
   if (!sub.providerSubscriptionId || invoice.amountDue <= 0) return;
   if (sub.provider === 'razorpay') {
@@ -293,12 +302,18 @@ export function collectFromMandate(change: SubscriptionChange, invoice: Invoice,
       { invoiceId: invoice.id, amount: invoice.amountDue, chargeInvoiceId: null },
     ];
   }
+  const now = invoice.issuedAt;
+  const hold =
+    sub.provider !== 'razorpay' && sub.currency === 'INR'
+      ? { until: await announceCollection(change, invoices, invoice, now), now }
+      : undefined;
   change.gatewayCommand(
     SubscriptionCommand.COLLECT_INVOICE,
     `Collect invoice ${invoice.number ?? invoice.id}: ${description}`,
     { description },
     `adjust-${invoice.id}`,
     invoice.id,
+    hold,
   );
 }
 

@@ -8,6 +8,8 @@ export enum PreDebitKind {
   RENEWAL = 'renewal',
   /** A dunning retry of the open invoice. */
   RETRY = 'retry',
+  /** An invoice the service collects from the mandate itself (a plan change's adjustment, usage), held until then. */
+  COLLECTION = 'collection',
 }
 registerEnumType(PreDebitKind, { name: 'PreDebitKind' });
 

@@ -138,6 +138,39 @@ export async function announceRetry(
   announce(em, sub, { kind: PreDebitKind.RETRY, debitAt, amountDue: invoice.amountDue, now }, object);
 }
 
+/** A collection by the service itself is asked of the gateway this long after its notice. */
+export const COLLECTION_NOTICE_HOURS = 24;
+
+/**
+ * The notice of an invoice the service collects from the mandate itself (a plan change's adjustment, closed usage),
+ * written with the change that issues it: the invoice with `next_payment_attempt` COLLECTION_NOTICE_HOURS after
+ * `now` (merchant time), when its collection may be asked for. Answers that time (a second later when another notice
+ * already announces a debit at that instant: one notice per subscription and debit instant).
+ */
+export async function announceCollection(
+  change: SubscriptionChange,
+  invoices: Pick<InvoiceService, 'record'>,
+  invoice: Invoice,
+  now: Date,
+): Promise<Date> {
+  const { sub, em } = change;
+  let debitAt = new Date(now.getTime() + COLLECTION_NOTICE_HOURS * 3_600_000);
+  while (await em.count(PreDebitNotice, { subscriptionId: sub.id, debitAt }))
+    debitAt = new Date(debitAt.getTime() + 1000);
+  em.persist(
+    make(PreDebitNotice, {
+      subscriptionId: sub.id,
+      kind: PreDebitKind.COLLECTION,
+      debitAt,
+      amountDue: invoice.amountDue,
+      currency: sub.currency,
+      sentAt: now,
+    }),
+  );
+  invoices.record(em, invoice, 'invoice.upcoming', sub.mode, { next_payment_attempt: debitAt.toISOString() });
+  return debitAt;
+}
+
 /** Subscriptions of one tenant whose notices one transaction sends. */
 const BATCH = 100;
 

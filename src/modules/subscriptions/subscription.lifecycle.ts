@@ -114,6 +114,7 @@ export class SubscriptionChange implements SubscriptionMoveContext {
     args: Record<string, unknown>,
     idempotencyKey: string,
     invoiceId: string | null = null,
+    hold?: { until: Date; now: Date },
   ): void {
     const row = this.commands.queue(this.em, {
       action,
@@ -123,8 +124,10 @@ export class SubscriptionChange implements SubscriptionMoveContext {
       invoiceId,
       args: { provider_subscription_id: this.sub.providerSubscriptionId ?? null, ...args },
       idempotencyKey,
+      hold,
     });
-    this.commandIds.push(row.id);
+    // A held command is not run after the commit: its time comes later (GatewayCommands.queue).
+    if (!hold) this.commandIds.push(row.id);
   }
 
   /** A command written in the change's transaction by another module (a refund): run with the change's own. */

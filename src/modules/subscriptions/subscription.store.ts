@@ -425,6 +425,7 @@ export const subscriptionSql = {
    */
   preDebitCounts: (oneCurrency: boolean): string =>
     `select count(*) filter (where n.kind = 'renewal') as renewals, count(*) filter (where n.kind = 'retry') as retries,
+            count(*) filter (where n.kind = 'collection') as collections,
             count(*) filter (where n.declined_at is not null) as declined
        from pre_debit_notices n
       where {tenant:n} and n.sent_at > ? and n.sent_at <= ?${oneCurrency ? ' and n.currency = ?' : ''}`,

@@ -71,7 +71,12 @@ export async function billUsage(
   } else {
     // Named by its period, not its number: the number is taken with the COMMIT (invoice numbering), after this line.
     const day = (d?: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
-    collectFromMandate(change, invoice, `Usage ${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`);
+    await collectFromMandate(
+      change,
+      service.invoices,
+      invoice,
+      `Usage ${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`,
+    );
   }
   return invoice;
 }

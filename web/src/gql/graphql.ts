@@ -172,6 +172,7 @@ export type PaywallTemplate =
   | 'SLIDING_CARDS';
 
 export type PreDebitKind =
+  | 'COLLECTION'
   | 'RENEWAL'
   | 'RETRY';
 
