@@ -85,6 +85,25 @@ export interface RegisterPriceInput {
   idempotencyKey: string;
 }
 
+/**
+ * The mandate's limit and terms as both adapters send them with a subscription (Stripe metadata, Razorpay notes):
+ * strings, absent when not INR.
+ */
+export function mandateNotes(
+  input: Pick<SubscriptionCheckoutInput, 'mandateAfaLimit' | 'mandate'>,
+): Record<string, string> {
+  return {
+    ...(input.mandateAfaLimit != null ? { mandate_afa_limit: String(input.mandateAfaLimit) } : {}),
+    ...(input.mandate
+      ? {
+          mandate_max_amount: String(input.mandate.maxAmount),
+          mandate_frequency: input.mandate.frequency,
+          mandate_valid_until: String(Math.floor(input.mandate.validUntil.getTime() / 1000)),
+        }
+      : {}),
+  };
+}
+
 export interface SubscriptionCheckoutInput {
   subscriptionId: string;
   providerPriceId: string;
@@ -100,6 +119,11 @@ export interface SubscriptionCheckoutInput {
    * rule; the sandbox applies this one (docs/india.md).
    */
   mandateAfaLimit?: number | null;
+  /**
+   * INR: the terms the mandate is registered with (docs/india.md "Mandates"), sent as `mandate_max_amount`,
+   * `mandate_frequency` and `mandate_valid_until` (unix seconds) in metadata / notes; the sandbox enforces them.
+   */
+  mandate?: { maxAmount: number; frequency: string; validUntil: Date } | null;
   customer: CustomerInfo;
   successUrl: string;
   cancelUrl: string;

@@ -9,6 +9,7 @@ import {
   GatewayPort,
   GatewayCheckout,
   GatewaySubscription,
+  mandateNotes,
   OneOffChargeInput,
   OneOffChargeResult,
   PaymentCheckoutInput,
@@ -184,7 +185,7 @@ export class RazorpayAdapter implements GatewayPort {
         subscription_id: input.subscriptionId,
         success_url: input.successUrl,
         cancel_url: input.cancelUrl,
-        ...(input.mandateAfaLimit != null ? { mandate_afa_limit: String(input.mandateAfaLimit) } : {}),
+        ...mandateNotes(input),
       },
     };
     // A trial is a later first charge: the mandate is authorised now, charging starts at start_at.

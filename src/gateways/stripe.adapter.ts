@@ -10,6 +10,7 @@ import {
   GatewayCheckout,
   GatewaySubscription,
   MandateSetupInput,
+  mandateNotes,
   OneOffChargeInput,
   OneOffChargeResult,
   PaymentCheckoutInput,
@@ -210,7 +211,7 @@ export class StripeAdapter implements GatewayPort {
         subscription_data: {
           metadata: {
             subscription_id: input.subscriptionId,
-            ...(input.mandateAfaLimit != null ? { mandate_afa_limit: String(input.mandateAfaLimit) } : {}),
+            ...mandateNotes(input),
           },
           ...(input.trialDays > 0 ? { trial_period_days: input.trialDays } : {}),
         },

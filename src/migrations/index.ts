@@ -40,6 +40,7 @@ import { Migration20261204120000_pre_debit_notices } from './Migration2026120412
 import { Migration20261205120000_mandate_authentication } from './Migration20261205120000_mandate_authentication';
 import { Migration20261206100000_e_invoicing } from './Migration20261206100000_e_invoicing';
 import { Migration20261206110000_held_commands } from './Migration20261206110000_held_commands';
+import { Migration20261206120000_mandate_terms } from './Migration20261206120000_mandate_terms';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -83,4 +84,5 @@ export const migrationsList = [
   { name: 'Migration20261205120000_mandate_authentication', class: Migration20261205120000_mandate_authentication },
   { name: 'Migration20261206100000_e_invoicing', class: Migration20261206100000_e_invoicing },
   { name: 'Migration20261206110000_held_commands', class: Migration20261206110000_held_commands },
+  { name: 'Migration20261206120000_mandate_terms', class: Migration20261206120000_mandate_terms },
 ];

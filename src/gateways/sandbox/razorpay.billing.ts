@@ -311,6 +311,8 @@ export function renewRazorpaySubscription(em: Persister, sub: SandboxObject, at:
     currency: si.currency,
     amount: si.planAmount + si.pendingAddons,
     limit: sub.data.notes?.mandate_afa_limit,
+    validUntil: sub.data.notes?.mandate_valid_until,
+    at: Math.floor(at.getTime() / 1000),
   });
   return chargeCycle(em, sub, failure, at).events;
 }
@@ -334,6 +336,8 @@ export async function retryRazorpayCharge(
     currency: si.currency,
     amount: Number(invoice.data.amount),
     limit: sub.data.notes?.mandate_afa_limit,
+    validUntil: sub.data.notes?.mandate_valid_until,
+    at: Math.floor(at.getTime() / 1000),
     onSession: authenticated,
   });
   return chargeCycle(em, sub, failure, at, invoice);

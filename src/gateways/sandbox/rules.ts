@@ -54,11 +54,22 @@ export const pageBase = (pageUrl: string) => pageUrl.slice(0, pageUrl.lastIndexO
 export function laterDebitFailure(
   i: Instrument,
   attempt: number,
-  debit: { currency: string; amount: number; limit: unknown; onSession?: boolean },
+  debit: { currency: string; amount: number; limit: unknown; onSession?: boolean; validUntil?: unknown; at?: number },
 ): string | null {
+  if (!debit.onSession && mandateExpired(debit.validUntil, debit.at)) return 'mandate_expired';
   if (!debit.onSession && needsAuthentication(debit.currency, debit.amount, debit.limit))
     return AUTHENTICATION_REQUIRED;
   return laterChargeFailure(i, attempt);
+}
+
+/**
+ * Past the `mandate_valid_until` (unix seconds) the subscription was registered with, the mandate debits nothing more
+ * (docs/india.md "Mandates"). A debit above its `mandate_max_amount` needs the customer's authentication, as one above
+ * the limit does: the maximum is never below the limit, so needsAuthentication covers it.
+ */
+function mandateExpired(validUntil: unknown, at: number | undefined): boolean {
+  const until = Number(validUntil);
+  return at != null && Number.isInteger(until) && until > 0 && at > until;
 }
 
 /** Why the `attempt`-th charge after authorisation fails, or null when it succeeds. */
@@ -72,7 +83,13 @@ export function laterChargeFailure(i: Instrument, attempt: number): string | nul
 }
 
 /** Hard declines end a subscription's dunning at once. */
-export const HARD_DECLINES = new Set(['stolen_card', 'lost_card', 'mandate_revoked', 'account_closed']);
+export const HARD_DECLINES = new Set([
+  'stolen_card',
+  'lost_card',
+  'mandate_revoked',
+  'mandate_expired',
+  'account_closed',
+]);
 
 /**
  * The issuing bank of the sandbox's test cards, by BIN (the first six digits), so a card checkout reports a bank

@@ -372,6 +372,8 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
     currency: sub.data.currency,
     amount: subscriptionAmount(sub) + si.pendingSetupFee,
     limit: sub.data.metadata?.mandate_afa_limit,
+    validUntil: sub.data.metadata?.mandate_valid_until,
+    at: endedAt,
   });
   patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts });
   return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, at).eventId];
@@ -415,6 +417,8 @@ export function payStripeInvoice(
     currency: invoice.data.currency,
     amount: Number(invoice.data.amount_due),
     limit: sub.data.metadata?.mandate_afa_limit,
+    validUntil: sub.data.metadata?.mandate_valid_until,
+    at: Math.floor(now.getTime() / 1000),
     onSession: authenticated || invoice.data.billing_reason === 'manual',
   });
   // A one-off invoice (billing_reason manual) is charged like any later charge (the card rules count it) but is no

@@ -162,6 +162,26 @@ export class BillingSubscription extends TenantEntity {
   @Field(() => DateTime, { nullable: true, description: 'When the gateway reported the mandate revoked or expired' })
   @Property({ type: 'timestamptz', nullable: true })
   mandateRevokedAt?: Date | null;
+  /** The terms the mandate is registered with (INR; docs/india.md "Mandates"), fixed at creation. */
+  @Field(() => Money, {
+    nullable: true,
+    description:
+      "The most one debit of the mandate may take (INR): the merchant's mandate_afa_limit, or the first debit when that is more",
+  })
+  @Property({ type: new BigIntType('number'), nullable: true })
+  mandateMaxAmount?: number | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'How often the mandate may be debited: as_presented (each debit as the merchant presents it)',
+  })
+  @Property({ type: 'text', nullable: true })
+  mandateFrequency?: string | null;
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'Until when the mandate may be debited (the end of a max_cycles term, else 10 years)',
+  })
+  @Property({ type: 'timestamptz', nullable: true })
+  mandateValidUntil?: Date | null;
   /** The code of the coupon applied at creation, as the coupon spells it. */
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) couponCode?: string | null;
   @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadata: Record<string, string> = {};

@@ -44,7 +44,13 @@ function renewalMustWait(sub: BillingSubscription): boolean {
 export const CHECKOUT_EXPIRY_CLAIM = 'checkout_expiry';
 
 /** Declines that end dunning at once (docs/subscriptions.md). */
-export const HARD_DECLINES = new Set(['stolen_card', 'lost_card', 'mandate_revoked', 'account_closed']);
+export const HARD_DECLINES = new Set([
+  'stolen_card',
+  'lost_card',
+  'mandate_revoked',
+  'mandate_expired',
+  'account_closed',
+]);
 
 /** Days after the failed charge at which the dunning retries run (docs/subscriptions.md: 1, 3 and 5 days). */
 export const RETRY_DAYS = [1, 3, 5];

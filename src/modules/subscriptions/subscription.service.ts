@@ -61,6 +61,7 @@ import { couponRefused, discountCycles, Coupon, CouponInvalidReason, redeemCoupo
 import { MIN_GATEWAY_RECURRING } from './subscription.discount';
 import type { Logger } from '../../core/logger';
 import { eventsOf, insertSubscription, NewSubscription } from './subscription.store';
+import { mandateTerms } from './mandate-terms';
 import { services } from '../../services';
 import type { GatewayCommands } from '../gateway-commands';
 import { endAtGateway, registerSubscriptionCommands } from './subscription.commands';
@@ -170,6 +171,18 @@ export class SubscriptionService {
       }));
     await this.alignSandboxClock(ctx, gateway, terms.clockOffsetMs);
 
+    const mandate =
+      price.currency === 'INR'
+        ? mandateTerms({
+            afaLimit: merchant.mandateAfaLimit,
+            firstDebit: charge.recurring + charge.setupFee,
+            now: new Date(Date.now() + terms.clockOffsetMs),
+            trialDays: plan.trialPeriodDays,
+            frequency: plan.billingFrequency!,
+            interval: plan.billingInterval,
+            maxCycles: plan.maxCycles ?? null,
+          })
+        : null;
     const successUrl = input.successUrl.replaceAll('{SUBSCRIPTION_ID}', id);
     const cancelUrl = input.cancelUrl.replaceAll('{SUBSCRIPTION_ID}', id);
     let checkout;
@@ -183,6 +196,7 @@ export class SubscriptionService {
         trialDays: plan.trialPeriodDays,
         maxCycles: plan.maxCycles ?? null,
         mandateAfaLimit: price.currency === 'INR' ? merchant.mandateAfaLimit : null,
+        mandate,
         customer: { email: customer.email, name: customer.name ?? null, phone: customer.phone ?? null },
         successUrl,
         cancelUrl,
@@ -225,6 +239,9 @@ export class SubscriptionService {
       discountAmountOff: coupon?.amountOff ?? null,
       discountCycles: coupon ? discountCycles(coupon) : null,
       gatewayDiscounted: discount > 0,
+      mandateMaxAmount: mandate?.maxAmount ?? null,
+      mandateFrequency: mandate?.frequency ?? null,
+      mandateValidUntil: mandate?.validUntil ?? null,
       // The scheduler ends a checkout nobody completes (subscription.scheduler.ts checkout_expiry), on merchant time.
       nextActionAt: new Date(
         Date.now() + terms.clockOffsetMs + services(ctx).config.subscriptionCheckoutExpirySeconds * 1000,

@@ -58,6 +58,9 @@ export type NewSubscription = Omit<
     | 'discountCycles'
     | 'gatewayDiscounted'
     | 'nextActionAt'
+    | 'mandateMaxAmount'
+    | 'mandateFrequency'
+    | 'mandateValidUntil'
   >,
   never
 >;
@@ -90,10 +93,10 @@ export async function insertSubscription(
          success_url, cancel_url, cancel_at_period_end, anchor_cycle, cycles_completed, max_cycles, coupon_code, metadata,
          retry_attempt, credit_balance, tax_treatment, tax_rate_bps, tax_behavior, gateway_addons,
          coupon_id, discount_percent_bps, discount_amount_off, discount_cycles, discount_cycles_used, period_discount,
-         gateway_discounted, next_action, next_action_at)
+         gateway_discounted, next_action, next_action_at, mandate_max_amount, mandate_frequency, mandate_valid_until)
        select ?, now(), now(), {tenant_values}, c.id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
          false, 0, 0, ?, ?, ?::jsonb, 0, 0, ?, ?, ?, '[]'::jsonb, ?, ?, ?, ?, 0, 0, ?,
-         'checkout_expiry', ?
+         'checkout_expiry', ?, ?, ?, ?
        from c
        returning *
      ),
@@ -136,6 +139,9 @@ export async function insertSubscription(
       s.discountCycles ?? null,
       s.gatewayDiscounted ?? false,
       s.nextActionAt ?? null,
+      s.mandateMaxAmount ?? null,
+      s.mandateFrequency ?? null,
+      s.mandateValidUntil ?? null,
       eventId,
       first.eventType,
       first.triggeredBy,
