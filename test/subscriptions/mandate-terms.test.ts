@@ -10,7 +10,6 @@ import { after, authorise, createSubscription, ok, recurringPlan, trail } from '
  */
 const h = useHarness();
 jest.setTimeout(240_000);
-const DAY = 86_400_000;
 
 const sql = <T>(text: string, params: unknown[]) => h.app.orm.em.getConnection().execute<T[]>(text, params);
 
