@@ -1,4 +1,5 @@
 import { TestMerchant, useHarness } from '../harness';
+import { useSandboxFaults } from '../harness/faults';
 import { eventually } from '../harness/wait';
 import { connect, createPayment, gatewayCharge, pay, PROVIDERS, ProviderName } from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurringPlan } from '../subscriptions/helpers';
@@ -34,17 +35,7 @@ const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
   razorpay: { method: 'POST', path: '/razorpay/v1/payments/*/refund' },
 };
 
-async function fault(rule: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${h.app.app.sandboxUrl}/_faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(rule),
-  });
-  if (res.status !== 201) throw new Error(`POST /_faults answered ${res.status}: ${await res.text()}`);
-}
-afterEach(async () => {
-  await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'DELETE' });
-});
+const { fault } = useSandboxFaults(h);
 
 /**
  * Requests a `lost` rule must swallow to lose one call's answer: stripe-node retries a closed connection once by itself

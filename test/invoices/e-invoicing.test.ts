@@ -16,6 +16,7 @@ import { compactVerify, createLocalJWKSet } from 'jose';
 import QRCode from 'qrcode';
 import { gstinCheckCharacter } from '../../src/core/gstin';
 import { TestMerchant, useHarness } from '../harness';
+import { useSandboxFaults } from '../harness/faults';
 import { eventually } from '../harness/wait';
 import { connect, createPayment, pay, PROVIDERS } from '../payments/helpers';
 import { ok } from '../subscriptions/helpers';
@@ -32,17 +33,8 @@ const RECIPIENT = gstin('27AAPFU0939F1Z');
 
 const sql = <T>(text: string, params: unknown[]) => h.app.orm.em.getConnection().execute<T[]>(text, params);
 
-async function fault(rule: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${h.app.app.sandboxUrl}/_faults`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(rule),
-  });
-  if (res.status !== 201) throw new Error(`POST /_faults answered ${res.status}: ${await res.text()}`);
-}
-afterEach(async () => {
-  await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'DELETE' });
-});
+const faults = useSandboxFaults(h);
+const fault = faults.fault;
 
 /** The IRN by its definition, worked out here on its own. */
 function expectedIrn(doc: any): string {
@@ -279,7 +271,7 @@ describe('a portal that fails, or refuses', () => {
     expect(failed.number).toBe(invoice.number);
     expect(failed.total).toBe(invoice.total);
 
-    await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'DELETE' });
+    await faults.clear();
     const again = await ok(m.test.post(`/invoices/${invoice.id}/e-invoice/retry`, {}));
     expect(again.e_invoice_status).toBe('pending');
     const doc = await statusIs(m, invoice.id, 'registered');

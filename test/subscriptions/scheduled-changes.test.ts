@@ -1,4 +1,5 @@
 import { sleep, TestMerchant, useHarness } from '../harness';
+import { useSandboxFaults } from '../harness/faults';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import {
   after,
@@ -312,17 +313,8 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
   }[provider];
 
   /** The gateway does the next matching call at once and answers it `ms` later (the sandbox's `slow` fault). */
-  async function slowAnswer(route: { method: string; path: string }, ms: number) {
-    const res = await fetch(`${h.app.app.sandboxUrl}/_faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...route, kind: 'slow', ms }),
-    });
-    if (res.status !== 201) throw new Error(`POST /_faults answered ${res.status}: ${await res.text()}`);
-  }
-  afterEach(async () => {
-    await fetch(`${h.app.app.sandboxUrl}/_faults`, { method: 'DELETE' });
-  });
+  const { fault } = useSandboxFaults(h);
+  const slowAnswer = (route: { method: string; path: string }, ms: number) => fault({ ...route, kind: 'slow', ms });
 
   it('races: the renewal charged while a removal is at the gateway waits for it, and bills the old plan', async () => {
     const { subscription, up } = await active();

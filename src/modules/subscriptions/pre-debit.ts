@@ -106,6 +106,16 @@ function announce(
   n: { kind: PreDebitKind; debitAt: Date; amountDue: number; now: Date },
   object: Record<string, unknown>,
 ): void {
+  noticeRow(em, sub, n);
+  recordEvent(em, 'invoice.upcoming', object, sub.mode, n.now);
+}
+
+/** The notice row alone (one per subscription and debit instant), in the caller's transaction. */
+function noticeRow(
+  em: EntityManager,
+  sub: BillingSubscription,
+  n: { kind: PreDebitKind; debitAt: Date; amountDue: number; now: Date },
+): void {
   em.persist(
     make(PreDebitNotice, {
       subscriptionId: sub.id,
@@ -116,7 +126,6 @@ function announce(
       sentAt: n.now,
     }),
   );
-  recordEvent(em, 'invoice.upcoming', object, sub.mode, n.now);
 }
 
 /**
@@ -157,16 +166,7 @@ export async function announceCollection(
   let debitAt = new Date(now.getTime() + COLLECTION_NOTICE_HOURS * 3_600_000);
   while (await em.count(PreDebitNotice, { subscriptionId: sub.id, debitAt }))
     debitAt = new Date(debitAt.getTime() + 1000);
-  em.persist(
-    make(PreDebitNotice, {
-      subscriptionId: sub.id,
-      kind: PreDebitKind.COLLECTION,
-      debitAt,
-      amountDue: invoice.amountDue,
-      currency: sub.currency,
-      sentAt: now,
-    }),
-  );
+  noticeRow(em, sub, { kind: PreDebitKind.COLLECTION, debitAt, amountDue: invoice.amountDue, now });
   invoices.record(em, invoice, 'invoice.upcoming', sub.mode, { next_payment_attempt: debitAt.toISOString() });
   return debitAt;
 }
