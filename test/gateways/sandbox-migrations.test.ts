@@ -35,6 +35,8 @@ it('a new database: the service creates no sandbox table, the sandbox creates it
       'sandbox_clocks',
       'sandbox_events',
       'sandbox_idempotency_keys',
+      'sandbox_irp_documents',
+      'sandbox_irp_keys',
       'sandbox_migrations',
       'sandbox_objects',
       'sandbox_tls_identities',
@@ -46,6 +48,7 @@ it('a new database: the service creates no sandbox table, the sandbox creates it
       'Migration20261124090000_sandbox_clocks',
       'Migration20261124100000_sandbox_subscription_due',
       'Migration20261128040000_sandbox_tls_identities',
+      'Migration20261206100000_sandbox_irp',
     ]);
     // The renewal pick reads the due subscriptions of one account through this partial index.
     const [index] = await query<{ indexdef: string }>(
