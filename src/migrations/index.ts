@@ -38,6 +38,7 @@ import { Migration20261204100000_price_tax_behavior } from './Migration202612041
 import { Migration20261204100100_subscription_tax_behavior } from './Migration20261204100100_subscription_tax_behavior';
 import { Migration20261204120000_pre_debit_notices } from './Migration20261204120000_pre_debit_notices';
 import { Migration20261205120000_mandate_authentication } from './Migration20261205120000_mandate_authentication';
+import { Migration20261206100000_payment_tax_behavior } from './Migration20261206100000_payment_tax_behavior';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -79,4 +80,5 @@ export const migrationsList = [
   { name: 'Migration20261204100100_subscription_tax_behavior', class: Migration20261204100100_subscription_tax_behavior },
   { name: 'Migration20261204120000_pre_debit_notices', class: Migration20261204120000_pre_debit_notices },
   { name: 'Migration20261205120000_mandate_authentication', class: Migration20261205120000_mandate_authentication },
+  { name: 'Migration20261206100000_payment_tax_behavior', class: Migration20261206100000_payment_tax_behavior },
 ];
