@@ -1,5 +1,6 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
+import { createCoupon } from '../coupons/helpers';
 import {
   after,
   authorise,
@@ -28,11 +29,16 @@ const GSTIN = '29ABCDE1234F1ZW';
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
 
 /** An active yearly subscription on `price`, the clock moved to the middle of its period. */
-async function halfway(m: TestMerchant, price: Record<string, unknown>, state: string) {
+async function halfway(
+  m: TestMerchant,
+  price: Record<string, unknown>,
+  state: string,
+  extra: Record<string, unknown> = {},
+) {
   const { plan } = await recurringPlan(m.test, { billing_frequency: 'yearly' }, price);
   const { subscription } = await authorise(
     m.test,
-    await createSubscription(m.test, plan.id, { customer_state_code: state }),
+    await createSubscription(m.test, plan.id, { customer_state_code: state, ...extra }),
   );
   expect(subscription.status).toBe('active');
   const start = new Date(subscription.current_period_start).getTime();
@@ -46,6 +52,7 @@ async function previewThenChange(m: TestMerchant, subId: string, planId: string)
   const preview = await ok(m.test.post(`/subscriptions/${subId}/change-plan/preview`, { plan_id: planId }));
   const changed = await ok(m.test.post(`/subscriptions/${subId}/change-plan`, { plan_id: planId }));
   expect(preview.proration).toEqual(changed.proration);
+  expect(preview.tax_behavior).toBe(changed.subscription.tax_behavior);
   const doc = changed.invoice ?? changed.credit_note;
   const sign = changed.invoice ? 1 : -1;
   expect(preview.total).toBe(sign * doc.total);
@@ -169,6 +176,34 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     });
   });
 
+  it('a forever 10% coupon, inclusive -> inclusive: each side discounted, the total exactly their difference', async () => {
+    const m = await h.merchant({ gstin: GSTIN, state_code: '29' });
+    await connect(m.test, provider);
+    const coupon = await createCoupon(m.test, { duration: 'forever', percent_off: 10 });
+    const sub = await halfway(m, { amount: 118000, tax_behavior: 'inclusive' }, '29', { coupon_code: coupon.code });
+    expect((await invoicesOf(m.test, sub.id))[0]).toMatchObject({ total: 106200, discount_amount: 11800 });
+    const to = await recurringPlan(
+      m.test,
+      { billing_frequency: 'yearly' },
+      { amount: 499000, tax_behavior: 'inclusive' },
+    );
+    const { changed, doc } = await previewThenChange(m, sub.id, to.plan.id);
+    // Credit: half of 1,062.00 = 531.00; debit: half of 4,491.00 = 2,245.50; net 1,714.50 with its GST contained:
+    // each half round(171450 x 1800 / 23600 = 13076.69) = 13077.
+    expect(changed.proration).toMatchObject({ credit_amount: 53100, debit_amount: 224550, net_amount: 145296 });
+    expect(doc).toMatchObject({
+      type: 'invoice',
+      total: 171450,
+      subtotal: 145296,
+      cgst_amount: 13077,
+      sgst_amount: 13077,
+    });
+    // The gateway's new price is the discounted one, GST contained.
+    expect(await gatewayPriceAmountsOf(h.app, to.price.id)).toEqual([449100]);
+    const cycle = await renewal(m, provider, sub);
+    expect(cycle).toMatchObject({ total: 449100, discount_amount: 49900, amount_paid: 449100 });
+  });
+
   it('a change at the period end to an inclusive price: no proration, the renewal bills and charges exactly the price', async () => {
     const m = await h.merchant({ gstin: GSTIN, state_code: '29' });
     await connect(m.test, provider);
@@ -181,7 +216,13 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const preview = await ok(
       m.test.post(`/subscriptions/${sub.id}/change-plan/preview`, { plan_id: to.plan.id, effective: 'period_end' }),
     );
-    expect(preview).toMatchObject({ proration: null, total: 0, tax_amount: 0, new_amount: 118000 });
+    expect(preview).toMatchObject({
+      proration: null,
+      total: 0,
+      tax_amount: 0,
+      new_amount: 118000,
+      tax_behavior: 'inclusive',
+    });
     const scheduled = await ok(
       m.test.post(`/subscriptions/${sub.id}/change-plan`, { plan_id: to.plan.id, effective: 'period_end' }),
     );

@@ -4,7 +4,7 @@ import { tenantOf } from '../../core/context';
 import { DomainError, invalid } from '../../core/errors';
 import { findOr404 } from '../../core/find';
 import { DateTime, Money } from '../../core/scalars';
-import { Plan, Price, Product } from '../catalog';
+import { Plan, Price, Product, TaxBehavior } from '../catalog';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
 import { gatewayAmounts, prorate, prorationDocument, discountOn } from '../../money';
 import type { ProrationDocument, TaxSnapshot } from '../../money';
@@ -429,8 +429,13 @@ export class PlanChangePreview {
   @Field(() => Money, { description: 'net + tax: > 0 collected now, < 0 credited to the next invoices, 0 nothing' })
   total!: number;
   @Field() currency!: string;
-  @Field(() => Money, { description: 'The recurring amount from the change on (before tax and discounts)' })
+  @Field(() => Money, {
+    description:
+      'The recurring amount from the change on (before discounts; GST on top unless taxBehavior is INCLUSIVE)',
+  })
   newAmount!: number;
+  @Field(() => TaxBehavior, { description: "The new price's tax_behavior: INCLUSIVE, newAmount contains its GST" })
+  taxBehavior!: TaxBehavior;
   @Field(() => DateTime, { description: 'When the change takes effect: now, or the period (trial) end' })
   effectiveAt!: Date;
 }
@@ -457,6 +462,7 @@ export async function previewPlanChange(
     total: 0,
     currency: sub.currency,
     newAmount: price.amount,
+    taxBehavior: price.taxBehavior,
     effectiveAt: scheduled ? periodEndOf(sub, now) : now,
   });
   if (scheduled) return preview;
