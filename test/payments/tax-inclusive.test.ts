@@ -79,7 +79,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
     });
   });
 
-  it('over GraphQL: taxBehavior INCLUSIVE on the input and on the payment', async () => {
+  it('over GraphQL: taxBehavior INCLUSIVE on the input and on the payment; another value is 400, nothing made', async () => {
     const body = paymentBody({ amount: 49900 });
     const input = {
       amount: body.amount,
@@ -104,6 +104,17 @@ describe.each(PROVIDERS)('%s', (provider) => {
       id: r.data.createPayment.id,
     });
     expect(read.data.payment.taxBehavior).toBe('INCLUSIVE');
+    const before = await countRows(h.app, 'payments', 'merchant_id = ?', [m.id]);
+    const bad = await m.test.gql('mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id } }', {
+      input: { ...input, taxBehavior: 'GROSS' },
+    });
+    expect(bad.data ?? null).toBeNull();
+    expect(bad.errors[0].extensions).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'tax_behavior',
+      http: { status: 400 },
+    });
+    expect(await countRows(h.app, 'payments', 'merchant_id = ?', [m.id])).toBe(before);
   });
 
   it('default and explicit exclusive: GST on top, tax_behavior exclusive', async () => {
