@@ -1,6 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
 import { createCoupon } from '../coupons/helpers';
+import { gstIncluded, gstOn } from '../../src/money';
 import {
   after,
   authorise,
@@ -174,6 +175,29 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       const cycle = await renewal(m, provider, sub);
       expect(cycle).toMatchObject({ total: 499000, amount_paid: 499000 });
     });
+  });
+
+  it('another cadence: monthly inclusive ₹499.00 -> yearly exclusive ₹4,990.00 bills the new year in full, less the credit', async () => {
+    const m = await h.merchant({ gstin: GSTIN, state_code: '29' });
+    await connect(m.test, provider);
+    const { plan } = await recurringPlan(m.test, {}, { amount: 49900, tax_behavior: 'inclusive' });
+    const { subscription: sub } = await authorise(
+      m.test,
+      await createSubscription(m.test, plan.id, { customer_state_code: '27' }),
+    );
+    await h.clock.advance(m, new Date(new Date(sub.current_period_start).getTime() + 10 * 86_400_000));
+    const to = await recurringPlan(m.test, { billing_frequency: 'yearly' }, { amount: 499000 });
+    const { changed, doc } = await previewThenChange(m, sub.id, to.plan.id);
+    const credit = changed.proration.credit_amount; // the unused part of 49900, its GST contained
+    expect(credit).toBeGreaterThan(0);
+    expect(credit).toBeLessThan(49900);
+    expect(changed.proration.debit_amount).toBe(499000);
+    // The new year with its IGST on top (499000 + 89820), less the credit as it is.
+    const total = gstOn(499000, 'inter', 1800).total - credit;
+    expect(doc).toMatchObject({ type: 'invoice', total, igst_amount: gstIncluded(total, 'inter', 1800).igst });
+    expect(changed.subscription.tax_behavior).toBe('exclusive');
+    expect(changed.subscription.current_period_start).not.toBe(sub.current_period_start);
+    expect(await gatewayPriceAmountsOf(h.app, to.price.id)).toEqual([588820]);
   });
 
   it('a forever 10% coupon, inclusive -> inclusive: each side discounted, the total exactly their difference', async () => {
