@@ -41,6 +41,7 @@ import { Migration20261205120000_mandate_authentication } from './Migration20261
 import { Migration20261206100000_e_invoicing } from './Migration20261206100000_e_invoicing';
 import { Migration20261206110000_held_commands } from './Migration20261206110000_held_commands';
 import { Migration20261206120000_mandate_terms } from './Migration20261206120000_mandate_terms';
+import { Migration20261206130000_payment_tax_behavior } from './Migration20261206130000_payment_tax_behavior';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -85,4 +86,5 @@ export const migrationsList = [
   { name: 'Migration20261206100000_e_invoicing', class: Migration20261206100000_e_invoicing },
   { name: 'Migration20261206110000_held_commands', class: Migration20261206110000_held_commands },
   { name: 'Migration20261206120000_mandate_terms', class: Migration20261206120000_mandate_terms },
+  { name: 'Migration20261206130000_payment_tax_behavior', class: Migration20261206130000_payment_tax_behavior },
 ];

@@ -15,7 +15,8 @@ export const MODULE_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
   usage: ['catalog', 'idempotency', 'test-clock'],
   'gateway-commands': ['providers', 'test-clock'],
   invoices: ['customers', 'gateway-commands', 'merchants', 'test-clock'],
-  payments: ['customers', 'gateway-commands', 'idempotency', 'invoices', 'merchants', 'providers'],
+  // payments: the catalog's TaxBehavior (a one-off payment's tax_behavior, as a price's).
+  payments: ['catalog', 'customers', 'gateway-commands', 'idempotency', 'invoices', 'merchants', 'providers'],
   webhooks: ['payments', 'providers', 'test-clock'],
   analytics: ['merchants', 'test-clock'],
   subscriptions: [

@@ -3,8 +3,8 @@
  * currency exponents and printing). It imports nothing of the domain, so every module can share it.
  */
 export { divRound, share } from './rounding';
-export { prorate } from './proration';
-export type { Proration } from './proration';
+export { prorate, prorationDocument } from './proration';
+export type { ProratedSide, Proration, ProrationDocument } from './proration';
 export { gatewayAmounts, gst, gstApplies, gstFor, gstIncluded, gstOn, taxTreatment } from './gst';
 export type { Gst, TaxBehavior, TaxSnapshot, TaxTreatment } from './gst';
 export { allocate, invoiceTax, invoiceTaxFor, invoiceTaxIncludedFor, invoiceTaxWithHeads } from './invoice-tax';

@@ -1,3 +1,4 @@
+import { Gst, gstIncluded, gstOn, TaxBehavior, TaxTreatment } from './gst';
 import { share } from './rounding';
 
 export interface Proration {
@@ -35,4 +36,69 @@ export function prorate(args: {
   const credit = share(args.oldAmount, r, T);
   const debit = args.sameCadence ? share(args.newAmount, r, T) : args.newAmount;
   return { credit, debit, net: debit - credit, restartsPeriod: !args.sameCadence };
+}
+
+/** One side of a plan change's proration: its prorated amount, as its price states it. */
+export interface ProratedSide {
+  amount: number;
+  behavior: TaxBehavior;
+  /** The amount with its GST: the amount itself when tax-inclusive, amount + gstOn(amount) when tax-exclusive. */
+  gross: number;
+}
+
+/**
+ * The document a plan change issues for a proration (docs/invoices-and-gst.md, "Tax-inclusive prices"), each side
+ * taken with its own price's tax behaviour. Both tax-exclusive: one line of |debit - credit|, GST on top of it (gstOn,
+ * rounded once on the net). Otherwise the sides are netted with their GST: a tax-inclusive side counts its prorated
+ * amount as it is (it contains its GST), a tax-exclusive one its amount + gstOn(amount); the document is one line of
+ * the net, which contains its GST (gstIncluded), so its total is that net exactly. Signed figures: > 0 an adjustment
+ * invoice, < 0 a credit note, 0 nothing; `heads` and `lineAmount` are the document's own (never negative).
+ */
+export interface ProrationDocument {
+  credit: ProratedSide;
+  debit: ProratedSide;
+  /** How the line's amount relates to GST: `exclusive` only when both prices are. */
+  behavior: TaxBehavior;
+  /** The document's single line: |debit - credit| (exclusive) or |total| (inclusive). */
+  lineAmount: number;
+  heads: Gst;
+  subtotal: number;
+  tax: number;
+  total: number;
+}
+
+/** The document of a plan change's proration (ProrationDocument), from each side's prorated amount and tax behaviour. */
+export function prorationDocument(args: {
+  credit: number;
+  creditBehavior: TaxBehavior;
+  debit: number;
+  debitBehavior: TaxBehavior;
+  treatment: TaxTreatment;
+  rateBps: number;
+}): ProrationDocument {
+  const side = (amount: number, behavior: TaxBehavior): ProratedSide => ({
+    amount,
+    behavior,
+    gross: behavior === 'inclusive' ? amount : gstOn(amount, args.treatment, args.rateBps).total,
+  });
+  const credit = side(args.credit, args.creditBehavior);
+  const debit = side(args.debit, args.debitBehavior);
+  const exclusive = credit.behavior === 'exclusive' && debit.behavior === 'exclusive';
+  const net = exclusive ? debit.amount - credit.amount : debit.gross - credit.gross;
+  const lineAmount = Math.abs(net);
+  const heads = exclusive
+    ? gstOn(lineAmount, args.treatment, args.rateBps)
+    : gstIncluded(lineAmount, args.treatment, args.rateBps);
+  // A credit as negative figures (0 - x: never -0).
+  const signed = (x: number) => (net < 0 ? 0 - x : x);
+  return {
+    credit,
+    debit,
+    behavior: exclusive ? 'exclusive' : 'inclusive',
+    lineAmount,
+    heads,
+    subtotal: signed(heads.total - heads.tax),
+    tax: signed(heads.tax),
+    total: signed(heads.total),
+  };
 }

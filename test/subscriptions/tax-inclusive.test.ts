@@ -132,26 +132,6 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(await collectedAt(h.app, provider, subscription)).toBe(discounted + 49900);
     });
 
-    it('refuses a plan change to or from an inclusive price (400), changing nothing', async () => {
-      const inc = await recurringPlan(m.test, {}, { amount: 49900, tax_behavior: 'inclusive' });
-      const exc = await recurringPlan(m.test, {}, { amount: 99900 });
-      for (const [from, to] of [
-        [inc, exc],
-        [exc, inc],
-      ]) {
-        const { subscription } = await authorise(
-          m.test,
-          await createSubscription(m.test, from.plan.id, { customer_state_code: state }),
-        );
-        const r = await m.test.post(`/subscriptions/${subscription.id}/change-plan`, { plan_id: to.plan.id });
-        expect(r.status).toBe(400);
-        expect(r.body.error).toMatchObject({ code: 'parameter_invalid', param: 'plan_id' });
-        const after = await m.test.get(`/subscriptions/${subscription.id}`);
-        expect(after.body).toMatchObject({ plan_id: from.plan.id, price_id: from.price.id });
-        expect(await invoicesOf(m.test, subscription.id)).toHaveLength(1);
-      }
-    });
-
     it('an exclusive price beside it is unchanged: GST on top, the gateway charges amount + GST', async () => {
       const { plan, price } = await recurringPlan(m.test, {}, { amount: 49900 });
       expect(price.tax_behavior).toBe('exclusive');

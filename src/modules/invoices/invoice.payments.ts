@@ -11,6 +11,8 @@ export interface InvoicedPayment {
   amount: number;
   referenceId?: string | null;
   taxParties?: SnapshotTaxParties | null;
+  /** `inclusive`: `amount` contains its GST (docs/payments.md); absent: exclusive. */
+  taxBehavior?: 'exclusive' | 'inclusive';
 }
 
 export interface InvoicedRefund {

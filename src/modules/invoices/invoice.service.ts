@@ -27,7 +27,14 @@ import {
 import { financialYear, numberParts } from './invoice.numbering';
 import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.store';
 import type { InvoiceTax, TaxSnapshot } from '../../money';
-import { invoiceTax, invoiceTaxFor, invoiceTaxIncludedFor, invoiceTaxWithHeads, LineTax } from '../../money';
+import {
+  invoiceTax,
+  invoiceTaxFor,
+  invoiceTaxIncludedFor,
+  invoiceTaxWithHeads,
+  LineTax,
+  taxTreatment,
+} from '../../money';
 import { invoiceOfPayment, refundCreditNoteDraft, refundCreditParts } from './credit-note';
 import { InvoiceEvent, InvoiceMoveContext, INVOICES } from './invoice.machine';
 import { creditedAgainst } from './credit-note.store';
@@ -273,10 +280,25 @@ export class InvoiceService {
    * The paid invoice of a one-time payment that just succeeded (docs/invoices-and-gst.md: its amount is the
    * tax-exclusive price), in the transaction that records the success, issued at merchant time. Its GST comes from the
    * tax parties the payment snapshotted at creation, so its total is the payment's `amount_total`, what the checkout
-   * charged (a payment created before the snapshot existed has none: the current parties, as then).
+   * charged (a payment created before the snapshot existed has none: the current parties, as then). A tax-inclusive
+   * payment's line contains its GST, under the treatment of those parties, so the total is its amount exactly.
    */
   async issueForPayment(em: EntityManager, payment: Payment): Promise<Invoice> {
     const at = await merchantNow(em, boundTenant(em));
+    const parties = payment.taxParties;
+    const inclusive: TaxSnapshot | null =
+      payment.taxBehavior === 'inclusive' && parties
+        ? {
+            treatment: taxTreatment({
+              currency: payment.currency,
+              merchantGstin: parties.merchantGstin,
+              merchantState: parties.merchantState,
+              customerState: parties.customer?.state ?? null,
+            }),
+            rateBps: parties.rateBps,
+            behavior: 'inclusive',
+          }
+        : null;
     return this.issue(em, {
       type: InvoiceType.INVOICE,
       billingReason: BillingReason.ONE_TIME,
@@ -295,6 +317,7 @@ export class InvoiceService {
       issuedAt: at,
       paidAt: at,
       taxParties: payment.taxParties ?? null,
+      tax: inclusive,
     });
   }
 

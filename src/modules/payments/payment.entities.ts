@@ -2,6 +2,7 @@ import { BigIntType, Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import { TenantEntity } from '../../core/entity';
 import { DateTime, JSONObject, Money } from '../../core/scalars';
+import { TaxBehavior } from '../catalog';
 import { Customer } from '../customers';
 import type { SnapshotTaxParties } from '../invoices';
 import { Provider } from '../providers';
@@ -62,14 +63,29 @@ export class Payment extends TenantEntity {
     return 'payment';
   }
 
-  @Field(() => Money, { description: 'The tax-exclusive price the merchant asked for.' })
+  @Field(() => Money, {
+    description:
+      'The price the merchant asked for: tax-exclusive, or GST included when tax_behavior is inclusive. A collection for a subscription: its taxable value.',
+  })
   @Property({ type: new BigIntType('number') })
   amount!: number;
-  @Field(() => Money, { description: 'GST on amount, fixed when the payment was created; 0 when untaxed.' })
+  @Field(() => Money, {
+    description: 'GST on amount (contained in it when tax_behavior is inclusive), fixed at creation; 0 when untaxed.',
+  })
   @Property({ type: new BigIntType('number'), default: 0 })
   taxAmount: number = 0;
+  /**
+   * Whether `amount` contains its GST (docs/payments.md): `inclusive`, amount_total = amount; `exclusive` (the default,
+   * and every collection for a subscription, whose amount is its invoice's taxable value), amount_total = amount + tax.
+   */
+  @Field(() => TaxBehavior, {
+    description: 'exclusive: GST on top of amount; inclusive: amount contains its GST (amount_total = amount).',
+  })
+  @Enum({ items: () => TaxBehavior, default: TaxBehavior.EXCLUSIVE })
+  taxBehavior: TaxBehavior = TaxBehavior.EXCLUSIVE;
   @Field(() => Money, {
-    description: 'amount + tax_amount: what the gateway checkout charges, and the total of the invoice.',
+    description:
+      'What the gateway checkout charges, and the total of the invoice: amount + tax_amount, or amount when tax_behavior is inclusive.',
   })
   @Property({ type: new BigIntType('number') })
   amountTotal!: number;

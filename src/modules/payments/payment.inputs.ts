@@ -1,6 +1,7 @@
 import { IsOptional, MaxLength } from 'class-validator';
 import { Field, ID, InputType } from 'type-graphql';
 import { JSONObject, Money } from '../../core/scalars';
+import { TaxBehavior } from '../catalog';
 import { Provider } from '../providers';
 
 @InputType()
@@ -41,6 +42,11 @@ export class CreatePaymentInput {
   @Field(() => JSONObject, { nullable: true }) metadata?: Record<string, unknown> | null;
   @Field(() => Provider, { nullable: true, description: "Default: the mode's default connection" })
   provider?: Provider | null;
+  @Field(() => TaxBehavior, {
+    nullable: true,
+    description: 'Default EXCLUSIVE (GST on top of amount); INCLUSIVE: amount contains its GST and is what is charged',
+  })
+  taxBehavior?: TaxBehavior | null;
 }
 
 @InputType()

@@ -27,6 +27,7 @@ import {
   refundsOfPayments,
 } from './payment.store';
 import { paymentTax, paymentTaxParties } from './payment.tax';
+import { TaxBehavior } from '../catalog';
 import { PaymentEvent, PaymentMoveContext, PAYMENTS, REFUNDABLE } from './payment.machine';
 import { gstApplies } from '../../money';
 import type { IdempotentAttempt } from '../idempotency';
@@ -129,7 +130,8 @@ export class PaymentService {
    * Creates a payment and its hosted checkout. The gateway is called first, outside any transaction; only when
    * it answers are the customer and the payment written, together. A gateway failure leaves nothing behind, and a
    * retry with the same Idempotency-Key reuses the payment id, so the gateway replays instead of duplicating.
-   * The GST on the amount is fixed here (payment.tax.ts): the checkout charges `amount_total`.
+   * The GST on the amount is fixed here (payment.tax.ts), on top of it or contained in it (`tax_behavior`): the
+   * checkout charges `amount_total`.
    */
   async create(ctx: Ctx, input: CreatePaymentInput, attempt: IdempotentAttempt | null = null): Promise<Payment> {
     const merchant = await currentMerchant(ctx);
@@ -160,8 +162,8 @@ export class PaymentService {
         ? await ctx.em.findOne(Customer, { email }, { disableIdentityMap: true })
         : null);
     const taxParties = paymentTaxParties(currency, merchant, customer, stored);
-    const taxAmount = paymentTax(input.amount, currency, taxParties);
-    const amountTotal = input.amount + taxAmount;
+    const taxBehavior = input.taxBehavior ?? TaxBehavior.EXCLUSIVE;
+    const { tax: taxAmount, total: amountTotal } = paymentTax(input.amount, currency, taxParties, taxBehavior);
     if (!Number.isSafeInteger(amountTotal)) throw invalid('amount', 'amount is too large.');
 
     const connection = await this.providers.resolve(ctx, input.provider);
@@ -198,6 +200,7 @@ export class PaymentService {
       taxAmount,
       amountTotal,
       taxParties,
+      taxBehavior,
       currency,
       customer,
       referenceId: input.referenceId ?? null,

@@ -5,6 +5,7 @@ import { Db, systemQuery, tenantQuery, tenantQueryAs, tenantRows } from '../../c
 import { CustomerDetails, customerByIdCte, customerUpsertCte } from '../customers';
 import { invoiceSql } from '../invoices';
 import type { SnapshotTaxParties } from '../invoices';
+import type { TaxBehavior } from '../catalog';
 import { COLLECTED_STATUSES, Payment, Refund } from './payment.entities';
 
 /**
@@ -18,6 +19,7 @@ export interface NewPayment {
   taxAmount: number;
   amountTotal: number;
   taxParties: SnapshotTaxParties;
+  taxBehavior: TaxBehavior;
   currency: string;
   /** The customer the request named by id (its e-mail in `customer`), else null: found or created by e-mail. */
   customerId: string | null;
@@ -45,10 +47,10 @@ export async function insertPayment(em: EntityManager, p: NewPayment): Promise<P
     em,
     `with ${customer.sql}
      insert into payments (id, created_at, updated_at, merchant_id, mode, amount, tax_amount, amount_total, tax_parties,
-       amount_refunded, gateway_amount_refunded, currency, status,
+       tax_behavior, amount_refunded, gateway_amount_refunded, currency, status,
        customer_id, customer_email, customer_name, customer_phone, reference_id, metadata, provider, connection_id,
        provider_payment_id, checkout_session_id, checkout_url, success_url, cancel_url)
-     select ?, now(), now(), {tenant_values}, ?, ?, ?, ?::jsonb, 0, 0, ?, 'pending', c.id, ?, coalesce(?, c.name), coalesce(?, c.phone), ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?
+     select ?, now(), now(), {tenant_values}, ?, ?, ?, ?::jsonb, ?, 0, 0, ?, 'pending', c.id, ?, coalesce(?, c.name), coalesce(?, c.phone), ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?
      from c
      returning *`,
     [
@@ -58,6 +60,7 @@ export async function insertPayment(em: EntityManager, p: NewPayment): Promise<P
       p.taxAmount,
       p.amountTotal,
       JSON.stringify(p.taxParties),
+      p.taxBehavior,
       p.currency,
       c.email,
       c.name ?? null,

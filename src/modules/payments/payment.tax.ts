@@ -1,9 +1,12 @@
-import { gst, gstApplies } from '../../money';
+import { gstApplies, gstFor, TaxBehavior, taxTreatment, TaxTreatment } from '../../money';
 import { SnapshotTaxParties, taxPartiesOf } from '../invoices';
 
 /**
- * The GST a one-time payment collects (docs/payments.md, "Tax and refund amounts"). `amount` stays the tax-exclusive
- * price; the tax on it (docs/invoices-and-gst.md) is fixed when the payment is created, and the checkout charges `amount_total` = amount + tax, which is also the total of the invoice issued when it succeeds.
+ * The GST a one-time payment collects (docs/payments.md, "Tax and refund amounts"). `amount` is the price the merchant
+ * asked for, tax-exclusive by default; the tax on it (docs/invoices-and-gst.md) is fixed when the payment is created,
+ * and the checkout charges `amount_total` = amount + tax, which is also the total of the invoice issued when it
+ * succeeds. With `tax_behavior` `inclusive` the amount contains its GST: `amount_total` = amount, the tax is the GST
+ * contained in it ("Tax-inclusive prices").
  * Refunds are money returned (docs/payments.md): they count against `amount_total` and the gateway refunds exactly each
  * refund's amount, so no share of the tax is worked out for the gateway (a refund's credit note carries its share of
  * the invoice's tax heads: invoices/credit-note.ts). Pure integer arithmetic.
@@ -35,14 +38,26 @@ export function paymentTaxParties(
   return taxPartiesOf(merchant, customer);
 }
 
-/** The GST on `amount` (docs/invoices-and-gst.md: CGST + SGST or IGST, each head rounded half away from zero). */
-export function paymentTax(amount: number, currency: string, parties: SnapshotTaxParties): number {
-  return gst({
-    subtotal: amount,
+/** The treatment of a payment's invoice under the parties it fixed (docs/invoices-and-gst.md). */
+export function paymentTreatment(currency: string, parties: SnapshotTaxParties): TaxTreatment {
+  return taxTreatment({
     currency,
-    rateBps: parties.rateBps,
     merchantGstin: parties.merchantGstin,
     merchantState: parties.merchantState,
     customerState: parties.customer?.state ?? null,
-  }).tax;
+  });
+}
+
+/**
+ * The GST of `amount` (docs/invoices-and-gst.md: CGST + SGST or IGST, each head rounded half away from zero): on top of
+ * it when `exclusive`, contained in it when `inclusive` ("Tax-inclusive prices"). `total` is what the checkout charges.
+ */
+export function paymentTax(
+  amount: number,
+  currency: string,
+  parties: SnapshotTaxParties,
+  behavior: TaxBehavior = 'exclusive',
+): { tax: number; total: number } {
+  const g = gstFor(amount, behavior, paymentTreatment(currency, parties), parties.rateBps);
+  return { tax: g.tax, total: g.total };
 }

@@ -8,7 +8,8 @@ import { Plan, Price, Product, TaxBehavior } from '../catalog';
 import { BillingReason, Invoice, InvoiceStatus, InvoiceType } from '../invoices';
 import type { InvoiceService } from '../invoices';
 import { announceCollection } from './pre-debit';
-import { gatewayAmounts, gstOn, prorate, discountOn } from '../../money';
+import { gatewayAmounts, prorate, prorationDocument, discountOn } from '../../money';
+import type { ProrationDocument, TaxSnapshot } from '../../money';
 import { SubscriptionCommand } from './subscription.command-names';
 import { BillingSubscription } from './subscription.entities';
 import { ChangeEffective, ChangePlanInput, ProrationBehavior } from './subscription.inputs';
@@ -22,9 +23,16 @@ import type { SubscriptionService } from './subscription.service';
 
 @ObjectType({ description: 'The prorated amounts of a plan change.' })
 export class Proration {
-  @Field(() => Money) creditAmount!: number;
-  @Field(() => Money) debitAmount!: number;
-  @Field(() => Money, { description: 'debit - credit: > 0 an adjustment invoice, < 0 a credit note' })
+  @Field(() => Money, { description: 'The unused part of the old price (GST included when that price is inclusive)' })
+  creditAmount!: number;
+  @Field(() => Money, {
+    description: 'The new price for the time it bills (GST included when that price is inclusive)',
+  })
+  debitAmount!: number;
+  @Field(() => Money, {
+    description:
+      "The document's taxable value: debit - credit when both prices are tax-exclusive; > 0 an adjustment invoice, < 0 a credit note",
+  })
   netAmount!: number;
   @Field() currency!: string;
 }
@@ -43,10 +51,10 @@ export class ChangePlanResult {
  * Change plan (docs/subscriptions.md), allowed from active and trialing. The new price is registered at the gateway at
  * the amount the subscription's invoices will total (its tax treatment's GST included) and the gateway's subscription
  * moved to it first (a refusal: 502, nothing changes); then, in one transaction, the proration over the seconds left
- * (on the tax-exclusive amounts): the same cadence keeps the period, another cadence starts a new one now and bills the
- * new price in full. A positive net is an adjustment invoice (GST on top: its total is collected), a negative one a
- * credit note (GST included) whose total is carried to the next invoices. No proration in a trial, nor with
- * proration_behavior none.
+ * (on each price's amounts, with its own tax behaviour: money/proration.ts prorationDocument): the same cadence keeps
+ * the period, another cadence starts a new one now and bills the new price in full. A positive total is an adjustment
+ * invoice (collected), a negative one a credit note whose total is carried to the next invoices. No proration in a
+ * trial, nor with proration_behavior none. The subscription takes the new price's tax behaviour.
  */
 export async function changePlan(
   service: SubscriptionService,
@@ -68,7 +76,7 @@ export async function changePlan(
     discountAtPlanChange(sub, discountArgs(sub, plan, price, behavior, couponFollows));
   const planned = discountOf(current);
   const nextDiscount = planned.nextRenewalDiscounted ? discountOn(price.amount, discountTermsOf(current)) : 0;
-  const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxOf(current)).recurring;
+  const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxAfter(current, price)).recurring;
   const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, {
     price,
     plan,
@@ -113,7 +121,10 @@ export async function changePlan(
         discount,
         sameCadence,
         proration: p,
+        document: doc,
       } = planChangeArithmetic(sub, plan, price, behavior, couponFollows, now);
+      // The document's tax: the subscription's treatment and rate, its line tax-inclusive unless both prices are not.
+      const docTax: TaxSnapshot = { ...taxOf(sub), behavior: doc?.behavior ?? 'exclusive' };
       Object.assign(sub, {
         periodDiscount: discount.periodDiscount,
         discountCycles: discount.discountCycles,
@@ -130,29 +141,24 @@ export async function changePlan(
       const periodEnd = sub.currentPeriodEnd;
       const periodStart = sub.currentPeriodStart; // the period the change credits (before a new cadence restarts it)
       moveToPlan(sub, plan, price);
-      if (!p || !periodStart || !periodEnd) {
+      if (!p || !doc || !periodStart || !periodEnd) {
         if (!sameCadence && sub.status === SubscriptionStatus.ACTIVE) restartPeriod(sub, now);
         return;
       }
-      result.proration = Object.assign(new Proration(), {
-        creditAmount: p.credit,
-        debitAmount: p.debit,
-        netAmount: p.net,
-        currency: sub.currency,
-      });
+      result.proration = prorationOf(doc, sub.currency);
       if (p.restartsPeriod) {
         restartPeriod(sub, now);
         sub.cyclesCompleted += 1; // the new period is billed in full below
       }
-      if (p.net === 0) return;
+      if (doc.total === 0) return;
       const line = {
         description:
-          p.net > 0
+          doc.total > 0
             ? `Plan change to ${plan.name}: prorated difference`
             : `Plan change to ${plan.name}: unused time credited`,
         quantity: 1,
-        unitAmount: Math.abs(p.net),
-        amount: Math.abs(p.net),
+        unitAmount: doc.lineAmount,
+        amount: doc.lineAmount,
         periodStart: now,
         periodEnd: p.restartsPeriod ? sub.currentPeriodEnd : periodEnd,
         proration: true,
@@ -166,9 +172,9 @@ export async function changePlan(
         periodStart: line.periodStart,
         periodEnd: line.periodEnd,
         issuedAt: now,
-        tax: taxOf(sub),
+        tax: docTax,
       };
-      if (p.net > 0) {
+      if (doc.total > 0) {
         const invoice = await service.invoices.issue(change.em, {
           ...common,
           type: InvoiceType.INVOICE,
@@ -226,7 +232,7 @@ export async function scheduleChangeAtPeriodEnd(
   // The renewal at the period's end is the next billed period: discounted when the coupon follows and has periods left.
   const nextDiscount =
     couponFollows && discountApplies(current) ? discountOn(price.amount, discountTermsOf(current)) : 0;
-  const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxOf(current)).recurring;
+  const gatewayAmount = gatewayAmounts(price.amount - nextDiscount, 0, taxAfter(current, price)).recurring;
   const providerPriceId = await service.registerPriceAtGateway(ctx, gateway, connection, {
     price,
     plan,
@@ -394,20 +400,57 @@ function planChangeArithmetic(
           sameCadence,
         })
       : null;
-  return { discount, sameCadence, proration };
+  // Each side with its own price's tax behaviour (docs/invoices-and-gst.md, "Tax-inclusive prices").
+  const tax = taxOf(sub);
+  const document = proration
+    ? prorationDocument({
+        credit: proration.credit,
+        creditBehavior: sub.taxBehavior,
+        debit: proration.debit,
+        debitBehavior: price.taxBehavior,
+        treatment: tax.treatment,
+        rateBps: tax.rateBps,
+      })
+    : null;
+  return { discount, sameCadence, proration, document };
+}
+
+/**
+ * The answer's proration: each side's prorated amount as its price states it (a tax-inclusive one contains its GST),
+ * and the net as the document's taxable value (signed), so that net + tax = the document's total.
+ */
+function prorationOf(doc: ProrationDocument, currency: string): Proration {
+  return Object.assign(new Proration(), {
+    creditAmount: doc.credit.amount,
+    debitAmount: doc.debit.amount,
+    netAmount: doc.subtotal,
+    currency,
+  });
+}
+
+/** The subscription's tax with the new price's tax behaviour: what its invoices and gateway follow after a change. */
+function taxAfter(sub: BillingSubscription, price: Price): TaxSnapshot {
+  return { ...taxOf(sub), behavior: price.taxBehavior };
 }
 
 @ObjectType({ description: 'What a plan change would do now, computed without changing anything.' })
 export class PlanChangePreview {
   @Field(() => Proration, { nullable: true, description: 'Null when nothing is prorated (a trial, none, period end)' })
   proration!: Proration | null;
-  @Field(() => Money, { description: 'GST on the net, as the adjustment invoice or credit note would carry it' })
+  @Field(() => Money, {
+    description: 'GST of the adjustment invoice or credit note it would issue (negative: a credit)',
+  })
   taxAmount!: number;
   @Field(() => Money, { description: 'net + tax: > 0 collected now, < 0 credited to the next invoices, 0 nothing' })
   total!: number;
   @Field() currency!: string;
-  @Field(() => Money, { description: 'The recurring amount from the change on (before tax and discounts)' })
+  @Field(() => Money, {
+    description:
+      'The recurring amount from the change on (before discounts; GST on top unless taxBehavior is INCLUSIVE)',
+  })
   newAmount!: number;
+  @Field(() => TaxBehavior, { description: "The new price's tax_behavior: INCLUSIVE, newAmount contains its GST" })
+  taxBehavior!: TaxBehavior;
   @Field(() => DateTime, { description: 'When the change takes effect: now, or the period (trial) end' })
   effectiveAt!: Date;
 }
@@ -434,26 +477,16 @@ export async function previewPlanChange(
     total: 0,
     currency: sub.currency,
     newAmount: price.amount,
+    taxBehavior: price.taxBehavior,
     effectiveAt: scheduled ? periodEndOf(sub, now) : now,
   });
   if (scheduled) return preview;
   const behavior = input.prorationBehavior ?? ProrationBehavior.CREATE_PRORATIONS;
   const couponFollows = await couponFollowsTo(ctx, sub, plan.id);
-  const p = planChangeArithmetic(sub, plan, price, behavior, couponFollows, now).proration;
-  if (!p) return preview;
-  const tax = taxOf(sub);
-  const heads = gstOn(Math.abs(p.net), tax.treatment, tax.rateBps);
-  return Object.assign(preview, {
-    proration: Object.assign(new Proration(), {
-      creditAmount: p.credit,
-      debitAmount: p.debit,
-      netAmount: p.net,
-      currency: sub.currency,
-    }),
-    // A credit as a negative amount (0 - x: never -0).
-    taxAmount: p.net < 0 ? 0 - heads.tax : heads.tax,
-    total: p.net < 0 ? 0 - heads.total : heads.total,
-  });
+  const doc = planChangeArithmetic(sub, plan, price, behavior, couponFollows, now).document;
+  if (!doc) return preview;
+  // The figures of the document the change would issue (credits negative).
+  return Object.assign(preview, { proration: prorationOf(doc, sub.currency), taxAmount: doc.tax, total: doc.total });
 }
 
 /** A new cadence starts its first period now. */
@@ -483,9 +516,6 @@ async function targetOf(
   const price = await pickPrice(ctx, plan, input.priceId, current.currency);
   if (price.id === current.priceId)
     throw new DomainError('plan_unchanged', 'The subscription is already on this plan and price.', 'plan_id');
-  // Proration of tax-inclusive prices is not supported yet (docs/invoices-and-gst.md, "Tax-inclusive prices").
-  if (current.taxBehavior === TaxBehavior.INCLUSIVE || price.taxBehavior === TaxBehavior.INCLUSIVE)
-    throw invalid('plan_id', 'Plan changes to or from a tax-inclusive price are not supported.');
   return { plan, price };
 }
 

@@ -25,5 +25,7 @@ export function moveToPlan(sub: BillingSubscription, plan: Plan, price: Price): 
     billingInterval: plan.billingInterval,
     maxCycles: plan.maxCycles ?? null,
     trialEndAction: plan.trialEndAction,
+    // Its invoices and gateway amounts follow the new price's tax behaviour (docs/invoices-and-gst.md).
+    taxBehavior: price.taxBehavior,
   });
 }

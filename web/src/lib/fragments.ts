@@ -21,6 +21,7 @@ export const PlanChangePreviewParts = graphql(`
     total
     currency
     newAmount
+    taxBehavior
     effectiveAt
   }
 `);

@@ -429,7 +429,7 @@ function ChangePlan({ sub, onClose, onChanged }: { sub: PortalSub; onClose: () =
             </Text>
             <Text size="sm" c="dimmed">
               From then on: {formatMoney(p.newAmount, p.currency)} {cadence(sub)}
-              {p.taxAmount ? ' before GST' : ''}.
+              {p.taxBehavior === 'INCLUSIVE' ? ' including GST' : p.taxAmount ? ' before GST' : ''}.
             </Text>
           </Card>
         )}

@@ -147,7 +147,8 @@ export function ChangePlanModal(props: { subscription: Sub; onClose: () => void;
               </Text>
             )}
             <Text size="xs" c="dimmed" mt="xs">
-              From then on {money(p.newAmount)} a period, before tax.
+              From then on {money(p.newAmount)} a period,{' '}
+              {p.taxBehavior === 'INCLUSIVE' ? 'GST included' : 'before tax'}.
             </Text>
           </Card>
         )}
