@@ -1705,6 +1705,8 @@ describe('string lengths', () => {
     // Handed to the gateway's page, not stored.
     'MandateSetupInput.successUrl': [],
     'MandateSetupInput.cancelUrl': [],
+    // Handed to the invoice registration portal, not stored.
+    'CancelEInvoiceInput.remark': [],
   };
 
   /** An input class as type-graphql's metadata holds it. */
