@@ -354,6 +354,17 @@ describe('cancelling an IRN', () => {
     expect(cancelled.total).toBe(invoice.total);
   });
 
+  it('two cancellations racing: both answer cancelled, one cancellation recorded and one event', async () => {
+    const invoice = await paidInvoice(m, buyer.id, buyer.email);
+    await statusIs(m, invoice.id, 'registered');
+    const answers = await Promise.all(
+      [0, 1, 2].map(() => m.test.post(`/invoices/${invoice.id}/e-invoice/cancel`, { reason: 'duplicate' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((a) => a.body.e_invoice_cancelled_at)).size).toBe(1);
+    expect((await eventTypes(m, invoice.id)).filter((t) => t === 'e_invoice.cancelled')).toHaveLength(1);
+  });
+
   it('after 24 hours (merchant time): 409 e_invoice_not_cancellable, nothing changed here or at the portal', async () => {
     const invoice = await paidInvoice(m, buyer.id, buyer.email);
     const doc = await statusIs(m, invoice.id, 'registered');
