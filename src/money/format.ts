@@ -21,13 +21,26 @@ export function groupDigits(digits: string, indian: boolean): string {
 
 /** 12345678 subunits of INR -> "1,23,456.78"; JPY 500 -> "500"; KWD 1500 -> "1.500". */
 export function formatAmount(subunits: number, currency: string): string {
-  if (!Number.isSafeInteger(subunits)) throw new Error(`formatAmount: not an integer amount: ${subunits}`);
+  const { sign, major, minor } = majorAndMinor(subunits, currency, 'formatAmount');
+  return `${sign}${groupDigits(major, currency.toUpperCase() === 'INR')}${minor ? `.${minor}` : ''}`;
+}
+
+/** The same without grouping, for documents machines read (an e-invoice's amounts): "123456.78", "-12.50". */
+export function decimalAmount(subunits: number, currency: string): string {
+  const { sign, major, minor } = majorAndMinor(subunits, currency, 'decimalAmount');
+  return `${sign}${major}${minor ? `.${minor}` : ''}`;
+}
+
+/** An amount's sign and its major and minor digits by the currency's exponent, from the integer alone. */
+function majorAndMinor(subunits: number, currency: string, caller: string) {
+  if (!Number.isSafeInteger(subunits)) throw new Error(`${caller}: not an integer amount: ${subunits}`);
   const exponent = currencyExponent(currency);
   const digits = String(Math.abs(subunits)).padStart(exponent + 1, '0');
-  const major = digits.slice(0, digits.length - exponent);
-  const minor = digits.slice(digits.length - exponent);
-  const grouped = groupDigits(major, currency.toUpperCase() === 'INR');
-  return `${subunits < 0 ? '-' : ''}${grouped}${exponent ? `.${minor}` : ''}`;
+  return {
+    sign: subunits < 0 ? '-' : '',
+    major: digits.slice(0, digits.length - exponent),
+    minor: digits.slice(digits.length - exponent),
+  };
 }
 
 /** With the currency: "₹1,23,456.78", "-€5.00", "KWD 1.500". */

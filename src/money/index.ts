@@ -13,4 +13,12 @@ export { discountLabel, discountOn, percentToBps } from './discount';
 export type { DiscountTerms } from './discount';
 export { monthlyAmount } from './mrr';
 export { currencyExponent } from './currency';
-export { formatAmount, formatMoney, formatUnitPrice, groupDigits, indianNumberInWords, rupeesInWords } from './format';
+export {
+  decimalAmount,
+  formatAmount,
+  formatMoney,
+  formatUnitPrice,
+  groupDigits,
+  indianNumberInWords,
+  rupeesInWords,
+} from './format';

@@ -19,7 +19,14 @@ import {
   ratePercent,
   renderInvoicePdf,
 } from '../../src/modules/invoices/invoice.pdf';
-import { formatAmount, formatMoney, groupDigits, indianNumberInWords, rupeesInWords } from '../../src/money';
+import {
+  decimalAmount,
+  formatAmount,
+  formatMoney,
+  groupDigits,
+  indianNumberInWords,
+  rupeesInWords,
+} from '../../src/money';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, createPayment, pay } from '../payments/helpers';
 import { HAS_PDFTOTEXT, pdfText } from './pdf-text';
@@ -50,6 +57,13 @@ describe('money and dates as invoices print them', () => {
     // No float on the way: the largest safe amount keeps every digit.
     expect(formatAmount(Number.MAX_SAFE_INTEGER, 'INR')).toBe('9,00,71,99,25,47,409.91');
     expect(() => formatAmount(1.5, 'INR')).toThrow();
+    // Ungrouped, for documents machines read (an e-invoice's amounts).
+    expect(decimalAmount(12345678, 'INR')).toBe('123456.78');
+    expect(decimalAmount(5, 'INR')).toBe('0.05');
+    expect(decimalAmount(-1250, 'INR')).toBe('-12.50');
+    expect(decimalAmount(1234567, 'JPY')).toBe('1234567');
+    expect(decimalAmount(1500, 'KWD')).toBe('1.500');
+    expect(() => decimalAmount(1.5, 'INR')).toThrow();
   });
 
   it('prefixes the currency symbol, or the code where a symbol would be ambiguous', () => {

@@ -59,6 +59,15 @@ export async function createPayment(
   return r.body;
 }
 
+/** The invoice of a payment, found among its customer's invoices (it exists: the payment succeeded). */
+export async function invoiceOf(c: Client_, payment: any) {
+  const list = await c.get(`/invoices?customer_id=${payment.customer_id}&limit=100`);
+  expect(list.status).toBe(200);
+  const inv = list.body.data.find((i: any) => i.payment_id === payment.id);
+  expect(inv).toBeTruthy();
+  return inv;
+}
+
 /** Completes a checkout and returns the payment as the service now shows it. */
 export async function pay(c: Client_, payment: any, form: Record<string, string> = { outcome: 'success' }) {
   const r = await submitCheckout(payment.checkout_url, form);

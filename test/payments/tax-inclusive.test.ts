@@ -1,5 +1,5 @@
 import { TestMerchant, useHarness } from '../harness';
-import { connect, countRows, createPayment, gatewayCharge, pay, paymentBody, PROVIDERS } from './helpers';
+import { connect, countRows, createPayment, gatewayCharge, invoiceOf, pay, paymentBody, PROVIDERS } from './helpers';
 
 /**
  * One-off payments with `tax_behavior: inclusive` (docs/payments.md, docs/invoices-and-gst.md "Tax-inclusive prices"):
@@ -12,14 +12,6 @@ const h = useHarness();
 jest.setTimeout(60_000);
 
 const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
-
-async function invoiceOf(m: TestMerchant, payment: any) {
-  const list = await m.test.get(`/invoices?customer_id=${payment.customer_id}&limit=100`);
-  expect(list.status).toBe(200);
-  const inv = list.body.data.find((i: any) => i.payment_id === payment.id);
-  expect(inv).toBeTruthy();
-  return inv;
-}
 
 describe.each(PROVIDERS)('%s', (provider) => {
   let m: TestMerchant; // GSTIN in Karnataka (29), 18%
@@ -35,7 +27,7 @@ describe.each(PROVIDERS)('%s', (provider) => {
     expect(payment.status).toBe('succeeded');
     expect(payment).toMatchObject({ tax_behavior: 'inclusive', amount: body.amount, amount_total: body.amount });
     expect((await gatewayCharge(h.app, provider, payment.provider_payment_id)).charged).toBe(body.amount);
-    const invoice = await invoiceOf(m, payment);
+    const invoice = await invoiceOf(m.test, payment);
     expect(invoice).toMatchObject({
       total: body.amount,
       subtotal: (body.amount as number) - payment.tax_amount,

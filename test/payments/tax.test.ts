@@ -1,6 +1,6 @@
 import { TestMerchant, useHarness } from '../harness';
 import { eventually } from '../harness/wait';
-import { connect, createPayment, gatewayCharge, pay, PROVIDERS } from './helpers';
+import { connect, createPayment, gatewayCharge, invoiceOf, pay, PROVIDERS } from './helpers';
 
 /**
  * One-time payments collect the GST their invoice shows (docs/payments.md): `amount` stays tax-exclusive, `tax_amount`
@@ -14,14 +14,6 @@ const h = useHarness({ gatewayCommandFirstRetryMs: 200 });
 
 /** Waits for the sandbox's background webhooks (refund events) to be delivered and answered. */
 const settle = () => h.app.app.sandbox!.sandbox.settle();
-
-async function invoiceOf(m: TestMerchant, payment: any) {
-  const list = await m.test.get(`/invoices?customer_id=${payment.customer_id}&limit=100`);
-  expect(list.status).toBe(200);
-  const inv = list.body.data.find((i: any) => i.payment_id === payment.id);
-  expect(inv).toBeTruthy();
-  return inv;
-}
 
 async function refundsAtGateway(paymentId: string) {
   return h.app.orm.em
@@ -50,7 +42,7 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     expect(payment.status).toBe('succeeded');
     const charge = await gatewayCharge(h.app, provider, payment.provider_payment_id);
     expect(charge.charged).toBe(payment.amount_total);
-    const invoice = await invoiceOf(client, payment);
+    const invoice = await invoiceOf(client.test, payment);
     expect(invoice).toMatchObject({
       subtotal: payment.amount,
       tax_amount: payment.tax_amount,
@@ -149,7 +141,7 @@ describe.each(PROVIDERS)('GST collected through %s', (provider) => {
     expect(changed.status).toBe(200);
     const { payment } = await pay(other.test, created);
     expect((await gatewayCharge(h.app, provider, payment.provider_payment_id)).charged).toBe(11800);
-    expect(await invoiceOf(other, payment)).toMatchObject({
+    expect(await invoiceOf(other.test, payment)).toMatchObject({
       igst_amount: 1800,
       total: 11800,
       amount_paid: 11800,

@@ -1,5 +1,7 @@
 import type { EInvoiceDocType } from '../../core/irn';
+import { decimalAmount } from '../../money';
 import { Invoice, InvoiceType } from './invoice.entities';
+import { istDate, ratePercent } from './invoice.pdf';
 
 /**
  * An issued invoice or credit note in the registration portal's schema (NIC e-invoice schema 1.1: document, seller,
@@ -12,23 +14,10 @@ export const docTypeOf = (invoice: Pick<Invoice, 'type'>): EInvoiceDocType =>
   invoice.type === InvoiceType.CREDIT_NOTE ? 'CRN' : 'INV';
 
 /** 49900 -> "499.00"; -1250 -> "-12.50". */
-export function rupees(paise: number): string {
-  if (!Number.isSafeInteger(paise)) throw new Error(`e-invoice: ${paise} is not a whole number of paise`);
-  const abs = Math.abs(paise);
-  return `${paise < 0 ? '-' : ''}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-}
+const rupees = (paise: number) => decimalAmount(paise, 'INR');
 
-const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;
-
-/** DD/MM/YYYY in IST, the portal's document date. */
-export function portalDate(at: Date): string {
-  const d = new Date(at.getTime() + IST_OFFSET_MS);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${d.getUTCFullYear()}`;
-}
-
-/** The percentage of a rate in basis points, as the portal writes it: 1800 -> "18", 1250 -> "12.5". */
-const percent = (bps: number) => rupees(bps).replace(/\.?0+$/, '') || '0';
+/** DD/MM/YYYY in IST, the portal's document date (the PDF prints it as DD-MM-YYYY). */
+export const portalDate = (at: Date): string => istDate(at).replaceAll('-', '/');
 
 export function eInvoicePayload(invoice: Invoice): Record<string, unknown> {
   const { supplier, recipient } = invoice;
@@ -60,7 +49,7 @@ export function eInvoicePayload(invoice: Invoice): Record<string, unknown> {
         UnitPrice: rupees(line.unitAmount),
         TotAmt: rupees(line.amount),
         AssAmt: rupees(line.amount),
-        GstRt: percent(invoice.taxRateBps),
+        GstRt: ratePercent(invoice.taxRateBps),
         CgstAmt: rupees(line.cgstAmount),
         SgstAmt: rupees(line.sgstAmount),
         IgstAmt: rupees(line.igstAmount),
