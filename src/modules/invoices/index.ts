@@ -14,6 +14,6 @@ export {
 export { IrpClient } from './e-invoice.irp';
 export { invoiceResolvers } from './invoice.resolver';
 export { InvoiceDocument, invoicePdf } from './invoice.pdf.resolver';
-export { InvoiceService, taxPartiesOf } from './invoice.service';
+export { InvoiceService, taxPartiesOf, treatmentOf } from './invoice.service';
 export type { InvoiceLineDraft, SnapshotTaxParties } from './invoice.service';
 export { invoiceSql } from './invoice.store';

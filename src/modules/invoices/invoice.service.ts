@@ -26,7 +26,7 @@ import {
 } from './invoice.entities';
 import { financialYear, numberParts } from './invoice.numbering';
 import { invoiceParties, merchantNow, numberInvoicesStatement } from './invoice.store';
-import type { InvoiceTax, TaxSnapshot } from '../../money';
+import type { InvoiceTax, TaxSnapshot, TaxTreatment } from '../../money';
 import {
   invoiceTax,
   invoiceTaxFor,
@@ -132,6 +132,16 @@ export function taxPartiesOf(
       ? { state: customer.stateCode ?? customer.gstin?.slice(0, 2) ?? null, gstin: customer.gstin ?? null }
       : null,
   };
+}
+
+/** The GST treatment of a document in `currency` between `parties` (docs/invoices-and-gst.md). */
+export function treatmentOf(currency: string, parties: SnapshotTaxParties): TaxTreatment {
+  return taxTreatment({
+    currency,
+    merchantGstin: parties.merchantGstin,
+    merchantState: parties.merchantState,
+    customerState: parties.customer?.state ?? null,
+  });
 }
 
 export interface InvoiceListArgs extends PageArgs {
@@ -289,12 +299,7 @@ export class InvoiceService {
     const inclusive: TaxSnapshot | null =
       payment.taxBehavior === 'inclusive' && parties
         ? {
-            treatment: taxTreatment({
-              currency: payment.currency,
-              merchantGstin: parties.merchantGstin,
-              merchantState: parties.merchantState,
-              customerState: parties.customer?.state ?? null,
-            }),
+            treatment: treatmentOf(payment.currency, parties),
             rateBps: parties.rateBps,
             behavior: 'inclusive',
           }

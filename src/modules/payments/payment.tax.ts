@@ -1,5 +1,5 @@
-import { gstApplies, gstFor, TaxBehavior, taxTreatment, TaxTreatment } from '../../money';
-import { SnapshotTaxParties, taxPartiesOf } from '../invoices';
+import { gstApplies, gstFor, TaxBehavior } from '../../money';
+import { SnapshotTaxParties, taxPartiesOf, treatmentOf } from '../invoices';
 
 /**
  * The GST a one-time payment collects (docs/payments.md, "Tax and refund amounts"). `amount` is the price the merchant
@@ -38,16 +38,6 @@ export function paymentTaxParties(
   return taxPartiesOf(merchant, customer);
 }
 
-/** The treatment of a payment's invoice under the parties it fixed (docs/invoices-and-gst.md). */
-export function paymentTreatment(currency: string, parties: SnapshotTaxParties): TaxTreatment {
-  return taxTreatment({
-    currency,
-    merchantGstin: parties.merchantGstin,
-    merchantState: parties.merchantState,
-    customerState: parties.customer?.state ?? null,
-  });
-}
-
 /**
  * The GST of `amount` (docs/invoices-and-gst.md: CGST + SGST or IGST, each head rounded half away from zero): on top of
  * it when `exclusive`, contained in it when `inclusive` ("Tax-inclusive prices"). `total` is what the checkout charges.
@@ -58,6 +48,6 @@ export function paymentTax(
   parties: SnapshotTaxParties,
   behavior: TaxBehavior = 'exclusive',
 ): { tax: number; total: number } {
-  const g = gstFor(amount, behavior, paymentTreatment(currency, parties), parties.rateBps);
+  const g = gstFor(amount, behavior, treatmentOf(currency, parties), parties.rateBps);
   return { tax: g.tax, total: g.total };
 }
