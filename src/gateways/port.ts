@@ -181,6 +181,7 @@ export interface GatewayEvent {
     | 'subscription.resumed'
     | 'subscription.mandate_setup'
     | 'subscription.mandate_revoked'
+    | 'subscription.collection_paid'
     | 'ignored';
   /** Cadence ids carried through the gateway (payment or subscription id), when present. */
   paymentId?: string | null;
@@ -190,6 +191,11 @@ export interface GatewayEvent {
   providerSubscriptionId?: string | null;
   providerCustomerId?: string | null;
   providerRefundId?: string | null;
+  /**
+   * On subscription.collection_paid: the Cadence invoice a one-off charge of the subscription collected (Stripe: its
+   * manual invoice's metadata), paid after the customer authenticated it.
+   */
+  invoiceId?: string | null;
   /** On subscription.mandate_setup: the gateway's record of the new mandate (Stripe: the setup intent). */
   setupId?: string | null;
   /** Subunits (ISO 4217), converted back from the gateway's own representation. */
@@ -271,6 +277,8 @@ export interface OneOffChargeInput {
   currency: string;
   description: string;
   idempotencyKey: string;
+  /** The Cadence invoice the charge collects, carried on the gateway's invoice so its later payment maps back. */
+  invoiceId?: string | null;
 }
 
 export interface OneOffChargeResult {
@@ -278,6 +286,11 @@ export interface OneOffChargeResult {
   outcome: 'succeeded' | 'failed' | 'pending';
   providerPaymentId: string | null;
   failureReason: string | null;
+  /**
+   * With failureReason `authentication_required` (a debit above the mandate's limit): the gateway's page where the
+   * customer authenticates it; the gateway's invoice stays open until then (Stripe: its hosted_invoice_url).
+   */
+  authenticationUrl?: string | null;
 }
 
 export interface GatewayPort {

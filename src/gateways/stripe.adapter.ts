@@ -65,6 +65,9 @@ const STATUS: Record<string, GatewaySubscription['status']> = {
 };
 
 /** A card error's reason: the decline code when it says more than "generic", else the error code. */
+/** A mandate debit above its limit waits for the customer's authentication (docs/india.md). */
+const AUTHENTICATION_REQUIRED = 'authentication_required';
+
 const declineReason = (e: { decline_code?: string; code?: string }) =>
   e.decline_code && e.decline_code !== 'generic_decline' ? e.decline_code : (e.code ?? 'payment_failed');
 
@@ -461,6 +464,7 @@ export class StripeAdapter implements GatewayPort {
           subscription: input.providerSubscriptionId,
           auto_advance: false,
           pending_invoice_items_behavior: 'include',
+          ...(input.invoiceId ? { metadata: { invoice_id: input.invoiceId } } : {}),
         },
         { idempotencyKey: `${input.idempotencyKey}-invoice` },
       ),
@@ -479,7 +483,17 @@ export class StripeAdapter implements GatewayPort {
         payment_intent?: unknown;
       };
       if (e?.type === 'StripeCardError' || e?.statusCode === 402) {
-        return { outcome: 'failed', providerPaymentId: idOf(e.payment_intent), failureReason: declineReason(e) };
+        const reason = e.code === 'invoice_payment_intent_requires_action' ? AUTHENTICATION_REQUIRED : declineReason(e);
+        return {
+          outcome: 'failed',
+          providerPaymentId: idOf(e.payment_intent),
+          failureReason: reason,
+          // Above the mandate's limit the invoice stays open for the customer, on its hosted page.
+          authenticationUrl:
+            reason === AUTHENTICATION_REQUIRED
+              ? ((await this.call(() => this.stripe.invoices.retrieve(invoice.id!))).hosted_invoice_url ?? null)
+              : null,
+        };
       }
       throw stripeError(err);
     }

@@ -251,12 +251,29 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
       const sd = obj.parent?.subscription_details;
       const providerSubscriptionId = idOf(sd?.subscription ?? obj.subscription);
       if (!providerSubscriptionId) return base;
-      // Only a period's invoice renews or duns a subscription; a one-off invoice of it (manual: a plan change's
-      // adjustment that Cadence pays itself) is not a charge of a period.
-      if (typeof obj.billing_reason === 'string' && !PERIOD_BILLING_REASONS.has(obj.billing_reason)) return base;
       const pi = obj.payments?.data?.[0]?.payment?.payment_intent ?? obj.payment_intent ?? null;
       const d = paymentDetails(pi);
       const paid = event.type === 'invoice.paid';
+      // Only a period's invoice renews or duns a subscription. A one-off invoice of it (manual: a plan change's
+      // adjustment that Cadence collects itself) is no period's charge; paid, it settles the Cadence invoice it names,
+      // which waited for the customer's authentication when the debit was above the mandate's limit.
+      if (typeof obj.billing_reason === 'string' && !PERIOD_BILLING_REASONS.has(obj.billing_reason)) {
+        const invoiceId = obj.metadata?.invoice_id;
+        if (!paid || typeof invoiceId !== 'string') return base;
+        return {
+          ...base,
+          ...SUBSCRIPTION_FIELDS,
+          kind: 'subscription.collection_paid',
+          invoiceId,
+          subscriptionId: sd?.metadata?.subscription_id ?? null,
+          providerSubscriptionId,
+          providerCustomerId: idOf(obj.customer),
+          providerPaymentId: d.providerPaymentId,
+          ...money(obj.amount_paid, obj.currency),
+          method: d.method,
+          bank: d.bank,
+        };
+      }
       const period = invoicePeriod(obj);
       return {
         ...base,

@@ -157,3 +157,87 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     ).toHaveLength(1);
   });
 });
+
+describe('stripe: a collection by the service above the limit', () => {
+  const DAY = 24 * 3_600_000;
+  let m: TestMerchant;
+  beforeAll(async () => {
+    m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(m.test, 'stripe');
+    // ₹500: the limit subscriptions created from now on are registered with.
+    await ok(m.test.post('/merchant/billing-settings', { mandate_afa_limit: 50_000 }));
+  });
+
+  it("a plan change's adjustment above it waits for the customer's authentication, then is paid; the subscription stays active", async () => {
+    // ₹400 + GST = ₹472 a month, below the limit; the upgrade to ₹2,000 two thirds into the month costs more than ₹500.
+    const { plan } = await recurringPlan(m.test, {}, { amount: 40_000 });
+    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id));
+    await h.clock.advance(m, new Date(new Date(sub.current_period_start).getTime() + 10 * DAY));
+    const up = await recurringPlan(m.test, { name: 'Monthly Max' }, { amount: 200_000 });
+    const r = await ok(m.test.post(`/subscriptions/${sub.id}/change-plan`, { plan_id: up.plan.id }));
+    expect(r.invoice.amount_due).toBeGreaterThan(50_000);
+    // Announced, held 24 hours, then asked of the mandate: the gateway makes no debit and asks the customer.
+    await h.clock.advance(m, new Date(new Date(r.invoice.issued_at).getTime() + DAY + 60_000));
+    const waiting = await ok(m.test.get(`/invoices/${r.invoice.id}`));
+    expect(waiting).toMatchObject({ status: 'open', amount_paid: 0, payment_id: null });
+    expect(waiting.hosted_authentication_url).toMatch(/\/authenticate\/in_[A-Za-z0-9]+$/);
+    expect(waiting.authentication_required_at).not.toBeNull();
+    const [action] = await actionsFor(m, waiting.id);
+    expect(action.data.object).toMatchObject({
+      id: waiting.id,
+      status: 'open',
+      amount_due: r.invoice.amount_due,
+      hosted_authentication_url: waiting.hosted_authentication_url,
+    });
+    const [command] = (await ok(m.test.get(`/gateway-commands?subscription_id=${sub.id}`))).data.filter(
+      (c: any) => c.action === 'collect_invoice',
+    );
+    expect(command).toMatchObject({ status: 'succeeded', invoice_id: waiting.id });
+    // Nothing was debited at the gateway: its invoice is open, no payment succeeded for the amount.
+    const debits = async () =>
+      (
+        await h.app.orm.em.getConnection().execute<{ n: number }[]>(
+          `select count(*)::int as n from sandbox_objects where provider = 'stripe' and type = 'payment_intent'
+             and (data->>'amount')::bigint = ? and data->>'status' = 'succeeded'`,
+          [r.invoice.amount_due],
+        )
+      )[0].n;
+    expect(await debits()).toBe(0);
+    expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('active');
+
+    const page = await request(waiting.hosted_authentication_url);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Authenticate and pay');
+    const answers = await Promise.all([
+      authenticate(waiting.hosted_authentication_url),
+      authenticate(waiting.hosted_authentication_url),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    const paid = await ok(m.test.get(`/invoices/${waiting.id}`));
+    expect(paid).toMatchObject({ status: 'paid', amount_paid: r.invoice.amount_due, amount_due: 0 });
+    expect(await ok(m.test.get(`/payments/${paid.payment_id}`))).toMatchObject({
+      billing_reason: 'subscription_update',
+      amount_total: r.invoice.amount_due,
+      subscription_id: sub.id,
+      status: 'succeeded',
+    });
+    expect(await debits()).toBe(1);
+    expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).status).toBe('active');
+    expect((await ok(m.test.get('/analytics/autopay'))).authentication).toEqual({ required: 1, completed: 1 });
+  });
+
+  it('at or below the limit the adjustment is collected at once, as always', async () => {
+    const { plan } = await recurringPlan(m.test, {}, { amount: 10_000 });
+    const { subscription: sub } = await authorise(m.test, await createSubscription(m.test, plan.id));
+    await h.clock.advance(m, new Date(new Date(sub.current_period_start).getTime() + 20 * DAY));
+    const up = await recurringPlan(m.test, { name: 'Monthly Bit More' }, { amount: 20_000 });
+    const r = await ok(m.test.post(`/subscriptions/${sub.id}/change-plan`, { plan_id: up.plan.id }));
+    expect(r.invoice.amount_due).toBeLessThanOrEqual(50_000);
+    await h.clock.advance(m, new Date(new Date(r.invoice.issued_at).getTime() + DAY + 60_000));
+    expect(await ok(m.test.get(`/invoices/${r.invoice.id}`))).toMatchObject({
+      status: 'paid',
+      hosted_authentication_url: null,
+      authentication_required_at: null,
+    });
+  });
+});

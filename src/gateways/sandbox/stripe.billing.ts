@@ -411,15 +411,15 @@ export function payStripeInvoice(
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const attempts = si.attempts + 1;
-  // Off the customer's session (a retry) a period's debit above the limit needs authentication again; the
-  // authentication page pays it (`authenticated`). One-off invoices (a plan change's adjustment) are charged as before.
+  // Off the customer's session (a retry, or a one-off invoice such as a plan change's adjustment) a debit above the
+  // limit needs the customer's authentication; the authentication page pays it (`authenticated`).
   const failure = laterDebitFailure(si.instrument, attempts, {
     currency: invoice.data.currency,
     amount: Number(invoice.data.amount_due),
     limit: sub.data.metadata?.mandate_afa_limit,
     validUntil: sub.data.metadata?.mandate_valid_until,
     at: Math.floor(now.getTime() / 1000),
-    onSession: authenticated || invoice.data.billing_reason === 'manual',
+    onSession: authenticated,
   });
   // A one-off invoice (billing_reason manual) is charged like any later charge (the card rules count it) but is no
   // period's invoice: the subscription's status, latest and open invoice stay as they are.
@@ -527,7 +527,14 @@ export function changeStripePrice(sub: SandboxObject, price: Record<string, any>
 export async function createStripeManualInvoice(
   em: EntityManager,
   account: Account,
-  p: { customer: string; subscription: SandboxObject | null; includePending: boolean; autoAdvance: boolean; now: Date },
+  p: {
+    customer: string;
+    subscription: SandboxObject | null;
+    includePending: boolean;
+    autoAdvance: boolean;
+    metadata: Record<string, string>;
+    now: Date;
+  },
 ): Promise<SandboxObject> {
   const nowS = unix(p.now);
   const pending = p.includePending
@@ -573,6 +580,7 @@ export async function createStripeManualInvoice(
     attempt_count: 0,
     attempted: false,
     billing_reason: 'manual',
+    metadata: p.metadata,
     parent: p.subscription
       ? {
           type: 'subscription_details',

@@ -666,6 +666,7 @@ async function createInvoice(sb: Sandbox, em: EntityManager, account: Account, b
     subscription: sub,
     includePending: behavior === 'include',
     autoAdvance: b.auto_advance === undefined ? true : String(b.auto_advance) === 'true',
+    metadata: metadataParam(b.metadata),
     now: await sb.now(account.accountKey),
   });
   return { body: invoice.data };

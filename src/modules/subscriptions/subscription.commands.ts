@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { logger } from '../../core/logger';
-import { GatewayError, GatewayPort } from '../../gateways/port';
+import { GatewayError, GatewayPort, OneOffChargeResult } from '../../gateways/port';
 import type { CommandJob, GatewayCommands } from '../gateway-commands';
 import { Invoice, InvoiceStatus } from '../invoices';
 import { payInvoiceByCollection, PaymentBillingReason } from '../payments';
@@ -92,12 +92,15 @@ async function collectInvoice(
       currency: invoice.currency,
       description: text(job.args.description),
       idempotencyKey: job.idempotency_key,
+      invoiceId: invoice.id,
     });
   } catch (err) {
     if (err instanceof GatewayError && err.code === 'gateway_rejected') await forgetAddon(em, sub.id, invoice.id);
     throw err;
   }
   if (charge.outcome === 'pending') return; // an add-on: settled with the charge that carries it
+  if (charge.failureReason === AUTHENTICATION_REQUIRED)
+    return awaitAuthentication(service, em, sub, invoice.id, charge);
   if (charge.outcome !== 'succeeded') {
     logger.info(
       { subscription_id: sub.id, invoice_id: invoice.id, reason: charge.failureReason },
@@ -116,6 +119,29 @@ async function collectInvoice(
       providerPaymentId: charge.providerPaymentId,
       reason: PaymentBillingReason.SUBSCRIPTION_UPDATE,
     });
+  });
+}
+
+const AUTHENTICATION_REQUIRED = 'authentication_required';
+
+/**
+ * The debit is above the mandate's limit (docs/india.md): the gateway made none and holds its invoice open for the
+ * customer to authenticate on its page. The command is done; the invoice stays open with that page and
+ * `invoice.payment_action_required` tells the merchant. The gateway's payment of it, once authenticated, pays the
+ * invoice (subscription.gateway-events.ts collectionPaid).
+ */
+async function awaitAuthentication(
+  service: SubscriptionService,
+  em: EntityManager,
+  sub: BillingSubscription,
+  invoiceId: string,
+  charge: OneOffChargeResult,
+): Promise<void> {
+  const now = await service.now(sub);
+  await em.fork().transactional(async (tx) => {
+    const invoice = await tx.findOne(Invoice, { id: invoiceId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (invoice?.status === InvoiceStatus.OPEN)
+      service.invoices.requireAuthentication(tx, invoice, charge.authenticationUrl ?? null, now, sub.mode);
   });
 }
 

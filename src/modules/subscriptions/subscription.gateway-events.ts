@@ -182,6 +182,9 @@ export async function applySubscriptionEvent(
     case 'subscription.mandate_revoked':
       revokeMandate(change, now);
       break;
+    case 'subscription.collection_paid':
+      await collectionPaid(service, change, event, now);
+      break;
     case 'subscription.authorization_failed':
       // A declined attempt: the checkout stays open for another (or, at Razorpay, a renewal's failed payment, which
       // subscription.pending / .halted report too). Nothing changes.
@@ -232,6 +235,30 @@ function revokeMandate(change: SubscriptionChange, now: Date): void {
   sub.mandateStatus = 'revoked';
   sub.mandateRevokedAt = now;
   change.move('revoke_mandate', 'webhook', { mandate_method: sub.mandateMethod ?? null });
+}
+
+/**
+ * The gateway was paid a one-off invoice of the subscription that Cadence asked it to collect (collect_invoice): the
+ * Cadence invoice it names is paid, with the payment that collected it, once (a repeat, or the command recording the
+ * same charge first, finds it paid). That is how a collection above the mandate's limit is settled after the customer
+ * authenticated it. The subscription's state is not the collection's: it stays as it is.
+ */
+async function collectionPaid(
+  service: SubscriptionService,
+  change: SubscriptionChange,
+  event: GatewayEvent,
+  now: Date,
+): Promise<void> {
+  const { sub, em } = change;
+  if (!event.invoiceId || !isUuid(event.invoiceId)) return;
+  const invoice = await em.findOne(Invoice, { id: event.invoiceId, subscriptionId: sub.id });
+  if (invoice?.status !== InvoiceStatus.OPEN) return;
+  await payInvoiceByCollection(service.invoices, em, invoice.id, now, {
+    sub,
+    providerPaymentId: event.providerPaymentId ?? null,
+    reason: PaymentBillingReason.SUBSCRIPTION_UPDATE,
+    method: event.method ?? null,
+  });
 }
 
 /** The mandate was authorised: a trial starts, or the subscription is active and its first period begins. */
