@@ -305,6 +305,18 @@ export interface GatewayPort {
   createSubscriptionCheckout(input: SubscriptionCheckoutInput): Promise<CheckoutResult>;
   pauseSubscription(providerSubscriptionId: string): Promise<void>;
   resumeSubscription(providerSubscriptionId: string): Promise<void>;
+  /**
+   * Holds the next renewal's debit until `until` (docs/india.md, a pre-debit notice sent late): the gateway still
+   * renews the period but makes its invoice without charging it (Stripe: pause_collection keep_as_draft). Nothing is
+   * changed when the service's own pause holds the subscription. Razorpay refuses: it debits only after its own
+   * pre-debit notification.
+   */
+  holdRenewal(input: { providerSubscriptionId: string; until: Date }): Promise<void>;
+  /**
+   * Ends a hold: collection resumes, and a renewal invoice kept as a draft meanwhile is charged now (its outcome
+   * reported by the gateway's events, as a renewal's). Nothing when the service's own pause holds the subscription.
+   */
+  releaseRenewal(input: { providerSubscriptionId: string; idempotencyKey: string }): Promise<void>;
   cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void>;
   changeSubscriptionPrice(input: ChangeSubscriptionInput): Promise<void>;
   /**

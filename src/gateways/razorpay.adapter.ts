@@ -83,6 +83,9 @@ export function verifyRazorpaySignature(rawBody: Buffer, signature: string, secr
 
 type Obj = Record<string, any>;
 
+const RENEWAL_NOT_HELD =
+  "Razorpay: a subscription's renewal cannot be held; Razorpay debits a mandate only after its own pre-debit notification.";
+
 export class RazorpayAdapter implements GatewayPort {
   readonly provider = 'razorpay' as const;
   private readonly shared: RazorpayClient;
@@ -220,6 +223,15 @@ export class RazorpayAdapter implements GatewayPort {
 
   async cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void> {
     await this.call(() => this.shared.subscriptions.cancel(providerSubscriptionId, opts.atPeriodEnd));
+  }
+
+  /** Razorpay has no way to hold one renewal (its pause skips the cycle); it debits after its own pre-debit notice. */
+  async holdRenewal(): Promise<void> {
+    throw new GatewayError('gateway_rejected', RENEWAL_NOT_HELD);
+  }
+
+  async releaseRenewal(): Promise<void> {
+    throw new GatewayError('gateway_rejected', RENEWAL_NOT_HELD);
   }
 
   /**

@@ -26,8 +26,10 @@ import {
   fromUnix,
   idOf,
   invoicePeriod,
+  isRenewalHold,
   normaliseStripeEvent,
   paymentDetails,
+  PERIOD_BILLING_REASONS,
   refundStatus,
   STRIPE_EVENTS,
   subscriptionPeriod,
@@ -287,6 +289,35 @@ export class StripeAdapter implements GatewayPort {
     await this.call(() => this.stripe.subscriptions.update(providerSubscriptionId, { pause_collection: '' }));
   }
 
+  async holdRenewal(input: { providerSubscriptionId: string; until: Date }): Promise<void> {
+    const s = await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId));
+    if (s.pause_collection && !isRenewalHold(s.pause_collection)) return; // paused by the service: nothing is charged
+    await this.call(() =>
+      this.stripe.subscriptions.update(input.providerSubscriptionId, {
+        pause_collection: { behavior: 'keep_as_draft', resumes_at: Math.ceil(input.until.getTime() / 1000) },
+      }),
+    );
+  }
+
+  async releaseRenewal(input: { providerSubscriptionId: string; idempotencyKey: string }): Promise<void> {
+    const s = await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId));
+    if (s.pause_collection && !isRenewalHold(s.pause_collection)) return; // paused by the service since
+    if (s.pause_collection)
+      await this.call(() => this.stripe.subscriptions.update(input.providerSubscriptionId, { pause_collection: '' }));
+    const invoiceId = idOf(s.latest_invoice);
+    if (!invoiceId) return;
+    const invoice = await this.call(() => this.stripe.invoices.retrieve(invoiceId));
+    // Stripe leaves an invoice made while collection was kept as a draft a draft: paying it finalises and charges it.
+    if (invoice.status !== 'draft' || !PERIOD_BILLING_REASONS.has(String(invoice.billing_reason))) return;
+    try {
+      await this.stripe.invoices.pay(invoiceId, {}, { idempotencyKey: `${input.idempotencyKey}-pay` });
+    } catch (err) {
+      const e = err as { type?: string; statusCode?: number };
+      // A decline is the renewal's outcome, which invoice.payment_failed reports (dunning follows), not a failed call.
+      if (!(e?.type === 'StripeCardError' || e?.statusCode === 402)) throw stripeError(err);
+    }
+  }
+
   async cancelSubscription(providerSubscriptionId: string, opts: { atPeriodEnd: boolean }): Promise<void> {
     if (opts.atPeriodEnd) {
       await this.releaseAnySchedule(providerSubscriptionId);
@@ -541,7 +572,10 @@ export class StripeAdapter implements GatewayPort {
         ),
       };
     }
-    const paused = s.pause_collection != null && ['active', 'past_due', 'trialing'].includes(sub.status);
+    const paused =
+      s.pause_collection != null &&
+      !isRenewalHold(s.pause_collection) &&
+      ['active', 'past_due', 'trialing'].includes(sub.status);
     return {
       status: paused ? 'paused' : (STATUS[sub.status] ?? 'active'),
       currentPeriodStart: period.start,

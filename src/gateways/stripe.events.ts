@@ -106,9 +106,13 @@ export function invoicePeriod(invoice: Obj): { start: Date | null; end: Date | n
 }
 
 /** Invoices that bill a subscription's period (the first, or a renewal). */
-const PERIOD_BILLING_REASONS = new Set(['subscription_create', 'subscription_cycle']);
+export const PERIOD_BILLING_REASONS = new Set(['subscription_create', 'subscription_cycle']);
 
 /** The subscription fields every subscription kind carries, null unless the event says more. */
+/** Collection paused only to keep the renewal's invoice as a draft until its debit may be asked for (docs/india.md). */
+export const isRenewalHold = (pause: unknown): boolean =>
+  (pause as { behavior?: string } | null)?.behavior === 'keep_as_draft';
+
 const SUBSCRIPTION_FIELDS = { periodStart: null, periodEnd: null, trialEnd: null, attempt: null } as const;
 
 /** Stripe's event -> GatewayEvent. Exported for tests; parseEvent verifies the signature first. */
@@ -309,6 +313,8 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
         };
       }
       if (!('pause_collection' in prev)) return base;
+      // A renewal held for its pre-debit notice (keep_as_draft, Cadence's hold_renewal) is no pause of the service.
+      if (isRenewalHold(obj.pause_collection) || isRenewalHold(prev.pause_collection)) return base;
       return {
         ...base,
         ...SUBSCRIPTION_FIELDS,

@@ -234,6 +234,67 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect((await ok(m.test.get(`/subscriptions/${theirs.id}`))).status).toBe('active');
   });
 
+  it('a renewal announced late (a cancellation withdrawn 10 h before the end) is debited 24 h after its notice (Stripe)', async () => {
+    const sub = await subscribed();
+    const end = new Date(sub.current_period_end).getTime();
+    await ok(m.test.post(`/subscriptions/${sub.id}/cancel`, { cancel_at_period_end: true }));
+    await h.clock.advance(m, new Date(end - 10 * HOUR));
+    expect(await upcoming(m, sub.id)).toEqual([]);
+    await ok(m.test.delete(`/subscriptions/${sub.id}/scheduled-cancellation`));
+    await h.clock.advance(m, new Date(end - 10 * HOUR + 60_000));
+    const [notice] = await upcoming(m, sub.id);
+    const sentAt = new Date(notice.created_at).getTime();
+    expect(end - sentAt).toBeLessThan(24 * HOUR);
+    const commands = async () =>
+      (await ok(m.test.get(`/gateway-commands?subscription_id=${sub.id}`))).data.filter((c: any) =>
+        c.action.endsWith('_renewal'),
+      );
+    const renewal = async () =>
+      (await invoicesOf(m.test, sub.id)).find((i: any) => i.billing_reason === 'subscription_cycle');
+    if (provider === 'razorpay') {
+      // Razorpay debits a mandate only after its own pre-debit notification: nothing is held here.
+      expect(notice.data.object.next_payment_attempt).toBe(new Date(end).toISOString());
+      expect(await commands()).toEqual([]);
+      return;
+    }
+    const heldUntil = sentAt + 24 * HOUR;
+    expect(new Date(notice.data.object.next_payment_attempt).getTime()).toBe(heldUntil);
+    // The period ends: the gateway renews it but keeps the invoice a draft, debiting nothing.
+    await h.clock.advance(m, after(sub.current_period_end));
+    expect(await renewal()).toBeUndefined();
+    const drafts = await h.app.orm.em.getConnection().execute<{ n: number }[]>(
+      `select count(*)::int as n from sandbox_objects where provider = 'stripe' and type = 'invoice'
+         and data->'parent'->'subscription_details'->>'subscription' = ? and data->>'status' = 'draft'`,
+      [sub.provider_subscription_id],
+    );
+    expect(drafts[0].n).toBe(1);
+    expect(await ok(m.test.get(`/subscriptions/${sub.id}`))).toMatchObject({
+      status: 'active',
+      current_period_end: sub.current_period_end,
+    });
+    await h.clock.advance(m, new Date(heldUntil - 60_000));
+    expect(await renewal()).toBeUndefined();
+    // 24 hours after the notice: debited, the period billed as the gateway counts it.
+    await h.clock.advance(m, new Date(heldUntil + 1000));
+    const paid = await renewal();
+    expect(paid).toMatchObject({ status: 'paid', total: 58882, amount_paid: 58882 });
+    expect(new Date(paid.issued_at).getTime()).toBeGreaterThanOrEqual(heldUntil);
+    expect(new Date(paid.period_start).getTime()).toBe(end);
+    expect((await commands()).map((c: any) => [c.action, c.status]).sort()).toEqual([
+      ['hold_renewal', 'succeeded'],
+      ['release_renewal', 'succeeded'],
+    ]);
+    // The next renewal is announced 48 hours ahead as usual and debited at its period's end: the hold is over.
+    const next = await ok(m.test.get(`/subscriptions/${sub.id}`));
+    expect(new Date(next.current_period_start).getTime()).toBe(end);
+    await h.clock.advance(m, after(next.current_period_end));
+    const notices = await upcoming(m, sub.id);
+    expect(notices.at(-1).data.object.next_payment_attempt).toBe(next.current_period_end);
+    const cycles = (await invoicesOf(m.test, sub.id)).filter((i: any) => i.billing_reason === 'subscription_cycle');
+    expect(cycles.map((i: any) => i.status)).toEqual(['paid', 'paid']);
+    expect(await commands()).toHaveLength(2);
+  });
+
   it('sweeps racing each other send one notice', async () => {
     const sub = await subscribed();
     const notices = h.app.app.services.scheduler.notices;

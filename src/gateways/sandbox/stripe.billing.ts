@@ -242,22 +242,31 @@ const invoicePayments = (pi: SandboxObject, paid: boolean) => ({
  * not yet paid is a one-time line of its own (period start = end, as Stripe shows one-time items). Returns the queued
  * event id.
  */
-function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string, failure: string | null, now: Date) {
+function chargeInvoice(
+  em: Persister,
+  sub: SandboxObject,
+  billingReason: string,
+  failure: string | null,
+  now: Date,
+  opts: { draft?: boolean } = {},
+) {
   const si = sub.internal as SubInternal;
   const account = accountOf(sub);
   const recurring = subscriptionAmount(sub);
   const amount = recurring + si.pendingSetupFee;
   const item = sub.data.items.data[0];
   const currency = sub.data.currency;
-  const pi = createPaymentIntent(em, account, {
-    amount,
-    currency,
-    metadata: {},
-    customer: sub.data.customer,
-    instrument: si.instrument,
-    failure,
-    at: now,
-  });
+  const pi = opts.draft
+    ? null
+    : createPaymentIntent(em, account, {
+        amount,
+        currency,
+        metadata: {},
+        customer: sub.data.customer,
+        instrument: si.instrument,
+        failure,
+        at: now,
+      });
   const nowS = unix(now);
   const lines = [
     {
@@ -288,17 +297,18 @@ function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string,
       : []),
   ];
   const invoiceId = gid('in_');
+  const unpaid = failure !== null || !pi;
   const invoice = createObject(em, account, 'invoice', {
     id: invoiceId,
     object: 'invoice',
-    status: failure ? 'open' : 'paid',
+    status: pi ? (failure ? 'open' : 'paid') : 'draft',
     customer: sub.data.customer,
     currency,
     amount_due: amount,
-    amount_paid: failure ? 0 : amount,
-    amount_remaining: failure ? amount : 0,
-    attempt_count: 1,
-    attempted: true,
+    amount_paid: unpaid ? 0 : amount,
+    amount_remaining: unpaid ? amount : 0,
+    attempt_count: pi ? 1 : 0,
+    attempted: Boolean(pi),
     billing_reason: billingReason,
     parent: {
       type: 'subscription_details',
@@ -307,22 +317,22 @@ function chargeInvoice(em: Persister, sub: SandboxObject, billingReason: string,
     period_start: item.current_period_start,
     period_end: item.current_period_end,
     lines: { object: 'list', data: lines },
-    payments: invoicePayments(pi, !failure),
+    payments: pi ? invoicePayments(pi, !failure) : { object: 'list', data: [] },
     // The page where the customer authenticates the debit (Stripe's hosted invoice page).
     hosted_invoice_url: failure === AUTHENTICATION_REQUIRED ? authenticationUrl(si, invoiceId) : null,
-    status_transitions: { finalized_at: nowS, paid_at: failure ? null : nowS },
+    status_transitions: { finalized_at: pi ? nowS : null, paid_at: unpaid ? null : nowS },
     created: nowS,
     livemode: account.livemode,
   });
-  // The fee is on this invoice now, paid or open: no later invoice carries it again.
-  patch(sub, { latest_invoice: invoiceId }, { pendingSetupFee: 0, openInvoice: failure ? invoiceId : null });
+  // The fee is on this invoice now, paid, open or draft: no later invoice carries it again.
+  patch(sub, { latest_invoice: invoiceId }, { pendingSetupFee: 0, openInvoice: unpaid ? invoiceId : null });
   return {
     invoice,
     eventId: queueStripeEvent(
       em,
       account.accountKey,
       account.livemode,
-      failure ? 'invoice.payment_failed' : 'invoice.paid',
+      !pi ? 'invoice.created' : failure ? 'invoice.payment_failed' : 'invoice.paid',
       invoice.data,
       undefined,
       now,
@@ -366,7 +376,14 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
   };
   patch(sub, { items }, { cycle });
   sub.dueAt = new Date(bounds.end * 1000);
-  if (sub.data.pause_collection) return []; // Stripe voids invoices while collection is paused.
+  const pause = collectionPause(sub, endedAt);
+  if (pause === 'void') return []; // Stripe voids invoices while collection is paused.
+  // Kept as a draft: the invoice is made but not charged; paying it (POST /v1/invoices/:id/pay) charges it later.
+  const reason = wasTrial ? 'subscription_create' : 'subscription_cycle';
+  if (pause === 'keep_as_draft') {
+    patch(sub, { status: 'active' });
+    return [chargeInvoice(em, sub, reason, null, at, { draft: true }).eventId];
+  }
   const attempts = si.attempts + 1;
   const failure = laterDebitFailure(si.instrument, attempts, {
     currency: sub.data.currency,
@@ -376,7 +393,21 @@ export function renewStripeSubscription(em: Persister, sub: SandboxObject, at: D
     at: endedAt,
   });
   patch(sub, { status: failure ? 'past_due' : 'active' }, { attempts });
-  return [chargeInvoice(em, sub, wasTrial ? 'subscription_create' : 'subscription_cycle', failure, at).eventId];
+  return [chargeInvoice(em, sub, reason, failure, at).eventId];
+}
+
+/**
+ * How collection is paused at `at` (unix seconds): `void` or `keep_as_draft`, or null when it is not (a pause whose
+ * `resumes_at` has come is over: Stripe clears it then).
+ */
+function collectionPause(sub: SandboxObject, at: number): 'void' | 'keep_as_draft' | null {
+  const pause = sub.data.pause_collection;
+  if (!pause) return null;
+  if (pause.resumes_at != null && Number(pause.resumes_at) <= at) {
+    patch(sub, { pause_collection: null });
+    return null;
+  }
+  return pause.behavior === 'keep_as_draft' ? 'keep_as_draft' : 'void';
 }
 
 /**

@@ -313,7 +313,13 @@ async function updateSubscription(
     const next =
       b.pause_collection === ''
         ? null
-        : { behavior: strParam(b.pause_collection?.behavior, 'pause_collection[behavior]', true), resumes_at: null };
+        : {
+            behavior: pauseBehavior(b.pause_collection?.behavior),
+            resumes_at:
+              b.pause_collection?.resumes_at == null
+                ? null
+                : Math.floor(timeParam(b.pause_collection.resumes_at, 'pause_collection[resumes_at]').getTime() / 1000),
+          };
     previous.pause_collection = sub.data.pause_collection;
     changes.pause_collection = next;
   }
@@ -670,6 +676,19 @@ async function createInvoice(sb: Sandbox, em: EntityManager, account: Account, b
     now: await sb.now(account.accountKey),
   });
   return { body: invoice.data };
+}
+
+/** pause_collection[behavior]: what Stripe does with the invoices of a paused subscription. */
+function pauseBehavior(value: unknown): string {
+  const behavior = strParam(value, 'pause_collection[behavior]', true)!;
+  if (!['void', 'keep_as_draft', 'mark_uncollectible'].includes(behavior))
+    throw new ApiError(
+      400,
+      'Invalid pause_collection[behavior]: must be one of void, keep_as_draft, or mark_uncollectible',
+      'parameter_invalid',
+      'pause_collection[behavior]',
+    );
+  return behavior;
 }
 
 /** Unix seconds (fractions allowed: the service's clock has milliseconds) -> Date. */

@@ -17,6 +17,7 @@ import { PreDebitKind, PreDebitNotice } from './pre-debit.entities';
 import type { SubscriptionService } from './subscription.service';
 import { nextNoticeAt, noticesDue } from './subscription.store';
 import { taxOf } from './subscription.terms';
+import { SubscriptionCommand } from './subscription.command-names';
 
 /**
  * Pre-debit notices (docs/india.md): before the gateway debits a mandate for a renewal (or the charge at a trial's
@@ -26,6 +27,9 @@ import { taxOf } from './subscription.terms';
  * sweeps. The test clock sends them in time order within an advance, before the gateway's renewal.
  */
 export const PRE_DEBIT_LEAD_HOURS = 48;
+
+/** The least time between a notice and the debit it announces (the RBI's rule). */
+export const MIN_NOTICE_HOURS = 24;
 
 const S = SubscriptionStatus;
 
@@ -147,12 +151,9 @@ export async function announceRetry(
   announce(em, sub, { kind: PreDebitKind.RETRY, debitAt, amountDue: invoice.amountDue, now }, object);
 }
 
-/** A collection by the service itself is asked of the gateway this long after its notice. */
-export const COLLECTION_NOTICE_HOURS = 24;
-
 /**
  * The notice of an invoice the service collects from the mandate itself (a plan change's adjustment, closed usage),
- * written with the change that issues it: the invoice with `next_payment_attempt` COLLECTION_NOTICE_HOURS after
+ * written with the change that issues it: the invoice with `next_payment_attempt` MIN_NOTICE_HOURS after
  * `now` (merchant time), when its collection may be asked for. Answers that time (a second later when another notice
  * already announces a debit at that instant: one notice per subscription and debit instant).
  */
@@ -163,7 +164,7 @@ export async function announceCollection(
   now: Date,
 ): Promise<Date> {
   const { sub, em } = change;
-  let debitAt = new Date(now.getTime() + COLLECTION_NOTICE_HOURS * 3_600_000);
+  let debitAt = new Date(now.getTime() + MIN_NOTICE_HOURS * 3_600_000);
   while (await em.count(PreDebitNotice, { subscriptionId: sub.id, debitAt }))
     debitAt = new Date(debitAt.getTime() + 1000);
   noticeRow(em, sub, { kind: PreDebitKind.COLLECTION, debitAt, amountDue: invoice.amountDue, now });
@@ -191,7 +192,8 @@ export class PreDebitNotices {
    */
   async sendBatch(tenant: TenantParams, ids: string[], at?: Date, opts: { skipLocked?: boolean } = {}) {
     const now = at ?? (await this.service.now(tenant));
-    return tenantEntityManager(this.service.root, tenant).transactional(async (tx) => {
+    const followUps: (() => Promise<void>)[] = [];
+    const count = await tenantEntityManager(this.service.root, tenant).transactional(async (tx) => {
       const lockMode = opts.skipLocked ? LockMode.PESSIMISTIC_PARTIAL_WRITE : LockMode.PESSIMISTIC_WRITE;
       const subs = (await tx.find(BillingSubscription, { id: { $in: ids } }, { lockMode })).filter((sub) =>
         noticeDue(sub, now),
@@ -206,11 +208,51 @@ export class PreDebitNotices {
         const debitAt = sub.currentPeriodEnd!;
         if (done.has(`${sub.id}:${debitAt.getTime()}`)) continue;
         const draft = await upcomingInvoice(tx, sub, debitAt);
+        const heldUntil = this.holdIfLate(tx, sub, debitAt, now, followUps);
+        if (heldUntil) draft.next_payment_attempt = heldUntil.toISOString();
         announce(tx, sub, { kind: PreDebitKind.RENEWAL, debitAt, amountDue: draft.debit_amount, now }, draft);
         count++;
       }
       return count;
     });
+    for (const f of followUps) await f();
+    return count;
+  }
+
+  /**
+   * A renewal announced less than MIN_NOTICE_HOURS before the gateway debits it (no worker ran while its notice was
+   * due, or it became due late: a resume, a cancellation withdrawn near the period's end) is held until
+   * MIN_NOTICE_HOURS after the notice, by two durable commands written with it: the gateway renews the period on time
+   * but keeps its invoice uncharged, and the held release charges it then (Stripe). Razorpay debits only after its
+   * own pre-debit notification, so nothing is asked of it. Answers when the debit will be asked for, or null.
+   */
+  private holdIfLate(
+    tx: EntityManager,
+    sub: BillingSubscription,
+    debitAt: Date,
+    now: Date,
+    followUps: (() => Promise<void>)[],
+  ): Date | null {
+    const until = new Date(now.getTime() + MIN_NOTICE_HOURS * 3_600_000);
+    if (debitAt >= until || debitAt <= now || sub.provider !== 'stripe') return null;
+    const change = this.service.change(tx, sub);
+    const key = `${sub.id}-${debitAt.getTime()}`;
+    change.gatewayCommand(
+      SubscriptionCommand.HOLD_RENEWAL,
+      `Hold the renewal of ${debitAt.toISOString()}: announced less than ${MIN_NOTICE_HOURS} hours ahead`,
+      { until: until.toISOString() },
+      `hold-renewal-${key}`,
+    );
+    change.gatewayCommand(
+      SubscriptionCommand.RELEASE_RENEWAL,
+      `Charge the held renewal, ${MIN_NOTICE_HOURS} hours after its notice`,
+      {},
+      `release-renewal-${key}`,
+      null,
+      { until, now },
+    );
+    followUps.push(...change.followUps);
+    return until;
   }
 
   /** Test-clock work: a merchant's test-mode notices, in time order, before the gateway's renewals they announce. */

@@ -15,6 +15,10 @@ export const SubscriptionCommand = {
   COLLECT_INVOICE: 'collect_invoice',
   /** A coupon ended: the gateway charges the full price from the next renewal. */
   FULL_PRICE: 'full_price',
+  /** A renewal announced less than 24 hours ahead: the gateway makes its invoice but holds the debit (Stripe). */
+  HOLD_RENEWAL: 'hold_renewal',
+  /** 24 hours after that notice: the held renewal is charged. */
+  RELEASE_RENEWAL: 'release_renewal',
   /** A new mandate the customer authorised (a setup page): the gateway charges it from now on. */
   APPLY_MANDATE: 'apply_mandate',
 } as const;

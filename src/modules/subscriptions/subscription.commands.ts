@@ -54,6 +54,19 @@ export function registerSubscriptionCommands(commands: GatewayCommands, service:
 
   commands.register(SubscriptionCommand.COLLECT_INVOICE, async (job, gw, em) => collectInvoice(service, job, gw, em));
 
+  commands.register(SubscriptionCommand.HOLD_RENEWAL, async (job, gw) => {
+    await gw.holdRenewal({
+      providerSubscriptionId: text(job.args.provider_subscription_id),
+      until: new Date(text(job.args.until)),
+    });
+  });
+  commands.register(SubscriptionCommand.RELEASE_RENEWAL, async (job, gw) => {
+    await gw.releaseRenewal({
+      providerSubscriptionId: text(job.args.provider_subscription_id),
+      idempotencyKey: job.idempotency_key,
+    });
+  });
+
   commands.register(SubscriptionCommand.APPLY_MANDATE, async (job, gw) => {
     await gw.replaceSubscriptionMandate({
       providerSubscriptionId: text(job.args.provider_subscription_id),
