@@ -291,6 +291,7 @@ export class StripeAdapter implements GatewayPort {
 
   async holdRenewal(input: { providerSubscriptionId: string; until: Date }): Promise<void> {
     const s = await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId));
+    if (s.status === 'canceled') return; // ended meanwhile: no renewal to hold
     if (s.pause_collection && !isRenewalHold(s.pause_collection)) return; // paused by the service: nothing is charged
     await this.call(() =>
       this.stripe.subscriptions.update(input.providerSubscriptionId, {
@@ -301,6 +302,7 @@ export class StripeAdapter implements GatewayPort {
 
   async releaseRenewal(input: { providerSubscriptionId: string; idempotencyKey: string }): Promise<void> {
     const s = await this.call(() => this.stripe.subscriptions.retrieve(input.providerSubscriptionId));
+    if (s.status === 'canceled') return; // ended meanwhile: nothing to charge
     if (s.pause_collection && !isRenewalHold(s.pause_collection)) return; // paused by the service since
     if (s.pause_collection)
       await this.call(() => this.stripe.subscriptions.update(input.providerSubscriptionId, { pause_collection: '' }));

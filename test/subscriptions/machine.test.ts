@@ -61,9 +61,13 @@ const ALLOWED: [S, SubscriptionTrigger, TriggeredBy, S, string][] = [
   [S.PAST_DUE, 'replace_mandate', 'webhook', S.PAST_DUE, 'subscription.mandate_updated'],
   [S.PAUSED, 'replace_mandate', 'webhook', S.PAUSED, 'subscription.mandate_updated'],
   [S.TRIALING, 'revoke_mandate', 'webhook', S.TRIALING, 'subscription.mandate_revoked'],
+  [S.TRIALING, 'revoke_mandate', 'scheduler', S.TRIALING, 'subscription.mandate_revoked'],
   [S.ACTIVE, 'revoke_mandate', 'webhook', S.ACTIVE, 'subscription.mandate_revoked'],
+  [S.ACTIVE, 'revoke_mandate', 'scheduler', S.ACTIVE, 'subscription.mandate_revoked'],
   [S.PAST_DUE, 'revoke_mandate', 'webhook', S.PAST_DUE, 'subscription.mandate_revoked'],
+  [S.PAST_DUE, 'revoke_mandate', 'scheduler', S.PAST_DUE, 'subscription.mandate_revoked'],
   [S.PAUSED, 'revoke_mandate', 'webhook', S.PAUSED, 'subscription.mandate_revoked'],
+  [S.PAUSED, 'revoke_mandate', 'scheduler', S.PAUSED, 'subscription.mandate_revoked'],
 ];
 
 const STATES = Object.values(S);

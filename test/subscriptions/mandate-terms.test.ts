@@ -1,12 +1,12 @@
 import { TestMerchant, useHarness } from '../harness';
-import { connect, PROVIDERS, ProviderName } from '../payments/helpers';
+import { connect, outbox, PROVIDERS, ProviderName } from '../payments/helpers';
 import { after, authorise, createSubscription, ok, recurringPlan, trail } from './helpers';
 
 /**
  * The terms an INR subscription's mandate is registered with (docs/india.md, "Mandates"): the most one debit may take
  * (the merchant's limit, or the first debit when that is more), the frequency (as presented) and the validity (the
  * end of a max_cycles term, else 10 years), on both transports and sent to the gateway; past its validity the gateway
- * debits nothing more and the subscription is halted at once. Both gateways, through the sandbox and the test clock.
+ * debits nothing more (its end told with the next debit's notice) and the subscription is halted at once. Both gateways, through the sandbox and the test clock.
  */
 const h = useHarness();
 jest.setTimeout(240_000);
@@ -81,6 +81,25 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const before = await ok(m.test.get(`/subscriptions/${sub.id}`));
     expect(before).toMatchObject({ status: 'active', cycles_completed: 11 });
     expect(new Date(before.current_period_start).getTime()).toBeLessThanOrEqual(validUntil.getTime());
+    expect(before.mandate_status).toBe('active');
+    // The next debit's notice, 48 hours ahead, tells of the mandate's end before the debit is declined.
+    const noticeAt = new Date(new Date(before.current_period_end).getTime() - 47 * 3_600_000);
+    await h.clock.advance(m, noticeAt);
+    const ended = await ok(m.test.get(`/subscriptions/${sub.id}`));
+    expect(ended).toMatchObject({ status: 'active', mandate_status: 'revoked' });
+    expect(new Date(ended.mandate_revoked_at).getTime()).toBeLessThanOrEqual(noticeAt.getTime());
+    const told = await ok(m.test.get(`/subscriptions/${sub.id}/events`));
+    expect(told.at(-1)).toMatchObject({
+      from_state: 'active',
+      to_state: 'active',
+      event_type: 'subscription.mandate_revoked',
+      triggered_by: 'scheduler',
+      metadata_json: { reason: 'expired', mandate_valid_until: sub.mandate_valid_until },
+    });
+    const revoked = (await outbox(h.app, m.id, 'subscription.mandate_revoked')).filter(
+      (e) => e.payload.data.object.id === sub.id,
+    );
+    expect(revoked).toHaveLength(1);
     await h.clock.advance(m, after(before.current_period_end));
     const halted = await ok(m.test.get(`/subscriptions/${sub.id}`));
     expect(halted.status).toBe('halted');

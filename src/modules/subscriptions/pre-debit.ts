@@ -18,6 +18,7 @@ import type { SubscriptionService } from './subscription.service';
 import { nextNoticeAt, noticesDue } from './subscription.store';
 import { taxOf } from './subscription.terms';
 import { SubscriptionCommand } from './subscription.command-names';
+import { endMandate } from './mandate-record';
 
 /**
  * Pre-debit notices (docs/india.md): before the gateway debits a mandate for a renewal (or the charge at a trial's
@@ -207,6 +208,12 @@ export class PreDebitNotices {
       for (const sub of subs) {
         const debitAt = sub.currentPeriodEnd!;
         if (done.has(`${sub.id}:${debitAt.getTime()}`)) continue;
+        // A debit after the mandate's validity will be declined: the mandate's end is told now, before it is.
+        if (sub.mandateValidUntil && debitAt > sub.mandateValidUntil) {
+          const change = this.service.change(tx, sub);
+          endMandate(change, now, 'scheduler');
+          await change.save();
+        }
         const draft = await upcomingInvoice(tx, sub, debitAt);
         const heldUntil = this.holdIfLate(tx, sub, debitAt, now, followUps);
         if (heldUntil) draft.next_payment_attempt = heldUntil.toISOString();

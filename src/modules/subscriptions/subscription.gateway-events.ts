@@ -23,6 +23,7 @@ import { ObservedState, settlePending } from './subscription.pending';
 import { GatewayCommand } from '../gateway-commands';
 import { billFinalUsage } from './usage.billing';
 import { applyScheduledChange } from './scheduled-change';
+import { endMandate, mandateAuthorized } from './mandate-record';
 
 const S = SubscriptionStatus;
 
@@ -180,7 +181,7 @@ export async function applySubscriptionEvent(
       replaceMandate(change, event, now);
       break;
     case 'subscription.mandate_revoked':
-      revokeMandate(change, now);
+      endMandate(change, now, 'webhook');
       break;
     case 'subscription.collection_paid':
       await collectionPaid(service, change, event, now);
@@ -213,28 +214,6 @@ function replaceMandate(change: SubscriptionChange, event: GatewayEvent, now: Da
     { provider_subscription_id: sub.providerSubscriptionId, setup_id: event.setupId },
     `mandate-${event.setupId}`,
   );
-}
-
-/** The subscription's mandate record (docs/india.md "Mandates"): a mandate the customer has just authorised. */
-function mandateAuthorized(sub: BillingSubscription, event: GatewayEvent, now: Date): void {
-  sub.mandateStatus = 'active';
-  sub.mandateMethod = event.method ?? sub.mandateMethod ?? null;
-  sub.mandateBank = event.bank ?? null;
-  sub.mandateAuthorizedAt = now;
-  sub.mandateRevokedAt = null;
-}
-
-/**
- * The gateway reports the mandate revoked (by the customer, at the bank or in the UPI app) or expired: recorded as
- * `subscription.mandate_revoked` before the next debit fails, the state unchanged. The customer authorises a new one
- * (the portal's "Authorise a new mandate"); until then the next debit fails and dunning follows. Once only.
- */
-function revokeMandate(change: SubscriptionChange, now: Date): void {
-  const sub = change.sub;
-  if (sub.mandateStatus === 'revoked' || !transitionFor(sub.status, 'revoke_mandate')) return;
-  sub.mandateStatus = 'revoked';
-  sub.mandateRevokedAt = now;
-  change.move('revoke_mandate', 'webhook', { mandate_method: sub.mandateMethod ?? null });
 }
 
 /**

@@ -129,11 +129,12 @@ export const SUBSCRIPTIONS = defineMachine<
     row('replace_mandate', [S.ACTIVE], S.ACTIVE, 'subscription.mandate_updated', ['webhook']),
     row('replace_mandate', [S.PAST_DUE], S.PAST_DUE, 'subscription.mandate_updated', ['webhook']),
     row('replace_mandate', [S.PAUSED], S.PAUSED, 'subscription.mandate_updated', ['webhook']),
-    // The mandate revoked or expired at the gateway (docs/india.md "Mandates"): the state stays until a debit fails.
-    row('revoke_mandate', [S.TRIALING], S.TRIALING, 'subscription.mandate_revoked', ['webhook']),
-    row('revoke_mandate', [S.ACTIVE], S.ACTIVE, 'subscription.mandate_revoked', ['webhook']),
-    row('revoke_mandate', [S.PAST_DUE], S.PAST_DUE, 'subscription.mandate_revoked', ['webhook']),
-    row('revoke_mandate', [S.PAUSED], S.PAUSED, 'subscription.mandate_revoked', ['webhook']),
+    // The mandate revoked or expired at the gateway, or past its validity at the next debit's notice (docs/india.md
+    // "Mandates"): the state stays until a debit fails.
+    row('revoke_mandate', [S.TRIALING], S.TRIALING, 'subscription.mandate_revoked', ['webhook', 'scheduler']),
+    row('revoke_mandate', [S.ACTIVE], S.ACTIVE, 'subscription.mandate_revoked', ['webhook', 'scheduler']),
+    row('revoke_mandate', [S.PAST_DUE], S.PAST_DUE, 'subscription.mandate_revoked', ['webhook', 'scheduler']),
+    row('revoke_mandate', [S.PAUSED], S.PAUSED, 'subscription.mandate_revoked', ['webhook', 'scheduler']),
     // None leaves cancelled or completed: a cancelled subscription cannot be resumed, a completed one has ended.
   ],
   refused: (from, on) =>
