@@ -9,6 +9,7 @@ import {
   createSubscription,
   gatewayPriceAmountsOf,
   invoicesOf,
+  ok,
   recurringPlan,
 } from './helpers';
 
@@ -130,6 +131,43 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
       expect(invoices.map((i) => i.total)).toEqual([discounted, 49900]);
       expect(invoices[1]).toMatchObject({ status: 'paid', subtotal: 42288 });
       expect(await collectedAt(h.app, provider, subscription)).toBe(discounted + 49900);
+    });
+
+    it("usage on an inclusive plan is inclusive too: the usage invoice totals the usage's amount exactly", async () => {
+      const { plan } = await recurringPlan(m.test, {}, { amount: 49900, tax_behavior: 'inclusive' });
+      await ok(
+        m.test.post(`/plans/${plan.id}/usage-rates`, {
+          event_type: 'api_calls',
+          currency: 'INR',
+          unit_amount_decimal: '100',
+        }),
+        201,
+      );
+      const { subscription } = await authorise(
+        m.test,
+        await createSubscription(m.test, plan.id, { customer_state_code: state }),
+      );
+      await ok(
+        m.test.post('/usage/events/batch', {
+          events: [{ subscription_id: subscription.id, event_type: 'api_calls', quantity: 1234, unit: 'call' }],
+        }),
+        201,
+      );
+      await h.clock.advance(m, after(subscription.current_period_end));
+      const usage = (await invoicesOf(m.test, subscription.id)).find((i) =>
+        i.line_items.some((l: any) => l.description.startsWith('Usage: ')),
+      );
+      // 1,234 calls at ₹1.00: ₹1,234.00 with its GST contained, as the plan's price has it.
+      const heads = gstIncluded(123400, treatment, 1800);
+      expect(usage).toMatchObject({
+        total: 123400,
+        subtotal: 123400 - heads.tax,
+        tax_amount: heads.tax,
+        cgst_amount: heads.cgst,
+        sgst_amount: heads.sgst,
+        igst_amount: heads.igst,
+      });
+      expect(sum(usage.line_items.map((l: any) => l.amount))).toBe(usage.subtotal);
     });
 
     it('an exclusive price beside it is unchanged: GST on top, the gateway charges amount + GST', async () => {

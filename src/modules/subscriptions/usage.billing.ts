@@ -60,8 +60,8 @@ export async function billUsage(
     periodStart: new Date(Math.min(...lines.map((l) => l.periodStart!.getTime()))),
     periodEnd: new Date(Math.max(...lines.map((l) => l.periodEnd!.getTime()))),
     issuedAt: p.at,
-    // Usage rates are tax-exclusive whatever the price's tax_behavior (docs/invoices-and-gst.md, "Tax-inclusive prices").
-    tax: { ...taxOf(sub), behavior: 'exclusive' },
+    // Usage is priced as the subscription's price is: GST on top, or contained (docs/invoices-and-gst.md).
+    tax: taxOf(sub),
   });
   if (p.final && sub.provider === 'razorpay') {
     logger.info(
