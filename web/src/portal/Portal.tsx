@@ -299,54 +299,32 @@ function SubscriptionCard({
           )}
         </Group>
       </Stack>
-      <Modal opened={confirmCancel} onClose={() => setConfirmCancel(false)} title="Cancel at period end?">
-        <Stack>
-          <Text size="sm">
-            Your subscription stays active until the end of the current period, then ends. You can keep it until then.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setConfirmCancel(false)}>
-              Not now
-            </Button>
-            <Button
-              color="red"
-              loading={cancel.fetching}
-              onClick={async () => {
-                const r = await runCancel({ id: sub.id });
-                setConfirmCancel(false);
-                if (r.data) onChanged();
-              }}
-            >
-              Confirm cancellation
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <Confirm
+        opened={confirmCancel}
+        title="Cancel at period end?"
+        keep="Not now"
+        confirm="Confirm cancellation"
+        busy={cancel.fetching}
+        onClose={() => setConfirmCancel(false)}
+        onConfirm={async () => (await runCancel({ id: sub.id })).data}
+        onDone={onChanged}
+      >
+        Your subscription stays active until the end of the current period, then ends. You can keep it until then.
+      </Confirm>
       {sub.upcomingDebit && (
-        <Modal opened={confirmDecline} onClose={() => setConfirmDecline(false)} title="Decline this debit?">
-          <Stack>
-            <Text size="sm">
-              <Money amount={sub.upcomingDebit.amountDue} currency={sub.upcomingDebit.currency} /> will not be debited
-              on <Day at={sub.upcomingDebit.debitAt} />. Your subscription pauses now, until the merchant resumes it.
-            </Text>
-            <Group justify="flex-end">
-              <Button variant="default" onClick={() => setConfirmDecline(false)}>
-                Keep paying
-              </Button>
-              <Button
-                color="red"
-                loading={decline.fetching}
-                onClick={async () => {
-                  const r = await runDecline({ id: sub.id });
-                  setConfirmDecline(false);
-                  if (r.data) onChanged();
-                }}
-              >
-                Decline the debit
-              </Button>
-            </Group>
-          </Stack>
-        </Modal>
+        <Confirm
+          opened={confirmDecline}
+          title="Decline this debit?"
+          keep="Keep paying"
+          confirm="Decline the debit"
+          busy={decline.fetching}
+          onClose={() => setConfirmDecline(false)}
+          onConfirm={async () => (await runDecline({ id: sub.id })).data}
+          onDone={onChanged}
+        >
+          <Money amount={sub.upcomingDebit.amountDue} currency={sub.upcomingDebit.currency} /> will not be debited on{' '}
+          <Day at={sub.upcomingDebit.debitAt} />. Your subscription pauses now, until the merchant resumes it.
+        </Confirm>
       )}
       {changing && <ChangePlan sub={sub} onClose={() => setChanging(false)} onChanged={onChanged} />}
     </Card>
@@ -498,5 +476,45 @@ function DocumentRow({ doc }: { doc: PortalDoc }) {
       </Group>
       <ErrorNote error={error} />
     </Card>
+  );
+}
+
+/**
+ * A command the customer confirms first: what it does, a way to keep things as they are, and the red button. Closes
+ * after the command answers; `onDone` when it succeeded (its answer carried data).
+ */
+function Confirm(p: {
+  opened: boolean;
+  title: string;
+  keep: string;
+  confirm: string;
+  busy: boolean;
+  onClose: () => void;
+  onConfirm: () => Promise<unknown>;
+  onDone: () => void;
+  children: React.ReactNode;
+}) {
+  return (
+    <Modal opened={p.opened} onClose={p.onClose} title={p.title}>
+      <Stack>
+        <Text size="sm">{p.children}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={p.onClose}>
+            {p.keep}
+          </Button>
+          <Button
+            color="red"
+            loading={p.busy}
+            onClick={async () => {
+              const done = await p.onConfirm();
+              p.onClose();
+              if (done) p.onDone();
+            }}
+          >
+            {p.confirm}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
   );
 }
