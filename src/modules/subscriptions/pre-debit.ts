@@ -32,6 +32,13 @@ export const PRE_DEBIT_LEAD_HOURS = 48;
 /** The least time between a notice and the debit it announces (the RBI's rule). */
 export const MIN_NOTICE_HOURS = 24;
 
+/**
+ * How far a renewal's notice may fall short of MIN_NOTICE_HOURS before the renewal is held: a sweep's own delay. A
+ * period shorter than the lead (a daily plan) is announced at its start, exactly 24 hours ahead, and the sweep that
+ * sends it runs moments later; holding such a renewal for those moments would delay every daily debit.
+ */
+export const NOTICE_SWEEP_TOLERANCE_MS = 5 * 60_000;
+
 const S = SubscriptionStatus;
 
 /** The same rule as subscription.store.ts NOTICE_DUE, on a locked row: a notice is still due for its next debit. */
@@ -227,11 +234,12 @@ export class PreDebitNotices {
   }
 
   /**
-   * A renewal announced less than MIN_NOTICE_HOURS before the gateway debits it (no worker ran while its notice was
-   * due, or it became due late: a resume, a cancellation withdrawn near the period's end) is held until
-   * MIN_NOTICE_HOURS after the notice, by two durable commands written with it: the gateway renews the period on time
-   * but keeps its invoice uncharged, and the held release charges it then (Stripe). Razorpay debits only after its
-   * own pre-debit notification, so nothing is asked of it. Answers when the debit will be asked for, or null.
+   * A renewal announced less than MIN_NOTICE_HOURS before the gateway debits it, beyond a sweep's tolerance (no
+   * worker ran while its notice was due, or it became due late: a resume, a cancellation withdrawn near the period's
+   * end) is held until MIN_NOTICE_HOURS after the notice, by two durable commands written with it: the gateway
+   * renews the period on time but keeps its invoice uncharged, and the held release charges it then (Stripe).
+   * Razorpay debits only after its own pre-debit notification, so nothing is asked of it. Answers when the debit
+   * will be asked for, or null.
    */
   private holdIfLate(
     tx: EntityManager,
@@ -241,7 +249,8 @@ export class PreDebitNotices {
     followUps: (() => Promise<void>)[],
   ): Date | null {
     const until = new Date(now.getTime() + MIN_NOTICE_HOURS * 3_600_000);
-    if (debitAt >= until || debitAt <= now || sub.provider !== 'stripe') return null;
+    const late = debitAt.getTime() < until.getTime() - NOTICE_SWEEP_TOLERANCE_MS;
+    if (!late || debitAt <= now || sub.provider !== 'stripe') return null;
     const change = this.service.change(tx, sub);
     const key = `${sub.id}-${debitAt.getTime()}`;
     change.gatewayCommand(
