@@ -4,6 +4,8 @@
  */
 import { Client } from 'pg';
 import { ADMIN_TOKEN, closedPortUrl, eventually, request, startTestApp, TestMerchant, useHarness } from '../harness';
+import { connect } from '../payments/helpers';
+import { authorise, createSubscription, recurringPlan } from '../subscriptions/helpers';
 import { emitEvent } from '../webhooks/helpers';
 
 const h = useHarness();
@@ -185,6 +187,25 @@ describe('GET /metrics', () => {
     } finally {
       await db.end();
     }
+  });
+
+  it('reports the renewals billed in the last hour, by mode and status', async () => {
+    const r = await h.merchant();
+    await connect(r.test, 'stripe');
+    const { plan } = await recurringPlan(r.test, { billing_frequency: 'daily' }, { amount: 1000 });
+    const { subscription } = await authorise(r.test, await createSubscription(r.test, plan.id));
+    expect(subscription.status).toBe('active');
+    const renewals = (s: Sample[]) =>
+      s
+        .filter((x) => x.name === 'cadence_renewal_invoices_last_hour' && x.labels.mode === 'test')
+        .reduce((sum, x) => sum + x.value, 0);
+    const before = renewals(await scrape());
+    await h.clock.advance(r, 2 * 86_400 + 60); // two daily renewals, charged by the sandbox
+    const after = await scrape();
+    expect(renewals(after) - before).toBe(2);
+    expect(
+      valueOf(after, 'cadence_renewal_invoices_last_hour', { mode: 'test', status: 'paid' }),
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it("reports the database pool, and Node's default process metrics", async () => {
