@@ -17,6 +17,7 @@ import { idempotentReplay } from '../src/modules/idempotency';
 import { DomainError, errorBody, fromGraphQLError } from '../src/core/errors';
 import { authenticate, rateLimit } from '../src/http/auth';
 import { noteErrorCode, RequestSignals, sendError } from '../src/http/request';
+import { routeLabel } from '../src/http/route-label';
 import type { Services } from '../src/services';
 import { CompiledRoute, compileRoute, IDEMPOTENCY_KEY_VARIABLE, QUERY_NAMES, SharedField } from './compile';
 import { isSharedAnswer } from '../src/core/read-cache';
@@ -358,7 +359,9 @@ export function restRouter(opts: {
       }
       sendJson(res, status, body);
     };
-    const guards = route.auth === 'admin' ? [adminAuth] : [merchantAuth, limiter];
+    // Named for GET /metrics by its documented path (`/v1/customers/{id}`), in either lane: never by the URL.
+    const label = routeLabel(`/v1${route.path}`);
+    const guards = [label, ...(route.auth === 'admin' ? [adminAuth] : [merchantAuth, limiter])];
     router[route.method](route.expressPath, ...guards, handler);
     const segments = route.path.split('/').map((seg) => (/^\{\w+\}$/.test(seg) ? null : seg.toLowerCase()));
     const key = `${route.method.toUpperCase()} ${segments.length}`;

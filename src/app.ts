@@ -20,6 +20,8 @@ import { providerWebhooks } from './http/provider-webhooks';
 import { bodyLimits, utf8Body } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
 import { expressClasses, restLane } from './http/rest-lane';
+import { appMetrics } from './http/metrics';
+import { routeLabel } from './http/route-label';
 import { retiredKeyChanges } from './modules/merchants';
 import { paymentChanges } from './modules/payments';
 import { subscriptionChanges } from './modules/subscriptions';
@@ -80,6 +82,9 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   answerClientErrors(server); // Node's own 431/400 refusals, in the API's error shape
 
   lazyRequestLog(app.request);
+  // Requests counted and timed by route pattern for GET /metrics (src/http/metrics.ts); none with METRICS=off.
+  const metrics = appMetrics(config, services.plainPool);
+  if (metrics.measure) app.use(metrics.measure);
   app.use(requestContext);
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (req, res) => {
@@ -91,6 +96,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       res.status(503).json({ status: 'unavailable' });
     }
   });
+  app.get('/metrics', metrics.serve); // access: the METRICS setting (docs/production.md, "Metrics")
 
   // The examples' tokens (rest-shim/examples.ts): fixed example ids, or the demo merchant's newest objects.
   const openapiTemplate = openApiTemplate(schema);
@@ -112,7 +118,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     }
   });
   const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  app.use('/docs/assets', express.static(swaggerDir, { index: false }));
+  app.use('/docs/assets', routeLabel('/docs/assets/*'), express.static(swaggerDir, { index: false }));
   app.get('/docs', (_req, res) => void res.type('html').send(docsPage(docsDemo?.testKey ?? null)));
 
   app.use(providerWebhooks(orm, services)); // raw bodies: before the JSON parser
@@ -138,7 +144,8 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   );
   app.use(errorHandler);
   // API calls the route table answers skip express's layers; they run the same middleware (src/http/rest-lane.ts).
-  server.on('request', restLane(app, rest, [requestContext, jsonBody, bodyLimits], errorHandler));
+  const before = [...(metrics.measure ? [metrics.measure] : []), requestContext, jsonBody, bodyLimits];
+  server.on('request', restLane(app, rest, before, errorHandler));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -193,6 +200,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await services.delivery.close();
       await services.documents.close();
       await listener.stop();
+      metrics.stop();
       await sandbox?.close(); // the service pool is the ORM's: the caller closes it with the ORM
     },
   };

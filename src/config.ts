@@ -8,6 +8,11 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   adminToken: string | undefined;
+  /**
+   * GET /metrics (METRICS): `operator` (default) serves it to the operator token (ADMIN_TOKEN; without one it answers
+   * 404), `open` to anyone who reaches the port (a private network), `off` never (docs/production.md, "Metrics").
+   */
+  metrics: MetricsAccess;
   rateLimitPerSecond: number;
   logLevel: string;
   /** Public base URL used in links the service hands out (gateway webhook URLs); default: where it listens. */
@@ -77,6 +82,15 @@ export interface Config {
   subscriptionCheckoutExpirySeconds: number;
 }
 
+export type MetricsAccess = 'operator' | 'open' | 'off';
+
+function metricsAccess(raw: string | undefined): MetricsAccess {
+  const v = (raw ?? '').trim().toLowerCase();
+  if (v === '') return 'operator';
+  if (v === 'operator' || v === 'open' || v === 'off') return v;
+  throw new Error(`METRICS must be operator, open or off, got "${raw}"`);
+}
+
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -125,6 +139,7 @@ export function loadConfig(env = process.env): Config {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     adminToken: env.ADMIN_TOKEN || undefined,
+    metrics: metricsAccess(env.METRICS),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100),
     logLevel: env.LOG_LEVEL || 'info',
     publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/$/, '') : undefined,

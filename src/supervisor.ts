@@ -2,7 +2,10 @@ import type { Config } from './config';
 import { ClusterGroup } from './core/cluster';
 import { freePort } from './core/embedded-postgres';
 import { logger } from './core/logger';
+import { collectProcessMetrics } from './core/metrics';
 import { connectionBudget } from './core/pool';
+import { poolRegistry, queueRegistry } from './http/metrics';
+import { GroupMetrics } from './http/metrics-cluster';
 import { servicePoolSize } from './core/sql';
 import { createServices } from './container';
 import { createSchema } from './schema';
@@ -46,7 +49,17 @@ export async function superviseApiProcesses(
     // PORT=0 (any free port) is chosen here: a replacement must listen where the others do even when none is left
     // listening (the cluster's shared socket closes with its last member, and a new port 0 would be another port).
     const port = config.port || (await freePort());
-    const group = new ClusterGroup({
+    // GET /metrics on any API process answers for the group: its own metrics, every API process's, and the queue
+    // depths read once, on this pool (src/http/metrics-cluster.ts).
+    const own =
+      config.metrics === 'off'
+        ? []
+        : [collectProcessMetrics(), poolRegistry(services.plainPool), queueRegistry(services.plainPool)];
+    const metrics = new GroupMetrics(
+      () => Promise.all(own.map((r) => r.getMetricsAsJSON())),
+      () => group.workers(),
+    );
+    const group: ClusterGroup = new ClusterGroup({
       name: 'API process',
       size: config.apiProcesses,
       // API_PROCESSES=1: each runs `npm start`'s single-process path (src/main.ts), serving HTTP only.
@@ -57,6 +70,7 @@ export async function superviseApiProcesses(
         WORKER: 'off',
         API_PROCESSES: '1',
       },
+      onMessage: (worker, message) => metrics.onMessage(worker, message),
     });
     started.push(() => group.stop(API_STOP_MS + 1_000)); // each drains within its own bound
     await group.start();

@@ -48,6 +48,8 @@ export interface ClusterGroupOptions {
   env: Record<string, string>;
   /** A replacement waits `firstMs`, doubling on each death to `maxMs`; back to `firstMs` once one lived `resetAfterMs`. */
   backoff?: { firstMs: number; maxMs: number; resetAfterMs: number };
+  /** Every other message a member sends (GET /metrics asks the supervisor through it: src/http/metrics-cluster.ts). */
+  onMessage?: (worker: Worker, message: unknown) => void;
 }
 
 export class ClusterGroup {
@@ -82,6 +84,11 @@ export class ClusterGroup {
   /** The members listening now. */
   listening(): GroupMember[] {
     return [...this.members.values()].flatMap((m) => (m.info ? [m.info] : []));
+  }
+
+  /** The members listening now, as node:cluster's workers. */
+  workers(): Worker[] {
+    return [...this.members].flatMap(([worker, m]) => (m.info && !worker.isDead() ? [worker] : []));
   }
 
   /** SIGTERM to every member, SIGKILL to those still running after `drainMs`; resolves once all have exited. */
@@ -120,7 +127,7 @@ export class ClusterGroup {
     const member: { forkedAt: number; info: GroupMember | null } = { forkedAt: Date.now(), info: null };
     this.members.set(worker, member);
     worker.on('message', (message: unknown) => {
-      if (!isListening(message)) return;
+      if (!isListening(message)) return this.opts.onMessage?.(worker, message);
       member.info = { pid: worker.process.pid!, url: message.url, connections: message.connections };
       logger.info({ memberPid: member.info.pid, url: message.url }, `${this.opts.name} listening`);
       if (this.starting && this.listening().length === this.opts.size) {

@@ -9,6 +9,12 @@ export enum Mode {
 }
 registerEnumType(Mode, { name: 'Mode', description: 'Test and live data never mix; the secret key decides the mode.' });
 
+/** The smallest UUIDv7 of an instant: every id made before it sorts below (ids are time-ordered UUIDv7s). */
+export function uuidv7Floor(at: Date): string {
+  const hex = Math.max(0, at.getTime()).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
 /** Every record: a time-ordered UUIDv7 id (keyset pagination sorts on it) and its creation time. */
 @ObjectType()
 export abstract class BaseEntity {

@@ -1,7 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { types as pgTypes } from 'pg';
 import type { Client, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
-import { KnexConnections, knexConnections } from './adapters/knex-pool';
+import { KnexConnections, knexConnections, PoolUse } from './adapters/knex-pool';
+
+export type { PoolUse };
 
 /**
  * pg's own type parsers. MikroORM gives its connections parsers that keep dates and timestamps as strings (it
@@ -27,6 +29,8 @@ export interface ServicePool {
    * transaction). Its own parsers are the ORM's: statements pass `types: plainTypes` (src/core/sql.ts does).
    */
   connect(): Promise<PoolClient>;
+  /** Its connections now: in use, idle, acquires waiting (GET /metrics). A plain pg pool (the benchmarks') has none. */
+  use?(): PoolUse;
 }
 
 /** A connection of knex's pool, as a pg-pool client once checked out by `connect()`. */
@@ -68,6 +72,10 @@ class OrmPool implements ServicePool {
     }
     await this.giveBack(conn);
     return result;
+  }
+
+  use(): PoolUse {
+    return this.knex.use();
   }
 
   async connect(): Promise<PoolClient> {

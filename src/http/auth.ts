@@ -12,7 +12,8 @@ export const bearerToken = (authorization: unknown): string | null => {
   return m ? m[1] : null;
 };
 
-const sameSecret = (a: string, b: string) => {
+/** Whether two secrets are equal, in time that does not depend on where they differ. */
+export const sameSecret = (a: string, b: string) => {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && crypto.timingSafeEqual(x, y);

@@ -20,7 +20,14 @@ import { introspectionDepthRule } from './introspection-depth';
 import { graphqlHttpLimits } from './graphql-limits';
 import { graphqlReadKey, isCatalogRead } from '../modules/catalog';
 import { boundedDocumentStore } from './document-store';
-import { noteErrorCode, noteGraphQLErrorCode, RequestSignals, trackGraphQLResponse } from './request';
+import {
+  noteErrorCode,
+  noteGraphQLErrorCode,
+  noteGraphQLOperation,
+  RequestSignals,
+  trackGraphQLResponse,
+} from './request';
+import { labelOperation, labelRoute } from './route-label';
 import { idempotencyReport } from './idempotency-report';
 import { useIdempotencyHeader } from '../modules/idempotency';
 
@@ -113,6 +120,7 @@ function catalogCacheHits(services: Services): RequestHandler {
       lookup.version = await services.catalogCache.version(p.merchant.id, p.mode);
       const hit = services.catalogCache.get(lookup.key, lookup.version);
       if (!hit) return next();
+      labelOperation(res, 'query'); // a catalog read
       res.status(200).type('application/json; charset=utf-8').send(hit);
     } catch (err) {
       next(err);
@@ -170,6 +178,10 @@ export async function mountGraphQL(opts: {
         // The request id joins the error extensions once the context exists.
         async requestDidStart() {
           return {
+            // GET /metrics counts /graphql by operation type (a fixed set), never by the client's operation name.
+            async didResolveOperation({ operation, contextValue }) {
+              if (operation) noteGraphQLOperation(contextValue.requestId, operation.operation);
+            },
             async willSendResponse({ response, contextValue }) {
               if (response.body.kind === 'single' && response.body.singleResult.errors) {
                 noteGraphQLErrorCode(contextValue.requestId, response.body.singleResult.errors);
@@ -197,6 +209,11 @@ export async function mountGraphQL(opts: {
   router.use(opts.ide.router()); // the IDE's page and assets (src/http/ide.ts)
   router.use(
     '/graphql',
+    (_req: Request, res: express.Response, next: express.NextFunction) => {
+      labelRoute(res, '/graphql');
+      labelOperation(res, 'none'); // until Apollo resolves one (a key refused, a syntax error: none)
+      next();
+    },
     authenticate(
       services,
       (req, res) => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Request, Response, Router } from 'express';
 import { ruruHTML } from 'ruru/server';
 import { serveStatic } from 'ruru/static';
+import { labelRoute } from './route-label';
 
 /**
  * The GraphQL IDE at /graphql for browsers (docs/api.md, "The GraphQL IDE"): ruru, GraphiQL's distribution, with
@@ -199,7 +200,11 @@ export class GraphQLIde {
     // Not mounted at the path: serveStatic matches the full URL against its prefix itself; only IDE asset URLs reach it.
     const ruruAssets = serveStatic(STATIC_PATH);
     router.get(STATIC_PATH + GRAPHQL_WS_SCRIPT, (_req, res) => res.sendFile(GRAPHQL_WS_FILE));
-    router.use((req, res, next) => (req.path.startsWith(STATIC_PATH) ? ruruAssets(req, res, next) : next()));
+    router.use((req, res, next) => {
+      if (!req.path.startsWith(STATIC_PATH)) return next();
+      labelRoute(res, `${STATIC_PATH}*`);
+      return ruruAssets(req, res, next);
+    });
     router.get('/graphql', (req: Request, res: Response, next) => {
       if (!req.accepts('html') || req.query.query) return next();
       // The demo key is a credential: the page is not cached.

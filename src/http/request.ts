@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AuthPrincipal as Principal } from './principal';
 import { DomainError, errorBody, graphQLErrorBody, isDatabaseUnavailable, serviceUnavailable } from '../core/errors';
 import { logger, Logger } from '../core/logger';
+import { labelOperation } from './route-label';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -120,6 +121,12 @@ const graphqlResponses = new Map<string, Response>();
 export function trackGraphQLResponse(requestId: string, res: Response): void {
   graphqlResponses.set(requestId, res);
   res.once('close', () => graphqlResponses.delete(requestId));
+}
+
+/** The operation type Apollo resolved for a request at /graphql, for GET /metrics' labels. */
+export function noteGraphQLOperation(requestId: string, operation: string): void {
+  const res = graphqlResponses.get(requestId);
+  if (res) labelOperation(res, operation);
 }
 
 export function noteGraphQLErrorCode(

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import express, { Router } from 'express';
+import { routeLabel } from './route-label';
 
 /**
  * The merchant dashboard (/dashboard) and the customer portal (/portal): static pages built by Vite from web/ into
@@ -25,7 +26,11 @@ const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;
 export function webApps(demoKey: () => string | null): Router {
   const dir = webBuildDir();
   const router = Router();
-  router.use('/web', express.static(dir, { index: false, immutable: true, maxAge: '365d', fallthrough: false }));
+  router.use(
+    '/web',
+    routeLabel('/web/*'),
+    express.static(dir, { index: false, immutable: true, maxAge: '365d', fallthrough: false }),
+  );
 
   const pages = new Map<string, string>();
   const page = (name: 'dashboard' | 'portal'): string | null => {
@@ -52,7 +57,9 @@ export function webApps(demoKey: () => string | null): Router {
       .send(key ? html.replace(DEMO_META, `<meta name="cadence-demo-key" content="${escapeAttr(key)}" />`) : html);
   };
   // Client-side routes of the dashboard (/dashboard/subscriptions/...) all answer the same page.
-  router.get(['/dashboard', '/dashboard/{*rest}'], (req, res) => send('dashboard', demoKey())(req, res));
+  router.get(['/dashboard', '/dashboard/{*rest}'], routeLabel('/dashboard/*'), (req, res) =>
+    send('dashboard', demoKey())(req, res),
+  );
   router.get('/portal', send('portal', null));
   return router;
 }

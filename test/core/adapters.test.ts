@@ -59,8 +59,18 @@ describe('the ORM adapters (MikroORM, knex, pg)', () => {
 
   it("knex-pool: the pool's raw pg connections, one released handed out again, one discarded destroyed", async () => {
     const k = knexConnections(orm);
+    const before = k.use();
     const a = await k.acquire();
     expect(a).toBeInstanceOf(Client);
+    // The pool's counts (GET /metrics): the connection checked out is counted as used, not free.
+    const during = k.use();
+    expect(during.used).toBe(before.used + 1);
+    expect(during).toEqual({
+      used: expect.any(Number),
+      free: expect.any(Number),
+      pending: 0,
+      creating: expect.any(Number),
+    });
     // A named (prepared) statement on it, with pg's own parsers given per statement.
     expect((await a.query({ name: 'adapters_probe', text: 'select $1::int as n', values: [7] })).rows).toEqual([
       { n: 7 },

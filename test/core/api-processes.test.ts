@@ -48,6 +48,25 @@ function freshGet(url: string): Promise<{ status: number; requestId: string }> {
   });
 }
 
+/** GET /metrics with a token, on a connection of its own: its status, text and Request-Id. */
+function freshScrape(url: string, token: string): Promise<{ status: number; text: string; requestId: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, text, requestId: String(res.headers['request-id']) }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** The value of the sample written exactly as `series` (name and labels) in an exposition; NaN when absent. */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : NaN;
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -172,6 +191,31 @@ describe('API_PROCESSES=2', () => {
       },
     });
     expect(connected.status).toBe(201);
+  });
+
+  it('answers GET /metrics for the whole group, whichever API process the scrape lands on', async () => {
+    // Each scrape on a connection of its own: the cluster hands them to both API processes in turn.
+    const scrapes: { text: string; requestId: string }[] = [];
+    for (let i = 0; i < 4; i++) scrapes.push(await freshScrape(`${url}/metrics`, adminToken));
+    const pids = await eventually(
+      () => {
+        const served = scrapes.map((s) => out.servedBy(s.requestId));
+        return served.every(Boolean) && new Set(served as number[]);
+      },
+      5_000,
+      'the scrapes served',
+    );
+    expect(pids).toEqual(new Set(apiPids));
+    for (const { text } of scrapes) {
+      // The 6 /healthz requests of the first test, served by both processes, summed (and never the URL's own).
+      expect(sample(text, 'cadence_http_requests_total{method="GET",route="/healthz",status="200"}')).toBe(6);
+      // Each pool counted once: two API processes of max(4, DB_POOL_MAX) = 10, and the supervisor's 4.
+      expect(sample(text, 'cadence_db_pool_max')).toBe(24);
+      // The queue depths are read once, by the supervisor: not doubled.
+      expect(text.match(/^cadence_webhook_deliveries_pending /gm)).toHaveLength(1);
+      expect(sample(text, 'cadence_gateway_commands_failed')).toBe(0);
+    }
+    expect((await freshScrape(`${url}/metrics`, 'wrong')).status).toBe(401);
   });
 
   it('replaces an API process that dies, and keeps answering meanwhile', async () => {

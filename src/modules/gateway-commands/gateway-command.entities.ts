@@ -26,6 +26,12 @@ registerEnumType(GatewayCommandStatus, { name: 'GatewayCommandStatus' });
   expression:
     'create index "gateway_commands_due_index" on "gateway_commands" ("next_attempt_at") where "status" = \'pending\'',
 })
+// GET /metrics counts the commands given up (docs/production.md): few, so a partial index keeps the count cheap.
+@Index({
+  name: 'gateway_commands_failed_index',
+  expression:
+    'create index "gateway_commands_failed_index" on "gateway_commands" ("completed_at") where "status" = \'failed\'',
+})
 @ObjectType({
   description:
     'A gateway call the service makes after a change has committed: retried until the gateway has done it, or given up (then the event gateway_command.failed).',

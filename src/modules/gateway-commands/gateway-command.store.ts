@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { Mode } from '../../core/entity';
 import type { ServicePool } from '../../core/orm-pool';
-import { systemQuery, tenantQueryAs, tenantRows } from '../../core/sql';
+import { Db, systemQuery, tenantQueryAs, tenantRows } from '../../core/sql';
 import { GatewayCommand } from './gateway-command.entities';
 
 /**
@@ -108,4 +108,17 @@ export function latestCommandsOf(
     [ids],
     { orderBy: 'id desc' },
   );
+}
+
+/**
+ * Commands waiting for the worker and commands given up, across tenants, for GET /metrics (docs/production.md). Pending
+ * reads the due index; failed the partial index gateway_commands_failed_index: both stay small however long history is.
+ */
+export async function commandQueueDepth(db: Db): Promise<{ pending: number; failed: number }> {
+  const [row] = await systemQuery<{ pending: number; failed: number }>(
+    db,
+    `select (select count(*) from gateway_commands where status = 'pending')::int as pending,
+            (select count(*) from gateway_commands where status = 'failed')::int as failed`,
+  );
+  return { pending: row?.pending ?? 0, failed: row?.failed ?? 0 };
 }

@@ -6,5 +6,5 @@ export { GatewayCommand, GatewayCommandStatus } from './gateway-command.entities
 export { commandsByPayment, commandsBySubscription, gatewayCommandResolvers } from './gateway-command.resolver';
 export { GatewayCommands } from './gateway-command.service';
 export type { CommandHandler, NewCommand, ServiceCommand } from './gateway-command.service';
-export { LATEST_COMMANDS } from './gateway-command.store';
+export { commandQueueDepth, LATEST_COMMANDS } from './gateway-command.store';
 export type { CommandJob } from './gateway-command.store';

@@ -16,4 +16,4 @@ export { invoiceResolvers } from './invoice.resolver';
 export { InvoiceDocument, invoicePdf } from './invoice.pdf.resolver';
 export { InvoiceService, taxPartiesOf, treatmentOf } from './invoice.service';
 export type { InvoiceLineDraft, SnapshotTaxParties } from './invoice.service';
-export { invoiceSql } from './invoice.store';
+export { invoiceSql, recentRenewalInvoices } from './invoice.store';

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { TenantParams } from '../../core/entity';
+import { type TenantParams, uuidv7Floor } from '../../core/entity';
 import {
   aliasedColumns,
   aliasedPart,
   CommitStatement,
+  Db,
   systemQuery,
   tenantCommitStatement,
   tenantQuery,
@@ -188,3 +189,16 @@ export const invoiceSql = {
                      and i.type = 'invoice' and i.subscription_id is not null and i.payment_id is null
                      and i.created_at >= ${sinceSql} and i.currency = ?), 0)`,
 };
+
+/**
+ * Renewal invoices (billing reason subscription_cycle) made since `since`, by mode and status, across tenants, for GET
+ * /metrics. Ids are time-ordered UUIDv7s: the primary key's range from `since` is all that is read.
+ */
+export function recentRenewalInvoices(db: Db, since: Date): Promise<{ mode: string; status: string; n: number }[]> {
+  return systemQuery(
+    db,
+    `select mode, status, count(*)::int as n from invoices
+     where id >= ?::uuid and billing_reason = 'subscription_cycle' group by mode, status`,
+    [uuidv7Floor(since)],
+  );
+}

@@ -12,4 +12,4 @@ export { ChangePlanInput } from './subscription.inputs';
 export { SubscriptionStatus } from './subscription.machine';
 export { ChangePlanResult, PlanChangePreview } from './change-plan';
 export { MandateSetup, MandateSetupInput } from './mandate-setup';
-export { openSubscriptionsOfConnection, subscriptionSql } from './subscription.store';
+export { dueActionCount, openSubscriptionsOfConnection, subscriptionSql } from './subscription.store';

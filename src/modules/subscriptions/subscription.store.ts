@@ -270,6 +270,21 @@ export function dueActions(db: Db, limit: number): Promise<{ id: string; merchan
   );
 }
 
+/**
+ * Scheduled actions due now in merchant time, across tenants, as dueActions finds them, for GET /metrics: a backlog the
+ * scheduler has not caught up with (on the next-action index).
+ */
+export async function dueActionCount(db: Db): Promise<number> {
+  const [row] = await systemQuery<{ n: number }>(
+    db,
+    `select count(*)::int as n from subscriptions s
+     where s.next_action_at is not null
+       and s.next_action_at <= now() + ${testClockSql.maxOffsetMs} * interval '1 millisecond'
+       and s.next_action_at <= ${MERCHANT_NOW}`,
+  );
+  return row?.n ?? 0;
+}
+
 const testMode = (merchantId: string): TenantParams => ({ merchantId, mode: Mode.TEST });
 
 /** The earliest scheduled action of a merchant's test mode due by `until` (test-clock advances). */

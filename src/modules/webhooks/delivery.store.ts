@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { tenantEntityManager } from '../../core/context';
 import { Mode } from '../../core/entity';
 import { withClient } from '../../core/pool';
-import { notify, systemQuery, tenantQueryAs } from '../../core/sql';
+import { Db, notify, systemQuery, tenantQueryAs } from '../../core/sql';
 import { PRUNE_GATEWAY_EVENTS } from '../payments';
 import { testClockSql } from '../test-clock';
 import { ATTEMPT_LOG_MAX, DeliveryStatus } from './delivery.policy';
@@ -386,4 +386,13 @@ export async function pruneBatch(
     [floor, batch],
   );
   return r.n;
+}
+
+/** Deliveries not yet sent or waiting for a retry, across tenants, for GET /metrics: read on the due index. */
+export async function pendingDeliveryCount(db: Db): Promise<number> {
+  const [row] = await systemQuery<{ n: number }>(
+    db,
+    `select count(*)::int as n from webhook_deliveries where status = 'pending'`,
+  );
+  return row?.n ?? 0;
 }

@@ -3,6 +3,7 @@ import type { ServicePool } from '../../core/orm-pool';
 import { Mode } from '../../core/entity';
 import { recordEvent } from '../../core/events';
 import { logger } from '../../core/logger';
+import { webhookAttempts } from '../../core/metrics';
 import type { SecretBox } from '../../core/secrets';
 import type { Serializer } from '../../core/serialize';
 import type { DueWork } from '../test-clock';
@@ -152,6 +153,7 @@ export class WebhookDispatcher {
       attemptedAt: clockNow,
       entry: JSON.stringify([entry]),
     });
+    webhookAttempts.inc({ result: status === 'pending' ? 'retry' : status }); // recorded: counted (GET /metrics)
   }
 
   /** A success ends the endpoint's failure streak; a failure starts it, or disables the endpoint after 5 days. */

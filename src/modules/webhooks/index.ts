@@ -3,6 +3,7 @@
  * The module's public surface: other modules import it only through this file.
  */
 export { leaseMsFor } from './delivery.policy';
+export { pendingDeliveryCount } from './delivery.store';
 export { WebhookDispatcher } from './dispatcher';
 export { LIVE_EVENTS_BUFFER, LiveEvents } from './live-events';
 export { DeliveryRuntime } from './runtime';

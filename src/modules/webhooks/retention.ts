@@ -2,11 +2,9 @@ import type { ServicePool } from '../../core/orm-pool';
 import { logger } from '../../core/logger';
 import { pruneBatch } from './delivery.store';
 
-/** The smallest UUIDv7 of an instant: every id made before it sorts below (ids are time-ordered UUIDv7s). */
-export function uuidv7Floor(at: Date): string {
-  const hex = Math.max(0, at.getTime()).toString(16).padStart(12, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
-}
+import { uuidv7Floor } from '../../core/entity';
+
+export { uuidv7Floor };
 
 export interface Pruned {
   deliveries: number;
