@@ -281,6 +281,9 @@ export interface OneOffChargeInput {
   invoiceId?: string | null;
 }
 
+/** The failure reason of a mandate debit above its limit, waiting for the customer's authentication (docs/india.md). */
+export const AUTHENTICATION_REQUIRED = 'authentication_required';
+
 export interface OneOffChargeResult {
   /** pending: the gateway collects it later (Razorpay: an add-on charged with the next cycle). */
   outcome: 'succeeded' | 'failed' | 'pending';

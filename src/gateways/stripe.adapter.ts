@@ -4,6 +4,7 @@ import {
   AdvanceOptions,
   ChangeSubscriptionInput,
   CheckoutResult,
+  AUTHENTICATION_REQUIRED,
   GatewayError,
   GatewayEvent,
   GatewayPort,
@@ -67,11 +68,14 @@ const STATUS: Record<string, GatewaySubscription['status']> = {
 };
 
 /** A card error's reason: the decline code when it says more than "generic", else the error code. */
-/** A mandate debit above its limit waits for the customer's authentication (docs/india.md). */
-const AUTHENTICATION_REQUIRED = 'authentication_required';
-
 const declineReason = (e: { decline_code?: string; code?: string }) =>
   e.decline_code && e.decline_code !== 'generic_decline' ? e.decline_code : (e.code ?? 'payment_failed');
+
+/** Stripe's answer to a charge it declined (a 402 card_error): the charge's outcome, not a failed call. */
+const isDecline = (err: unknown) => {
+  const e = err as { type?: string; statusCode?: number } | null;
+  return e?.type === 'StripeCardError' || e?.statusCode === 402;
+};
 
 const header = (headers: Record<string, string | string[] | undefined>, name: string): string | undefined => {
   const v = headers[name] ?? headers[name.toLowerCase()];
@@ -314,9 +318,8 @@ export class StripeAdapter implements GatewayPort {
     try {
       await this.stripe.invoices.pay(invoiceId, {}, { idempotencyKey: `${input.idempotencyKey}-pay` });
     } catch (err) {
-      const e = err as { type?: string; statusCode?: number };
-      // A decline is the renewal's outcome, which invoice.payment_failed reports (dunning follows), not a failed call.
-      if (!(e?.type === 'StripeCardError' || e?.statusCode === 402)) throw stripeError(err);
+      // A decline is the renewal's outcome, which invoice.payment_failed reports (dunning follows).
+      if (!isDecline(err)) throw stripeError(err);
     }
   }
 
@@ -459,8 +462,7 @@ export class StripeAdapter implements GatewayPort {
     } catch (err) {
       // A decline is Stripe's 402 card_error: the retry's outcome, not a gateway failure.
       const e = err as { type?: string; statusCode?: number; decline_code?: string; code?: string };
-      if (e?.type === 'StripeCardError' || e?.statusCode === 402)
-        return { outcome: 'failed', failureReason: declineReason(e) };
+      if (isDecline(e)) return { outcome: 'failed', failureReason: declineReason(e) };
       throw stripeError(err);
     }
   }
@@ -515,7 +517,7 @@ export class StripeAdapter implements GatewayPort {
         code?: string;
         payment_intent?: unknown;
       };
-      if (e?.type === 'StripeCardError' || e?.statusCode === 402) {
+      if (isDecline(e)) {
         const reason = e.code === 'invoice_payment_intent_requires_action' ? AUTHENTICATION_REQUIRED : declineReason(e);
         return {
           outcome: 'failed',

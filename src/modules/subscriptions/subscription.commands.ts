@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { logger } from '../../core/logger';
-import { GatewayError, GatewayPort, OneOffChargeResult } from '../../gateways/port';
+import { AUTHENTICATION_REQUIRED, GatewayError, GatewayPort, OneOffChargeResult } from '../../gateways/port';
 import type { CommandJob, GatewayCommands } from '../gateway-commands';
 import { Invoice, InvoiceStatus } from '../invoices';
 import { payInvoiceByCollection, PaymentBillingReason } from '../payments';
@@ -134,8 +134,6 @@ async function collectInvoice(
     });
   });
 }
-
-const AUTHENTICATION_REQUIRED = 'authentication_required';
 
 /**
  * The debit is above the mandate's limit (docs/india.md): the gateway made none and holds its invoice open for the

@@ -3,7 +3,7 @@ import { addDays } from 'date-fns';
 import { v7 as uuidv7, validate as isUuid } from 'uuid';
 import { DomainError } from '../../core/errors';
 import { logger } from '../../core/logger';
-import type { GatewayEvent } from '../../gateways/port';
+import { AUTHENTICATION_REQUIRED, type GatewayEvent } from '../../gateways/port';
 import { currentMerchantOf } from '../merchants';
 import type { ProviderConnection } from '../providers';
 import { TrialEndAction } from '../catalog';
@@ -672,8 +672,6 @@ async function chargeFailed(
   // A debit that needs the customer's authentication is never made silently: its retries need no notice.
   if (reason !== AUTHENTICATION_REQUIRED) await announceRetry(change, service.invoices, retryAt, now);
 }
-
-const AUTHENTICATION_REQUIRED = 'authentication_required';
 
 /**
  * The debit is above the mandate's limit (docs/india.md): the gateway made none and asks the customer to authenticate
