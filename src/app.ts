@@ -73,6 +73,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   changes.catchUp(retiredKeyChanges(services.plainPool)); // keys rolled meanwhile: their sockets are cut
   await changes.start();
   const stopEntitlementCache = await services.entitlements.listen(listener); // evictions (src/modules/entitlements)
+  await services.limits.start(); // Redis, when REDIS_URL is set: at most 2 s (docs/operations.md, "Shared limits")
   await listener.start();
   const app = express();
   app.disable('x-powered-by');
@@ -200,6 +201,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await services.delivery.close();
       await services.documents.close();
       await listener.stop();
+      await services.limits.close(); // after the sockets closed: their leases go with them
       metrics.stop();
       await sandbox?.close(); // the service pool is the ORM's: the caller closes it with the ORM
     },

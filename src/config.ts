@@ -14,6 +14,11 @@ export interface Config {
    */
   metrics: MetricsAccess;
   rateLimitPerSecond: number;
+  /**
+   * Where per-key rate limits and WebSocket caps are shared by every process (docs/operations.md, "Shared limits"):
+   * this Redis (REDIS_URL), its keys under REDIS_KEY_PREFIX (default `cadence:`); unset: the service's PostgreSQL.
+   */
+  redis: { url: string; keyPrefix: string } | undefined;
   logLevel: string;
   /** Public base URL used in links the service hands out (gateway webhook URLs); default: where it listens. */
   publicUrl: string | undefined;
@@ -141,6 +146,7 @@ export function loadConfig(env = process.env): Config {
     adminToken: env.ADMIN_TOKEN || undefined,
     metrics: metricsAccess(env.METRICS),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100),
+    redis: env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX ?? 'cadence:' } : undefined,
     logLevel: env.LOG_LEVEL || 'info',
     publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/$/, '') : undefined,
     worker: (env.WORKER || 'on') !== 'off',

@@ -10,6 +10,7 @@ import { Serializer } from './core/serialize';
 import { openServicePool } from './core/sql';
 import { createGateway } from './gateways';
 import { CatalogReadCache } from './core/read-cache';
+import { SharedLimits } from './core/limits';
 import { catalogVersion, CatalogService } from './modules/catalog';
 import { CustomerService } from './modules/customers';
 import { PortalService } from './modules/portal';
@@ -107,6 +108,7 @@ export function createServices(
   return {
     config,
     plainPool: pool,
+    limits: new SharedLimits(pool, config.redis),
     merchants: new MerchantService(orm.em),
     catalog: new CatalogService(),
     customers,

@@ -21,12 +21,15 @@ import type { CouponService } from './modules/coupons';
 import type { UsageService } from './modules/usage';
 import type { AnalyticsService } from './modules/analytics';
 import type { GatewayCommands } from './modules/gateway-commands';
+import type { SharedLimits } from './core/limits';
 
 /** The service singletons of one process, built by src/container.ts; resolvers reach them through `services(ctx)`. */
 export interface Services {
   config: Config;
   /** The process's one pool, the ORM's connections (src/core/orm-pool.ts): also plain statements, catalog version lookups, webhook delivery, test clock. */
   plainPool: ServicePool;
+  /** Per-key rate limits and WebSocket caps, shared by every process (src/core/limits; started by the API). */
+  limits: SharedLimits;
   merchants: MerchantService;
   catalog: CatalogService;
   customers: CustomerService;

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { AuthPrincipal as Principal, merchantPrincipal } from './principal';
 import { DomainError } from '../core/errors';
 import type { Services } from '../services';
@@ -63,27 +62,10 @@ export function authenticate(
 }
 
 /**
- * Per-key rate limit: `rate` requests a second sustained, bursts up to twice that. In memory per process
- * (no round trip on the hot path); with N API processes a key gets at most N times the limit. REST, GraphQL over
- * HTTP and every operation on a GraphQL WebSocket share the budget of a key.
+ * Counts one request (or WebSocket operation) against the key; answers the `rate_limited` error when over the limit.
+ * Per key: `rate` requests a second sustained, bursts up to twice that, held across every process of the deployment
+ * (src/core/limits). REST, GraphQL over HTTP and every operation on a GraphQL WebSocket share the budget of a key.
  */
-const limitersByServices = new WeakMap<Services, Map<number, BurstyRateLimiter>>();
-
-function limiterFor(services: Services, rate: number): BurstyRateLimiter {
-  let limiters = limitersByServices.get(services);
-  if (!limiters) limitersByServices.set(services, (limiters = new Map<number, BurstyRateLimiter>()));
-  let l = limiters.get(rate);
-  if (!l) {
-    l = new BurstyRateLimiter(
-      new RateLimiterMemory({ keyPrefix: `r${rate}`, points: rate, duration: 1 }),
-      new RateLimiterMemory({ keyPrefix: `b${rate}`, points: rate, duration: 10 }),
-    );
-    limiters.set(rate, l);
-  }
-  return l;
-}
-
-/** Counts one request (or WebSocket operation) against the key; answers the `rate_limited` error when over the limit. */
 export async function consumeRateLimit(services: Services, principal: Principal): Promise<DomainError | null> {
   if (principal.kind === 'admin') return null;
   // A portal session has the service's default limit, counted per session.
@@ -92,16 +74,15 @@ export async function consumeRateLimit(services: Services, principal: Principal)
       ? (principal.merchant.rateLimitPerSecond ?? services.config.rateLimitPerSecond)
       : services.config.rateLimitPerSecond;
   if (rate <= 0) return null;
-  try {
-    await limiterFor(services, rate).consume(principal.kind === 'merchant' ? principal.apiKeyId : principal.sessionId);
-    return null;
-  } catch (rejected) {
-    if (!(rejected instanceof RateLimiterRes)) throw rejected;
-    const retryAfter = String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
-    return new DomainError('rate_limited', 'Too many requests. Retry after the time in Retry-After.', null, {
-      'Retry-After': retryAfter,
-    });
-  }
+  const rejected = await services.limits.rates.consume(
+    principal.kind === 'merchant' ? principal.apiKeyId : principal.sessionId,
+    rate,
+  );
+  if (!rejected) return null;
+  const retryAfter = String(Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)));
+  return new DomainError('rate_limited', 'Too many requests. Retry after the time in Retry-After.', null, {
+    'Retry-After': retryAfter,
+  });
 }
 
 /** The rate limit as express middleware (the REST shim and /graphql each mount it). */

@@ -41,8 +41,8 @@ import { newRequestId } from './request';
  *   `invalid_api_key` before the close;
  * - every operation counts against the key's rate limit, the same budget as HTTP; over it, that operation is answered
  *   `rate_limited` and the socket stays open;
- * - caps: subscriptions per socket (the subscribe over the cap is answered `rate_limited`) and sockets per key (the
- *   new socket is closed with 4429 at `connection_init`); messages, `connection_init` included, are at most 1 MiB;
+ * - caps: subscriptions per socket (the subscribe over the cap is answered `rate_limited`) and sockets per key, across
+ *   every process (the new socket is closed with 4429 at `connection_init`); messages, `connection_init` included, are at most 1 MiB;
  * - a syntax error or an over-limit document is answered with an error for that operation (the socket stays open),
  *   in the same API error terms as over HTTP (`extensions.code`, `extensions.http.status`);
  * - while the database cannot be reached nothing is answered `internal_error`: a `connection_init` whose key cannot
@@ -55,7 +55,7 @@ import { newRequestId } from './request';
 export const WS_MAX_PAYLOAD = 1024 * 1024;
 /** The socket's key was retired (rolled) and has expired. graphql-ws clients do not retry it. */
 export const CLOSE_KEY_RETIRED = CloseCode.Unauthorized; // 4401
-/** The key already holds WS_MAX_SOCKETS_PER_KEY sockets in this process. graphql-ws clients do not retry it. */
+/** The key already holds WS_MAX_SOCKETS_PER_KEY sockets, across all processes. graphql-ws clients do not retry it. */
 export const CLOSE_TOO_MANY_SOCKETS = 4429;
 /** The key could not be checked: the database cannot be reached. graphql-ws clients retry it (with their backoff). */
 export const CLOSE_TRY_AGAIN_LATER = 1013;
@@ -72,6 +72,8 @@ interface SocketState {
   subscriptions: Set<string>;
   /** Ctx.signal of the socket's operations: aborted when the socket closes (its client left, or the app stops). */
   closed: AbortController;
+  /** Its place under the key's socket cap in the shared store (src/core/limits); null when uncapped. */
+  lease: string | null;
 }
 
 type ConnectionParams = { Authorization?: unknown; authorization?: unknown };
@@ -193,9 +195,26 @@ export function mountGraphQLWs(opts: {
           return false;
         }
         if (!token || !key) return false; // closes with 4403 Forbidden
-        if (maxSockets > 0 && sockets.count(key.apiKeyId) >= maxSockets) {
-          ctx.extra.socket.close(CLOSE_TOO_MANY_SOCKETS, 'Too many connections for this API key');
-          return false;
+        let lease: string | null = null;
+        if (maxSockets > 0) {
+          const here = sockets.count(key.apiKeyId);
+          try {
+            // The cap is the deployment's: every process counts the key's sockets in the shared store.
+            lease = here < maxSockets ? await services.limits.sockets.acquire(key.apiKeyId, maxSockets, here) : null;
+          } catch (err) {
+            if (!isDatabaseUnavailable(err)) throw err;
+            ctx.extra.socket.close(CLOSE_TRY_AGAIN_LATER, 'Try Again Later');
+            return false;
+          }
+          if (!lease) {
+            ctx.extra.socket.close(CLOSE_TOO_MANY_SOCKETS, 'Too many connections for this API key');
+            return false;
+          }
+          if (ctx.extra.socket.readyState !== WebSocket.OPEN) {
+            // Its client left while the lease was taken: onClose has run already, without it.
+            await services.limits.sockets.release(lease).catch(() => undefined);
+            return false;
+          }
         }
         const state: SocketState = {
           socket: ctx.extra.socket,
@@ -204,6 +223,7 @@ export function mountGraphQLWs(opts: {
           expiresAt: key.expiresAt,
           subscriptions: new Set(),
           closed: new AbortController(),
+          lease,
         };
         ctx.extra.state = state;
         sockets.add(state);
@@ -213,6 +233,12 @@ export function mountGraphQLWs(opts: {
         if (!ctx.extra.state) return;
         ctx.extra.state.closed.abort();
         sockets.remove(ctx.extra.state);
+        const { lease } = ctx.extra.state;
+        if (lease) {
+          services.limits.sockets
+            .release(lease)
+            .catch((err) => logger.warn({ err }, 'graphql-ws: lease not released; it expires by itself'));
+        }
       },
       onSubscribe: async (ctx, id, payload) => {
         const state = ctx.extra.state!; // set on every acknowledged socket

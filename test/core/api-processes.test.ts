@@ -1,80 +1,24 @@
-import { spawn, ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { eventually, request } from '../harness';
+import { alive, freshRequest, GroupOutput, ProcessGroup, startProcessGroup } from '../harness/cluster';
 import { freshDatabase, FreshDatabase } from '../harness/database';
 
 const MAIN = path.join(__dirname, '..', '..', 'dist', 'src', 'main.js'); // built by `npm test`
 
-/** The JSON log lines and the rest of what the group writes to its shared stdout. */
-class Output {
-  text = '';
-  lines: Record<string, unknown>[] = [];
-  private partial = '';
-
-  add(chunk: string) {
-    this.text += chunk;
-    const parts = (this.partial + chunk).split('\n');
-    this.partial = parts.pop()!;
-    for (const p of parts) {
-      if (!p.startsWith('{')) continue;
-      try {
-        this.lines.push(JSON.parse(p));
-      } catch {
-        /* not a log line */
-      }
-    }
-  }
-
-  /** The pid of the process whose request log line carries `requestId`. */
-  servedBy(requestId: string): number | undefined {
-    return this.lines.find((l) => l.msg === 'request' && l.request_id === requestId)?.pid as number | undefined;
-  }
-}
-
-/** GET on a connection of its own (the cluster hands each new connection to the next API process): its Request-Id. */
-function freshGet(url: string): Promise<{ status: number; requestId: string }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, requestId: String(res.headers['request-id']) }));
-      })
-      .on('error', reject);
-  });
-}
+/** GET on a connection of its own: its status and Request-Id. */
+const freshGet = (url: string) => freshRequest(url);
 
 /** GET /metrics with a token, on a connection of its own: its status, text and Request-Id. */
-function freshScrape(url: string, token: string): Promise<{ status: number; text: string; requestId: string }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, text, requestId: String(res.headers['request-id']) }));
-      })
-      .on('error', reject);
-  });
-}
+const freshScrape = (url: string, token: string) => freshRequest(url, { token });
 
 /** The value of the sample written exactly as `series` (name and labels) in an exposition; NaN when absent. */
 function sample(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line ? Number(line.slice(series.length + 1)) : NaN;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('API_PROCESSES', () => {
   it('is 1 when unset or empty, else a whole number from 1 to 64', () => {
@@ -105,13 +49,13 @@ describe('API_PROCESSES', () => {
 // `npm start` with API_PROCESSES=2 on DATABASE_URL: a supervisor (sandbox, background work) and two API processes.
 describe('API_PROCESSES=2', () => {
   let db: FreshDatabase;
-  let dataDir: string;
-  let child: ChildProcess;
-  let exited: Promise<number | null>;
-  const out = new Output();
+  let group: ProcessGroup;
+  let out: GroupOutput;
   let url: string;
   let supervisor: number;
   let apiPids: number[];
+  let child: ProcessGroup['child'];
+  let exited: Promise<number | null>;
   const adminToken = crypto.randomBytes(16).toString('hex');
 
   /** Which API processes answer `n` requests, each on a connection of its own (all must answer 200). */
@@ -131,45 +75,16 @@ describe('API_PROCESSES=2', () => {
 
   beforeAll(async () => {
     db = await freshDatabase();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cadence-cluster-'));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATABASE_URL: db.url,
-      API_PROCESSES: '2',
-      PORT: '0',
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: adminToken,
-      LOG_LEVEL: 'info', // each request's log line names the process that served it
-    };
-    delete env.NODE_ENV; // as users run it
-    child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => out.add(d));
-    let err = '';
-    child.stderr!.on('data', (d) => (err += d));
-    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    const banner = await eventually(
-      () => {
-        if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${err}`);
-        return /Cadence is running at (\S+)[\s\S]*Processes +2 API processes \(pids (\d+), (\d+)\) under supervisor (\d+)/.exec(
-          out.text,
-        );
-      },
-      40_000,
-      'the banner',
-    );
-    url = banner[1];
-    apiPids = [Number(banner[2]), Number(banner[3])];
-    supervisor = Number(banner[4]);
+    group = await startProcessGroup({ DATABASE_URL: db.url, ADMIN_TOKEN: adminToken });
+    ({ out, url, supervisor, apiPids, child, exited } = group);
   }, 60_000);
 
   afterAll(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
+    if (group) {
+      group.apiPids = apiPids; // the replacement of the one the tests kill
+      await group.kill();
     }
-    for (const pid of apiPids ?? []) if (alive(pid)) process.kill(pid, 'SIGKILL');
     await db?.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('serves from both API processes on one port, the supervisor apart', async () => {
