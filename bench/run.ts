@@ -14,6 +14,7 @@ import { describeRenewals, measureRenewals, RenewalFigures, RENEWALS } from './r
 import { BenchContext, checks, MeasuredScenario, Scenario, scenarios } from './scenarios';
 import { describeUsage, measureUsage, USAGE_BENCH, usageChecks, UsageFigures } from './usage';
 import { envNumber } from './lib/env';
+import { describeSubscriptionFlow, FlowFigures, measureSubscriptionFlow, SUBSCRIPTION_FLOW } from './subscription-flow';
 
 /**
  * `npm run bench`: throughput and latency of a bare express hello world, the REST shim and GraphQL, measured in one
@@ -143,7 +144,9 @@ async function main(): Promise<number> {
   const runRenewals = picks(RENEWALS);
   // So is the usage and analytics bench (usage.ts): its own merchant and data set, after the renewals.
   const runUsage = picks(USAGE_BENCH);
-  if (!selected.length && !runRenewals && !runUsage)
+  // The subscription flow (subscription-flow.ts) takes three requests and two processes per flow: a loop of its own.
+  const runFlow = picks(SUBSCRIPTION_FLOW);
+  if (!selected.length && !runRenewals && !runUsage && !runFlow)
     throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} selects no scenario`);
 
   // Every scenario (measured or not: checks may compare answers) answers as expected once before measuring.
@@ -233,6 +236,13 @@ async function main(): Promise<number> {
   let servicePeakRssMb = sampler.peak(service);
   sampler.stop();
 
+  let flow: FlowFigures | null = null;
+  if (runFlow) {
+    flow = await measureSubscriptionFlow(stack, { key: subscriptionKey, planId: subscriptionPlanId }, note);
+    if (service.hasExited())
+      throw new Error(`service exited during "${SUBSCRIPTION_FLOW}" (${await service.exited}).\n${service.tail()}`);
+  }
+
   let renewals: RenewalFigures | null = null;
   if (runRenewals) {
     note(`${RENEWALS}: seeding, then the advance`);
@@ -313,6 +323,11 @@ async function main(): Promise<number> {
     if (r.slowest?.length) say(`  ${scenario.name}, slowest 100 ms of due time: ${r.slowest.join('; ')}`);
   }
   say('');
+  if (flow) {
+    say(`${SUBSCRIPTION_FLOW}:`);
+    for (const line of describeSubscriptionFlow(flow)) say(`  ${line}`);
+    say('');
+  }
   if (renewals) {
     say(`${RENEWALS}:`);
     for (const line of describeRenewals(renewals)) say(`  ${line}`);
@@ -327,7 +342,10 @@ async function main(): Promise<number> {
   }
 
   const byName = new Map(measured.map((m) => [m.scenario.name, m]));
-  const outcomes = checks.map((c) => ({ check: c, outcome: c.evaluate({ byName, servicePeakRssMb, renewals }) }));
+  const outcomes = checks.map((c) => ({
+    check: c,
+    outcome: c.evaluate({ byName, servicePeakRssMb, renewals, subscriptionFlow: flow }),
+  }));
   say(
     table(
       ['target', 'value', 'goal', 'result'],
@@ -368,6 +386,7 @@ async function main(): Promise<number> {
         otherCpuPct: m.otherCpuPct,
         ...m.result,
       })),
+      subscriptionFlow: flow,
       renewals,
       usage: usage && { ...usage, checks: usageChecks(usage) },
       checks: outcomes.map(({ check, outcome }) => ({

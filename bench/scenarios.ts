@@ -85,6 +85,8 @@ export interface BenchRun {
   byName: Map<string, MeasuredScenario>;
   servicePeakRssMb: number | null;
   renewals: RenewalFigures | null;
+  /** The subscription flow (subscription-flow.ts); null: not run. */
+  subscriptionFlow: { flowsPerSecond: number; failures: number } | null;
 }
 
 export interface CheckOutcome {
@@ -405,6 +407,15 @@ export const checks: Check[] = [
   })),
   ...[REST_PRODUCTS, GRAPHQL_PRODUCTS].map((name) => p99Check(name, 50)),
   throughputCheck('subscriptions created per second', CREATE_SUBSCRIPTION, 200),
+  {
+    name: 'subscriptions created, checked out and read per second (concurrency 8)',
+    target: '>= 200/s, no failure',
+    evaluate: ({ subscriptionFlow: f }) =>
+      f && {
+        value: `${f.flowsPerSecond.toFixed(1)}/s${f.failures ? ` (${f.failures} failed)` : ''}`,
+        pass: f.flowsPerSecond >= 200 && f.failures === 0,
+      },
+  },
   ...[GET_SUBSCRIPTION_AT_RATE, GET_SUBSCRIPTION_EVENTS_AT_RATE].map((name) => p99Check(name, 50)),
   throughputCheck('entitlement evaluations per second', ENTITLEMENTS, 3000),
   p99Check(ENTITLEMENTS_AT_RATE, 10),
