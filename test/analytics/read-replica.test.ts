@@ -1,5 +1,8 @@
 import { Client } from 'pg';
 import { loadConfig } from '../../src/config';
+import { Mode } from '../../src/core/entity';
+import { openReadPool } from '../../src/core/read-pool';
+import { reportQuery } from '../../src/modules/analytics/analytics.store';
 import { Client_, startTestApp, TestApp, TestMerchant } from '../harness';
 import { startStreamingPair, StreamingPair } from '../harness/replica';
 import { connect } from '../payments/helpers';
@@ -72,6 +75,38 @@ it('DATABASE_READ_URL is read beside DATABASE_URL only', () => {
   expect(() => loadConfig({ DATABASE_READ_URL: replica })).toThrow('DATABASE_READ_URL needs DATABASE_URL');
 });
 
+it("on the replica, a statement names the request's tenant and is run once more after a recovery conflict", async () => {
+  const sent: { text: string; values?: unknown[] }[] = [];
+  let failures = [{ code: '40001', message: 'canceling statement due to conflict with recovery' }];
+  const replica = {
+    async query(q: { text: string; values?: unknown[] }) {
+      sent.push(q);
+      const fail = failures.shift();
+      if (fail) throw Object.assign(new Error(fail.message), { code: fail.code });
+      return { rows: [{ n: 1 }] };
+    },
+  };
+  const tenant = { merchantId: 'mer_1', mode: Mode.TEST };
+  const rows = await reportQuery(
+    { replica, tenant },
+    'select count(*) as n from mrr_movements x where {tenant:x} and x.currency = $1',
+    ['INR'],
+  );
+  expect(rows).toEqual([{ n: 1 }]);
+  expect(sent).toHaveLength(2);
+  for (const q of sent) {
+    expect(q.text).toContain('x.merchant_id = $2 and x.mode = $3');
+    expect(q.values).toEqual(['INR', 'mer_1', 'test']);
+  }
+  // Any other error is the caller's, at once.
+  failures = [{ code: '57P01', message: 'terminating connection due to administrator command' }];
+  sent.length = 0;
+  await expect(reportQuery({ replica, tenant }, 'select 1 from mrr_movements where {tenant}', [])).rejects.toThrow(
+    /administrator command/,
+  );
+  expect(sent).toHaveLength(1);
+});
+
 it('is a real streaming replica of the primary', async () => {
   const c = new Client({ connectionString: pair!.replicaUrl });
   await c.connect();
@@ -85,6 +120,13 @@ it('is a real streaming replica of the primary', async () => {
   }
   expect(t!.app.readPool).not.toBeNull();
   expect(plain!.readPool).toBeNull();
+  // The pool's sessions are read-only even on a primary: a write sent through it by mistake fails.
+  const onPrimary = await openReadPool(t!.databaseUrl, 1);
+  try {
+    await expect(onPrimary.pool.query('create table nope (id int)')).rejects.toThrow(/read-only transaction/);
+  } finally {
+    await onPrimary.close();
+  }
 });
 
 it('analytics answers what the replica has replayed: the old figures while replay is paused, the new once it resumes', async () => {
