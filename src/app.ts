@@ -14,6 +14,7 @@ import { webApps } from './http/web-apps';
 import { ChangeListener } from './core/events';
 import { PgListener } from './core/listener';
 import { ping } from './core/sql';
+import { openReadPool, type ReadPool } from './core/read-pool';
 import type { RunningSandbox } from './gateways/sandbox';
 import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
 import { providerWebhooks } from './http/provider-webhooks';
@@ -43,6 +44,8 @@ export interface RunningApp {
   sandbox: RunningSandbox | null;
   /** The process's one LISTEN connection (live changes and webhook wake-ups). */
   listener: PgListener;
+  /** The read replica's pool the analytics reports read (DATABASE_READ_URL), or null: they read the primary. */
+  readPool: ReadPool | null;
   /** The GraphQL IDE at /graphql: in the demo setting, given the demo merchant's test key (src/startup.ts). */
   ide: GraphQLIde;
   /**
@@ -64,7 +67,17 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     config.sandbox && !external ? await startConfiguredSandbox(config, orm.config.get('clientUrl')!) : null;
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
-  const services = createServices(config, orm, schema, sandboxUrl, () => config.publicUrl ?? url, pubsub);
+  // Analytics reports read the replica when there is one (docs/production.md, "A read replica for analytics").
+  const readPool = config.databaseReadUrl ? await openReadPool(config.databaseReadUrl) : null;
+  const services = createServices(
+    config,
+    orm,
+    schema,
+    sandboxUrl,
+    () => config.publicUrl ?? url,
+    pubsub,
+    readPool?.pool ?? null,
+  );
   // One LISTEN connection for the process; after it reconnects, subscribers re-read the payments changed meanwhile.
   const listener = new PgListener(orm.config.get('clientUrl')!);
   const changes = new ChangeListener(listener, pubsub);
@@ -177,6 +190,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     sandboxUrl,
     sandbox,
     listener,
+    readPool,
     ide,
     get docsDemo() {
       return docsDemo;
@@ -203,6 +217,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
       await listener.stop();
       await services.limits.close(); // after the sockets closed: their leases go with them
       metrics.stop();
+      await readPool?.close();
       await sandbox?.close(); // the service pool is the ORM's: the caller closes it with the ORM
     },
   };

@@ -6,6 +6,13 @@ export interface Config {
   host: string;
   /** Unset: the service starts an embedded PostgreSQL with its data in `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_READ_URL: a streaming replica of DATABASE_URL's database that the analytics reports read (MRR, churn,
+   * LTV, quick ratio, cohorts, autopay) through a small pool of their own (src/core/read-pool.ts), so their figures lag
+   * by the replication delay. Unset: everything reads the primary. Needs DATABASE_URL (docs/production.md, "A read
+   * replica for analytics").
+   */
+  databaseReadUrl: string | undefined;
   dataDir: string;
   adminToken: string | undefined;
   /**
@@ -135,6 +142,15 @@ function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean
   throw new Error(`${name} must be on or off (or true/false, 1/0), got "${env[name]}"`);
 }
 
+/** DATABASE_READ_URL, only beside DATABASE_URL: the embedded database has no replica. */
+function databaseReadUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.DATABASE_READ_URL?.trim() || undefined;
+  if (url && !env.DATABASE_URL) {
+    throw new Error('DATABASE_READ_URL needs DATABASE_URL: it names a replica of that database');
+  }
+  return url;
+}
+
 export function loadConfig(env = process.env): Config {
   const port = int(env, 'PORT', 4000);
   const host = env.HOST || '127.0.0.1';
@@ -142,6 +158,7 @@ export function loadConfig(env = process.env): Config {
     port,
     host,
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseReadUrl: databaseReadUrl(env),
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     adminToken: env.ADMIN_TOKEN || undefined,
     metrics: metricsAccess(env.METRICS),

@@ -7,7 +7,7 @@ import { logger } from './core/logger';
 import { newPubSub, type PubSub } from './core/pubsub';
 import { SecretBox } from './core/secrets';
 import { Serializer } from './core/serialize';
-import { openServicePool } from './core/sql';
+import { openServicePool, type Queryable } from './core/sql';
 import { createGateway } from './gateways';
 import { CatalogReadCache } from './core/read-cache';
 import { SharedLimits } from './core/limits';
@@ -52,6 +52,11 @@ export function createServices(
   publicUrl: () => string = () => config.publicUrl ?? '',
   /** The process's pub/sub (live changes for GraphQL subscriptions); a process that serves none needs none. */
   pubsub: PubSub = newPubSub(),
+  /**
+   * The read replica's pool (DATABASE_READ_URL, src/core/read-pool.ts) the analytics reports read, opened by the API
+   * process (src/app.ts); null: they read the primary (and a worker serves no reports).
+   */
+  replica: Queryable | null = null,
 ): Services {
   const serializer = new Serializer(schema);
   const customers = new CustomerService();
@@ -143,10 +148,11 @@ export function createServices(
     coupons,
     // Usage and analytics read subscriptions through its SQL pieces: they may not import it (it imports them).
     usage: new UsageService(pool, webhooks.clock, subscriptionSql.periods),
-    analytics: new AnalyticsService(subscriptionSql.inCurrency, {
-      notices: subscriptionSql.preDebitCounts,
-      authentications: invoiceSql.authenticationCounts,
-    }),
+    analytics: new AnalyticsService(
+      subscriptionSql.inCurrency,
+      { notices: subscriptionSql.preDebitCounts, authentications: invoiceSql.authenticationCounts },
+      replica,
+    ),
     commands,
     liveEvents: new LiveEvents(pubsub),
     ...webhooks,

@@ -82,7 +82,14 @@ const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set(['service_unavailable'])
  */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 5) return false;
-  const e = err as { code?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; errors?: unknown };
+  const e = err as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    originalError?: unknown;
+    thrownValue?: unknown;
+    errors?: unknown;
+  };
   const code = typeof e.code === 'string' ? e.code : '';
   const message = typeof e.message === 'string' ? e.message : '';
   // SQLSTATE class 08 (connection exception), 57P01-57P03 (admin or crash shutdown, cannot connect now), 53300 (too
@@ -98,7 +105,9 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   ) {
     return true;
   }
-  const inner = [e.originalError, e.cause, ...(Array.isArray(e.errors) ? e.errors.slice(0, 3) : [])];
+  // graphql-js wraps a thrown value that is not an `Error` of its own realm in a NonErrorThrown with `thrownValue` (a
+  // socket error of Node's under a vm context, as jest runs the code).
+  const inner = [e.originalError, e.cause, e.thrownValue, ...(Array.isArray(e.errors) ? e.errors.slice(0, 3) : [])];
   return inner.some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
 }
 

@@ -345,6 +345,12 @@ export async function ping(em: EntityManager): Promise<void> {
   await em.getConnection().execute('select 1');
 }
 
+/** Whether the server behind `db` is a standby replaying the primary's WAL (a streaming replica): pg_is_in_recovery(). */
+export async function inRecovery(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query({ text: 'select pg_is_in_recovery() as standby' });
+  return (rows[0] as { standby: boolean }).standby;
+}
+
 /** The columns an entity persists, by metadata (named, so a column added by a later migration changes no statement). */
 function persistedColumns(em: EntityManager, entity: ClassType<object>): string[] {
   const meta = em.getMetadata().get(entity.name);

@@ -95,10 +95,24 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Where the test database is made, when not on the test PostgreSQL (global setup). */
+export interface TestServers {
+  /** A superuser URL of the server the fresh database is created on. */
+  adminUrl: string;
+  /** A replica of that server (a URL of any of its databases): DATABASE_READ_URL names the fresh database there. */
+  replicaUrl?: string;
+}
+
 /** A fresh database (migrated by the service itself) and the real HTTP server on a free port. */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const db = await freshDatabase('cadence_test');
+export async function startTestApp(overrides: Partial<Config> = {}, servers?: TestServers): Promise<TestApp> {
+  const db = await freshDatabase('cadence_test', servers?.adminUrl);
   const databaseUrl = db.url;
+  let databaseReadUrl: string | undefined;
+  if (servers?.replicaUrl) {
+    const u = new URL(servers.replicaUrl);
+    u.pathname = `/${db.name}`;
+    databaseReadUrl = u.toString();
+  }
   // Sized as src/main.ts does: the ORM's pool is the process's one pool.
   const orm = await openDatabase(databaseUrl, entities, servicePoolSize(overrides.dbPoolMax ?? 10));
   const config: Config = {
@@ -116,6 +130,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     sandboxFaults: true,
     // As in development (embedded database): test endpoints are local receivers on 127.0.0.1. SSRF tests turn it off.
     webhookAllowPrivateNetworks: true,
+    databaseReadUrl,
     ...overrides,
   };
   const app = await startApp(config, orm, 0);

@@ -9,9 +9,14 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-/** An empty database of its own on the test PostgreSQL (global setup names the server); the caller migrates it. */
-export async function freshDatabase(prefix = 'cadence_test'): Promise<FreshDatabase> {
-  const adminUrl = process.env.TEST_PG_ADMIN_URL;
+/**
+ * An empty database of its own on the test PostgreSQL (global setup names the server), or on the server of `adminUrl`;
+ * the caller migrates it.
+ */
+export async function freshDatabase(
+  prefix = 'cadence_test',
+  adminUrl = process.env.TEST_PG_ADMIN_URL,
+): Promise<FreshDatabase> {
   if (!adminUrl) throw new Error('TEST_PG_ADMIN_URL missing: run the tests through jest (global setup)');
   const name = `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
   await ensureDatabase(adminUrl, name);

@@ -1,6 +1,8 @@
 import type { Ctx } from '../../core/context';
+import { tenantOf } from '../../core/context';
+import type { Queryable } from '../../core/sql';
 import { divRound } from '../../money';
-import { BucketRow, windowBuckets } from './analytics.store';
+import { BucketRow, type ReportDb, windowBuckets } from './analytics.store';
 import {
   ChurnAnalytics,
   ChurnSeriesPoint,
@@ -15,6 +17,8 @@ import { AnalyticsWindow, analyticsWindow, AnalyticsWindowArgs } from './analyti
 import { autopay } from './autopay.service';
 import type { PreDebitCountsSql, SubscriptionInCurrencySql } from './autopay.store';
 import type { AutopayReport } from './autopay.types';
+import { cohorts, type CohortsArgs } from './cohorts.service';
+import type { CohortAnalytics } from './cohorts.types';
 
 /**
  * MRR, churn, LTV and quick ratio (docs/analytics.md), each one SQL aggregation over the MRR
@@ -94,23 +98,38 @@ export class AnalyticsService {
   /**
    * `inCurrency`: the subscriptions module's SQL piece that tells an attempt's subscription's currency (autopay's
    * `currency`), and its count of pre-debit notices, given by the composition root (analytics may not import
-   * subscriptions).
+   * subscriptions). `replica`: the read replica's pool (DATABASE_READ_URL, src/core/read-pool.ts), or null.
    */
   constructor(
     private readonly inCurrency: SubscriptionInCurrencySql,
     private readonly preDebitSql: PreDebitCountsSql,
+    private readonly replica: Queryable | null = null,
   ) {}
+
+  /**
+   * Where the request's reports read: the read replica when there is one (its figures lag the primary by the
+   * replication delay), else the request's EntityManager. Only the report statements: the arguments' checks (the
+   * merchant's reporting currency, its clock) read the primary, as every request's authentication does.
+   */
+  private reports(ctx: Ctx): ReportDb {
+    return this.replica ? { replica: this.replica, tenant: tenantOf(ctx) } : ctx.em;
+  }
 
   /** GET /analytics/autopay (autopay.service.ts). */
   autopay(
     ctx: Ctx,
     args: { currency?: string | null; from?: string | null; to?: string | null },
   ): Promise<AutopayReport> {
-    return autopay(ctx, args, this.inCurrency, this.preDebitSql);
+    return autopay(ctx, this.reports(ctx), args, this.inCurrency, this.preDebitSql);
+  }
+
+  /** GET /analytics/cohorts (cohorts.service.ts). */
+  cohorts(ctx: Ctx, args: CohortsArgs): Promise<CohortAnalytics> {
+    return cohorts(ctx, this.reports(ctx), args);
   }
 
   private async buckets(ctx: Ctx, w: AnalyticsWindow): Promise<BucketRow[]> {
-    return windowBuckets(ctx.em, { currency: w.currency, from: w.from, to: w.to, unit: w.interval });
+    return windowBuckets(this.reports(ctx), { currency: w.currency, from: w.from, to: w.to, unit: w.interval });
   }
 
   async mrr(ctx: Ctx, args: AnalyticsWindowArgs): Promise<MrrAnalytics> {
@@ -196,7 +215,12 @@ export class AnalyticsService {
       { currency: args.currency, from: args.from, to: args.to },
       { defaultDays: LTV_WINDOW_DAYS },
     );
-    const [r] = await windowBuckets(ctx.em, { currency: w.currency, from: w.from, to: w.to, unit: 'window' });
+    const [r] = await windowBuckets(this.reports(ctx), {
+      currency: w.currency,
+      from: w.from,
+      to: w.to,
+      unit: 'window',
+    });
     const mrr = r.mrrEnd;
     const customers = r.customersEnd;
     const base = r.subscriptionsStart;

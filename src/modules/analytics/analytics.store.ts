@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { tenantQuery } from '../../core/sql';
+import type { TenantParams } from '../../core/entity';
+import { Queryable, tenantQuery, tenantQueryAs } from '../../core/sql';
 
 /**
  * The analytics reads over the MRR movements ledger (mrr_movements, written by mrr-ledger.ts) and its daily rollup
@@ -13,6 +14,30 @@ import { tenantQuery } from '../../core/sql';
  * sum(customer_delta), over the movements with occurred_at <= t. A bucket (a, b] holds the movements with
  * a < occurred_at <= b, so the sums over a window equal the change of the state between its ends exactly.
  */
+
+/**
+ * Where a report reads (docs/production.md, "A read replica for analytics"): the request's EntityManager (the
+ * primary), or the read replica's pool (DATABASE_READ_URL) with the request's merchant and mode, which every
+ * statement names through `{tenant}` as on the primary.
+ */
+export type ReportDb = EntityManager | { replica: Queryable; tenant: TenantParams };
+
+/** SQLSTATE of a standby's query cancelled by a conflict with recovery (the rows it read were being removed). */
+const RECOVERY_CONFLICT = '40001';
+
+/**
+ * A report's statement where `db` says. On the replica, a statement cancelled by a conflict with the WAL it replays is
+ * run once more (it then reads the replayed rows).
+ */
+export async function reportQuery<R>(db: ReportDb, sql: string, params: unknown[]): Promise<R[]> {
+  if (!('replica' in db)) return tenantQuery<R>(db, sql, params);
+  try {
+    return await tenantQueryAs<R>(db.replica, db.tenant, sql, params);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== RECOVERY_CONFLICT) throw err;
+    return tenantQueryAs<R>(db.replica, db.tenant, sql, params);
+  }
+}
 
 /** How a window is cut: calendar months or ISO weeks (UTC), or one bucket for the whole window. */
 export type BucketUnit = 'month' | 'week' | 'window';
@@ -171,10 +196,10 @@ function int(v: Num): number {
  * first; the first starts at `from` and the last ends at `to` (calendar buckets are clipped to the window).
  */
 export async function windowBuckets(
-  em: EntityManager,
+  db: ReportDb,
   q: { currency: string; from: Date; to: Date; unit: BucketUnit },
 ): Promise<BucketRow[]> {
-  const rows = await tenantQuery<RawBucket>(em, STATEMENTS[q.unit], [
+  const rows = await reportQuery<RawBucket>(db, STATEMENTS[q.unit], [
     q.from.toISOString(),
     q.to.toISOString(),
     q.currency,

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Ctx } from '../../core/context';
 import { mandateMethod } from '../../gateways/banks';
 import type { GatewayEvent } from '../../gateways/port';
+import type { ReportDb } from './analytics.store';
 import { analyticsWindow } from './analytics.window';
 import {
   attemptGroups,
@@ -115,15 +116,15 @@ function byAttemptsThenName<T extends { attempts: number }>(name: (t: T) => stri
  * aggregation statement.
  */
 export async function autopayReport(
-  em: EntityManager,
+  db: ReportDb,
   from: Date,
   to: Date,
   only: { currency: string; inCurrency: SubscriptionInCurrencySql } | null = null,
   preDebitSql: PreDebitCountsSql | null = null,
 ): Promise<AutopayReport> {
-  const groups = await attemptGroups(em, from, to, only);
+  const groups = await attemptGroups(db, from, to, only);
   const notices = preDebitSql
-    ? await preDebitCounts(em, preDebitSql, from, to, only?.currency ?? null)
+    ? await preDebitCounts(db, preDebitSql, from, to, only?.currency ?? null)
     : { renewals: 0, retries: 0, collections: 0, declined: 0, authenticationRequired: 0, authenticationCompleted: 0 };
   const total = groups.find((g) => g.dimension === 'total') ?? { attempts: 0, authorized: 0 };
   const byMethod = groups
@@ -186,11 +187,12 @@ export async function autopayReport(
  */
 export async function autopay(
   ctx: Ctx,
+  db: ReportDb,
   args: { currency?: string | null; from?: string | null; to?: string | null },
   inCurrency: SubscriptionInCurrencySql,
   preDebitSql: PreDebitCountsSql | null = null,
 ): Promise<AutopayReport> {
   const w = await analyticsWindow(ctx, { currency: args.currency, from: args.from, to: args.to });
   const only = args.currency == null ? null : { currency: w.currency, inCurrency };
-  return autopayReport(ctx.em, w.from, w.to, only, preDebitSql);
+  return autopayReport(db, w.from, w.to, only, preDebitSql);
 }

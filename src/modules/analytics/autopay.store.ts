@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import { tenantQuery } from '../../core/sql';
 import type { MandateMethodName } from '../../gateways/banks';
+import { type ReportDb, reportQuery } from './analytics.store';
 
 /** Every SQL statement on `mandate_attempts` (migration Migration20261124200200_mandate_attempts). */
 
@@ -92,7 +93,7 @@ export interface PreDebitCounts {
 
 /** Pre-debit notices sent in (from, to], by kind, and the debits asked to be authenticated; in one currency when given. */
 export async function preDebitCounts(
-  em: EntityManager,
+  db: ReportDb,
   sql: PreDebitCountsSql,
   from: Date,
   to: Date,
@@ -100,8 +101,8 @@ export async function preDebitCounts(
 ): Promise<PreDebitCounts> {
   const window = currency === null ? [from, to] : [from, to, currency];
   const one = currency !== null;
-  const [row] = await tenantQuery<Record<string, string>>(
-    em,
+  const [row] = await reportQuery<Record<string, string>>(
+    db,
     `select * from (${sql.notices(one)}) n, (${sql.authentications(one)}) a`,
     [...window, ...window],
   );
@@ -130,12 +131,12 @@ function oneCurrencyGroups(inCurrency: SubscriptionInCurrencySql): string {
  * subscriptions billed in its currency.
  */
 export async function attemptGroups(
-  em: EntityManager,
+  db: ReportDb,
   from: Date,
   to: Date,
   only: { currency: string; inCurrency: SubscriptionInCurrencySql } | null = null,
 ): Promise<AttemptGroup[]> {
-  const rows = await tenantQuery<{
+  const rows = await reportQuery<{
     g: number;
     method: string | null;
     bank: string | null;
@@ -143,7 +144,7 @@ export async function attemptGroups(
     attempts: number;
     authorized: number;
   }>(
-    em,
+    db,
     only === null ? ALL_CURRENCIES : oneCurrencyGroups(only.inCurrency),
     only === null ? [from, to] : [from, to, only.currency],
   );

@@ -2,8 +2,8 @@ import { Arg, Ctx as C, Query, Resolver } from 'type-graphql';
 import type { ClassType } from 'type-graphql';
 import { cohortsCost } from '../../core/operation-cost';
 import type { Ctx } from '../../core/context';
+import { services } from '../../services';
 import { AnalyticsInterval } from './analytics.window';
-import { cohorts } from './cohorts.service';
 import { CohortAnalytics } from './cohorts.types';
 
 /**
@@ -29,7 +29,7 @@ export class CohortsResolver {
     @Arg('from', () => String, { nullable: true }) from?: string | null,
     @Arg('to', () => String, { nullable: true }) to?: string | null,
   ) {
-    return cohorts(ctx, { granularity, currency, from, to });
+    return services(ctx).analytics.cohorts(ctx, { granularity, currency, from, to });
   }
 }
 

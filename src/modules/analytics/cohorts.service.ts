@@ -1,4 +1,5 @@
 import type { Ctx } from '../../core/context';
+import type { ReportDb } from './analytics.store';
 import { AnalyticsInterval, analyticsWindow, merchantNow } from './analytics.window';
 import { cohortSteps } from './cohorts.store';
 import { Cohort, CohortAnalytics, CohortPeriod } from './cohorts.types';
@@ -44,15 +45,15 @@ function periodsBetween(from: Date, to: Date, unit: AnalyticsInterval): number {
   return Math.round((to.getTime() - from.getTime()) / (7 * 86_400_000));
 }
 
-export async function cohorts(
-  ctx: Ctx,
-  args: {
-    granularity?: AnalyticsInterval | string | null;
-    currency?: string | null;
-    from?: string | null;
-    to?: string | null;
-  },
-): Promise<CohortAnalytics> {
+export interface CohortsArgs {
+  granularity?: AnalyticsInterval | string | null;
+  currency?: string | null;
+  from?: string | null;
+  to?: string | null;
+}
+
+/** The cohorts answer, its statement run on `db` (the primary, or the read replica: analytics.service.ts). */
+export async function cohorts(ctx: Ctx, db: ReportDb, args: CohortsArgs): Promise<CohortAnalytics> {
   const w = await analyticsWindow(
     ctx,
     { currency: args.currency, from: args.from, to: args.to, interval: args.granularity },
@@ -77,7 +78,7 @@ export async function cohorts(
   const periods = [];
   for (let start = first; start.getTime() <= last.getTime(); start = addPeriods(start, unit, 1))
     periods.push({ start, end: addPeriods(start, unit, 1) });
-  const steps = await cohortSteps(ctx.em, { unit, currency: w.currency, now, cohorts: periods });
+  const steps = await cohortSteps(db, { unit, currency: w.currency, now, cohorts: periods });
   // The statement has a row only where something changed: every period from 0 to the running one, carrying the count.
   let i = 0;
   for (const { start, end: cohortEnd } of periods) {

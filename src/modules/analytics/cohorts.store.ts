@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { tenantQuery } from '../../core/sql';
+import { type ReportDb, reportQuery } from './analytics.store';
 import { AnalyticsInterval } from './analytics.window';
 
 /**
@@ -61,16 +60,16 @@ export interface CohortStepRow {
  * changed, up to `now`, ordered by cohort then bucket.
  */
 export async function cohortSteps(
-  em: EntityManager,
+  db: ReportDb,
   q: { unit: AnalyticsInterval; currency: string; now: Date; cohorts: { start: Date; end: Date }[] },
 ): Promise<CohortStepRow[]> {
-  const rows = await tenantQuery<{
+  const rows = await reportQuery<{
     cohort_start: Date | string;
     bucket_start: Date | string;
     joined: number;
     delta: number;
     active_customers: number;
-  }>(em, COHORT_STEPS, [q.currency, q.unit, q.now, q.cohorts.map((c) => c.start), q.cohorts.map((c) => c.end)]);
+  }>(db, COHORT_STEPS, [q.currency, q.unit, q.now, q.cohorts.map((c) => c.start), q.cohorts.map((c) => c.end)]);
   return rows.map((r) => ({
     cohortStart: new Date(r.cohort_start),
     bucketStart: new Date(r.bucket_start),
