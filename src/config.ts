@@ -77,6 +77,8 @@ export interface Config {
   pendingOutcomeGraceMs: number;
   /** Deliveries one worker process sends at once (WORKER_CONCURRENCY). */
   workerConcurrency: number;
+  /** `npm run worker` serves GET /metrics on this port (docs/production.md, "Metrics"); unset: none. */
+  workerMetricsPort: number | undefined;
   /** How often an idle worker looks for due retries (WORKER_POLL_MS); new events wake it at once. */
   workerPollMs: number;
   /** Finished webhook deliveries, dispatched events and inbound gateway events older than this are pruned (0: never). */
@@ -189,6 +191,7 @@ export function loadConfig(env = process.env): Config {
     reconcileGraceMs: Math.max(0, int(env, 'RECONCILE_GRACE_MS', 15 * 60_000)),
     pendingOutcomeGraceMs: Math.max(0, int(env, 'PENDING_OUTCOME_GRACE_MS', 30_000)),
     workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 64)),
+    workerMetricsPort: env.WORKER_METRICS_PORT ? int(env, 'WORKER_METRICS_PORT', 0) : undefined,
     workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 250)),
     wsMaxSubscriptionsPerSocket: int(env, 'WS_MAX_SUBSCRIPTIONS_PER_SOCKET', 100),
     wsMaxSocketsPerKey: int(env, 'WS_MAX_SOCKETS_PER_KEY', 50),

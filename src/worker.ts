@@ -9,6 +9,7 @@ import { servicePoolSize } from './core/sql';
 import { createServices } from './container';
 import { createSchema } from './schema';
 import { startBackgroundWork } from './startup';
+import { serveWorkerMetrics } from './http/worker-metrics';
 
 /**
  * `npm run worker`: outbound webhook delivery and the subscriptions scheduler alone, for scaled-out deployments (run the API with WORKER=off, or
@@ -26,13 +27,19 @@ async function main() {
   const background = await startBackgroundWork(services, config.databaseUrl);
   const connections = connectionBudget({ pool: services.plainPool.options.max, LISTEN: background.connections });
   logger.info({ connections: connections.total }, `database: ${connections.text}`);
+  const metrics =
+    config.workerMetricsPort === undefined
+      ? null
+      : await serveWorkerMetrics(config, services.plainPool, config.workerMetricsPort);
   process.stdout.write(
-    `Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})\n`,
+    `Cadence webhook worker running (concurrency ${config.workerConcurrency}; database: ${connections.text})` +
+      `${metrics ? `; metrics at ${metrics.url}/metrics` : ''}\n`,
   );
 
   return {
     forceAfterMs: config.webhookTimeoutMs + 5_000,
     stop: async () => {
+      await metrics?.close();
       await background.stop(); // attempts in flight finish and are recorded
       await orm.close(true); // its pool is the process's one pool
     },

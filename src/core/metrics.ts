@@ -6,7 +6,7 @@ import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
  * set written in code.
  *
  * One registry per process. With API_PROCESSES > 1 the supervisor adds up its own and every API process's
- * (src/http/metrics-cluster.ts); `npm run worker` serves no HTTP, so what it counts here is not scraped.
+ * (src/http/metrics-cluster.ts); `npm run worker` serves its own on WORKER_METRICS_PORT (src/http/worker-metrics.ts).
  */
 export const processRegistry = new Registry();
 
