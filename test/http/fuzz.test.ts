@@ -34,6 +34,7 @@ import { MAX_ARGUMENT_LENGTH, MAX_JSON_DEPTH } from '../../src/core/input-limits
 import { createSchema } from '../../src/schema';
 import { ADMIN_TOKEN, Client_, TestMerchant, useHarness } from '../harness';
 import { expectNoLeak, unknownId } from '../harness/http';
+import { SNAPSHOT_TABLES_SQL, snapshotSql as snapshotSqlOf } from '../harness/snapshot';
 import { connect, createPayment, pay } from '../payments/helpers';
 import { inlineRefs } from '../rest/openapi-inline';
 
@@ -1376,17 +1377,8 @@ beforeAll(async () => {
   pg = new Client({ connectionString: h.app.databaseUrl });
   await pg.connect();
   // Rows and the newest row version (xmin) of every table: any insert, update or delete changes one of them.
-  // idempotency_keys is left out: the API stores a 4xx answer for its key (only 5xx are not stored).
-  const { rows } = await pg.query<{ table_name: string }>(
-    `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'
-       and table_name not in ('idempotency_keys', 'mikro_orm_migrations') order by table_name`,
-  );
-  snapshotSql = rows
-    .map(
-      (r) =>
-        `select '${r.table_name}' as t, count(*) || ':' || coalesce(max(xmin::text::bigint), 0) as v from "${r.table_name}"`,
-    )
-    .join(' union all ');
+  const { rows } = await pg.query<{ table_name: string }>(SNAPSHOT_TABLES_SQL);
+  snapshotSql = snapshotSqlOf(rows);
 }, 60_000);
 
 h.cleanup(() => pg?.end());

@@ -6,6 +6,7 @@
  */
 import { HttpResult, request, TestMerchant, useHarness } from '../harness';
 import { unknownId } from '../harness/http';
+import { SNAPSHOT_TABLES_SQL, snapshotSql as snapshotSqlOf } from '../harness/snapshot';
 import { connect, paymentBody } from '../payments/helpers';
 import { LONE_SURROGATE, NUL, textFaultAt } from '../../src/core/nul';
 
@@ -23,21 +24,11 @@ beforeAll(async () => {
   paymentId = (await m.test.post('/payments', paymentBody())).body.id;
 });
 
-/** Rows and newest row version of every table (idempotency_keys aside: a 4xx answer is stored for its key). */
+/** Rows and newest row version of every table (test/harness/snapshot.ts). */
 async function snapshot(): Promise<Record<string, string>> {
   const conn = h.app.orm.em.getConnection();
-  const tables = await conn.execute<{ table_name: string }[]>(
-    `select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'
-       and table_name not in ('idempotency_keys', 'mikro_orm_migrations') order by table_name`,
-  );
-  const rows = await conn.execute<{ t: string; v: string }[]>(
-    tables
-      .map(
-        (r) =>
-          `select '${r.table_name}' as t, count(*) || ':' || coalesce(max(xmin::text::bigint), 0) as v from "${r.table_name}"`,
-      )
-      .join(' union all '),
-  );
+  const tables = await conn.execute<{ table_name: string }[]>(SNAPSHOT_TABLES_SQL);
+  const rows = await conn.execute<{ t: string; v: string }[]>(snapshotSqlOf(tables));
   return Object.fromEntries(rows.map((r) => [r.t, r.v]));
 }
 
