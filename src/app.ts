@@ -97,7 +97,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
 
   lazyRequestLog(app.request);
   // Requests counted and timed by route pattern for GET /metrics (src/http/metrics.ts); none with METRICS=off.
-  const metrics = appMetrics(config, services.plainPool);
+  const metrics = appMetrics(config, services.plainPool, readPool);
   if (metrics.measure) app.use(metrics.measure);
   app.use(requestContext);
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));

@@ -6,6 +6,7 @@ import { DomainError } from '../core/errors';
 import { logger } from '../core/logger';
 import { collectProcessMetrics, processRegistry } from '../core/metrics';
 import type { ServicePool } from '../core/orm-pool';
+import type { ReadPool } from '../core/read-pool';
 import { commandQueueDepth } from '../modules/gateway-commands';
 import { recentRenewalInvoices } from '../modules/invoices';
 import { dueActionCount } from '../modules/subscriptions';
@@ -91,6 +92,32 @@ export function poolRegistry(pool: ServicePool): Registry {
     registers: [registry],
     collect() {
       this.set(pool.options.max);
+    },
+  });
+  return registry;
+}
+
+/** The read replica's pool (DATABASE_READ_URL, src/core/read-pool.ts), read at scrape time. */
+export function readPoolRegistry(read: ReadPool): Registry {
+  const registry = new Registry();
+  new Gauge({
+    name: 'cadence_db_read_pool_connections',
+    help: "The read replica's pool (analytics reports): connections in use, idle, and reports waiting for one.",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const { totalCount, idleCount, waitingCount } = read.pool;
+      this.set({ state: 'used' }, totalCount - idleCount);
+      this.set({ state: 'free' }, idleCount);
+      this.set({ state: 'waiting' }, waitingCount);
+    },
+  });
+  new Gauge({
+    name: 'cadence_db_read_pool_max',
+    help: "The read replica pool's size.",
+    registers: [registry],
+    collect() {
+      this.set(read.max);
     },
   });
   return registry;
@@ -199,10 +226,17 @@ export interface AppMetrics {
  * One app's metrics: its requests and pool, the process's own, and the queue depths. In an API process of a group
  * (API_PROCESSES > 1) a scrape answers for the whole group, through the supervisor (src/http/metrics-cluster.ts).
  */
-export function appMetrics(config: Config, pool: ServicePool): AppMetrics {
+export function appMetrics(config: Config, pool: ServicePool, read: ReadPool | null = null): AppMetrics {
   const off = config.metrics === 'off';
   const http = off ? null : httpRegistry();
-  const local = off ? null : Registry.merge([collectProcessMetrics(), http!.registry, poolRegistry(pool)]);
+  const local = off
+    ? null
+    : Registry.merge([
+        collectProcessMetrics(),
+        http!.registry,
+        poolRegistry(pool),
+        ...(read ? [readPoolRegistry(read)] : []),
+      ]);
   const member = local && cluster.isWorker ? memberMetrics(() => local.getMetricsAsJSON()) : null;
   const all = local && !member ? Registry.merge([local, queueRegistry(pool)]) : null;
   const serve: RequestHandler = async (req, res) => {

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config';
 import { Mode } from '../../src/core/entity';
 import { openReadPool } from '../../src/core/read-pool';
 import { reportQuery } from '../../src/modules/analytics/analytics.store';
-import { Client_, startTestApp, TestApp, TestMerchant } from '../harness';
+import { ADMIN_TOKEN, Client_, request, startTestApp, TestApp, TestMerchant } from '../harness';
 import { startStreamingPair, StreamingPair } from '../harness/replica';
 import { connect } from '../payments/helpers';
 import { ok, startSecondApp } from '../subscriptions/helpers';
@@ -120,6 +120,12 @@ it('is a real streaming replica of the primary', async () => {
   }
   expect(t!.app.readPool).not.toBeNull();
   expect(plain!.readPool).toBeNull();
+  // GET /metrics shows the replica's pool beside the primary's; a process without one shows none.
+  const scrape = async (url: string) => (await request(`${url}/metrics`, { key: ADMIN_TOKEN })).text;
+  const withReplica = await scrape(t!.url);
+  expect(withReplica).toMatch(/^cadence_db_read_pool_max 4$/m);
+  expect(withReplica).toMatch(/^cadence_db_read_pool_connections\{state="waiting"\} 0$/m);
+  expect(await scrape(plain!.url)).not.toContain('cadence_db_read_pool');
   // The pool's sessions are read-only even on a primary: a write sent through it by mistake fails.
   const onPrimary = await openReadPool(t!.databaseUrl, 1);
   try {
