@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import WebSocket from 'ws';
 import { openDatabase } from '../../src/core/db';
 import { chunkOf, LimitStore, RateLimits, SocketLeases } from '../../src/core/limits';
+import { pruneLimits } from '../../src/core/limits/limits.store';
 import { redisClient } from '../../src/core/limits/store';
 import { openServicePool } from '../../src/core/sql';
 import { entities } from '../../src/entities';
@@ -136,6 +137,29 @@ describe.each(Object.keys(stores))('WebSocket leases on %s', (kind) => {
     }
     expect(await b.acquire(other, 2, 0)).toEqual(expect.any(String)); // closing released it
     await Promise.all([a.close(), b.close(), dying.close()]);
+  });
+});
+
+describe('the PostgreSQL store', () => {
+  it('prunes counters whose window ended over an hour ago and leases expired over a minute ago', async () => {
+    const pool = openServicePool(orms[0]);
+    const [oldKey, newKey] = [`old-${crypto.randomUUID()}`, `new-${crypto.randomUUID()}`];
+    await pool.query('insert into rate_limits values ($1, 1, $2), ($3, 1, $4)', [
+      oldKey,
+      Date.now() - 2 * 3_600_000,
+      newKey,
+      Date.now() - 60_000,
+    ]);
+    const [gone, kept] = [crypto.randomUUID(), crypto.randomUUID()];
+    await pool.query(
+      `insert into websocket_leases values ($1, $3, now() - interval '2 minutes'), ($2, $3, now() - interval '10 seconds')`,
+      [gone, kept, crypto.randomUUID()],
+    );
+    await pruneLimits(pool);
+    const counters = await pool.query('select key from rate_limits where key = any($1)', [[oldKey, newKey]]);
+    expect(counters.rows.map((r) => r.key)).toEqual([newKey]);
+    const leases = await pool.query('select id from websocket_leases where id = any($1::uuid[])', [[gone, kept]]);
+    expect(leases.rows.map((r) => r.id)).toEqual([kept]);
   });
 });
 
