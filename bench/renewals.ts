@@ -87,7 +87,7 @@ export interface RenewalFigures {
 }
 
 /** POST with a JSON body over node:http (fetch's own 300 s header timeout would cut a long advance short). */
-function postJson(
+export function postJson(
   url: string,
   key: string,
   body: unknown,
