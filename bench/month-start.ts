@@ -6,9 +6,8 @@ import { cpuMsOf, machineBusyMs, runBench } from './lib/processes';
 import { benchClients } from './lib/database';
 import { envNumber } from './lib/env';
 import { requestJson } from './lib/http';
-import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
-import { completeCheckout, createSubscription, seedRecurringPlan } from './lib/subscriptions';
+import { completeCheckout, createSubscription, subscriptionMerchant } from './lib/subscriptions';
 import { postJson } from './renewals';
 
 /**
@@ -351,15 +350,7 @@ async function oneRun(root: string, workers: number, n: number): Promise<RunFigu
     note,
   });
   const { serviceUrl } = stack;
-  const merchant = await createMerchant(serviceUrl, stack.adminToken, {
-    name: 'Bench month-start merchant',
-    reporting_currency: 'INR',
-    rate_limit_per_second: 1_000_000,
-  });
-  const key = merchant.keys.test;
-  await connectSandbox(serviceUrl, key);
-  const planId = await seedRecurringPlan(serviceUrl, key, 'Bench month-start');
-  await createSubscription(serviceUrl, key, planId); // registers the price at the gateway (left in status created)
+  const { merchant, key, planId } = await subscriptionMerchant(serviceUrl, stack.adminToken, 'Bench month-start');
   const {
     clients: [db],
     close,
