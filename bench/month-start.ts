@@ -252,6 +252,12 @@ function pacedReads(serviceUrl: string, key: string, ids: string[], rate: number
   const u = new URL(serviceUrl);
   const latencies: number[] = [];
   let errors = 0;
+  /** Why reads failed: the status, or the client's error. */
+  const failures: Record<string, number> = {};
+  const fail = (why: string) => {
+    errors++;
+    failures[why] = (failures[why] ?? 0) + 1;
+  };
   let on = true;
   const inflight = new Set<Promise<void>>();
   const one = (path: string, due: number) =>
@@ -262,14 +268,14 @@ function pacedReads(serviceUrl: string, key: string, ids: string[], rate: number
           res.resume();
           res.on('end', () => {
             if (res.statusCode === 200) latencies.push(performance.now() - due);
-            else errors++;
+            else fail(`HTTP ${res.statusCode}`);
             resolve();
           });
         },
       );
       req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
-      req.on('error', () => {
-        errors++;
+      req.on('error', (err) => {
+        fail(err.message);
         resolve();
       });
       req.end();
@@ -294,7 +300,14 @@ function pacedReads(serviceUrl: string, key: string, ids: string[], rate: number
       const sorted = latencies.sort((a, b) => a - b);
       const pct = (p: number) =>
         sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] : NaN;
-      return { reads: sorted.length, errors, p50: pct(0.5), p99: pct(0.99), max: sorted[sorted.length - 1] ?? NaN };
+      return {
+        reads: sorted.length,
+        errors,
+        failures,
+        p50: pct(0.5),
+        p99: pct(0.99),
+        max: sorted[sorted.length - 1] ?? NaN,
+      };
     },
   };
 }
@@ -333,7 +346,7 @@ interface RunFigures {
   /** Renewal invoices' first and last commit, seconds after the advance started. */
   firstRenewal: number | null;
   lastRenewal: number | null;
-  reads: { reads: number; errors: number; p50: number; p99: number; max: number };
+  reads: { reads: number; errors: number; failures: Record<string, number>; p50: number; p99: number; max: number };
   cpu: { service: number | null; sandbox: number | null; machine: number | null };
   webhooks: { events: number; received: number; seconds: number };
   problems: string[];
@@ -520,7 +533,7 @@ function describe(r: RunFigures): string[] {
       `${rate === null ? 'n/a' : rate.toFixed(0)} renewals/s, ${rate === null ? 'n/a' : (rate / r.workers).toFixed(0)} per worker; ` +
       `overall ${(r.n / r.advanceSeconds).toFixed(0)}/s`,
     `  CPU ms per renewal: service ${ms(r.cpu.service)}, sandbox ${ms(r.cpu.sandbox)}, whole machine ${ms(r.cpu.machine)}`,
-    `  reads during the advance: ${r.reads.reads} answered, p50 ${r.reads.p50.toFixed(1)} ms, p99 ${r.reads.p99.toFixed(1)} ms, max ${r.reads.max.toFixed(0)} ms, ${r.reads.errors} errors`,
+    `  reads during the advance: ${r.reads.reads} answered, p50 ${r.reads.p50.toFixed(1)} ms, p99 ${r.reads.p99.toFixed(1)} ms, max ${r.reads.max.toFixed(0)} ms, ${r.reads.errors} errors${r.reads.errors ? ` ${JSON.stringify(r.reads.failures)}` : ''}`,
     `  webhooks: ${r.webhooks.received} of ${r.webhooks.events} events received, all by +${r.webhooks.seconds.toFixed(0)} s`,
     ...r.problems.map((p) => `  PROBLEM: ${p}`),
     `  [target: ${r.n} renewed within ${TARGET_SECONDS} s, each once, numbers gap-free, webhooks delivered: ${pass ? 'PASS' : 'MISS'}]`,
