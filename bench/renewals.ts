@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { cpuMs, cpuMsOf, machineBusyMs, RssSampler, runBench } from './lib/processes';
-import { connectSandbox, createMerchant } from './lib/seed';
 import { startStack, Stack } from './lib/stack';
-import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
+import { seedActiveSubscriptions, subscriptionMerchant } from './lib/subscriptions';
 import { benchClients } from './lib/database';
 import { envNumber } from './lib/env';
 
@@ -87,7 +86,7 @@ export interface RenewalFigures {
 }
 
 /** POST with a JSON body over node:http (fetch's own 300 s header timeout would cut a long advance short). */
-function postJson(
+export function postJson(
   url: string,
   key: string,
   body: unknown,
@@ -260,15 +259,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
   const { serviceUrl } = stack;
 
   // A merchant of its own: its clock and its 10,000 subscriptions touch nothing else the bench measures.
-  const merchant = await createMerchant(serviceUrl, stack.adminToken, {
-    name: 'Bench renewals merchant',
-    reporting_currency: 'INR',
-    rate_limit_per_second: 1_000_000,
-  });
-  const key = merchant.keys.test;
-  await connectSandbox(serviceUrl, key);
-  const planId = await seedRecurringPlan(serviceUrl, key, 'Bench renewals');
-  await createSubscription(serviceUrl, key, planId); // registers the price at the gateway (left in status created)
+  const { merchant, key, planId } = await subscriptionMerchant(serviceUrl, stack.adminToken, 'Bench renewals');
 
   log(`renewals: seeding ${n} active subscriptions, ${concurrency} in flight`);
   const seed0 = Date.now();

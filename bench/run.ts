@@ -5,9 +5,9 @@ import { graphqlEquivalentOf, serviceSchema } from './lib/graphql-query';
 import { requestJson } from './lib/http';
 import { runLoad } from './lib/load';
 import { Child, cpuMsOf, machineBusyMs, onCleanup, RssSampler, rssMbOf, runBench } from './lib/processes';
-import { connectSandbox, createMerchant, seedCatalog, seedPayments } from './lib/seed';
+import { createMerchant, seedCatalog, seedPayments } from './lib/seed';
 import { startStack } from './lib/stack';
-import { createSubscription, seedActiveSubscriptions, seedRecurringPlan } from './lib/subscriptions';
+import { seedActiveSubscriptions, subscriptionMerchant } from './lib/subscriptions';
 import { seedEntitlementBench } from './lib/entitlements';
 import { seedResolveBench } from './lib/offerings';
 import { describeRenewals, measureRenewals, RenewalFigures, RENEWALS } from './renewals';
@@ -97,15 +97,11 @@ async function main(): Promise<number> {
   const paymentId = await seedPayments(serviceUrl, merchant.keys.test);
   // Subscriptions: a merchant of their own (the catalog scenarios count the bench merchant's products), a monthly
   // plan whose price one create registers at the sandbox, and active subscriptions to read.
-  const subscriber = await createMerchant(serviceUrl, adminToken, {
-    name: 'Bench subscriptions merchant',
-    reporting_currency: 'INR',
-    rate_limit_per_second: 1_000_000,
-  });
-  const subscriptionKey = subscriber.keys.test;
-  await connectSandbox(serviceUrl, subscriptionKey);
-  const subscriptionPlanId = await seedRecurringPlan(serviceUrl, subscriptionKey, 'Bench subscriptions');
-  await createSubscription(serviceUrl, subscriptionKey, subscriptionPlanId);
+  const { key: subscriptionKey, planId: subscriptionPlanId } = await subscriptionMerchant(
+    serviceUrl,
+    adminToken,
+    'Bench subscriptions',
+  );
   const subSeed = Date.now();
   const subscriptionIds = await seedActiveSubscriptions(
     serviceUrl,

@@ -44,6 +44,10 @@ export async function startStack(opts: {
   bare: boolean;
   serviceNodeArgs?: string[];
   sandboxNodeArgs?: string[];
+  /** The service's API_PROCESSES (default BENCH_API_PROCESSES, else 1). */
+  apiProcesses?: number;
+  /** Extra environment of the service and the sandbox. */
+  env?: Record<string, string>;
   note: (line: string) => void;
 }): Promise<Stack> {
   const serverUrl = process.env.DATABASE_URL || undefined;
@@ -60,7 +64,7 @@ export async function startStack(opts: {
   onCleanup('remove temporary directory', () => fs.rmSync(tmp, { recursive: true, force: true }));
 
   // The database: a fresh one on DATABASE_URL's server, or the service's embedded PostgreSQL in a temp DATA_DIR.
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ...opts.env };
   delete env.DATABASE_URL;
   delete env.DATA_DIR;
   delete env.EMBEDDED_PG_PORT;
@@ -79,7 +83,7 @@ export async function startStack(opts: {
     dbLabel = `embedded PostgreSQL (DATA_DIR ${env.DATA_DIR})`;
   }
 
-  const apiProcesses = envNumber('BENCH_API_PROCESSES', 1, 1);
+  const apiProcesses = opts.apiProcesses ?? envNumber('BENCH_API_PROCESSES', 1, 1);
   if (!Number.isInteger(apiProcesses))
     throw new Error(`BENCH_API_PROCESSES must be a whole number, got "${process.env.BENCH_API_PROCESSES}"`);
   const serviceLabel = `${

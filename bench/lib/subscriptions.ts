@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { mapLimit, requestJson } from './http';
+import { BenchMerchant, connectSandbox, createMerchant } from './seed';
 
 /** Subscriptions for the benches: a recurring plan, creates and their mandate checkouts, through the REST API. */
 
@@ -82,4 +83,26 @@ export async function seedActiveSubscriptions(
       return sub.id;
     },
   );
+}
+
+/**
+ * A merchant of its own for a subscription bench (INR, no rate limit to speak of), its test mode connected to the
+ * sandbox, a monthly plan (`name`) whose price one create has registered at the gateway (that subscription is left in
+ * status created). Answers the merchant, its test key and the plan id.
+ */
+export async function subscriptionMerchant(
+  baseUrl: string,
+  adminToken: string,
+  name: string,
+): Promise<{ merchant: BenchMerchant; key: string; planId: string }> {
+  const merchant = await createMerchant(baseUrl, adminToken, {
+    name: `${name} merchant`,
+    reporting_currency: 'INR',
+    rate_limit_per_second: 1_000_000,
+  });
+  const key = merchant.keys.test;
+  await connectSandbox(baseUrl, key);
+  const planId = await seedRecurringPlan(baseUrl, key, name);
+  await createSubscription(baseUrl, key, planId);
+  return { merchant, key, planId };
 }

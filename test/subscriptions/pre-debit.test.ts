@@ -305,3 +305,26 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(await upcoming(m, sub.id)).toHaveLength(1);
   });
 });
+
+describe('a test-clock advance with more notices due than one transaction sends', () => {
+  it('sends every one once, in batches of one pass over the due subscriptions', async () => {
+    const m = await h.merchant({ gstin: '29ABCDE1234F1ZW', state_code: '29' });
+    await connect(m.test, 'stripe');
+    const { plan } = await recurringPlan(m.test);
+    const ids: string[] = [];
+    let last = 0;
+    for (let i = 0; i < 130; i++) {
+      const { subscription } = await authorise(
+        m.test,
+        await createSubscription(m.test, plan.id, { customer_state_code: '27' }),
+        { outcome: 'success' },
+      );
+      ids.push(subscription.id);
+      last = Math.max(last, new Date(subscription.current_period_end).getTime());
+    }
+    // Every notice due at one instant, as at a month-start: 130 is a batch of 100 and one of 30.
+    await h.app.app.services.scheduler.notices.dueWork.runDue(m.id, new Date(last - 47 * HOUR));
+    const sent = (await outbox(h.app, m.id, 'invoice.upcoming')).map((e) => e.payload.data.object.subscription_id);
+    expect(sent.sort()).toEqual([...ids].sort());
+  }, 300_000);
+});

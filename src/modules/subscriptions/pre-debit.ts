@@ -182,6 +182,12 @@ export async function announceCollection(
 
 /** Subscriptions of one tenant whose notices one transaction sends. */
 const BATCH = 100;
+/**
+ * Due subscriptions a test-clock advance reads at once, then sends BATCH at a time: the due lookup reads every
+ * subscription of the tenant (no index serves the notice time; 0.5 s with 100,000), and once per batch it made a
+ * month-start quadratic.
+ */
+const PASS = 50 * BATCH;
 
 export class PreDebitNotices {
   constructor(
@@ -207,9 +213,10 @@ export class PreDebitNotices {
         noticeDue(sub, now),
       );
       if (!subs.length) return 0;
-      const sent = await tx.find(PreDebitNotice, {
-        $or: subs.map((sub) => ({ subscriptionId: sub.id, debitAt: sub.currentPeriodEnd! })),
-      });
+      // By subscription, the debits matched below. The (subscription, debit) pairs OR-ed together were a filter over
+      // every notice of the tenant's index (131 ms per batch with 60,000 notices, 34 ms this way, while the table
+      // grew during a month-start faster than its statistics).
+      const sent = await tx.find(PreDebitNotice, { subscriptionId: { $in: subs.map((sub) => sub.id) } });
       const done = new Set(sent.map((n) => `${n.subscriptionId}:${n.debitAt.getTime()}`));
       let count = 0;
       for (const sub of subs) {
@@ -278,15 +285,16 @@ export class PreDebitNotices {
     runDue: async (merchantId, at) => {
       const tenant = { merchantId, mode: Mode.TEST };
       for (;;) {
-        const due = await noticesDue(this.pool, PRE_DEBIT_LEAD_HOURS, BATCH, { merchantId, at });
-        if (
-          !(await this.sendBatch(
+        const due = await noticesDue(this.pool, PRE_DEBIT_LEAD_HOURS, PASS, { merchantId, at });
+        let sent = 0;
+        for (let i = 0; i < due.length; i += BATCH)
+          sent += await this.sendBatch(
             tenant,
-            due.map((d) => d.id),
+            due.slice(i, i + BATCH).map((d) => d.id),
             at,
-          ))
-        )
-          return;
+          );
+        // None sent: what is still due is another process's (a worker's sweep holds it) or no longer due.
+        if (!sent) return;
       }
     },
   };
