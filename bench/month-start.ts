@@ -67,6 +67,9 @@ const TOTALS: Record<string, string[]> = {
   ],
 };
 
+/** The shared limits' counters and WebSocket leases: they count requests, not billing, and are never copied. */
+const NOT_COPIED = ['rate_limits', 'websocket_leases'];
+
 interface Snapshot {
   /** Per table with an `id` column: the ids; else the rows as JSON text. */
   ids: Map<string, Set<string>>;
@@ -78,7 +81,9 @@ async function snapshot(db: Client, countsOnly = false): Promise<Snapshot> {
   const { rows: tables } = await db.query<{ t: string; has_id: boolean }>(
     `select t.table_name as t, exists (select 1 from information_schema.columns c
        where c.table_schema = 'public' and c.table_name = t.table_name and c.column_name = 'id') as has_id
-     from information_schema.tables t where t.table_schema = 'public' and t.table_type = 'BASE TABLE' order by 1`,
+     from information_schema.tables t where t.table_schema = 'public' and t.table_type = 'BASE TABLE'
+       and t.table_name <> all($1) order by 1`,
+    [NOT_COPIED],
   );
   const snap: Snapshot = { ids: new Map(), rows: new Map(), counts: new Map() };
   for (const { t, has_id } of tables) {

@@ -44,6 +44,7 @@ import { Migration20261206120000_mandate_terms } from './Migration20261206120000
 import { Migration20261206130000_payment_tax_behavior } from './Migration20261206130000_payment_tax_behavior';
 import { Migration20261207100000_failed_commands_index } from './Migration20261207100000_failed_commands_index';
 import { Migration20261208100000_shared_limits } from './Migration20261208100000_shared_limits';
+import { Migration20261209100000_notice_marks } from './Migration20261209100000_notice_marks';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -91,4 +92,5 @@ export const migrationsList = [
   { name: 'Migration20261206130000_payment_tax_behavior', class: Migration20261206130000_payment_tax_behavior },
   { name: 'Migration20261207100000_failed_commands_index', class: Migration20261207100000_failed_commands_index },
   { name: 'Migration20261208100000_shared_limits', class: Migration20261208100000_shared_limits },
+  { name: 'Migration20261209100000_notice_marks', class: Migration20261209100000_notice_marks },
 ];

@@ -1,4 +1,6 @@
 import { Mode } from '../../src/core/entity';
+import { PRE_DEBIT_LEAD_HOURS } from '../../src/modules/subscriptions/pre-debit';
+import { noticesDue } from '../../src/modules/subscriptions/subscription.store';
 import { TestMerchant, useHarness } from '../harness';
 import { connect, outbox, PROVIDERS, ProviderName } from '../payments/helpers';
 import { after, authorise, createSubscription, invoicesOf, ok, recurringPlan } from './helpers';
@@ -302,6 +304,32 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     const tenant = { merchantId: m.id, mode: Mode.TEST };
     const sent = await Promise.all(Array.from({ length: 8 }, () => notices.send(tenant, sub.id, at)));
     expect(sent.filter(Boolean)).toHaveLength(1);
+    expect(await upcoming(m, sub.id)).toHaveLength(1);
+  });
+
+  it("the due lookup reads the subscription's own mark, set with the notice without moving updated_at", async () => {
+    const sub = await subscribed();
+    const { notices } = h.app.app.services.scheduler;
+    const pool = h.app.app.services.plainPool;
+    const at = new Date(new Date(sub.current_period_end).getTime() - 47 * HOUR);
+    const tenant = { merchantId: m.id, mode: Mode.TEST };
+    const due = async () =>
+      (await noticesDue(pool, PRE_DEBIT_LEAD_HOURS, 1000, { merchantId: m.id, at })).map((r) => r.id);
+    const mark = async () =>
+      (await pool.query('select noticed_debit_at, current_period_end from subscriptions where id = $1', [sub.id]))
+        .rows[0];
+    expect(await due()).toContain(sub.id);
+    expect(await notices.send(tenant, sub.id, at)).toBe(true);
+    const marked = await mark();
+    expect(marked.noticed_debit_at).toEqual(marked.current_period_end);
+    expect(await due()).not.toContain(sub.id);
+    expect((await ok(m.test.get(`/subscriptions/${sub.id}`))).updated_at).toBe(sub.updated_at);
+    // Sent but unmarked (as a notice written before the mark existed): due again to the lookup, never sent twice,
+    // and marked by the attempt, so the lookup does not find it again.
+    await pool.query('update subscriptions set noticed_debit_at = null where id = $1', [sub.id]);
+    expect(await due()).toContain(sub.id);
+    expect(await notices.send(tenant, sub.id, at)).toBe(false);
+    expect(await due()).not.toContain(sub.id);
     expect(await upcoming(m, sub.id)).toHaveLength(1);
   });
 });

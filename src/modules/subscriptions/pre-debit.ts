@@ -15,7 +15,7 @@ import { BillingSubscription } from './subscription.entities';
 import { SubscriptionStatus } from './subscription.machine';
 import { PreDebitKind, PreDebitNotice } from './pre-debit.entities';
 import type { SubscriptionService } from './subscription.service';
-import { nextNoticeAt, noticesDue } from './subscription.store';
+import { markNoticed, nextNoticeAt, noticesDue } from './subscription.store';
 import { taxOf } from './subscription.terms';
 import { SubscriptionCommand } from './subscription.command-names';
 import { endMandate } from './mandate-record';
@@ -219,6 +219,8 @@ export class PreDebitNotices {
       const sent = await tx.find(PreDebitNotice, { subscriptionId: { $in: subs.map((sub) => sub.id) } });
       const done = new Set(sent.map((n) => `${n.subscriptionId}:${n.debitAt.getTime()}`));
       let count = 0;
+      // Every one of them ends up announced, now or before: the due lookup's mark (subscription.store.ts NOTICE_DUE).
+      await markNoticed(tx, subs);
       for (const sub of subs) {
         const debitAt = sub.currentPeriodEnd!;
         if (done.has(`${sub.id}:${debitAt.getTime()}`)) continue;

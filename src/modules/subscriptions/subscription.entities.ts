@@ -87,6 +87,12 @@ export class ScheduledChange {
   expression:
     'create index "subscriptions_next_action_index" on "subscriptions" ("next_action_at") where "next_action_at" is not null',
 })
+// The pre-debit notices' due lookup (pre-debit.ts): INR renewals not yet announced, by their debit instant.
+@Index({
+  name: 'subscriptions_notice_due_index',
+  expression:
+    'create index "subscriptions_notice_due_index" on "subscriptions" ("current_period_end") where "status" in (\'active\', \'trialing\') and "currency" = \'INR\' and not "cancel_at_period_end" and "provider_subscription_id" is not null and "noticed_debit_at" is distinct from "current_period_end"',
+})
 @ObjectType('BillingSubscription', { description: "A customer's subscription to a plan (REST object `subscription`)." })
 export class BillingSubscription extends TenantEntity {
   @Field()
@@ -182,6 +188,13 @@ export class BillingSubscription extends TenantEntity {
   })
   @Property({ type: 'timestamptz', nullable: true })
   mandateValidUntil?: Date | null;
+  /**
+   * The debit instant the latest pre-debit notice announced, once it announces `currentPeriodEnd`: the notice's due
+   * lookup reads this instead of joining the notices (pre-debit.ts). Written only by the notices' own statement, so
+   * announcing a debit never moves `updatedAt`.
+   */
+  @Property({ type: 'timestamptz', nullable: true })
+  noticedDebitAt?: Date | null;
   /** The code of the coupon applied at creation, as the coupon spells it. */
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) couponCode?: string | null;
   @Field(() => JSONObject) @Property({ type: 'jsonb' }) metadata: Record<string, string> = {};

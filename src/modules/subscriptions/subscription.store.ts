@@ -465,16 +465,35 @@ export const subscriptionSql = {
 /**
  * Subscriptions whose next debit from the mandate is due for its pre-debit notice (docs/india.md) and has none: INR,
  * active or trialing into a charge, renewing at the period's (or trial's) end, not ending there. The notice is due
- * PRE_DEBIT_LEAD_HOURS before the debit, or at the period's start when the period is shorter.
+ * PRE_DEBIT_LEAD_HOURS before the debit, or at the period's start when the period is shorter. "Has none" is the
+ * subscription's own mark (`noticed_debit_at`, set with the notice), not a join to the notices: a join's plan follows
+ * the notices' statistics, which lag while a month-start writes them by the thousand (a nested loop over a table
+ * believed empty took minutes). The first lines are the partial index's condition (subscriptions_notice_due_index).
  */
 const NOTICE_DUE = `
   s.status in ('active', 'trialing') and s.currency = 'INR' and not s.cancel_at_period_end
-  and s.current_period_end is not null and s.provider_subscription_id is not null
+  and s.provider_subscription_id is not null and s.noticed_debit_at is distinct from s.current_period_end
+  and s.current_period_end is not null
   and (s.status <> 'trialing' or s.trial_end_action <> 'cancel_subscription')
-  and (s.max_cycles is null or s.cycles_completed < s.max_cycles)
-  and not exists (select 1 from pre_debit_notices n where n.subscription_id = s.id and n.debit_at = s.current_period_end)`;
+  and (s.max_cycles is null or s.cycles_completed < s.max_cycles)`;
 const NOTICE_AT = (lead: number) =>
   `greatest(coalesce(s.current_period_start, s.current_period_end), s.current_period_end - interval '${lead} hours')`;
+/** NOTICE_AT(lead) <= `at`, with the bound the index serves: a notice is never due before `lead` ahead of the debit. */
+const NOTICE_BY = (lead: number, at: string) =>
+  `s.current_period_end <= ${at} + interval '${lead} hours' and ${NOTICE_AT(lead)} <= ${at}`;
+
+/**
+ * Marks the subscriptions' current debit as announced (NOTICE_DUE), in the notices' transaction, under their row
+ * locks. A plain statement, not the ORM's flush: announcing a debit does not change the subscription (`updated_at`).
+ */
+export async function markNoticed(em: EntityManager, subs: readonly BillingSubscription[]): Promise<void> {
+  if (!subs.length) return;
+  await tenantQuery(
+    em,
+    'update subscriptions set noticed_debit_at = current_period_end where {tenant} and id = any(?::uuid[])',
+    [`{${subs.map((sub) => sub.id).join(',')}}`],
+  );
+}
 
 /** The earliest pre-debit notice of a merchant's test mode due by `until` (test-clock advances). */
 export async function nextNoticeAt(db: Db, merchantId: string, until: Date, lead: number): Promise<Date | null> {
@@ -482,8 +501,8 @@ export async function nextNoticeAt(db: Db, merchantId: string, until: Date, lead
     db,
     testMode(merchantId),
     `select min(${NOTICE_AT(lead)}) as at from subscriptions s where {tenant:s} and ${NOTICE_DUE}
-       and ${NOTICE_AT(lead)} <= ?`,
-    [until],
+       and ${NOTICE_BY(lead, '?::timestamptz')}`,
+    [until, until],
   );
   return row?.at ? new Date(row.at) : null;
 }
@@ -500,12 +519,14 @@ export function noticesDue(
       db,
       testMode(testClock.merchantId),
       `select s.id, s.merchant_id, s.mode from subscriptions s where {tenant:s} and ${NOTICE_DUE}
-         and ${NOTICE_AT(lead)} <= ? order by ${NOTICE_AT(lead)}, s.id limit ?`,
-      [testClock.at, limit],
+         and ${NOTICE_BY(lead, '?::timestamptz')} order by ${NOTICE_AT(lead)}, s.id limit ?`,
+      [testClock.at, testClock.at, limit],
     );
+  // Merchant time differs by tenant (test clocks); the furthest clock bounds them all for the index.
   return systemQuery(
     db,
     `select s.id, s.merchant_id, s.mode from subscriptions s where ${NOTICE_DUE}
+       and s.current_period_end <= now() + ${testClockSql.maxOffsetMs} * interval '1 millisecond' + interval '${lead} hours'
        and ${NOTICE_AT(lead)} <= ${MERCHANT_NOW} order by ${NOTICE_AT(lead)} limit ?`,
     [limit],
   );
