@@ -45,6 +45,7 @@ import { Migration20261206130000_payment_tax_behavior } from './Migration2026120
 import { Migration20261207100000_failed_commands_index } from './Migration20261207100000_failed_commands_index';
 import { Migration20261208100000_shared_limits } from './Migration20261208100000_shared_limits';
 import { Migration20261209100000_notice_marks } from './Migration20261209100000_notice_marks';
+import { Migration20261209110000_webhook_tenant_due } from './Migration20261209110000_webhook_tenant_due';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -93,4 +94,5 @@ export const migrationsList = [
   { name: 'Migration20261207100000_failed_commands_index', class: Migration20261207100000_failed_commands_index },
   { name: 'Migration20261208100000_shared_limits', class: Migration20261208100000_shared_limits },
   { name: 'Migration20261209100000_notice_marks', class: Migration20261209100000_notice_marks },
+  { name: 'Migration20261209110000_webhook_tenant_due', class: Migration20261209110000_webhook_tenant_due },
 ];

@@ -95,6 +95,11 @@ export class WebhookDeliveryAttempt {
   name: 'webhook_deliveries_due_index',
   expression: `create index "webhook_deliveries_due_index" on "webhook_deliveries" ("next_attempt_at") where "status" = 'pending'`,
 })
+// A test-clock advance's claims and checks: one merchant's test-mode deliveries still pending, by when they are due.
+@Index({
+  name: 'webhook_deliveries_tenant_due_index',
+  expression: `create index "webhook_deliveries_tenant_due_index" on "webhook_deliveries" ("merchant_id", "mode", "next_attempt_at") where "status" = 'pending'`,
+})
 @ObjectType()
 export class WebhookDelivery extends TenantEntity {
   @Field()
