@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * One merchant's pending deliveries by due time: what a test-clock advance claims and checks (delivery.store.ts). The
  * cross-tenant due index alone left the planner to combine it with the merchant's index of every delivery it ever
- * had; at 100,000 subscriptions' notices each claim of 100 read some 300,000 entries of it (docs/sandbox.md).
+ * had (docs/sandbox.md).
  */
 export class Migration20261209110000_webhook_tenant_due extends Migration {
 
