@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { PoolMode } from './core/db';
 
 /** Everything the service reads from the environment, parsed once. */
 export interface Config {
@@ -109,7 +110,6 @@ export interface Config {
 }
 
 export type MetricsAccess = 'operator' | 'open' | 'off';
-export type PoolMode = 'session' | 'transaction';
 
 function metricsAccess(raw: string | undefined): MetricsAccess {
   const v = (raw ?? '').trim().toLowerCase();

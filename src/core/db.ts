@@ -3,13 +3,15 @@ import { Client } from 'pg';
 import type { EntityClass } from '@mikro-orm/core';
 import { serviceOrmConfig } from './orm-config';
 import { logger } from './logger';
-import type { PoolMode } from '../config';
 import { advisoryLock, advisoryUnlock, useNamedStatements } from './sql';
 export { ensureDatabase, startEmbeddedPostgres, EmbeddedDatabase } from './embedded-postgres';
 
 const MIGRATION_LOCK = 727_001; // advisory lock key shared by every Cadence process
 
 /** What DATABASE_URL's pool is (DATABASE_POOL_MODE) and where session-bound connections go (DATABASE_SESSION_URL). */
+/** DATABASE_POOL_MODE: what DATABASE_URL's connections are (docs/production.md, "PgBouncer"). */
+export type PoolMode = 'session' | 'transaction';
+
 export interface SessionSettings {
   /** Unset: the pool's URL. */
   sessionUrl?: string;

@@ -1,7 +1,6 @@
 import type { PoolClient } from 'pg';
 import { DomainError } from './errors';
 import { logger } from './logger';
-import type { Config } from '../config';
 import type { ServicePool } from './orm-pool';
 
 /**
@@ -58,7 +57,12 @@ export interface ConnectionBudget {
   text: string;
 }
 
-type ServerUrls = Pick<Config, 'databaseUrl' | 'databaseSessionUrl' | 'databaseReadUrl'>;
+/** The URLs of the configuration (src/config.ts). */
+interface ServerUrls {
+  databaseUrl: string | undefined;
+  databaseSessionUrl: string | undefined;
+  databaseReadUrl: string | undefined;
+}
 
 /**
  * Where the connections that need a session go (LISTEN, locks, the in-process sandbox): DATABASE_SESSION_URL's server
