@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from './config';
+import { type Config, sessionDatabaseUrl } from './config';
 import { DomainError } from './core/errors';
 import { logger } from './core/logger';
 import { newPubSub } from './core/pubsub';
@@ -63,8 +63,9 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   // The sandbox stands in for both gateways on its own port (docs/sandbox.md); with SANDBOX_URL it runs as its
   // own process (`npm run sandbox`), which keeps its CPU off the API's.
   const external = config.sandbox && config.sandboxUrl ? config.sandboxUrl : null;
-  const sandbox =
-    config.sandbox && !external ? await startConfiguredSandbox(config, orm.config.get('clientUrl')!) : null;
+  // LISTEN and the in-process sandbox need sessions of their own (docs/production.md, "PgBouncer").
+  const sessionUrl = sessionDatabaseUrl(config, orm.config.get('clientUrl')!);
+  const sandbox = config.sandbox && !external ? await startConfiguredSandbox(config, sessionUrl) : null;
   const sandboxUrl = external ?? sandbox?.url ?? null;
   let url = config.publicUrl ?? '';
   // Analytics reports read the replica when there is one (docs/production.md, "A read replica for analytics").
@@ -79,7 +80,7 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     readPool?.pool ?? null,
   );
   // One LISTEN connection for the process; after it reconnects, subscribers re-read the payments changed meanwhile.
-  const listener = new PgListener(orm.config.get('clientUrl')!);
+  const listener = new PgListener(sessionUrl);
   const changes = new ChangeListener(listener, pubsub);
   changes.catchUp(paymentChanges(services.plainPool));
   changes.catchUp(subscriptionChanges(services.plainPool));

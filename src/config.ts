@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { PoolMode } from './core/db';
 
 /** Everything the service reads from the environment, parsed once. */
 export interface Config {
@@ -13,6 +14,18 @@ export interface Config {
    * replica for analytics").
    */
   databaseReadUrl: string | undefined;
+  /**
+   * DATABASE_SESSION_URL: where the connections that need a session of their own go (the LISTEN connection, the
+   * migration lock, test-clock advance locks), e.g. PostgreSQL directly when DATABASE_URL is a PgBouncer in transaction
+   * mode. Unset: DATABASE_URL (docs/production.md, "PgBouncer").
+   */
+  databaseSessionUrl: string | undefined;
+  /**
+   * DATABASE_POOL_MODE: `session` (default) when DATABASE_URL's connections are sessions of their own (PostgreSQL, or a
+   * PgBouncer in session mode); `transaction` when it is a transaction-mode pooler: statements are then sent unnamed
+   * (no prepared statements), and DATABASE_SESSION_URL is required.
+   */
+  databasePoolMode: PoolMode;
   dataDir: string;
   adminToken: string | undefined;
   /**
@@ -153,14 +166,45 @@ function databaseReadUrl(env: NodeJS.ProcessEnv): string | undefined {
   return url;
 }
 
+/** DATABASE_SESSION_URL and DATABASE_POOL_MODE (docs/production.md, "PgBouncer"). */
+function databaseSession(env: NodeJS.ProcessEnv): { url: string | undefined; mode: PoolMode } {
+  const url = env.DATABASE_SESSION_URL?.trim() || undefined;
+  const raw = (env.DATABASE_POOL_MODE ?? '').trim().toLowerCase();
+  if (raw !== '' && raw !== 'session' && raw !== 'transaction') {
+    throw new Error(`DATABASE_POOL_MODE must be session or transaction, got "${env.DATABASE_POOL_MODE}"`);
+  }
+  const mode: PoolMode = raw === 'transaction' ? 'transaction' : 'session';
+  if ((url || mode === 'transaction') && !env.DATABASE_URL) {
+    throw new Error(
+      `${url ? 'DATABASE_SESSION_URL' : 'DATABASE_POOL_MODE=transaction'} needs DATABASE_URL: the embedded database has no pooler`,
+    );
+  }
+  if (mode === 'transaction' && !url) {
+    throw new Error(
+      'DATABASE_POOL_MODE=transaction needs DATABASE_SESSION_URL: LISTEN and session advisory locks (migrations, ' +
+        'test-clock advances) do not work through a transaction-mode pooler. Point it at PostgreSQL directly (or a ' +
+        'session-mode pooler); see docs/production.md, "PgBouncer"',
+    );
+  }
+  return { url, mode };
+}
+
+/** Where the connections that need a session go: DATABASE_SESSION_URL, else the pool's own URL `poolUrl`. */
+export function sessionDatabaseUrl(config: Config, poolUrl: string): string {
+  return config.databaseSessionUrl ?? poolUrl;
+}
+
 export function loadConfig(env = process.env): Config {
   const port = int(env, 'PORT', 4000);
   const host = env.HOST || '127.0.0.1';
+  const session = databaseSession(env);
   return {
     port,
     host,
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: databaseReadUrl(env),
+    databaseSessionUrl: session.url,
+    databasePoolMode: session.mode,
     dataDir: path.resolve(env.DATA_DIR || './.data'),
     adminToken: env.ADMIN_TOKEN || undefined,
     metrics: metricsAccess(env.METRICS),

@@ -6,6 +6,7 @@ import type { Config } from './config';
 import { logger } from './core/logger';
 import { newPubSub, type PubSub } from './core/pubsub';
 import { SecretBox } from './core/secrets';
+import { sessionLockPool } from './core/session-locks';
 import { Serializer } from './core/serialize';
 import { openServicePool, type Queryable } from './core/sql';
 import { createGateway } from './gateways';
@@ -170,7 +171,8 @@ function webhookServices(
   secrets: SecretBox,
   serializer: () => Serializer,
 ) {
-  const clock = new Clock(pool);
+  // Advances hold a session lock across transactions: on DATABASE_SESSION_URL when set (docs/production.md, "PgBouncer").
+  const clock = new Clock(pool, config.databaseSessionUrl ? sessionLockPool(config.databaseSessionUrl) : pool);
   const timeoutMs = config.webhookTimeoutMs;
   const allowPrivateNetworks = config.webhookAllowPrivateNetworks;
   if (allowPrivateNetworks && config.databaseUrl) {

@@ -4,7 +4,8 @@ import { groupMember } from './core/cluster';
 import { runProcess } from './core/lifecycle';
 import { missingApiFlags } from './core/heap';
 import { logger } from './core/logger';
-import { connectionBudget } from './core/pool';
+import { connectionBudget, replicaServer, sessionServer } from './core/pool';
+import { SESSION_LOCKS_MAX } from './core/session-locks';
 import { servicePoolSize } from './core/sql';
 import { startApp } from './app';
 import { API_STOP_MS, openServiceDatabase, printBanner } from './startup';
@@ -27,14 +28,18 @@ async function main() {
   // The process's one pool: the ORM's, also running the plain statements, webhook delivery and the test clock.
   const db = await openServiceDatabase(config, servicePoolSize(config.dbPoolMax));
   const app = await startApp(config, db.orm);
-  const connections = connectionBudget({
-    pool: app.services.plainPool.options.max,
-    LISTEN: 1,
-    sandbox: app.sandbox?.connections ?? 0,
-  });
-  logger.info({ connections: connections.total }, `database: ${connections.text}`);
+  // Counted on the server each goes to (docs/production.md, "Connections and pool sizing").
+  const session = sessionServer(config);
+  const connections = connectionBudget([
+    { what: 'pool', n: app.services.plainPool.options.max },
+    { what: 'LISTEN', n: 1, on: session },
+    { what: 'sandbox', n: app.sandbox?.connections ?? 0, on: session },
+    { what: 'test-clock locks', n: config.databaseSessionUrl ? SESSION_LOCKS_MAX : 0, on: session },
+    { what: 'reports', n: app.readPool?.max ?? 0, on: replicaServer(config) },
+  ]);
+  logger.info({ connections: connections.byServer }, `database: ${connections.text}`);
   // The supervisor prints the banner once all its API processes listen.
-  if (member) member.listening(app.url, connections.total);
+  if (member) member.listening(app.url, connections.byServer);
   else {
     const demo = await printBanner(config, db, app.services, {
       url: app.url,

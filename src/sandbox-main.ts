@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig } from './config';
+import { loadConfig, sessionDatabaseUrl } from './config';
 import { runProcess } from './core/lifecycle';
 import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
 
@@ -14,8 +14,12 @@ async function main() {
     throw new Error('npm run sandbox needs DATABASE_URL (the database the sandbox keeps its state in)');
   // Not PORT + 1: PORT belongs to the API, the sandbox has its own fixed default.
   const port = process.env.SANDBOX_PORT ? config.sandboxPort : 4001;
-  // The sandbox opens its own ORM and applies its own migrations (src/gateways/sandbox/database.ts).
-  const sandbox = await startConfiguredSandbox(config, config.databaseUrl, { port, poolMax: config.dbPoolMax });
+  // The sandbox opens its own ORM and applies its own migrations (src/gateways/sandbox/database.ts), under a session
+  // lock and with named statements: on DATABASE_SESSION_URL when set.
+  const sandbox = await startConfiguredSandbox(config, sessionDatabaseUrl(config, config.databaseUrl), {
+    port,
+    poolMax: config.dbPoolMax,
+  });
   // Renewals as real time passes, like the gateways (the in-process sandbox does the same).
   const stopRenewals = chargeRenewalsAsTimePasses(sandbox);
   process.stdout.write(`Cadence gateway sandbox running at ${sandbox.url}\n`);

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from './config';
+import { type Config, sessionDatabaseUrl } from './config';
 import { EmbeddedDatabase, openDatabase, startEmbeddedPostgres } from './core/db';
 import { PgListener } from './core/listener';
 import { logger } from './core/logger';
@@ -19,6 +19,8 @@ export const API_STOP_MS = 15_000;
 
 export interface ServiceDatabase {
   url: string;
+  /** Where the connections that need a session go (LISTEN, locks, the in-process sandbox): DATABASE_SESSION_URL, else `url`. */
+  sessionUrl: string;
   orm: MikroORM;
   /** The embedded server started for this process, when DATABASE_URL is unset. */
   embedded: EmbeddedDatabase | undefined;
@@ -36,9 +38,13 @@ export async function openServiceDatabase(config: Config, poolMax: number): Prom
     url = embedded.url;
   }
   try {
-    const orm = await openDatabase(url, entities, poolMax);
+    const orm = await openDatabase(url, entities, poolMax, {
+      sessionUrl: config.databaseSessionUrl,
+      poolMode: config.databasePoolMode,
+    });
     return {
       url,
+      sessionUrl: sessionDatabaseUrl(config, url),
       orm,
       embedded,
       close: async () => {
@@ -52,7 +58,10 @@ export async function openServiceDatabase(config: Config, poolMax: number): Prom
   }
 }
 
-/** The gateway sandbox in this process, as configured (SANDBOX_PORT unless `port`, HOST, SANDBOX_PUBLIC_URL). */
+/**
+ * The gateway sandbox in this process, as configured (SANDBOX_PORT unless `port`, HOST, SANDBOX_PUBLIC_URL).
+ * `databaseUrl`: the session URL (ServiceDatabase.sessionUrl): its migration lock and named statements need sessions.
+ */
 export function startConfiguredSandbox(
   config: Config,
   databaseUrl: string,
@@ -94,14 +103,15 @@ export interface BackgroundWork {
 
 /**
  * The work WORKER controls, on this process's services: outbound webhook delivery and gateway commands (woken through
- * a LISTEN connection of its own), the subscriptions scheduler and, given the sandbox running in this process, its renewals.
+ * a LISTEN connection of its own, on `sessionUrl`: DATABASE_SESSION_URL, else DATABASE_URL), the subscriptions
+ * scheduler and, given the sandbox running in this process, its renewals.
  */
 export async function startBackgroundWork(
   services: Services,
-  databaseUrl: string,
+  sessionUrl: string,
   sandbox: RunningSandbox | null = null,
 ): Promise<BackgroundWork> {
-  const listener = new PgListener(databaseUrl);
+  const listener = new PgListener(sessionUrl);
   await listener.start();
   await services.delivery.startWorker(listener);
   await services.commands.startWorker(listener);

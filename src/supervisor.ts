@@ -3,7 +3,7 @@ import { ClusterGroup } from './core/cluster';
 import { freePort } from './core/embedded-postgres';
 import { logger } from './core/logger';
 import { collectProcessMetrics } from './core/metrics';
-import { connectionBudget } from './core/pool';
+import { connectionBudget, sessionServer, type ServerSetting } from './core/pool';
 import { poolRegistry, queueRegistry } from './http/metrics';
 import { GroupMetrics } from './http/metrics-cluster';
 import { servicePoolSize } from './core/sql';
@@ -36,14 +36,14 @@ export async function superviseApiProcesses(
   try {
     const db = await openServiceDatabase(config, SUPERVISOR_POOL);
     started.push(() => db.close());
-    const sandbox = config.sandbox && !config.sandboxUrl ? await startConfiguredSandbox(config, db.url) : null;
+    const sandbox = config.sandbox && !config.sandboxUrl ? await startConfiguredSandbox(config, db.sessionUrl) : null;
     if (sandbox) started.push(() => sandbox.close());
     const sandboxUrl = config.sandbox ? (config.sandboxUrl ?? sandbox!.url) : null;
     let apiUrl = '';
     // Its own services: for the background work and the demo merchant's gateway connections (their webhook URLs are
     // the API's).
     const services = createServices(config, db.orm, await createSchema(), sandboxUrl, () => config.publicUrl ?? apiUrl);
-    const background = config.worker ? await startBackgroundWork(services, db.url, sandbox) : null;
+    const background = config.worker ? await startBackgroundWork(services, db.sessionUrl, sandbox) : null;
     if (background) started.push(() => background.stop());
 
     // PORT=0 (any free port) is chosen here: a replacement must listen where the others do even when none is left
@@ -77,14 +77,21 @@ export async function superviseApiProcesses(
     const members = group.listening();
     apiUrl = members[0].url;
 
+    // The API processes' connections on each server they use, then the supervisor's own.
     const each = members[0].connections;
-    const connections = connectionBudget({
-      [`${members.length} API processes × ${each} =`]: members.reduce((sum, m) => sum + m.connections, 0),
-      'supervisor pool': services.plainPool.options.max,
-      LISTEN: background?.connections ?? 0,
-      sandbox: sandbox?.connections ?? 0,
-    });
-    logger.info({ connections: connections.total }, `database: ${connections.text}`);
+    const servers = Object.keys(each) as ServerSetting[];
+    const session = sessionServer(config);
+    const connections = connectionBudget([
+      ...servers.map((on) => ({
+        what: `${members.length} API processes × ${each[on]} =`,
+        n: members.reduce((sum, m) => sum + (m.connections[on] ?? 0), 0),
+        on,
+      })),
+      { what: 'supervisor pool', n: services.plainPool.options.max },
+      { what: 'LISTEN', n: background?.connections ?? 0, on: session },
+      { what: 'sandbox', n: sandbox?.connections ?? 0, on: session },
+    ]);
+    logger.info({ connections: connections.byServer }, `database: ${connections.text}`);
     const supervisorRuns = [sandbox && 'sandbox', background && 'webhook delivery, scheduler']
       .filter(Boolean)
       .join(', ');

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { loadConfig } from './config';
+import { loadConfig, sessionDatabaseUrl } from './config';
 import { openDatabase } from './core/db';
 import { entities } from './entities';
 import { runProcess } from './core/lifecycle';
 import { logger } from './core/logger';
-import { connectionBudget } from './core/pool';
+import { connectionBudget, sessionServer } from './core/pool';
 import { servicePoolSize } from './core/sql';
 import { createServices } from './container';
 import { createSchema } from './schema';
@@ -20,13 +20,19 @@ async function main() {
   const config = loadConfig();
   if (!config.databaseUrl) throw new Error('npm run worker needs DATABASE_URL (the database the API uses)');
   // One pool, the ORM's: delivery claims, attempts and the test clock run on its connections.
-  const orm = await openDatabase(config.databaseUrl, entities, servicePoolSize(config.dbPoolMax));
+  const orm = await openDatabase(config.databaseUrl, entities, servicePoolSize(config.dbPoolMax), {
+    sessionUrl: config.databaseSessionUrl,
+    poolMode: config.databasePoolMode,
+  });
   const schema = await createSchema();
   // The same composition root as the API (src/container.ts); the worker runs only its background work.
   const services = createServices(config, orm, schema);
-  const background = await startBackgroundWork(services, config.databaseUrl);
-  const connections = connectionBudget({ pool: services.plainPool.options.max, LISTEN: background.connections });
-  logger.info({ connections: connections.total }, `database: ${connections.text}`);
+  const background = await startBackgroundWork(services, sessionDatabaseUrl(config, config.databaseUrl));
+  const connections = connectionBudget([
+    { what: 'pool', n: services.plainPool.options.max },
+    { what: 'LISTEN', n: background.connections, on: sessionServer(config) },
+  ]);
+  logger.info({ connections: connections.byServer }, `database: ${connections.text}`);
   const metrics =
     config.workerMetricsPort === undefined
       ? null

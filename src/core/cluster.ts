@@ -1,5 +1,6 @@
 import cluster, { Worker } from 'node:cluster';
 import { logger } from './logger';
+import type { ConnectionBudget } from './pool';
 
 /**
  * A fixed number of processes forked from this one with node:cluster, sharing its listening ports (the primary
@@ -11,7 +12,7 @@ import { logger } from './logger';
 interface ListeningMessage {
   cadence: 'listening';
   url: string;
-  connections: number;
+  connections: ConnectionBudget['byServer'];
 }
 
 const isListening = (m: unknown): m is ListeningMessage => (m as ListeningMessage | null)?.cadence === 'listening';
@@ -20,12 +21,12 @@ export interface GroupMember {
   pid: number;
   /** Where it answers. */
   url: string;
-  /** The most database connections it opens (src/core/pool.ts connectionBudget). */
-  connections: number;
+  /** The most database connections it opens, per server (src/core/pool.ts connectionBudget). */
+  connections: ConnectionBudget['byServer'];
 }
 
 /** In a process forked by a ClusterGroup: its log lines carry its pid, and `listening` tells the primary. Null elsewhere. */
-export function groupMember(): { listening(url: string, connections: number): void } | null {
+export function groupMember(): { listening(url: string, connections: ConnectionBudget['byServer']): void } | null {
   if (!cluster.isWorker) return null;
   logger.setBindings({ pid: process.pid }); // the group shares stdout: each line says whose it is
   return {

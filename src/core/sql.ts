@@ -27,7 +27,8 @@ import {
  *
  * Placeholders are `?` (`$1..$n` is accepted on a pg pool or client). Why not the ORM: it builds each query through
  * knex and inlines its parameters, so PostgreSQL parses and plans every statement afresh (~0.6 ms of client CPU per
- * `findOne` here). Here a statement is a named prepared statement (parsed and planned once per connection) on the
+ * `findOne` here). Here a statement is a named prepared statement (parsed and planned once per connection; unnamed
+ * behind a transaction-mode pooler, `useNamedStatements`) on the
  * process's one pool (the ORM's connections, src/core/orm-pool.ts), or, inside an ORM transaction, on the
  * transaction's connection. `sendWithCommit` sends a transaction's last statements with its COMMIT.
  */
@@ -83,6 +84,17 @@ interface Prepared {
   text: string;
 }
 const prepared = new Map<string, Prepared>();
+/**
+ * Named prepared statements (the default), or unnamed ones when the pool is a transaction-mode pooler
+ * (DATABASE_POOL_MODE=transaction; docs/production.md, "PgBouncer"): a statement prepared on one server connection
+ * would be executed on another. Unnamed, each statement is parsed and planned with every run, in its own message.
+ */
+let named = true;
+/** Set once at start-up, before the first statement (openDatabase). */
+export function useNamedStatements(on: boolean): void {
+  named = on;
+}
+
 /** Bumped when PostgreSQL refuses a prepared statement whose result type changed (a migration ran meanwhile). */
 let generation = 0;
 
@@ -109,7 +121,7 @@ async function runPrepared<R>(db: Queryable, sql: string, params: unknown[], orm
   const p = prepare(sql);
   const types = ormTypes ? undefined : plainTypes;
   try {
-    return (await db.query({ name: p.name, text: p.text, values: params, types })).rows as R[];
+    return (await db.query({ name: named ? p.name : undefined, text: p.text, values: params, types })).rows as R[];
   } catch (err) {
     // "cached plan must not change result type": the table changed under a prepared statement. Statements are
     // prepared again under new names, on every connection as each one next runs them.
@@ -118,7 +130,8 @@ async function runPrepared<R>(db: Queryable, sql: string, params: unknown[], orm
     generation++;
     prepared.clear();
     const again = prepare(sql);
-    return (await db.query({ name: again.name, text: again.text, values: params, types })).rows as R[];
+    return (await db.query({ name: named ? again.name : undefined, text: again.text, values: params, types }))
+      .rows as R[];
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ServicePool } from '../../core/orm-pool';
+import type { Connections } from '../../core/pool';
 import type { Ctx } from '../../core/context';
 import { tenantOf } from '../../core/context';
 import { Mode } from '../../core/entity';
@@ -47,8 +48,9 @@ export class Clock {
   private readonly work: DueWork[] = [];
   private readonly store: TestClockStore;
 
-  constructor(db: ServicePool) {
-    this.store = new TestClockStore(db);
+  /** `locks`: where advances take their session lock (src/core/session-locks.ts); default the service pool. */
+  constructor(db: ServicePool, locks: Connections = db) {
+    this.store = new TestClockStore(db, locks);
   }
 
   /** Adds a runner of due work; advances run runners in time order (registration order breaks ties). */

@@ -1,5 +1,5 @@
 import type { ServicePool } from '../../core/orm-pool';
-import { withClient } from '../../core/pool';
+import { type Connections, withClient } from '../../core/pool';
 import { systemQuery } from '../../core/sql';
 
 /** Advisory lock class for test-clock advances (one advance per merchant at a time, across processes). */
@@ -23,7 +23,14 @@ const date = (v: unknown): Date | null => (v === null || v === undefined ? null 
  * system statements: the tenant is the key itself.
  */
 export class TestClockStore {
-  constructor(private readonly db: ServicePool) {}
+  /**
+   * `locks`: where the advance lock's connection comes from: a session pool (DATABASE_SESSION_URL,
+   * src/core/session-locks.ts), else the service pool.
+   */
+  constructor(
+    private readonly db: ServicePool,
+    private readonly locks: Connections = db,
+  ) {}
 
   async offsetMs(merchantId: string): Promise<number> {
     const rows = await systemQuery<{ offset_ms: string }>(
@@ -90,10 +97,11 @@ export class TestClockStore {
 
   /**
    * Runs `fn` holding the merchant's advance lock (one advance per merchant at a time, across processes). The
-   * lock's connection is held through all of `fn`: withClient keeps a loss of it from crashing us.
+   * lock's connection is held through all of `fn` (a session lock: never through a transaction-mode pooler):
+   * withClient keeps a loss of it from crashing us.
    */
   whileAdvancing<T>(merchantId: string, fn: () => Promise<T>): Promise<T> {
-    return withClient(this.db, async (client) => {
+    return withClient(this.locks, async (client) => {
       await systemQuery(client, 'select pg_advisory_lock($1, hashtext($2))', [CLOCK_LOCK, merchantId]);
       try {
         return await fn();
