@@ -370,9 +370,9 @@ async function oneRun(root: string, workers: number, n: number): Promise<RunFigu
   const { serviceUrl } = stack;
   const { merchant, key, planId } = await subscriptionMerchant(serviceUrl, stack.adminToken, 'Bench month-start');
   const {
-    clients: [db],
+    clients: [db, analyser],
     close,
-  } = await benchClients(stack.databaseUrl, 1, 'close the month-start client');
+  } = await benchClients(stack.databaseUrl, 2, 'close the month-start clients');
   try {
     await sleep(1500); // the create's outbox event dispatched
     const before = await snapshot(db);
@@ -434,7 +434,7 @@ async function oneRun(root: string, workers: number, n: number): Promise<RunFigu
     // as autovacuum's analyse would at its default naptime.
     const autovacuum = (await db.query<{ autovacuum: string }>('show autovacuum')).rows[0].autovacuum;
     const analyse =
-      autovacuum === 'off' ? setInterval(() => void db.query('analyze').catch(() => undefined), 60_000) : null;
+      autovacuum === 'off' ? setInterval(() => void analyser.query('analyze').catch(() => undefined), 60_000) : null;
     if (analyse) note(`${workers} worker(s): autovacuum is off on this server: ANALYZE every 60 s during the advance`);
     try {
       const r = await postJson(

@@ -8,10 +8,10 @@ export { ensureDatabase, startEmbeddedPostgres, EmbeddedDatabase } from './embed
 
 const MIGRATION_LOCK = 727_001; // advisory lock key shared by every Cadence process
 
-/** What DATABASE_URL's pool is (DATABASE_POOL_MODE) and where session-bound connections go (DATABASE_SESSION_URL). */
 /** DATABASE_POOL_MODE: what DATABASE_URL's connections are (docs/production.md, "PgBouncer"). */
 export type PoolMode = 'session' | 'transaction';
 
+/** What DATABASE_URL's pool is (DATABASE_POOL_MODE) and where session-bound connections go (DATABASE_SESSION_URL). */
 export interface SessionSettings {
   /** Unset: the pool's URL. */
   sessionUrl?: string;

@@ -507,7 +507,11 @@ export async function nextNoticeAt(db: Db, merchantId: string, until: Date, lead
   return row?.at ? new Date(row.at) : null;
 }
 
-/** Notices due by `at` of a merchant's test mode, or (no merchant) due now in merchant time across tenants. */
+/**
+ * Notices due by `at` of a merchant's test mode, or (no merchant) due now in merchant time across tenants, earliest
+ * debit first: the order of the partial index, so a sweep reads `limit` of them however many are due (ordered by the
+ * notice time instead, each sweep sorted every due subscription: 0.5 s per 100 notices at a 100,000 month-start).
+ */
 export function noticesDue(
   db: Db,
   lead: number,
@@ -519,7 +523,7 @@ export function noticesDue(
       db,
       testMode(testClock.merchantId),
       `select s.id, s.merchant_id, s.mode from subscriptions s where {tenant:s} and ${NOTICE_DUE}
-         and ${NOTICE_BY(lead, '?::timestamptz')} order by ${NOTICE_AT(lead)}, s.id limit ?`,
+         and ${NOTICE_BY(lead, '?::timestamptz')} order by s.current_period_end, s.id limit ?`,
       [testClock.at, testClock.at, limit],
     );
   // Merchant time differs by tenant (test clocks); the furthest clock bounds them all for the index.
@@ -527,7 +531,7 @@ export function noticesDue(
     db,
     `select s.id, s.merchant_id, s.mode from subscriptions s where ${NOTICE_DUE}
        and s.current_period_end <= now() + ${testClockSql.maxOffsetMs} * interval '1 millisecond' + interval '${lead} hours'
-       and ${NOTICE_AT(lead)} <= ${MERCHANT_NOW} order by ${NOTICE_AT(lead)} limit ?`,
+       and ${NOTICE_AT(lead)} <= ${MERCHANT_NOW} order by s.current_period_end limit ?`,
     [limit],
   );
 }
