@@ -189,9 +189,9 @@ export class BillingSubscription extends TenantEntity {
   @Property({ type: 'timestamptz', nullable: true })
   mandateValidUntil?: Date | null;
   /**
-   * The debit instant the latest pre-debit notice announced, once it announces `currentPeriodEnd`: the notice's due
-   * lookup reads this instead of joining the notices (pre-debit.ts). Written only by the notices' own statement, so
-   * announcing a debit never moves `updatedAt`.
+   * `currentPeriodEnd` once its renewal's pre-debit notice is sent (or found sent): the notices' due lookup reads
+   * this instead of joining the notices (pre-debit.ts). Written only by the notices' own statement, so announcing a
+   * debit never moves `updatedAt`.
    */
   @Property({ type: 'timestamptz', nullable: true })
   noticedDebitAt?: Date | null;
