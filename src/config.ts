@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { PoolMode } from './core/db';
+import type { PoolMode, SessionSettings } from './core/db';
 
 /** Everything the service reads from the environment, parsed once. */
 export interface Config {
@@ -187,6 +187,11 @@ function databaseSession(env: NodeJS.ProcessEnv): { url: string | undefined; mod
     );
   }
   return { url, mode };
+}
+
+/** What `openDatabase` needs to know of the pool and the session connections, for every process that opens it. */
+export function sessionSettings(config: Config): SessionSettings {
+  return { sessionUrl: config.databaseSessionUrl, poolMode: config.databasePoolMode };
 }
 
 /** Where the connections that need a session go: DATABASE_SESSION_URL, else the pool's own URL `poolUrl`. */

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { type Config, sessionDatabaseUrl } from './config';
+import { type Config, sessionDatabaseUrl, sessionSettings } from './config';
 import { EmbeddedDatabase, openDatabase, startEmbeddedPostgres } from './core/db';
 import { PgListener } from './core/listener';
 import { logger } from './core/logger';
@@ -38,10 +38,7 @@ export async function openServiceDatabase(config: Config, poolMax: number): Prom
     url = embedded.url;
   }
   try {
-    const orm = await openDatabase(url, entities, poolMax, {
-      sessionUrl: config.databaseSessionUrl,
-      poolMode: config.databasePoolMode,
-    });
+    const orm = await openDatabase(url, entities, poolMax, sessionSettings(config));
     return {
       url,
       sessionUrl: sessionDatabaseUrl(config, url),

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig, sessionDatabaseUrl } from './config';
+import { loadConfig, sessionDatabaseUrl, sessionSettings } from './config';
 import { openDatabase } from './core/db';
 import { entities } from './entities';
 import { runProcess } from './core/lifecycle';
@@ -20,10 +20,12 @@ async function main() {
   const config = loadConfig();
   if (!config.databaseUrl) throw new Error('npm run worker needs DATABASE_URL (the database the API uses)');
   // One pool, the ORM's: delivery claims, attempts and the test clock run on its connections.
-  const orm = await openDatabase(config.databaseUrl, entities, servicePoolSize(config.dbPoolMax), {
-    sessionUrl: config.databaseSessionUrl,
-    poolMode: config.databasePoolMode,
-  });
+  const orm = await openDatabase(
+    config.databaseUrl,
+    entities,
+    servicePoolSize(config.dbPoolMax),
+    sessionSettings(config),
+  );
   const schema = await createSchema();
   // The same composition root as the API (src/container.ts); the worker runs only its background work.
   const services = createServices(config, orm, schema);
