@@ -94,6 +94,8 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
   app.set('etag', false);
   app.set('query parser', 'simple');
   const server = http.createServer(expressClasses(app)); // its request listener is set below, once the REST shim exists
+  // Node's default (5 s) is shorter than a proxy's idle timeout: the API would close connections the proxy reuses.
+  server.keepAliveTimeout = config.httpKeepAliveSeconds * 1000;
   answerClientErrors(server); // Node's own 431/400 refusals, in the API's error shape
 
   lazyRequestLog(app.request);

@@ -5,6 +5,12 @@ import type { PoolMode, SessionSettings } from './core/db';
 export interface Config {
   port: number;
   host: string;
+  /**
+   * HTTP_KEEP_ALIVE_SECONDS (default 65): how long the API keeps an idle keep-alive connection open. Longer than a
+   * load balancer's or proxy's idle timeout (60 s at AWS ALB and nginx), so the proxy, never the API, closes an idle
+   * connection first: otherwise a request it sends just as the API closes fails (docs/production.md).
+   */
+  httpKeepAliveSeconds: number;
   /** Unset: the service starts an embedded PostgreSQL with its data in `dataDir`. */
   databaseUrl: string | undefined;
   /**
@@ -206,6 +212,7 @@ export function loadConfig(env = process.env): Config {
   return {
     port,
     host,
+    httpKeepAliveSeconds: Math.max(1, int(env, 'HTTP_KEEP_ALIVE_SECONDS', 65)),
     databaseUrl: env.DATABASE_URL || undefined,
     databaseReadUrl: databaseReadUrl(env),
     databaseSessionUrl: session.url,
