@@ -468,7 +468,8 @@ export const subscriptionSql = {
  * PRE_DEBIT_LEAD_HOURS before the debit, or at the period's start when the period is shorter. "Has none" is the
  * subscription's own mark (`noticed_debit_at`, set with the notice), not a join to the notices: a join's plan follows
  * the notices' statistics, which lag while a month-start writes them by the thousand (one sweep ran for over 18
- * minutes at 100,000, planned from statistics taken before any notice existed). The first lines are the partial index's condition (subscriptions_notice_due_index).
+ * minutes at 100,000, planned from statistics taken before any notice existed). The first lines are the partial
+ * index's condition (subscriptions_notice_due_index).
  */
 const NOTICE_DUE = `
   s.status in ('active', 'trialing') and s.currency = 'INR' and not s.cancel_at_period_end
