@@ -67,6 +67,11 @@ export interface RefundInput {
   currency: string;
   idempotencyKey: string;
   reason?: string | null;
+  /**
+   * Cadence's refund id, carried on the gateway's refund (Stripe metadata, Razorpay notes) so its refund event names
+   * it: the event alone settles a refund whose call got no answer (docs/durable-work.md).
+   */
+  refundId?: string | null;
 }
 
 export interface RefundResult {
@@ -183,8 +188,9 @@ export interface GatewayEvent {
     | 'subscription.mandate_revoked'
     | 'subscription.collection_paid'
     | 'ignored';
-  /** Cadence ids carried through the gateway (payment or subscription id), when present. */
+  /** Cadence ids carried through the gateway (payment, subscription or refund id), when present. */
   paymentId?: string | null;
+  refundId?: string | null;
   subscriptionId?: string | null;
   checkoutSessionId?: string | null;
   providerPaymentId?: string | null;

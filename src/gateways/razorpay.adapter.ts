@@ -155,7 +155,10 @@ export class RazorpayAdapter implements GatewayPort {
       this.client(input.idempotencyKey).payments.refund(input.providerPaymentId, {
         amount: toGatewayAmount('razorpay', input.amount, input.currency),
         speed: 'normal',
-        notes: input.reason ? { reason: input.reason } : {},
+        notes: {
+          ...(input.reason ? { reason: input.reason } : {}),
+          ...(input.refundId ? { refund_id: input.refundId } : {}),
+        },
       } as any),
     )) as Obj;
     return { providerRefundId: refund.id, status: refundStatus(refund.status) ?? 'pending' };

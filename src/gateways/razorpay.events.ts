@@ -141,6 +141,7 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
         ...base,
         kind: type === 'refund.processed' ? 'refund.succeeded' : 'refund.failed',
         paymentId: payment?.notes?.payment_id ?? null,
+        refundId: refund?.notes?.refund_id ?? null,
         providerPaymentId: refund?.payment_id ?? d.providerPaymentId,
         providerRefundId: refund?.id ?? null,
         ...money(refund?.amount, refund?.currency),

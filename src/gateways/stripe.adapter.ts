@@ -175,6 +175,7 @@ export class StripeAdapter implements GatewayPort {
           ...(input.reason && ['duplicate', 'fraudulent', 'requested_by_customer'].includes(input.reason)
             ? { reason: input.reason as Stripe.RefundCreateParams.Reason }
             : {}),
+          ...(input.refundId ? { metadata: { refund_id: input.refundId } } : {}),
         },
         { idempotencyKey: input.idempotencyKey },
       ),

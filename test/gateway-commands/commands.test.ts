@@ -276,20 +276,29 @@ describe.each(PROVIDERS)('%s', (provider) => {
       ).data.payment.refunds.map((r: any) => ({ ...r, status: r.status.toLowerCase() }));
 
     it.each(['timeout', 'lost'] as const)(
-      'a refund whose gateway call gets no answer (%s) answers 502 but stays pending, then is settled once with its credit note',
+      'a refund whose gateway call gets no answer (%s) is not dropped: pending, then settled once with its credit note',
       async (kind) => {
         const { m, payment } = await paidPayment();
         await fault({ ...REFUND_ROUTE[provider], kind, times: kind === 'lost' ? LOST_TIMES[provider] : 1 });
         const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 });
-        expect(r.status).toBe(502);
-        expect(r.body.error.code).toBe('gateway_unavailable');
-        // Not dropped: pending, its amount reserved against what is refundable.
-        const [pending] = await refundOf(m, payment.id);
-        expect(pending).toMatchObject({ amount: 10_000, status: 'pending' });
-        expect((await ok(m.test.get(`/payments/${payment.id}`))).amount_refunded).toBe(10_000);
-        const over = await m.test.post(`/payments/${payment.id}/refund`, { amount: 58_882 - 10_000 + 1 });
-        expect(over.body.error.code).toBe('amount_exceeds_refundable');
-        // The worker runs the command again with the same idempotency key: one refund at the gateway, settled here.
+        const [first] = await refundOf(m, payment.id);
+        if (kind === 'timeout' || r.status === 502) {
+          expect(r.status).toBe(502);
+          expect(r.body.error.code).toBe('gateway_unavailable');
+        } else {
+          // Lost: the gateway did refund, and its event (naming the refund) can settle it before the call gives up.
+          expect(r.status).toBe(201);
+          expect(first.status).toBe('succeeded');
+        }
+        if (first.status === 'pending') {
+          // Not dropped: its amount reserved against what is refundable.
+          expect(first.amount).toBe(10_000);
+          expect((await ok(m.test.get(`/payments/${payment.id}`))).amount_refunded).toBe(10_000);
+          const over = await m.test.post(`/payments/${payment.id}/refund`, { amount: 58_882 - 10_000 + 1 });
+          expect(over.body.error.code).toBe('amount_exceeds_refundable');
+        }
+        // Timeout: the gateway did nothing, and the worker's retry (same idempotency key) makes the one refund there.
+        // Lost: the gateway's refund event settles it; the retry finds it settled and asks nothing more.
         await eventually(
           async () => (await refundOf(m, payment.id))[0].status === 'succeeded',
           15_000,
@@ -303,12 +312,46 @@ describe.each(PROVIDERS)('%s', (provider) => {
         expect(after).toMatchObject({ status: 'partially_refunded', amount_refunded: 10_000 });
         const notes = (await ok(m.test.get(`/invoices?type=credit_note`))).data;
         expect(notes.map((n: any) => [n.billing_reason, n.total])).toEqual([['refund', 10_000]]);
+        await eventually(
+          async () =>
+            (await ok(m.test.get(`/gateway-commands?payment_id=${payment.id}`))).data[0]?.status === 'succeeded',
+          15_000,
+          'the refund command done',
+        );
         const listed = await ok(m.test.get(`/gateway-commands?payment_id=${payment.id}`));
         expect(listed.data).toMatchObject([
-          { action: 'refund', status: 'succeeded', payment_id: payment.id, idempotency_key: `refund-${pending.id}` },
+          { action: 'refund', status: 'succeeded', payment_id: payment.id, idempotency_key: `refund-${first.id}` },
         ]);
       },
     );
+
+    it('a refund command written before refunds carried their id is asked again exactly as first asked', async () => {
+      const { m, payment } = await paidPayment();
+      await fault({ ...REFUND_ROUTE[provider], kind: 'timeout' });
+      const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 });
+      expect(r.status).toBe(502);
+      // As such a command was written: its arguments name the refund alone. Changed before its retry (200 ms off) is
+      // claimed; the count shows it was.
+      const changed = await sql<{ id: string }>(
+        `update gateway_commands set args = args - 'send_refund_id'
+          where payment_id = ? and action = 'refund' and lock_token is null and attempts = 1 returning id`,
+        [payment.id],
+      );
+      expect(changed).toHaveLength(1);
+      const [refund] = await refundOf(m, payment.id);
+      await eventually(
+        async () => (await refundOf(m, payment.id))[0].status === 'succeeded',
+        15_000,
+        'the refund settled',
+      );
+      // A retry under the same idempotency key repeats the first call's parameters: the refund's id is not sent.
+      const atGateway = await sql<{ data: unknown }>(
+        `select data from sandbox_objects where type = 'refund' and data::text like ?`,
+        [`%${payment.provider_payment_id}%`],
+      );
+      expect(atGateway).toHaveLength(1);
+      expect(JSON.stringify(atGateway[0].data)).not.toContain(refund.id);
+    });
 
     it('a refund the gateway refuses fails at once and gives its amount back', async () => {
       const { m, payment } = await paidPayment();

@@ -1,9 +1,37 @@
 import { eventually, TestMerchant, useHarness } from '../harness';
-import { connect, countRows, createPayment, outbox, pay, PROVIDERS } from './helpers';
+import { useSandboxFaults } from '../harness/faults';
+import crypto from 'node:crypto';
+import {
+  connect,
+  Connected,
+  countRows,
+  createPayment,
+  gatewayCharge,
+  outbox,
+  pay,
+  postEvent,
+  PROVIDERS,
+  ProviderName,
+  razorpayEvent,
+  stripeEvent,
+} from './helpers';
 
-/** Refunds never exceed the payment, also under concurrent requests (docs/payments.md, refund). */
+/**
+ * Refunds never exceed the payment, also under concurrent requests (docs/payments.md, refund); one whose gateway call
+ * got no answer is settled by the gateway's refund event (docs/durable-work.md).
+ */
 
+// The harness's default retry: a gateway command failed once is tried again 30 s later, past every wait below.
 const h = useHarness();
+const { fault } = useSandboxFaults(h);
+
+/** The sandbox route that makes a refund, per provider. */
+const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
+  stripe: { method: 'POST', path: '/v1/refunds' },
+  razorpay: { method: 'POST', path: '/razorpay/v1/payments/*/refund' },
+};
+/** Requests a `lost` rule must swallow to lose one call's answer: stripe-node retries a closed connection once itself. */
+const LOST_TIMES: Record<ProviderName, number> = { stripe: 2, razorpay: 1 };
 
 /** Waits for the sandbox's background webhooks (refund events) to be delivered and answered. */
 const settle = () => h.app.app.sandbox!.sandbox.settle();
@@ -20,9 +48,10 @@ async function refundSum(paymentId: string, status = 'succeeded'): Promise<numbe
 
 describe.each(PROVIDERS)('refunds through %s', (provider) => {
   let m: TestMerchant;
+  let conn: Connected;
   beforeAll(async () => {
     m = await h.merchant();
-    await connect(m.test, provider);
+    conn = await connect(m.test, provider);
   });
 
   async function paid(amount: number) {
@@ -57,6 +86,117 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
     const events = (await outbox(h.app, m.id, 'payment.refunded')).filter((e) => e.payload.data.object.id === p.id);
     expect(events).toHaveLength(10);
     expect(events.filter((e) => e.payload.data.object.status === 'refunded')).toHaveLength(1);
+  });
+
+  it("a refund whose gateway answer is lost is settled by the gateway's refund event, not left for the retry", async () => {
+    const p = await paid(6000);
+    await fault({ ...REFUND_ROUTE[provider], kind: 'lost', times: LOST_TIMES[provider] });
+    const r = await m.test.post(`/payments/${p.id}/refund`, { amount: 2500 });
+    // 502 when the call gave up first; 201 when the event settled the refund while stripe-node was still retrying.
+    expect(r.status === 502 ? r.body.error.code : r.body.status).toBe(
+      r.status === 502 ? 'gateway_unavailable' : 'succeeded',
+    );
+    await settle();
+    // The event names the refund by Cadence's id, so it settles it although the gateway's id was never answered.
+    await eventually(async () => (await refundSum(p.id)) === 2500, 10_000, 'the refund settled by its event');
+    const [refund] = await h.app.orm.em
+      .getConnection()
+      .execute<{ id: string; provider_refund_id: string | null }[]>(
+        'select id, provider_refund_id from refunds where payment_id = ?',
+        [p.id],
+      );
+    const [atGateway] = await h.app.orm.em
+      .getConnection()
+      .execute<{ id: string }[]>(`select id from sandbox_objects where type = 'refund' and data::text like ?`, [
+        `%${refund.id}%`,
+      ]);
+    expect(refund.provider_refund_id).toBe(atGateway.id);
+    // Tried once, its retry still 30 s off: the event alone settled it.
+    const [command] = await h.app.orm.em
+      .getConnection()
+      .execute<{ status: string; attempts: number }[]>(
+        'select status, attempts from gateway_commands where payment_id = ? and action = ?',
+        [p.id, 'refund'],
+      );
+    expect(command).toMatchObject({ status: 'pending', attempts: 1 });
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({
+      status: 'partially_refunded',
+      amount_refunded: 2500,
+    });
+    expect(await gatewayCharge(h.app, provider, p.provider_payment_id)).toEqual({ charged: 6000, refunded: 2500 });
+    const events = (await outbox(h.app, m.id, 'payment.refunded')).filter((e) => e.payload.data.object.id === p.id);
+    expect(events).toHaveLength(1);
+  });
+
+  it("a refund event naming Cadence's refund settles only that refund of its own payment and merchant", async () => {
+    const p = await paid(4000);
+    const other = await paid(4000);
+    // A refund awaiting the gateway's id, as one whose call got no answer is.
+    const refundId = crypto.randomUUID();
+    const db = h.app.orm.em.getConnection();
+    await db.execute(
+      `insert into refunds (id, created_at, merchant_id, mode, payment_id, amount, gateway_amount, currency, status)
+       values (?, now(), ?, 'test', ?, 1500, 1500, 'INR', 'pending')`,
+      [refundId, m.id, p.id],
+    );
+    await db.execute('update payments set amount_refunded = 1500, gateway_amount_refunded = 1500 where id = ?', [p.id]);
+    const event = (secret: string, providerPaymentId: string) => {
+      const id =
+        provider === 'stripe'
+          ? `re_${crypto.randomBytes(8).toString('hex')}`
+          : `rfnd_${crypto.randomBytes(7).toString('hex')}`;
+      return {
+        id,
+        signed:
+          provider === 'stripe'
+            ? stripeEvent(secret, 'refund.updated', {
+                id,
+                object: 'refund',
+                amount: 1500,
+                currency: 'inr',
+                status: 'succeeded',
+                payment_intent: providerPaymentId,
+                metadata: { refund_id: refundId },
+              })
+            : razorpayEvent(secret, 'refund.processed', {
+                refund: {
+                  id,
+                  entity: 'refund',
+                  amount: 1500,
+                  currency: 'INR',
+                  payment_id: providerPaymentId,
+                  status: 'processed',
+                  notes: { refund_id: refundId },
+                },
+              }),
+      };
+    };
+    const status = async () =>
+      (
+        await db.execute<{ status: string; provider_refund_id: string | null }[]>(
+          'select status, provider_refund_id from refunds where id = ?',
+          [refundId],
+        )
+      )[0];
+    // Another merchant's gateway account reporting that id: not this merchant's refund.
+    const stranger = await h.merchant();
+    const strangerConn = await connect(stranger.test, provider);
+    const foreign = event(strangerConn.webhookSecret, p.provider_payment_id);
+    expect((await postEvent(strangerConn.connection.webhook_url, foreign.signed)).status).toBe(200);
+    expect(await status()).toEqual({ status: 'pending', provider_refund_id: null });
+    // This merchant's event, but a refund of another payment: not matched by the id (a refund of that payment made at
+    // the gateway, recorded as such).
+    const elsewhere = event(conn.webhookSecret, other.provider_payment_id);
+    expect((await postEvent(conn.connection.webhook_url, elsewhere.signed)).status).toBe(200);
+    expect(await status()).toEqual({ status: 'pending', provider_refund_id: null });
+    // Its own payment: settled, the gateway's id recorded.
+    const own = event(conn.webhookSecret, p.provider_payment_id);
+    expect((await postEvent(conn.connection.webhook_url, own.signed)).status).toBe(200);
+    expect(await status()).toEqual({ status: 'succeeded', provider_refund_id: own.id });
+    expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({
+      status: 'partially_refunded',
+      amount_refunded: 1500,
+    });
   });
 
   it('concurrent full refunds: one succeeds', async () => {

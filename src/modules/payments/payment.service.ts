@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { v7 as uuidv7 } from 'uuid';
+import { validate as isUuid, v7 as uuidv7 } from 'uuid';
 import type { Ctx } from '../../core/context';
 import { defineLoader, groupBy, tenantEntityManager, tenantOf } from '../../core/context';
 import { logger } from '../../core/logger';
@@ -72,7 +72,9 @@ export function reserveRefund(
     connectionId: payment.connectionId!,
     paymentId: payment.id,
     subscriptionId: payment.subscriptionId ?? null,
-    args: { refund_id: refund.id },
+    // send_refund_id: the gateway is told the refund's id (RefundInput.refundId). Commands written before refunds carried
+    // it are asked again exactly as first asked: a retry under the same idempotency key must repeat its parameters.
+    args: { refund_id: refund.id, send_refund_id: true },
     idempotencyKey: `refund-${refund.id}`,
   });
   return { refund, command };
@@ -302,6 +304,7 @@ export class PaymentService {
         currency: refund.currency,
         idempotencyKey: job.idempotency_key,
         reason: refund.reason,
+        refundId: job.args.send_refund_id === true ? refund.id : null,
       });
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'gateway_rejected')
@@ -406,7 +409,7 @@ export class PaymentService {
                   { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
                 )
               : Promise.resolve(null);
-          let refund = await byId();
+          let refund = (await byId()) ?? (await this.refundNamedBy(tx, event));
           if (!refund && event.providerPaymentId) {
             // The gateway can report a refund before our call that created it has stored the gateway's id. Refuse
             // the event then (nothing is recorded): the gateway delivers it again, by when the id is known. Checked
@@ -434,6 +437,26 @@ export class PaymentService {
       }
       return true;
     });
+  }
+
+  /**
+   * The refund a gateway refund event names by Cadence's id (RefundInput.refundId) when the gateway's id is not stored
+   * yet: our call that created it got no answer (a timeout, a lost connection), or has not returned. The event settles
+   * it then, with the gateway's id recorded, instead of waiting for the command's retry. Only a refund of the event's
+   * gateway payment that has no gateway id of its own is taken; anything else is left to the lookups after this.
+   */
+  private async refundNamedBy(em: EntityManager, event: GatewayEvent): Promise<Refund | null> {
+    if (!event.refundId || !isUuid(event.refundId) || !event.providerRefundId || !event.providerPaymentId) return null;
+    const refund = await em.findOne(
+      Refund,
+      { id: event.refundId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
+    if (!refund || refund.providerRefundId) return null;
+    const payment = await em.findOne(Payment, { id: refund.paymentId });
+    if (payment?.providerPaymentId !== event.providerPaymentId) return null;
+    refund.providerRefundId = event.providerRefundId;
+    return refund;
   }
 
   /**
