@@ -72,6 +72,12 @@ export interface RefundInput {
    * it: the event alone settles a refund whose call got no answer (docs/durable-work.md).
    */
   refundId?: string | null;
+  /**
+   * The Cadence invoice whose credit (from earlier credit notes) this refund returns on the charge that paid it, carried
+   * the same way (`credit_invoice_id`): its event is then known as that return, already counted in what the payment
+   * collected, not as a refund made at the gateway.
+   */
+  creditInvoiceId?: string | null;
 }
 
 export interface RefundResult {
@@ -191,6 +197,8 @@ export interface GatewayEvent {
   /** Cadence ids carried through the gateway (payment, subscription or refund id), when present. */
   paymentId?: string | null;
   refundId?: string | null;
+  /** On refund events: the invoice whose credit the refund returned (RefundInput.creditInvoiceId). */
+  creditInvoiceId?: string | null;
   subscriptionId?: string | null;
   checkoutSessionId?: string | null;
   providerPaymentId?: string | null;

@@ -158,6 +158,7 @@ export class RazorpayAdapter implements GatewayPort {
         notes: {
           ...(input.reason ? { reason: input.reason } : {}),
           ...(input.refundId ? { refund_id: input.refundId } : {}),
+          ...(input.creditInvoiceId ? { credit_invoice_id: input.creditInvoiceId } : {}),
         },
       } as any),
     )) as Obj;

@@ -142,6 +142,7 @@ export function normaliseRazorpayEvent(body: Obj, eventId: string): GatewayEvent
         kind: type === 'refund.processed' ? 'refund.succeeded' : 'refund.failed',
         paymentId: payment?.notes?.payment_id ?? null,
         refundId: refund?.notes?.refund_id ?? null,
+        creditInvoiceId: refund?.notes?.credit_invoice_id ?? null,
         providerPaymentId: refund?.payment_id ?? d.providerPaymentId,
         providerRefundId: refund?.id ?? null,
         ...money(refund?.amount, refund?.currency),

@@ -175,7 +175,14 @@ export class StripeAdapter implements GatewayPort {
           ...(input.reason && ['duplicate', 'fraudulent', 'requested_by_customer'].includes(input.reason)
             ? { reason: input.reason as Stripe.RefundCreateParams.Reason }
             : {}),
-          ...(input.refundId ? { metadata: { refund_id: input.refundId } } : {}),
+          ...(input.refundId || input.creditInvoiceId
+            ? {
+                metadata: {
+                  ...(input.refundId ? { refund_id: input.refundId } : {}),
+                  ...(input.creditInvoiceId ? { credit_invoice_id: input.creditInvoiceId } : {}),
+                },
+              }
+            : {}),
         },
         { idempotencyKey: input.idempotencyKey },
       ),

@@ -244,6 +244,7 @@ export function normaliseStripeEvent(event: Stripe.Event): GatewayEvent {
         kind: status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
         paymentId: obj.metadata?.payment_id ?? null,
         refundId: obj.metadata?.refund_id ?? null,
+        creditInvoiceId: obj.metadata?.credit_invoice_id ?? null,
         providerPaymentId: idOf(obj.payment_intent),
         providerRefundId: obj.id,
         ...money(obj.amount, obj.currency),

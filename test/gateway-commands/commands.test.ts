@@ -1,6 +1,7 @@
 import { TestMerchant, useHarness } from '../harness';
 import { useSandboxFaults } from '../harness/faults';
 import { eventually } from '../harness/wait';
+import { tenantEm } from '../invoices/helpers';
 import { connect, createPayment, gatewayCharge, pay, PROVIDERS, ProviderName } from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurringPlan } from '../subscriptions/helpers';
 
@@ -351,6 +352,50 @@ describe.each(PROVIDERS)('%s', (provider) => {
       );
       expect(atGateway).toHaveLength(1);
       expect(JSON.stringify(atGateway[0].data)).not.toContain(refund.id);
+    });
+
+    it('a credit return names its invoice at the gateway; one written before that is asked again without it', async () => {
+      const { m, payment } = await paidPayment();
+      const [row] = await sql<{ invoice_id: string; connection_id: string }>(
+        'select i.id as invoice_id, p.connection_id from invoices i join payments p on p.id = i.payment_id where p.id = ?',
+        [payment.id],
+      );
+      // Written as a renewal writes one (subscription.gateway-events.ts returnCredit), with and without the flag.
+      const queue = (args: Record<string, unknown>, key: string) =>
+        tenantEm(h, m.id).transactional(async (tx) =>
+          h.app.app.services.commands.queue(
+            tx,
+            {
+              action: 'refund_credit',
+              description: 'Refund the credit applied',
+              connectionId: row.connection_id,
+              paymentId: payment.id,
+              invoiceId: row.invoice_id,
+              args: { provider_payment_id: payment.provider_payment_id, currency: 'INR', ...args },
+              idempotencyKey: key,
+            },
+            { runBy: 'worker' },
+          ),
+        );
+      await queue({ amount: 1_000, send_invoice_id: true }, `credit-new-${payment.id}`);
+      await queue({ amount: 2_000 }, `credit-old-${payment.id}`);
+      const done = async () =>
+        (await ok(m.test.get(`/gateway-commands?payment_id=${payment.id}`))).data.filter(
+          (c: any) => c.action === 'refund_credit' && c.status === 'succeeded',
+        ).length === 2;
+      await eventually(done, 15_000, 'both credit returns made');
+      const atGateway = await sql<{ data: any }>(
+        `select data from sandbox_objects where type = 'refund' and data::text like ? order by (data->>'amount')::int`,
+        [`%${payment.provider_payment_id}%`],
+      );
+      const refs = atGateway.map((r) => {
+        const d = typeof r.data === 'string' ? JSON.parse(r.data) : r.data;
+        return [Number(d.amount), (provider === 'stripe' ? d.metadata : d.notes)?.credit_invoice_id ?? null];
+      });
+      expect(refs).toEqual([
+        [1_000, row.invoice_id],
+        [2_000, null],
+      ]);
     });
 
     it('a refund the gateway refuses fails at once and gives its amount back', async () => {

@@ -151,6 +151,17 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
         `select data->>'amount' as amount from sandbox_objects where type = 'refund' and created_at > now() - interval '1 minute'`,
       );
     expect(refunds.map((x) => Number(x.amount))).toContain(credit);
+    // Its refund event is known as that return: the renewal's payment stays as collected (amount_paid), with no refund
+    // and no second credit note for the same credit.
+    await h.app.app.sandbox!.sandbox.settle();
+    const payment = await ok(m.test.get(`/payments/${cycle[0].payment_id}`));
+    expect(payment).toMatchObject({ status: 'succeeded', amount_total: 19900 - credit, amount_refunded: 0 });
+    const [{ n }] = await h.app.orm.em
+      .getConnection()
+      .execute<{ n: string }[]>('select count(*) as n from refunds where payment_id = ?', [payment.id]);
+    expect(Number(n)).toBe(0);
+    const notes = (await ok(m.test.get(`/invoices?type=credit_note&subscription_id=${subscription.id}`))).data;
+    expect(notes.map((x: any) => x.billing_reason)).toEqual(['subscription_update']);
     // Used up: the renewal after it is due in full.
     await h.clock.advance(m, new Date(new Date(renewed.current_period_end).getTime() + 1000));
     const next = (await invoicesOf(m.test, subscription.id)).filter((i) => i.billing_reason === 'subscription_cycle');

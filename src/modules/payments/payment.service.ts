@@ -31,7 +31,7 @@ import { TaxBehavior } from '../catalog';
 import { PaymentEvent, PaymentMoveContext, PAYMENTS, REFUNDABLE } from './payment.machine';
 import { gstApplies } from '../../money';
 import type { IdempotentAttempt } from '../idempotency';
-import type { InvoiceService } from '../invoices';
+import { Invoice, type InvoiceService } from '../invoices';
 import type { CreatePaymentInput, RefundPaymentInput } from './payment.inputs';
 
 export const MIN_PAYMENT_AMOUNT = 100;
@@ -410,6 +410,14 @@ export class PaymentService {
                 )
               : Promise.resolve(null);
           let refund = (await byId()) ?? (await this.refundNamedBy(tx, event));
+          if (!refund && (await this.isCreditReturn(tx, event))) {
+            if (event.kind === 'refund.failed')
+              logger.error(
+                { invoice_id: event.creditInvoiceId, provider_refund_id: event.providerRefundId },
+                "the gateway failed the return of an invoice's credit: the customer paid the credit's part too",
+              );
+            break;
+          }
           if (!refund && event.providerPaymentId) {
             // The gateway can report a refund before our call that created it has stored the gateway's id. Refuse
             // the event then (nothing is recorded): the gateway delivers it again, by when the id is known. Checked
@@ -457,6 +465,23 @@ export class PaymentService {
     if (payment?.providerPaymentId !== event.providerPaymentId) return null;
     refund.providerRefundId = event.providerRefundId;
     return refund;
+  }
+
+  /**
+   * Whether a refund event is the return of the credit an invoice took from earlier credit notes, made on the charge
+   * that paid it (RefundInput.creditInvoiceId). That payment already counts only what the customer paid (the invoice's
+   * `amount_paid`), so the return is not a refund of it: recorded as one, it would count the credit twice (a second
+   * credit note, the payment shown partly refunded). The invoice must be this tenant's, have taken credit, be paid by
+   * the event's gateway payment when a payment records it, and the amount be at most the credit.
+   */
+  private async isCreditReturn(em: EntityManager, event: GatewayEvent): Promise<boolean> {
+    if (!event.creditInvoiceId || !isUuid(event.creditInvoiceId) || !event.providerPaymentId) return false;
+    const invoice = await em.findOne(Invoice, { id: event.creditInvoiceId });
+    if (!invoice || invoice.creditApplied <= 0) return false;
+    if (event.amount != null && event.amount > Math.min(invoice.creditApplied, invoice.total)) return false;
+    if (!invoice.paymentId) return true; // credit paid all of it: no payment records the charge
+    const payment = await em.findOne(Payment, { id: invoice.paymentId });
+    return payment?.providerPaymentId === event.providerPaymentId;
   }
 
   /**

@@ -49,6 +49,8 @@ export function registerSubscriptionCommands(commands: GatewayCommands, service:
       currency: text(job.args.currency),
       idempotencyKey: job.idempotency_key,
       reason: 'requested_by_customer',
+      // Commands written before credit returns carried their invoice are asked again exactly as first asked.
+      creditInvoiceId: job.args.send_invoice_id === true ? job.invoice_id : null,
     });
   });
 

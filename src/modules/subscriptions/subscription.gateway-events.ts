@@ -595,6 +595,8 @@ function returnCredit(
       provider_payment_id: providerPaymentId,
       amount: Math.min(invoice.creditApplied, invoice.total),
       currency: invoice.currency,
+      // The gateway is told the invoice, so this refund's event is known as the credit's return (RefundInput).
+      send_invoice_id: true,
     },
     `credit-${invoice.id}`,
     invoice.id,
