@@ -9,8 +9,10 @@ import { chargeOf, connect, createPayment, pay, PROVIDERS } from '../payments/he
  * A process killed between the commit of a change and its gateway call's answer loses nothing, and the gateway does
  * it once. The gateway sandbox runs as its own process, frozen (SIGSTOP) while a service process A has written a refund
  * and its command and is calling the gateway; A is then killed (SIGKILL) and the sandbox let go (SIGCONT), which may
- * still carry out A's request. The command's lease runs out and another process (the harness's, whose worker runs)
- * runs it again with the same idempotency key: the refund is recorded once, and the gateway returned its amount once.
+ * still carry out A's request. If it does, its refund event (naming the refund) settles it; the command's lease runs
+ * out and another process (the harness's, whose worker runs) runs it again with the same idempotency key, which finds
+ * it settled or, if the gateway never did A's request, makes it: the refund is recorded once, and the gateway returned
+ * its amount once.
  */
 const TIMEOUT_MS = 1500;
 
@@ -69,11 +71,13 @@ describe.each(PROVIDERS)('%s', (provider) => {
     // The lease A took runs out (4 x the timeout + 5 s); the harness's worker runs the command again.
     await eventually(
       async () => {
-        const [row] = await sql<{ status: string }>(`select status from refunds where payment_id = ?`, [payment.id]);
+        const [row] = await sql<{ status: string }>(`select status from gateway_commands where payment_id = ?`, [
+          payment.id,
+        ]);
         return row.status === 'succeeded';
       },
       40_000,
-      'the refund done by another process',
+      'the refund command run again by another process',
     );
     await sleep(500);
     const [command] = await sql<{ status: string; attempts: number }>(
@@ -81,6 +85,8 @@ describe.each(PROVIDERS)('%s', (provider) => {
       [payment.id],
     );
     expect(command).toMatchObject({ status: 'succeeded', attempts: 2 });
+    const refunds = await sql<{ status: string }>(`select status from refunds where payment_id = ?`, [payment.id]);
+    expect(refunds).toEqual([{ status: 'succeeded' }]);
     expect(chargeOf(provider, await sandbox.object(payment.provider_payment_id))).toEqual({
       charged: payment.amount_total,
       refunded: 10_000,
