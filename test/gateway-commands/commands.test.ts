@@ -2,7 +2,16 @@ import { TestMerchant, useHarness } from '../harness';
 import { useSandboxFaults } from '../harness/faults';
 import { eventually } from '../harness/wait';
 import { tenantEm } from '../invoices/helpers';
-import { connect, createPayment, gatewayCharge, pay, PROVIDERS, ProviderName } from '../payments/helpers';
+import {
+  connect,
+  createPayment,
+  gatewayCharge,
+  LOST_TIMES,
+  pay,
+  PROVIDERS,
+  ProviderName,
+  REFUND_ROUTE,
+} from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, outboxTypesOf, recurringPlan } from '../subscriptions/helpers';
 
 /**
@@ -30,19 +39,8 @@ const PAUSE_ROUTE: Record<ProviderName, { method: string; path: string }> = {
   stripe: { method: 'POST', path: '/v1/subscriptions/' },
   razorpay: { method: 'POST', path: '/razorpay/v1/subscriptions/*/pause' },
 };
-/** The sandbox route that makes a refund, per provider. */
-const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
-  stripe: { method: 'POST', path: '/v1/refunds' },
-  razorpay: { method: 'POST', path: '/razorpay/v1/payments/*/refund' },
-};
 
 const { fault } = useSandboxFaults(h);
-
-/**
- * Requests a `lost` rule must swallow to lose one call's answer: stripe-node retries a closed connection once by itself
- * (with the same Idempotency-Key), Razorpay's SDK does not.
- */
-const LOST_TIMES: Record<ProviderName, number> = { stripe: 2, razorpay: 1 };
 
 const sql = <T>(text: string, params: unknown[]) => h.app.orm.em.getConnection().execute<T[]>(text, params);
 

@@ -5,7 +5,6 @@
  * money returned, counted against amount_total; the invoice's amount_credited sums its credit notes. A plan change's
  * credit note names the invoice of the period it credits. A credit note's PDF names its original.
  */
-import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { v7 as uuidv7 } from 'uuid';
 import { CreditParts, partsTotal, refundCreditParts } from '../../src/modules/invoices/credit-note';
@@ -21,10 +20,10 @@ import {
   outbox,
   pay,
   postEvent,
+  gatewayRefundId,
   PROVIDERS,
   ProviderName,
-  razorpayEvent,
-  stripeEvent,
+  refundSucceededEvent,
 } from '../payments/helpers';
 import { authorise, createSubscription, invoicesOf, ok, recurringPlan } from '../subscriptions/helpers';
 import { pdfText } from './pdf-text';
@@ -372,10 +371,7 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     const { payment, invoice } = await paidWithInvoice({ amount: 10000, customer_state_code: '27' });
     // A refund still pending at the gateway (its create call answered `pending`): reserved, with the gateway's id.
     const refundId = uuidv7();
-    const providerRefundId =
-      provider === 'stripe'
-        ? `re_${crypto.randomBytes(8).toString('hex')}`
-        : `rfnd_${crypto.randomBytes(7).toString('hex')}`;
+    const providerRefundId = gatewayRefundId(provider);
     const db = h.app.orm.em.getConnection();
     await db.execute(
       `insert into refunds (id, created_at, merchant_id, mode, payment_id, amount, gateway_amount, currency, status, provider_refund_id)
@@ -389,26 +385,12 @@ describe.each(PROVIDERS)('credit notes of refunds through %s', (provider: Provid
     expect(await creditNotes(invoice)).toEqual([]);
 
     const event = () =>
-      provider === 'stripe'
-        ? stripeEvent(conn.webhookSecret, 'refund.updated', {
-            id: providerRefundId,
-            object: 'refund',
-            amount: 5900,
-            currency: 'inr',
-            status: 'succeeded',
-            payment_intent: payment.provider_payment_id,
-            metadata: { payment_id: payment.id },
-          })
-        : razorpayEvent(conn.webhookSecret, 'refund.processed', {
-            refund: {
-              id: providerRefundId,
-              entity: 'refund',
-              amount: 5900,
-              currency: 'INR',
-              payment_id: payment.provider_payment_id,
-              status: 'processed',
-            },
-          });
+      refundSucceededEvent(provider, conn.webhookSecret, {
+        id: providerRefundId,
+        amount: 5900,
+        providerPaymentId: payment.provider_payment_id,
+        reference: { payment_id: payment.id },
+      });
     const first = event();
     expect((await postEvent(conn.connection.webhook_url, first)).status).toBe(200);
     const notes = await creditNotes(invoice);

@@ -132,6 +132,54 @@ export function postEvent(webhookUrl: string, ev: { payload: string; headers: Re
   return request(webhookUrl, { method: 'POST', rawBody: ev.payload, headers: ev.headers });
 }
 
+/** The sandbox route that makes a refund, per provider (for its fault rules, src/gateways/sandbox/faults.ts). */
+export const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
+  stripe: { method: 'POST', path: '/v1/refunds' },
+  razorpay: { method: 'POST', path: '/razorpay/v1/payments/*/refund' },
+};
+
+/**
+ * Requests a `lost` fault rule must swallow to lose one call's answer: stripe-node retries a closed connection once by
+ * itself (with the same Idempotency-Key), Razorpay's SDK does not.
+ */
+export const LOST_TIMES: Record<ProviderName, number> = { stripe: 2, razorpay: 1 };
+
+/** A new gateway refund id in the provider's shape. */
+export const gatewayRefundId = (provider: ProviderName): string =>
+  provider === 'stripe' ? `re_${rnd(8)}` : `rfnd_${rnd(7)}`;
+
+/**
+ * A signed event of a refund that succeeded, as the gateway posts it (Stripe `refund.updated`, Razorpay
+ * `refund.processed`); `reference`: what the refund carries (Stripe metadata, Razorpay notes).
+ */
+export function refundSucceededEvent(
+  provider: ProviderName,
+  secret: string,
+  r: { id: string; amount: number; providerPaymentId: string; reference?: Record<string, string> },
+) {
+  return provider === 'stripe'
+    ? stripeEvent(secret, 'refund.updated', {
+        id: r.id,
+        object: 'refund',
+        amount: r.amount,
+        currency: 'inr',
+        status: 'succeeded',
+        payment_intent: r.providerPaymentId,
+        metadata: r.reference ?? {},
+      })
+    : razorpayEvent(secret, 'refund.processed', {
+        refund: {
+          id: r.id,
+          entity: 'refund',
+          amount: r.amount,
+          currency: 'INR',
+          payment_id: r.providerPaymentId,
+          status: 'processed',
+          notes: r.reference ?? {},
+        },
+      });
+}
+
 /** Outbox rows of one merchant (optionally of one type), oldest first. */
 export async function outbox(
   t: TestApp,

@@ -7,13 +7,14 @@ import {
   countRows,
   createPayment,
   gatewayCharge,
+  gatewayRefundId,
+  LOST_TIMES,
   outbox,
   pay,
   postEvent,
   PROVIDERS,
-  ProviderName,
-  razorpayEvent,
-  stripeEvent,
+  REFUND_ROUTE,
+  refundSucceededEvent,
 } from './helpers';
 
 /**
@@ -24,14 +25,6 @@ import {
 // The harness's default retry: a gateway command failed once is tried again 30 s later, past every wait below.
 const h = useHarness();
 const { fault } = useSandboxFaults(h);
-
-/** The sandbox route that makes a refund, per provider. */
-const REFUND_ROUTE: Record<ProviderName, { method: string; path: string }> = {
-  stripe: { method: 'POST', path: '/v1/refunds' },
-  razorpay: { method: 'POST', path: '/razorpay/v1/payments/*/refund' },
-};
-/** Requests a `lost` rule must swallow to lose one call's answer: stripe-node retries a closed connection once itself. */
-const LOST_TIMES: Record<ProviderName, number> = { stripe: 2, razorpay: 1 };
 
 /** Waits for the sandbox's background webhooks (refund events) to be delivered and answered. */
 const settle = () => h.app.app.sandbox!.sandbox.settle();
@@ -141,35 +134,14 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
     );
     await db.execute('update payments set amount_refunded = 1500, gateway_amount_refunded = 1500 where id = ?', [p.id]);
     const event = (secret: string, providerPaymentId: string) => {
-      const id =
-        provider === 'stripe'
-          ? `re_${crypto.randomBytes(8).toString('hex')}`
-          : `rfnd_${crypto.randomBytes(7).toString('hex')}`;
-      return {
+      const id = gatewayRefundId(provider);
+      const signed = refundSucceededEvent(provider, secret, {
         id,
-        signed:
-          provider === 'stripe'
-            ? stripeEvent(secret, 'refund.updated', {
-                id,
-                object: 'refund',
-                amount: 1500,
-                currency: 'inr',
-                status: 'succeeded',
-                payment_intent: providerPaymentId,
-                metadata: { refund_id: refundId },
-              })
-            : razorpayEvent(secret, 'refund.processed', {
-                refund: {
-                  id,
-                  entity: 'refund',
-                  amount: 1500,
-                  currency: 'INR',
-                  payment_id: providerPaymentId,
-                  status: 'processed',
-                  notes: { refund_id: refundId },
-                },
-              }),
-      };
+        amount: 1500,
+        providerPaymentId,
+        reference: { refund_id: refundId },
+      });
+      return { id, signed };
     };
     const status = async () =>
       (
