@@ -162,6 +162,9 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     expect(Number(n)).toBe(0);
     const notes = (await ok(m.test.get(`/invoices?type=credit_note&subscription_id=${subscription.id}`))).data;
     expect(notes.map((x: any) => x.billing_reason)).toEqual(['subscription_update']);
+    // What the customer paid: the first period, then the renewal less its credit (counted once).
+    const customer = await ok(m.test.get(`/customers/${subscription.customer_id}`));
+    expect(customer.lifetime_revenue).toEqual([{ currency: 'INR', amount: 49900 + 19900 - credit }]);
     // Used up: the renewal after it is due in full.
     await h.clock.advance(m, new Date(new Date(renewed.current_period_end).getTime() + 1000));
     const next = (await invoicesOf(m.test, subscription.id)).filter((i) => i.billing_reason === 'subscription_cycle');
