@@ -16,7 +16,7 @@ import { PgListener } from './core/listener';
 import { ping } from './core/sql';
 import { openReadPool, type ReadPool } from './core/read-pool';
 import type { RunningSandbox } from './gateways/sandbox';
-import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
+import { runSandboxAsTimePasses, startConfiguredSandbox } from './startup';
 import { providerWebhooks } from './http/provider-webhooks';
 import { bodyLimits, utf8Body } from './http/body-limits';
 import { answerClientErrors } from './http/client-errors';
@@ -178,8 +178,10 @@ export async function startApp(config: Config, orm: MikroORM, listenPort = confi
     10 * 60_000,
   );
   purge.unref();
-  // The sandbox charges subscription renewals as real time passes, like the gateways (test clocks advance them too).
-  const stopRenewals = sandbox && config.worker ? chargeRenewalsAsTimePasses(sandbox) : () => undefined;
+  // The sandbox charges subscription renewals as real time passes, like the gateways (test clocks advance them too),
+  // and sends again the events the service did not acknowledge.
+  const stopRenewals =
+    sandbox && config.worker ? runSandboxAsTimePasses(sandbox, config.sandboxRedeliverySeconds) : () => undefined;
   // Outbound webhook delivery and gateway commands run in this process unless WORKER=off (then `npm run worker` does it).
   if (config.worker) await services.delivery.startWorker(listener);
   if (config.worker) await services.commands.startWorker(listener);

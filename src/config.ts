@@ -69,6 +69,12 @@ export interface Config {
   /** SANDBOX_FAULTS (off): the sandbox serves /_faults, failing chosen requests on demand (tests only). */
   sandboxFaults: boolean;
   /**
+   * SANDBOX_REDELIVERY_SECONDS (60; 0: off): as the gateways do, the sandbox sends an event the service did not
+   * acknowledge again, this long after it was made, then after twice as long each time, for about three days
+   * (docs/sandbox.md, "Event delivery").
+   */
+  sandboxRedeliverySeconds: number;
+  /**
    * IRP_URL: the invoice registration portal's API root for GST e-invoicing (docs/india.md). Unset: the sandbox's
    * portal when SANDBOX is on, else none (registrations fail with that reason).
    */
@@ -233,6 +239,7 @@ export function loadConfig(env = process.env): Config {
     sandboxPublicUrl: env.SANDBOX_PUBLIC_URL ? env.SANDBOX_PUBLIC_URL.replace(/\/$/, '') : undefined,
     gatewayTimeoutMs: int(env, 'GATEWAY_TIMEOUT_MS', 10_000),
     sandboxFaults: onOff(env, 'SANDBOX_FAULTS', false),
+    sandboxRedeliverySeconds: Math.max(0, int(env, 'SANDBOX_REDELIVERY_SECONDS', 60)),
     irpUrl: env.IRP_URL ? env.IRP_URL.replace(/\/$/, '') : undefined,
     gatewayCommandRetrySeconds: Math.max(1, int(env, 'GATEWAY_COMMAND_RETRY_SECONDS', 3 * 86_400)),
     gatewayCommandFirstRetryMs: Math.max(10, int(env, 'GATEWAY_COMMAND_FIRST_RETRY_MS', 30_000)),

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { loadConfig, sessionDatabaseUrl } from './config';
 import { runProcess } from './core/lifecycle';
-import { chargeRenewalsAsTimePasses, startConfiguredSandbox } from './startup';
+import { runSandboxAsTimePasses, startConfiguredSandbox } from './startup';
 
 /**
  * `npm run sandbox`: the gateway sandbox alone, on SANDBOX_PORT (default 4001). Point API processes at it with
@@ -20,8 +20,8 @@ async function main() {
     port,
     poolMax: config.dbPoolMax,
   });
-  // Renewals as real time passes, like the gateways (the in-process sandbox does the same).
-  const stopRenewals = chargeRenewalsAsTimePasses(sandbox);
+  // Renewals and redeliveries as real time passes, like the gateways (the in-process sandbox does the same).
+  const stopRenewals = runSandboxAsTimePasses(sandbox, config.sandboxRedeliverySeconds);
   process.stdout.write(`Cadence gateway sandbox running at ${sandbox.url}\n`);
   // The official SDKs reach it with public options only (docs/sandbox.md, "Pointing the official SDKs at the sandbox").
   process.stdout.write(

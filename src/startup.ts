@@ -80,15 +80,36 @@ const RENEWALS_EVERY_MS = 30_000;
 /**
  * The gateways charge subscription renewals as real time passes; so does the sandbox, every 30 s: each account by
  * its own clock (wall time plus what test-clock advances added), so a test clock far ahead is not charged by the
- * wall clock, nor the others by its. Answers a function that stops it.
+ * wall clock, nor the others by its. And as they do, it sends again the events the service did not acknowledge
+ * (Sandbox.redeliverDue; `redeliverySeconds` 0: never), looking every half of that wait, at most every 30 s. Answers a
+ * function that stops both.
  */
-export function chargeRenewalsAsTimePasses(sandbox: RunningSandbox): () => void {
-  const timer = setInterval(
+export function runSandboxAsTimePasses(sandbox: RunningSandbox, redeliverySeconds: number): () => void {
+  const renewals = setInterval(
     () => void sandbox.chargeDueRenewals(new Date()).catch((err) => logger.warn({ err }, 'sandbox renewals failed')),
     RENEWALS_EVERY_MS,
   );
-  timer.unref();
-  return () => clearInterval(timer);
+  renewals.unref();
+  let redelivery: NodeJS.Timeout | null = null;
+  if (redeliverySeconds > 0) {
+    let running = false; // a round still delivering is not started again
+    redelivery = setInterval(
+      () => {
+        if (running) return;
+        running = true;
+        sandbox
+          .redeliverDue(redeliverySeconds)
+          .catch((err) => logger.warn({ err }, 'sandbox redelivery failed'))
+          .finally(() => (running = false));
+      },
+      Math.min(RENEWALS_EVERY_MS, Math.max(100, (redeliverySeconds * 1000) / 2)),
+    );
+    redelivery.unref();
+  }
+  return () => {
+    clearInterval(renewals);
+    if (redelivery) clearInterval(redelivery);
+  };
 }
 
 export interface BackgroundWork {
@@ -113,7 +134,9 @@ export async function startBackgroundWork(
   await services.delivery.startWorker(listener);
   await services.commands.startWorker(listener);
   services.schedulerLoop.start();
-  const stopRenewals = sandbox ? chargeRenewalsAsTimePasses(sandbox) : () => undefined;
+  const stopRenewals = sandbox
+    ? runSandboxAsTimePasses(sandbox, services.config.sandboxRedeliverySeconds)
+    : () => undefined;
   return {
     connections: 1,
     stop: async () => {

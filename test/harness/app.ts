@@ -128,6 +128,8 @@ export async function startTestApp(overrides: Partial<Config> = {}, servers?: Te
     gatewayTimeoutMs: 3000,
     // Tests inject gateway failures through the sandbox's /_faults (src/gateways/sandbox/faults.ts).
     sandboxFaults: true,
+    // Tests deliver what they need themselves (Sandbox.settle, redeliverPending): no redelivery behind their backs.
+    sandboxRedeliverySeconds: 0,
     // As in development (embedded database): test endpoints are local receivers on 127.0.0.1. SSRF tests turn it off.
     webhookAllowPrivateNetworks: true,
     databaseReadUrl,

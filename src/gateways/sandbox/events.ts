@@ -150,6 +150,9 @@ export interface DeliveryOptions {
   timeoutMs?: number;
 }
 
+/** Pauses between a delivery round's attempts, unless DeliveryOptions say otherwise: 4 attempts in about a second. */
+export const RETRY_DELAYS_MS: readonly number[] = [100, 300, 700];
+
 /** The delivery error of an event whose account has no webhook endpoint. */
 export const NO_WEBHOOK = 'no webhook registered';
 
@@ -167,7 +170,7 @@ export async function postEvent(
   if (!hook) return { id: event.id, delivered: false, attempts: 0, lastError: NO_WEBHOOK };
   if (!hook.events.includes('*') && !hook.events.includes(event.type))
     return { id: event.id, delivered: true, attempts: 0, lastError: 'not subscribed' };
-  const delays = opts.retryDelaysMs ?? [100, 300, 700];
+  const delays = opts.retryDelaysMs ?? RETRY_DELAYS_MS;
   let lastError: string | null = null;
   for (let attempt = 0; attempt <= delays.length; attempt++) {
     if (attempt > 0) await sleep(delays[attempt - 1]);

@@ -77,6 +77,7 @@ export interface RunningSandbox {
   advanceClock: Sandbox['advanceClock'];
   retryCharge: Sandbox['retryCharge'];
   redeliverPending: Sandbox['redeliverPending'];
+  redeliverDue: Sandbox['redeliverDue'];
   /** The most database connections it opens: its ORM's pool and its plain pool. */
   connections: number;
   close(): Promise<void>;
@@ -117,6 +118,7 @@ export async function startSandbox(opts: StartSandboxOptions): Promise<RunningSa
     advanceClock: sb.advanceClock.bind(sb),
     retryCharge: sb.retryCharge.bind(sb),
     redeliverPending: sb.redeliverPending.bind(sb),
+    redeliverDue: sb.redeliverDue.bind(sb),
     connections: (orm.config.get('pool') as { max: number }).max + (sb.pool.options.max ?? 0),
     async close() {
       await sb.settle();

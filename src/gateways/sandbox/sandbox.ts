@@ -2,7 +2,15 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { Pool } from 'pg';
 import { logger } from '../../core/logger';
-import { deliverStored, DeliveryOptions, DeliveryOutcome, postEvent, recordDeliveries, NO_WEBHOOK } from './events';
+import {
+  deliverStored,
+  DeliveryOptions,
+  DeliveryOutcome,
+  postEvent,
+  recordDeliveries,
+  NO_WEBHOOK,
+  RETRY_DELAYS_MS,
+} from './events';
 import { retryRazorpayCharge } from './razorpay.billing';
 import { ChargedBatch, ChargedRenewal, chargeDueBatch } from './renewals';
 import { SandboxEvent, SandboxObject, SandboxProvider, SandboxWebhook } from './sandbox.entities';
@@ -102,6 +110,21 @@ const RAISE_CLOCK = `
 insert into sandbox_clocks (account_key, offset_ms) values ($1, $2)
 on conflict (account_key) do update set offset_ms = greatest(sandbox_clocks.offset_ms, excluded.offset_ms), updated_at = now()
 returning offset_ms::float8 as offset_ms`;
+
+/** Delivery rounds of an event before it is given up (with 60 s first: the last about 2.8 days after it was made). */
+export const REDELIVERY_ROUNDS = 12;
+
+/**
+ * Undelivered events due another round (Sandbox.redeliverDue): $1 the first wait in seconds, $2 attempts per round,
+ * $3 the rounds in all, $4 the limit. After r rounds an event is due $1 x (2^r - 1) seconds after its creation.
+ */
+const REDELIVERY_DUE = `
+select e.id from sandbox_events e
+join sandbox_webhooks w on w.provider = e.provider and w.account_key = e.account_key
+where not e.delivered and e.attempts > 0 and e.attempts < $2::int * $3::int
+  and e.created_at + make_interval(secs => $1::float8 * (power(2, ceil(e.attempts::float8 / $2::int)) - 1)) <= now()
+order by e.created_at
+limit $4`;
 
 /**
  * The sandbox's state and its time-driven operations, shared by the HTTP routes. Every change commits first and
@@ -222,6 +245,24 @@ export class Sandbox {
   /** Waits for background deliveries (tests use it to make "eventually" deterministic). */
   async settle(): Promise<void> {
     while (this.background.size) await Promise.allSettled([...this.background]);
+  }
+
+  /**
+   * Sends again the stored events whose webhook answered with an error or not at all, as the gateways retry theirs
+   * (Stripe for three days): each delivery round (one attempt and its quick retries) is followed by a wait of
+   * `firstSeconds` after the first, doubling after each, measured from the event's creation; after
+   * REDELIVERY_ROUNDS rounds it is given up. An event whose account had no webhook, or one still on its first round,
+   * is not taken. At most `limit` (oldest first) per call; answers how many were sent.
+   */
+  async redeliverDue(firstSeconds: number, limit = 100): Promise<number> {
+    const perRound = (this.delivery.retryDelaysMs ?? RETRY_DELAYS_MS).length + 1;
+    const { rows } = await this.pool.query<{ id: string }>({
+      name: 'sandbox_redelivery_due',
+      text: REDELIVERY_DUE,
+      values: [firstSeconds, perRound, REDELIVERY_ROUNDS, limit],
+    });
+    await this.deliver(rows.map((r) => r.id));
+    return rows.length;
   }
 
   /** Sends again every stored event no webhook has acknowledged yet (oldest first). */
