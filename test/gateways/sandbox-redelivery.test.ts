@@ -1,6 +1,7 @@
 import { closedPortUrl, useHarness } from '../harness';
 import { eventually, sleep } from '../harness/wait';
 import { connect, createPayment, pay, PROVIDERS } from '../payments/helpers';
+import { NO_WEBHOOK } from '../../src/gateways/sandbox/events';
 import { REDELIVERY_ROUNDS } from '../../src/gateways/sandbox/sandbox';
 
 /**
@@ -14,7 +15,7 @@ const ATTEMPTS_PER_ROUND = 4; // one attempt and its three quick retries (src/ga
 const sql = <T>(text: string, params: unknown[]) => h.app.orm.em.getConnection().execute<T[]>(text, params);
 
 describe.each(PROVIDERS)('%s', (provider) => {
-  it('a payment made while the service was unreachable succeeds once its event is sent again; spent events stay', async () => {
+  it('payments made while the service was unreachable succeed once their events are sent again; spent events stay', async () => {
     const m = await h.merchant();
     const conn = await connect(m.test, provider);
     const serviceUrl = conn.connection.webhook_url;
@@ -52,6 +53,24 @@ describe.each(PROVIDERS)('%s', (provider) => {
       [ATTEMPTS_PER_ROUND * REDELIVERY_ROUNDS, provider, hook.account_key, `%${spent.payment.id}%`],
     );
 
+    // A third payment's events, as a process leaves them that stopped before their first round was recorded: never
+    // tried, made two minutes ago.
+    const orphan = await pay(m.test, await createPayment(m.test, { provider }));
+    expect(orphan.payment.status).toBe('pending');
+    await sql(
+      `update sandbox_events set attempts = 0, last_error = null, created_at = now() - interval '2 minutes'
+        where provider = ? and account_key = ? and body like ?`,
+      [provider, hook.account_key, `%${orphan.payment.id}%`],
+    );
+
+    // And a fourth's, made when the account had no webhook: a gateway never sends those later.
+    const unhooked = await pay(m.test, await createPayment(m.test, { provider }));
+    await sql(
+      `update sandbox_events set attempts = 0, last_error = ?, created_at = now() - interval '2 minutes'
+        where provider = ? and account_key = ? and body like ?`,
+      [NO_WEBHOOK, provider, hook.account_key, `%${unhooked.payment.id}%`],
+    );
+
     // The service reachable again: a later round delivers the first payment's events, and it succeeds.
     await sql('update sandbox_webhooks set url = ? where provider = ? and account_key = ?', [
       serviceUrl,
@@ -69,8 +88,14 @@ describe.each(PROVIDERS)('%s', (provider) => {
       10_000,
       "the late payment's events recorded as delivered",
     );
+    await eventually(
+      async () => (await m.test.get(`/payments/${orphan.payment.id}`)).body.status === 'succeeded',
+      10_000,
+      'the never-tried payment recorded',
+    );
     await sleep(1_500); // three more looks of the loop
     expect((await m.test.get(`/payments/${spent.payment.id}`)).body.status).toBe('pending');
+    expect((await m.test.get(`/payments/${unhooked.payment.id}`)).body.status).toBe('pending');
     expect(
       (await events(spent.payment.id)).every(
         // A round already under way when they were marked spent may have added its attempts.

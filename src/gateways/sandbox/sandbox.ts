@@ -115,14 +115,23 @@ returning offset_ms::float8 as offset_ms`;
 export const REDELIVERY_ROUNDS = 12;
 
 /**
+ * A first delivery round (four attempts of at most 10 s) is surely over this long after its event was made: an event
+ * never tried by then was left by a process that stopped before delivering it.
+ */
+const FIRST_ROUND_OVER_SECONDS = 60;
+
+/**
  * Undelivered events due another round (Sandbox.redeliverDue): $1 the first wait in seconds, $2 attempts per round,
- * $3 the rounds in all, $4 the limit. After r rounds an event is due $1 x (2^r - 1) seconds after its creation.
+ * $3 the rounds in all, $4 the limit, $5 the error of an event whose account had no webhook (never sent later), $6
+ * FIRST_ROUND_OVER_SECONDS. After r rounds an event is due $1 x (2^r - 1) seconds after its creation; one never tried,
+ * once its first round would be over.
  */
 const REDELIVERY_DUE = `
 select e.id from sandbox_events e
 join sandbox_webhooks w on w.provider = e.provider and w.account_key = e.account_key
-where not e.delivered and e.attempts > 0 and e.attempts < $2::int * $3::int
-  and e.created_at + make_interval(secs => $1::float8 * (power(2, ceil(e.attempts::float8 / $2::int)) - 1)) <= now()
+where not e.delivered and e.last_error is distinct from $5 and e.attempts < $2::int * $3::int
+  and e.created_at + make_interval(secs => case when e.attempts = 0 then greatest($1::float8, $6::float8)
+        else $1::float8 * (power(2, ceil(e.attempts::float8 / $2::int)) - 1) end) <= now()
 order by e.created_at
 limit $4`;
 
@@ -238,8 +247,14 @@ export class Sandbox {
   /** Delivers in the background; close() waits for these. */
   deliverLater(eventIds: string[]): void {
     if (eventIds.length === 0) return;
-    const p = this.deliver(eventIds).finally(() => this.background.delete(p));
+    void this.tracked(this.deliver(eventIds));
+  }
+
+  /** `work`, which close() and settle() wait for. */
+  private tracked(work: Promise<void>): Promise<void> {
+    const p = work.finally(() => this.background.delete(p));
     this.background.add(p);
+    return p;
   }
 
   /** Waits for background deliveries (tests use it to make "eventually" deterministic). */
@@ -251,17 +266,19 @@ export class Sandbox {
    * Sends again the stored events whose webhook answered with an error or not at all, as the gateways retry theirs
    * (Stripe for three days): each delivery round (one attempt and its quick retries) is followed by a wait of
    * `firstSeconds` after the first, doubling after each, measured from the event's creation; after
-   * REDELIVERY_ROUNDS rounds it is given up. An event whose account had no webhook, or one still on its first round,
-   * is not taken. At most `limit` (oldest first) per call; answers how many were sent.
+   * REDELIVERY_ROUNDS rounds it is given up. An event whose account had no webhook is never taken; one never tried
+   * (its process stopped first) once its first round would be over. At most `limit` (oldest first) per call; answers
+   * how many were sent.
    */
   async redeliverDue(firstSeconds: number, limit = 100): Promise<number> {
     const perRound = (this.delivery.retryDelaysMs ?? RETRY_DELAYS_MS).length + 1;
     const { rows } = await this.pool.query<{ id: string }>({
       name: 'sandbox_redelivery_due',
       text: REDELIVERY_DUE,
-      values: [firstSeconds, perRound, REDELIVERY_ROUNDS, limit],
+      values: [firstSeconds, perRound, REDELIVERY_ROUNDS, limit, NO_WEBHOOK, FIRST_ROUND_OVER_SECONDS],
     });
-    await this.deliver(rows.map((r) => r.id));
+    // Waited for by close(), like the first rounds.
+    if (rows.length) await this.tracked(this.deliver(rows.map((r) => r.id)));
     return rows.length;
   }
 
