@@ -46,6 +46,7 @@ import { Migration20261207100000_failed_commands_index } from './Migration202612
 import { Migration20261208100000_shared_limits } from './Migration20261208100000_shared_limits';
 import { Migration20261209100000_notice_marks } from './Migration20261209100000_notice_marks';
 import { Migration20261209110000_webhook_tenant_due } from './Migration20261209110000_webhook_tenant_due';
+import { Migration20261210100000_refunds_named_at_gateway } from './Migration20261210100000_refunds_named_at_gateway';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -95,4 +96,5 @@ export const migrationsList = [
   { name: 'Migration20261208100000_shared_limits', class: Migration20261208100000_shared_limits },
   { name: 'Migration20261209100000_notice_marks', class: Migration20261209100000_notice_marks },
   { name: 'Migration20261209110000_webhook_tenant_due', class: Migration20261209110000_webhook_tenant_due },
+  { name: 'Migration20261210100000_refunds_named_at_gateway', class: Migration20261210100000_refunds_named_at_gateway },
 ];

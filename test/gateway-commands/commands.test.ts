@@ -324,16 +324,17 @@ describe.each(PROVIDERS)('%s', (provider) => {
       },
     );
 
-    it('a refund command written before refunds carried their id is asked again exactly as first asked', async () => {
+    it('a refund asked for before refunds carried their id is asked again exactly as first asked', async () => {
       const { m, payment } = await paidPayment();
       await fault({ ...REFUND_ROUTE[provider], kind: 'timeout' });
       const r = await m.test.post(`/payments/${payment.id}/refund`, { amount: 10_000 });
       expect(r.status).toBe(502);
-      // As such a command was written: its arguments name the refund alone. Changed before its retry (200 ms off) is
+      // As such a refund was written: not named at the gateway. Changed before its command's retry (200 ms off) is
       // claimed; the count shows it was.
       const changed = await sql<{ id: string }>(
-        `update gateway_commands set args = args - 'send_refund_id'
-          where payment_id = ? and action = 'refund' and lock_token is null and attempts = 1 returning id`,
+        `update refunds r set named_at_gateway = false where r.payment_id = ? and exists (
+          select 1 from gateway_commands c where c.payment_id = r.payment_id and c.action = 'refund'
+            and c.lock_token is null and c.attempts = 1) returning r.id`,
         [payment.id],
       );
       expect(changed).toHaveLength(1);

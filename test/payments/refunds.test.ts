@@ -210,6 +210,41 @@ describe.each(PROVIDERS)('refunds through %s', (provider) => {
     expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ status: 'refunded', amount_refunded: 10000 });
   });
 
+  it.each([
+    [false, 'refused until it has its id (the event may be its own)'],
+    [true, 'recorded at once as a refund made at the gateway (its own event would name it)'],
+  ])("an unnamed refund event while a refund awaits the gateway's id, the refund named there %s: %s", async (named) => {
+    const p = await paid(5000);
+    // A refund still waiting for its call's answer; before refunds carried their id (named false) or since.
+    const db = h.app.orm.em.getConnection();
+    const waiting = crypto.randomUUID();
+    await db.execute(
+      `insert into refunds (id, created_at, merchant_id, mode, payment_id, amount, gateway_amount, currency, status, named_at_gateway)
+         values (?, now(), ?, 'test', ?, 1000, 1000, 'INR', 'pending', ?)`,
+      [waiting, m.id, p.id, named],
+    );
+    await db.execute('update payments set amount_refunded = 1000, gateway_amount_refunded = 1000 where id = ?', [p.id]);
+    // A refund made in the gateway's dashboard: its event names no Cadence refund.
+    const dashboard = refundSucceededEvent(provider, conn.webhookSecret, {
+      id: gatewayRefundId(provider),
+      amount: 2000,
+      providerPaymentId: p.provider_payment_id,
+    });
+    const answer = await postEvent(conn.connection.webhook_url, dashboard);
+    const recorded = await db.execute<{ amount: string; reason: string }[]>(
+      'select amount, reason from refunds where payment_id = ? and id <> ?',
+      [p.id, waiting],
+    );
+    if (!named) {
+      expect(answer.status).toBeGreaterThanOrEqual(500); // the gateway delivers it again
+      expect(recorded).toEqual([]);
+    } else {
+      expect(answer.status).toBe(200);
+      expect(recorded).toEqual([{ amount: '2000', reason: 'Refunded at the gateway' }]);
+      expect((await m.test.get(`/payments/${p.id}`)).body).toMatchObject({ amount_refunded: 3000 });
+    }
+  });
+
   it("the gateway's refund events change nothing more once the refund settled", async () => {
     const p = await paid(8000);
     const r = await m.test.post(`/payments/${p.id}/refund`, { amount: 3000 });

@@ -166,6 +166,12 @@ export class Refund extends TenantEntity {
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) reason?: string | null;
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) providerRefundId?: string | null;
   @Field(() => String, { nullable: true }) @Property({ nullable: true }) failureReason?: string | null;
+  /**
+   * The gateway was told this refund's id (RefundInput.refundId), so its refund events name it. False for refunds
+   * asked for before refunds carried it (their command is retried as first asked) and those recorded from the
+   * gateway's own refunds.
+   */
+  @Property({ default: false }) namedAtGateway: boolean = false;
 }
 
 /** An inbound gateway event, kept once per (provider, gateway event id): a repeat delivery is a no-op. */

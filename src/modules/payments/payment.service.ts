@@ -64,6 +64,7 @@ export function reserveRefund(
     gatewayAmount: r.amount,
     currency: payment.currency,
     reason: r.reason,
+    namedAtGateway: true,
   });
   em.persist(refund);
   const command = commands.queue(em, {
@@ -72,9 +73,7 @@ export function reserveRefund(
     connectionId: payment.connectionId!,
     paymentId: payment.id,
     subscriptionId: payment.subscriptionId ?? null,
-    // send_refund_id: the gateway is told the refund's id (RefundInput.refundId). Commands written before refunds carried
-    // it are asked again exactly as first asked: a retry under the same idempotency key must repeat its parameters.
-    args: { refund_id: refund.id, send_refund_id: true },
+    args: { refund_id: refund.id },
     idempotencyKey: `refund-${refund.id}`,
   });
   return { refund, command };
@@ -304,7 +303,9 @@ export class PaymentService {
         currency: refund.currency,
         idempotencyKey: job.idempotency_key,
         reason: refund.reason,
-        refundId: job.args.send_refund_id === true ? refund.id : null,
+        // A refund asked for before refunds carried their id is asked again exactly as first asked: a retry under the
+        // same idempotency key must repeat its parameters.
+        refundId: refund.namedAtGateway ? refund.id : null,
       });
     } catch (err) {
       if (err instanceof GatewayError && err.code === 'gateway_rejected')
@@ -419,9 +420,10 @@ export class PaymentService {
             break;
           }
           if (!refund && event.providerPaymentId) {
-            // The gateway can report a refund before our call that created it has stored the gateway's id. Refuse
-            // the event then (nothing is recorded): the gateway delivers it again, by when the id is known. Checked
-            // in one statement with the id itself, which may have been stored since the read above.
+            // The gateway can report a refund before our call that created it has stored the gateway's id. A refund
+            // asked for since refunds carry their id is named by its event (above); for one asked for before, refuse
+            // the event (nothing is recorded): the gateway delivers it again, by when the id is known. Checked in one
+            // statement with the id itself, which may have been stored since the read above.
             const seen = await refundsAwaitingGatewayId(tx, tenant, event.providerPaymentId, event.providerRefundId);
             if (seen.known) refund = await byId();
             else if (seen.awaiting > 0) {

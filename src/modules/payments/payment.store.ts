@@ -119,7 +119,10 @@ export function gatewayEventCte(e: GatewayEventRow): { sql: string; params: unkn
   };
 }
 
-/** Refunds of the gateway payment still waiting for the gateway's refund id (their create call has not returned). */
+/**
+ * Refunds of the gateway payment still waiting for the gateway's refund id (their create call has not returned) whose
+ * events cannot name them (asked for before refunds carried their id): an event naming no refund may be one of theirs.
+ */
 export async function refundsAwaitingGatewayId(
   em: EntityManager,
   tenant: TenantParams,
@@ -130,7 +133,7 @@ export async function refundsAwaitingGatewayId(
   const [row] = await tenantQueryAs<{ n: string; known: boolean }>(
     em,
     tenant,
-    `select count(*) filter (where r.status = 'pending' and r.provider_refund_id is null) as n,
+    `select count(*) filter (where r.status = 'pending' and r.provider_refund_id is null and not r.named_at_gateway) as n,
             coalesce(bool_or(r.provider_refund_id = ?), false) as known
      from refunds r join payments p on p.id = r.payment_id
      where {tenant:p} and p.provider_payment_id = ?`,
