@@ -1,7 +1,7 @@
 import { closedPortUrl, useHarness } from '../harness';
 import { eventually, sleep } from '../harness/wait';
 import { connect, createPayment, pay, PROVIDERS } from '../payments/helpers';
-import { NO_WEBHOOK } from '../../src/gateways/sandbox/events';
+import { NO_WEBHOOK, RETRY_DELAYS_MS } from '../../src/gateways/sandbox/events';
 import { REDELIVERY_ROUNDS } from '../../src/gateways/sandbox/sandbox';
 
 /**
@@ -10,7 +10,7 @@ import { REDELIVERY_ROUNDS } from '../../src/gateways/sandbox/sandbox';
  */
 // A first wait of 1 s: rounds 1, 3, 7 and 15 s after an event was made (the harness's other apps never redeliver).
 const h = useHarness({ sandboxRedeliverySeconds: 1 });
-const ATTEMPTS_PER_ROUND = 4; // one attempt and its three quick retries (src/gateways/sandbox/events.ts)
+const ATTEMPTS_PER_ROUND = RETRY_DELAYS_MS.length + 1; // one attempt and its quick retries
 
 const sql = <T>(text: string, params: unknown[]) => h.app.orm.em.getConnection().execute<T[]>(text, params);
 
@@ -29,6 +29,14 @@ describe.each(PROVIDERS)('%s', (provider) => {
         'select id, delivered, attempts from sandbox_events where provider = ? and account_key = ? and body like ?',
         [provider, hook.account_key, `%${paymentRef}%`],
       );
+    /** Rewrites a payment's stored events (`set`: the SQL assignments, `params` theirs) as a situation needs them. */
+    const rewriteEvents = (paymentRef: string, set: string, params: unknown[] = []) =>
+      sql(`update sandbox_events set ${set} where provider = ? and account_key = ? and body like ?`, [
+        ...params,
+        provider,
+        hook.account_key,
+        `%${paymentRef}%`,
+      ]);
 
     // The customer pays while the service is unreachable: the checkout's event is not taken.
     const late = await pay(m.test, await createPayment(m.test, { provider }));
@@ -47,28 +55,25 @@ describe.each(PROVIDERS)('%s', (provider) => {
     // again.
     const spent = await pay(m.test, await createPayment(m.test, { provider }));
     expect(spent.payment.status).toBe('pending');
-    await sql(
-      `update sandbox_events set attempts = ?, created_at = now() - interval '1 day'
-        where provider = ? and account_key = ? and body like ?`,
-      [ATTEMPTS_PER_ROUND * REDELIVERY_ROUNDS, provider, hook.account_key, `%${spent.payment.id}%`],
-    );
+    await rewriteEvents(spent.payment.id, `attempts = ?, created_at = now() - interval '1 day'`, [
+      ATTEMPTS_PER_ROUND * REDELIVERY_ROUNDS,
+    ]);
 
     // A third payment's events, as a process leaves them that stopped before their first round was recorded: never
     // tried, made two minutes ago.
     const orphan = await pay(m.test, await createPayment(m.test, { provider }));
     expect(orphan.payment.status).toBe('pending');
-    await sql(
-      `update sandbox_events set attempts = 0, last_error = null, created_at = now() - interval '2 minutes'
-        where provider = ? and account_key = ? and body like ?`,
-      [provider, hook.account_key, `%${orphan.payment.id}%`],
+    await rewriteEvents(
+      orphan.payment.id,
+      `attempts = 0, last_error = null, created_at = now() - interval '2 minutes'`,
     );
 
     // And a fourth's, made when the account had no webhook: a gateway never sends those later.
     const unhooked = await pay(m.test, await createPayment(m.test, { provider }));
-    await sql(
-      `update sandbox_events set attempts = 0, last_error = ?, created_at = now() - interval '2 minutes'
-        where provider = ? and account_key = ? and body like ?`,
-      [NO_WEBHOOK, provider, hook.account_key, `%${unhooked.payment.id}%`],
+    await rewriteEvents(
+      unhooked.payment.id,
+      `attempts = 0, last_error = ?, created_at = now() - interval '2 minutes'`,
+      [NO_WEBHOOK],
     );
 
     // The service reachable again: a later round delivers the first payment's events, and it succeeds.
