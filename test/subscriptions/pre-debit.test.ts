@@ -261,6 +261,16 @@ describe.each(PROVIDERS)('%s', (provider: ProviderName) => {
     }
     const heldUntil = sentAt + 24 * HOUR;
     expect(new Date(notice.data.object.next_payment_attempt).getTime()).toBe(heldUntil);
+    expect(await commands()).toHaveLength(2);
+    // Announced but unmarked (as a notice written before the mark existed), sent again: the notice's unique key keeps
+    // the first, and nothing of a new notice is written, neither its event nor the hold's commands.
+    await h.app.app.services.plainPool.query('update subscriptions set noticed_debit_at = null where id = $1', [
+      sub.id,
+    ]);
+    const tenant = { merchantId: m.id, mode: Mode.TEST };
+    expect(await h.app.app.services.scheduler.notices.send(tenant, sub.id, new Date(sentAt + 60_000))).toBe(false);
+    expect(await upcoming(m, sub.id)).toHaveLength(1);
+    expect(await commands()).toHaveLength(2);
     // The period ends: the gateway renews it but keeps the invoice a draft, debiting nothing.
     await h.clock.advance(m, after(sub.current_period_end));
     expect(await renewal()).toBeUndefined();

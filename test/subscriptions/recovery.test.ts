@@ -1,5 +1,6 @@
 import { closedPortUrl, eventually, TestMerchant, useHarness } from '../harness';
 import { connect, Connected, PROVIDERS, ProviderName } from '../payments/helpers';
+import { OVERDUE_AT_GATEWAY } from '../../src/modules/subscriptions/subscription.store';
 import {
   authorise,
   createSubscription,
@@ -150,5 +151,20 @@ describe('a worker stopped with work due', () => {
     } finally {
       loop.start();
     }
+  });
+});
+
+describe('the reconciliation lookup across merchants', () => {
+  it('can be served by its index (the most overdue first), not by reading every subscription', async () => {
+    const em = h.app.orm.em.fork();
+    const plan = await em.transactional(async (tx) => {
+      const conn = tx.getConnection();
+      const ctx = tx.getTransactionContext();
+      // A small test database would be scanned whatever the indexes; what is checked is that the index can serve it.
+      await conn.execute('set local enable_seqscan = off', [], 'run', ctx);
+      return conn.execute(`explain (format json) ${OVERDUE_AT_GATEWAY}`, [60_000, 60_000, 50], 'all', ctx);
+    });
+    expect(JSON.stringify(plan)).toContain('"Index Name":"subscriptions_gateway_overdue_index"');
+    expect(JSON.stringify(plan)).not.toContain('"Node Type":"Sort"');
   });
 });

@@ -1,8 +1,9 @@
+import { v7 as uuidv7 } from 'uuid';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tenantEntityManager } from '../../core/context';
 import { make, Mode, TenantParams } from '../../core/entity';
-import { recordEvent } from '../../core/events';
+import { outboxEvent, OutboxEvent, recordEvent, writeEvents } from '../../core/events';
 import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
 import { gstFor } from '../../money';
@@ -15,7 +16,7 @@ import { BillingSubscription } from './subscription.entities';
 import { SubscriptionStatus } from './subscription.machine';
 import { PreDebitKind, PreDebitNotice } from './pre-debit.entities';
 import type { SubscriptionService } from './subscription.service';
-import { markNoticed, nextNoticeAt, noticesDue } from './subscription.store';
+import { insertNotices, markNoticed, nextNoticeAt, noticesDue } from './subscription.store';
 import { taxOf } from './subscription.terms';
 import { SubscriptionCommand } from './subscription.command-names';
 import { endMandate } from './mandate-record';
@@ -213,30 +214,44 @@ export class PreDebitNotices {
         noticeDue(sub, now),
       );
       if (!subs.length) return 0;
-      // By subscription, the debits matched below. The (subscription, debit) pairs OR-ed together were a filter over
-      // every notice of the tenant's index (131 ms per batch with 60,000 notices, 34 ms this way, while the table
-      // grew during a month-start faster than its statistics).
-      const sent = await tx.find(PreDebitNotice, { subscriptionId: { $in: subs.map((sub) => sub.id) } });
-      const done = new Set(sent.map((n) => `${n.subscriptionId}:${n.debitAt.getTime()}`));
-      let count = 0;
       // Every one of them ends up announced, now or before: the due lookup's mark (subscription.store.ts NOTICE_DUE).
       await markNoticed(tx, subs);
+      const drafts = new Map<string, Awaited<ReturnType<typeof upcomingInvoice>>>();
+      for (const sub of subs) drafts.set(sub.id, await upcomingInvoice(tx, sub, sub.currentPeriodEnd!));
+      // The notices in one statement: the table's unique key keeps one sent before (by any process) and answers which
+      // are new; only those are acted on and announced.
+      const written = await insertNotices(
+        tx,
+        subs.map((sub) => ({
+          id: uuidv7(),
+          createdAt: new Date(),
+          subscriptionId: sub.id,
+          kind: PreDebitKind.RENEWAL,
+          debitAt: sub.currentPeriodEnd!,
+          amountDue: drafts.get(sub.id)!.debit_amount,
+          currency: sub.currency,
+          sentAt: now,
+        })),
+      );
+      const events: OutboxEvent[] = [];
       for (const sub of subs) {
+        if (!written.has(sub.id)) continue;
         const debitAt = sub.currentPeriodEnd!;
-        if (done.has(`${sub.id}:${debitAt.getTime()}`)) continue;
         // A debit after the mandate's validity will be declined: the mandate's end is told now, before it is.
         if (sub.mandateValidUntil && debitAt > sub.mandateValidUntil) {
           const change = this.service.change(tx, sub);
           endMandate(change, now, 'scheduler');
           await change.save();
         }
-        const draft = await upcomingInvoice(tx, sub, debitAt);
+        const draft = drafts.get(sub.id)!;
         const heldUntil = this.holdIfLate(tx, sub, debitAt, now, followUps);
         if (heldUntil) draft.next_payment_attempt = heldUntil.toISOString();
-        announce(tx, sub, { kind: PreDebitKind.RENEWAL, debitAt, amountDue: draft.debit_amount, now }, draft);
-        count++;
+        // Made after the mandate's end above: the event ids keep that order in the outbox.
+        events.push(outboxEvent('invoice.upcoming', draft, sub.mode, now));
       }
-      return count;
+      // Written by a statement of its own, not the unit of work: a hundred at a time (events.ts writeEvents).
+      await writeEvents(tx, events);
+      return events.length;
     });
     for (const f of followUps) await f();
     return count;

@@ -93,6 +93,12 @@ export class ScheduledChange {
   expression:
     'create index "subscriptions_notice_due_index" on "subscriptions" ("current_period_end") where "status" in (\'active\', \'trialing\') and "currency" = \'INR\' and not "cancel_at_period_end" and "provider_subscription_id" is not null and "noticed_debit_at" is distinct from "current_period_end"',
 })
+// Reconciliation's lookup of overdue gateway events across merchants (subscription.store.ts overdueAtGateway).
+@Index({
+  name: 'subscriptions_gateway_overdue_index',
+  expression:
+    'create index "subscriptions_gateway_overdue_index" on "subscriptions" ((case when "status" = \'trialing\' then "trial_end" else "current_period_end" end)) where "status" in (\'trialing\', \'active\') and "provider_subscription_id" is not null',
+})
 @ObjectType('BillingSubscription', { description: "A customer's subscription to a plan (REST object `subscription`)." })
 export class BillingSubscription extends TenantEntity {
   @Field()

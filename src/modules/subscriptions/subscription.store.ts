@@ -197,13 +197,13 @@ export async function recordEventAndLockSubscription(
     [...ge.params, by.id, by.providerSubscriptionId, by.checkoutSessionId, tenant.mode, tenant.merchantId],
   );
   if (!row) throw new Error(`gateway event: merchant ${tenant.merchantId} not found`);
-  const part = (alias: string) => aliasedPart(row, alias) as never;
+  const [s, m, c] = ['s', 'm', 'c'].map((alias) => aliasedPart(row, alias) as never);
   return {
     fresh: Number(row.fresh) > 0,
     clockOffsetMs: Number(row.clock_offset_ms),
-    sub: part('s') ? em.map(BillingSubscription, part('s')) : null,
-    merchant: part('m') ? em.map(Merchant, part('m')) : null,
-    customer: part('c') ? em.map(Customer, part('c')) : null,
+    sub: s ? em.map(BillingSubscription, s) : null,
+    merchant: m ? em.map(Merchant, m) : null,
+    customer: c ? em.map(Customer, c) : null,
   };
 }
 
@@ -359,26 +359,29 @@ export function subscriptionsChangedSince(
   );
 }
 
+/** When the gateway should report next: the trial's end, else the period's (the overdue index's expression). */
+const GATEWAY_DUE = `(case when s.status = 'trialing' then s.trial_end else s.current_period_end end)`;
+
 /**
  * Subscriptions whose gateway report is overdue by `graceMs` (a renewal or trial end passed without its event), for the
- * reconciliation job; `checkedBefore` keeps one from being read again and again.
+ * reconciliation job, the most overdue first; `reconciled_at` keeps one from being read again and again. Merchant
+ * time differs by tenant (test clocks): the furthest clock bounds them all for the index, as noticesDue does.
  */
 export function overdueAtGateway(
   db: Db,
   graceMs: number,
   limit: number,
 ): Promise<{ id: string; merchant_id: string; mode: Mode }[]> {
-  return systemQuery(
-    db,
-    `select s.id, s.merchant_id, s.mode from subscriptions s
-     where s.status in ('trialing', 'active') and s.provider_subscription_id is not null
-       and (case when s.status = 'trialing' then s.trial_end else s.current_period_end end)
-           < ${MERCHANT_NOW} - ? * interval '1 millisecond'
-       and (s.reconciled_at is null or s.reconciled_at < now() - interval '10 minutes')
-     order by s.updated_at limit ?`,
-    [graceMs, limit],
-  );
+  return systemQuery(db, OVERDUE_AT_GATEWAY, [graceMs, graceMs, limit]);
 }
+
+/** overdueAtGateway's statement (params: grace ms, grace ms, limit), served by subscriptions_gateway_overdue_index. */
+export const OVERDUE_AT_GATEWAY = `select s.id, s.merchant_id, s.mode from subscriptions s
+  where s.status in ('trialing', 'active') and s.provider_subscription_id is not null
+    and ${GATEWAY_DUE} < now() + (${testClockSql.maxOffsetMs} - ?) * interval '1 millisecond'
+    and ${GATEWAY_DUE} < ${MERCHANT_NOW} - ? * interval '1 millisecond'
+    and (s.reconciled_at is null or s.reconciled_at < now() - interval '10 minutes')
+  order by ${GATEWAY_DUE} limit ?`;
 
 /** Subscriptions with a command whose gateway call went unanswered at least `olderThanMs` ago (across tenants). */
 export function unansweredCommands(
@@ -494,6 +497,50 @@ export async function markNoticed(em: EntityManager, subs: readonly BillingSubsc
     'update subscriptions set noticed_debit_at = current_period_end where {tenant} and id = any(?::uuid[])',
     [`{${subs.map((sub) => sub.id).join(',')}}`],
   );
+}
+
+/** A renewal's pre-debit notice as insertNotices writes it. */
+export interface NoticeRow {
+  id: string;
+  createdAt: Date;
+  subscriptionId: string;
+  kind: string;
+  debitAt: Date;
+  amountDue: number;
+  currency: string;
+  sentAt: Date;
+}
+
+/**
+ * Writes pre-debit notices in one statement of the caller's transaction. The table's unique key (subscription, debit
+ * instant) keeps a notice sent before, by any process; answers the subscriptions whose notice this wrote.
+ */
+export async function insertNotices(em: EntityManager, rows: readonly NoticeRow[]): Promise<Set<string>> {
+  if (!rows.length) return new Set();
+  const written = await tenantQuery<{ subscription_id: string }>(
+    em,
+    `insert into pre_debit_notices (id, created_at, merchant_id, mode, subscription_id, kind, debit_at, amount_due, currency, sent_at)
+     select x.id, x.created_at, {tenant_values}, x.subscription_id, x.kind, x.debit_at, x.amount_due, x.currency, x.sent_at
+     from jsonb_to_recordset(?::jsonb) as x(id uuid, created_at timestamptz, subscription_id uuid, kind text,
+       debit_at timestamptz, amount_due bigint, currency text, sent_at timestamptz)
+     on conflict (subscription_id, debit_at) do nothing
+     returning subscription_id`,
+    [
+      JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          created_at: r.createdAt,
+          subscription_id: r.subscriptionId,
+          kind: r.kind,
+          debit_at: r.debitAt,
+          amount_due: r.amountDue,
+          currency: r.currency,
+          sent_at: r.sentAt,
+        })),
+      ),
+    ],
+  );
+  return new Set(written.map((r) => r.subscription_id));
 }
 
 /** The earliest pre-debit notice of a merchant's test mode due by `until` (test-clock advances). */
