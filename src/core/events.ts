@@ -61,9 +61,9 @@ export function outboxEvent(type: string, object: Record<string, unknown>, mode:
 }
 
 /**
- * Outbox events (outboxEvent) written by one statement of the EntityManager's transaction rather than by its flush
- * (their uuidv7 ids keep the order they were made in): for a batch of a hundred (pre-debit notices) the unit of work's bookkeeping costs more than the
- * statement.
+ * Outbox events (outboxEvent) written by one statement of the EntityManager's transaction rather than by its flush,
+ * for a batch of a hundred (pre-debit notices), where the unit of work's bookkeeping costs more than the statement.
+ * Their uuidv7 ids keep the order they were made in; the table's trigger announces each, as for any insert.
  */
 export async function writeEvents(em: EntityManager, events: readonly OutboxEvent[]): Promise<void> {
   if (!events.length) return;
