@@ -3,7 +3,8 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { tenantEntityManager } from '../../core/context';
 import { make, Mode, TenantParams } from '../../core/entity';
-import { outboxEvent, OutboxEvent, recordEvent, writeEvents } from '../../core/events';
+import { outboxEvent, OutboxEvent, recordEvent } from '../../core/events';
+import { writeEvents } from '../../core/events.store';
 import { logger } from '../../core/logger';
 import type { ServicePool } from '../../core/orm-pool';
 import { gstFor } from '../../money';
@@ -249,7 +250,7 @@ export class PreDebitNotices {
         // Made after the mandate's end above: the event ids keep that order in the outbox.
         events.push(outboxEvent('invoice.upcoming', draft, sub.mode, now));
       }
-      // Written by a statement of its own, not the unit of work: a hundred at a time (events.ts writeEvents).
+      // Written by a statement of its own, not the unit of work: a hundred at a time (events.store.ts).
       await writeEvents(tx, events);
       return events.length;
     });
