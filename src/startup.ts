@@ -3,6 +3,7 @@ import { type Config, sessionDatabaseUrl, sessionSettings } from './config';
 import { EmbeddedDatabase, openDatabase, startEmbeddedPostgres } from './core/db';
 import { PgListener } from './core/listener';
 import { logger } from './core/logger';
+import { repeatWithoutOverlap } from './core/periodic';
 import { SecretBox } from './core/secrets';
 import { entities } from './entities';
 import { RunningSandbox, startSandbox } from './gateways/sandbox';
@@ -90,25 +91,18 @@ export function runSandboxAsTimePasses(sandbox: RunningSandbox, redeliverySecond
     RENEWALS_EVERY_MS,
   );
   renewals.unref();
-  let redelivery: NodeJS.Timeout | null = null;
-  if (redeliverySeconds > 0) {
-    let running = false; // a round still delivering is not started again
-    redelivery = setInterval(
-      () => {
-        if (running) return;
-        running = true;
-        sandbox
-          .redeliverDue(redeliverySeconds)
-          .catch((err) => logger.warn({ err }, 'sandbox redelivery failed'))
-          .finally(() => (running = false));
-      },
-      Math.min(RENEWALS_EVERY_MS, Math.max(100, (redeliverySeconds * 1000) / 2)),
-    );
-    redelivery.unref();
-  }
+  const redelivery =
+    redeliverySeconds > 0
+      ? repeatWithoutOverlap(
+          Math.min(RENEWALS_EVERY_MS, Math.max(100, (redeliverySeconds * 1000) / 2)),
+          () => sandbox.redeliverDue(redeliverySeconds),
+          (err) => logger.warn({ err }, 'sandbox redelivery failed'),
+        )
+      : null;
   return () => {
     clearInterval(renewals);
-    if (redelivery) clearInterval(redelivery);
+    // A round in flight is waited for by the sandbox's close().
+    void redelivery?.stop();
   };
 }
 

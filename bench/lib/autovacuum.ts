@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { repeatWithoutOverlap } from '../../src/core/periodic';
 
 /**
  * What autovacuum would do for a bench database on a server that runs without it (this machine's CI configuration
@@ -48,35 +49,26 @@ export async function standInForAutovacuum(db: Client): Promise<AutovacuumStand 
   );
   const counts = { vacuumed: 0, analysed: 0 };
   let stopped = false;
-  let round: Promise<void> = Promise.resolve();
-  const run = async () => {
-    for (const t of await dueTables(db)) {
-      if (stopped) return;
-      // VACUUM (ANALYZE) both cleans and analyses; a table only past the analyse threshold is just analysed.
-      await db.query(t.vacuum ? `vacuum (analyze) ${t.table}` : `analyze ${t.table}`);
-      if (t.vacuum) counts.vacuumed++;
-      if (t.analyse) counts.analysed++;
-    }
-  };
-  let busy = false;
-  const timer = setInterval(
-    () => {
-      if (busy) return; // a round still running: the next naptime looks again, as autovacuum's launcher would
-      busy = true;
-      round = run()
-        .catch(() => undefined)
-        .finally(() => {
-          busy = false;
-        });
-    },
+  // One table at a time, one round at a time: a round still running at the next naptime is not started again, as
+  // autovacuum's launcher would not.
+  const rounds = repeatWithoutOverlap(
     Number(naptime.rows[0].v) * 1000,
+    async () => {
+      for (const t of await dueTables(db)) {
+        if (stopped) return;
+        // VACUUM (ANALYZE) both cleans and analyses; a table only past the analyse threshold is just analysed.
+        await db.query(t.vacuum ? `vacuum (analyze) ${t.table}` : `analyze ${t.table}`);
+        if (t.vacuum) counts.vacuumed++;
+        if (t.analyse) counts.analysed++;
+      }
+    },
+    () => undefined,
   );
   return {
     counts,
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      await round;
+      await rounds.stop();
     },
   };
 }
