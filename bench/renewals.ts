@@ -77,6 +77,11 @@ export interface RenewalFigures {
   transactions: number | null;
   rowsInserted: number | null;
   rowsUpdated: number | null;
+  /**
+   * WAL written over the advance, bytes (the server's insert position moved: every database on it, so read it on a
+   * quiet server): table rows and every index entry they add, a steadier measure of write work than CPU time.
+   */
+  walBytes: number | null;
   /** Statements per renewal, when pg_stat_statements is installed on the server. */
   statements: number | null;
   /** With pg_stat_statements: the statements that took the most execution time during the advance. */
@@ -124,13 +129,16 @@ interface DbStats {
   xact: number;
   inserted: number;
   updated: number;
+  /** pg_current_wal_insert_lsn() as a byte position. */
+  wal: number;
 }
 
 async function dbStats(db: Client): Promise<DbStats> {
   // Statistics are flushed by each backend at most once a second.
   await new Promise((r) => setTimeout(r, 1500));
   const { rows } = await db.query(
-    `select (xact_commit + xact_rollback)::float8 as xact, tup_inserted::float8 as inserted, tup_updated::float8 as updated
+    `select (xact_commit + xact_rollback)::float8 as xact, tup_inserted::float8 as inserted, tup_updated::float8 as updated,
+            pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 as wal
      from pg_stat_database where datname = current_database()`,
   );
   return rows[0];
@@ -434,6 +442,7 @@ export async function measureRenewals(stack: Stack, log: (line: string) => void 
       transactions: stats1.xact - stats0.xact,
       rowsInserted: stats1.inserted - stats0.inserted,
       rowsUpdated: stats1.updated - stats0.updated,
+      walBytes: stats1.wal - stats0.wal,
       statements: calls0 === null || calls1 === null ? null : calls1 - calls0,
       topStatements,
       complete: problems.length === 0,
@@ -475,7 +484,9 @@ export function describeRenewals(r: RenewalFigures): string[] {
     ...(r.progress.length
       ? [`  renewed by then: ${r.progress.map(([t, k]) => `${t.toFixed(0)} s ${k}`).join(', ')}`]
       : []),
-    `  database (service + sandbox): ${per(r.transactions)} transactions, ${per(r.rowsInserted)} rows inserted, ${per(r.rowsUpdated)} rows updated per renewal` +
+    `  database (service + sandbox): ${per(r.transactions)} transactions, ${per(r.rowsInserted)} rows inserted, ${per(r.rowsUpdated)} rows updated, ${
+      r.walBytes === null ? '?' : (r.walBytes / r.subscriptions / 1024).toFixed(1)
+    } KB of WAL (whole server) per renewal` +
       (r.statements === null
         ? ' (pg_stat_statements not installed: no statement count)'
         : `, ${per(r.statements)} statements per renewal`),

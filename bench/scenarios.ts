@@ -171,6 +171,13 @@ export const ENTITLEMENTS_AT_LOW_RATE = `${ENTITLEMENTS} at ${ENTITLEMENT_LOW_RA
  * so its own tail is GC; bench/README.md "Compiled REST operations; the floor bare express sets").
  */
 export const BARE_AT_RATE = `${BARE} at ${ENTITLEMENT_RATE}/s`;
+/**
+ * Bare express measured again right after the closed-loop evaluations: on a shared machine the first reading, minutes
+ * earlier, may have met another load; the throughput ratio is judged against both readings' mean and their spread shown.
+ */
+export const BARE_BESIDE_ENTITLEMENTS = `${BARE} beside ${ENTITLEMENTS}`;
+/** Bare express at the modest rate: the floor under the 5 ms target, which the machine's scheduler alone may exceed. */
+export const BARE_AT_LOW_RATE = `${BARE} at ${ENTITLEMENT_LOW_RATE}/s`;
 
 /** A setupRequest that sends each request to the next of `paths` in turn (reads spread over many rows). */
 function rotate(paths: string[]): autocannon.Request['setupRequest'] {
@@ -207,6 +214,7 @@ export function scenarios(ctx: BenchContext): Scenario[] {
       verify: (body) => assert(body === 'Hello World!', `unexpected body ${JSON.stringify(body)}`),
     },
     { name: BARE_AT_RATE, process: 'bare', method: 'GET', url: `${ctx.bareUrl}/`, rate: ENTITLEMENT_RATE },
+    { name: BARE_AT_LOW_RATE, process: 'bare', method: 'GET', url: `${ctx.bareUrl}/`, rate: ENTITLEMENT_LOW_RATE },
     {
       name: REST_PRODUCTS,
       process: 'service',
@@ -351,6 +359,13 @@ function entitlementScenarios(ctx: BenchContext): Scenario[] {
   };
   return [
     closed,
+    {
+      name: BARE_BESIDE_ENTITLEMENTS,
+      process: 'bare',
+      method: 'GET',
+      url: `${ctx.bareUrl}/`,
+      verify: (body) => assert(body === 'Hello World!', `unexpected body ${JSON.stringify(body)}`),
+    },
     { ...closed, name: ENTITLEMENTS_AT_RATE, rate: ENTITLEMENT_RATE, verify: undefined },
     { ...closed, name: ENTITLEMENTS_AT_LOW_RATE, rate: ENTITLEMENT_LOW_RATE, verify: undefined },
   ];
@@ -427,23 +442,29 @@ export const checks: Check[] = [
   throughputCheck('entitlement evaluations per second', ENTITLEMENTS, 3000),
   p99Check(ENTITLEMENTS_AT_RATE, 10),
   p99Check(ENTITLEMENTS_AT_LOW_RATE, 5),
-  {
-    name: `p99 latency, ${BARE_AT_RATE} (reference)`,
+  ...[BARE_AT_RATE, BARE_AT_LOW_RATE].map((name): Check => ({
+    name: `p99 latency, ${name} (reference)`,
     target: 'reference',
     evaluate: ({ byName }) => {
-      const s = byName.get(BARE_AT_RATE);
+      const s = byName.get(name);
       return s ? { value: `${s.result.p99} ms`, pass: true } : null;
     },
-  },
+  })),
   {
     name: 'entitlement evaluation throughput / bare express',
     target: '>= 80%',
     evaluate: ({ byName }) => {
       const s = byName.get(ENTITLEMENTS);
-      const bare = byName.get(BARE);
-      return s && bare?.result.rps
-        ? { value: pct(s.result.rps / bare.result.rps), pass: s.result.rps / bare.result.rps >= 0.8 }
-        : null;
+      const readings = [BARE, BARE_BESIDE_ENTITLEMENTS]
+        .map((name) => byName.get(name)?.result.rps)
+        .filter((rps): rps is number => !!rps);
+      if (!s || !readings.length) return null;
+      const bare = readings.reduce((a, b) => a + b, 0) / readings.length;
+      const spread = (Math.max(...readings) - Math.min(...readings)) / bare;
+      const ratio = s.result.rps / bare;
+      const both = readings.length > 1 ? ` (bare ${readings.map((r) => r.toFixed(0)).join('/')}/s)` : '';
+      // Readings far apart: another load met one of them, and the ratio says little.
+      return { value: `${pct(ratio)}${both}${spread > 0.15 ? ' busy' : ''}`, pass: ratio >= 0.8 };
     },
   },
   ...resolveChecks(BARE),

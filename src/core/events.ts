@@ -11,7 +11,6 @@ import type { PubSub } from './pubsub';
  * the outbound event rules (docs/webhooks.md), and delivered to webhook endpoints later by the worker.
  */
 @Entity({ tableName: 'outbox_events' })
-@Index({ properties: ['dispatchedAt', 'id'] })
 // The worker's fan-out reads undispatched events oldest first, across tenants and per tenant (test-clock advances):
 // small partial indexes keep that read constant however many dispatched events history holds.
 @Index({

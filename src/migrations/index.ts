@@ -48,6 +48,7 @@ import { Migration20261209100000_notice_marks } from './Migration20261209100000_
 import { Migration20261209110000_webhook_tenant_due } from './Migration20261209110000_webhook_tenant_due';
 import { Migration20261210100000_refunds_named_at_gateway } from './Migration20261210100000_refunds_named_at_gateway';
 import { Migration20261211100000_gateway_overdue_index } from './Migration20261211100000_gateway_overdue_index';
+import { Migration20261212100000_outbox_dispatched_index } from './Migration20261212100000_outbox_dispatched_index';
 
 export const migrationsList = [
   { name: 'Migration20261122030041_initial', class: Migration20261122030041_initial },
@@ -99,4 +100,5 @@ export const migrationsList = [
   { name: 'Migration20261209110000_webhook_tenant_due', class: Migration20261209110000_webhook_tenant_due },
   { name: 'Migration20261210100000_refunds_named_at_gateway', class: Migration20261210100000_refunds_named_at_gateway },
   { name: 'Migration20261211100000_gateway_overdue_index', class: Migration20261211100000_gateway_overdue_index },
+  { name: 'Migration20261212100000_outbox_dispatched_index', class: Migration20261212100000_outbox_dispatched_index },
 ];

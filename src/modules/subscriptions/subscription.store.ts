@@ -9,6 +9,7 @@ import { testClockSql } from '../test-clock';
 import { BillingSubscription, SubscriptionEvent } from './subscription.entities';
 import { SubscriptionStatus } from './subscription.machine';
 import type { FirstMove } from './subscription.lifecycle';
+import type { PreDebitKind } from './pre-debit.entities';
 
 /**
  * Every statement on subscriptions, subscription_events and gateway_clock_syncs beyond the ORM's. Other modules
@@ -504,7 +505,7 @@ export interface NoticeRow {
   id: string;
   createdAt: Date;
   subscriptionId: string;
-  kind: string;
+  kind: PreDebitKind;
   debitAt: Date;
   amountDue: number;
   currency: string;
