@@ -81,7 +81,7 @@ export interface RenewalFigures {
    * WAL written over the advance, bytes (the server's insert position moved: every database on it, so read it on a
    * quiet server): table rows and every index entry they add, a steadier measure of write work than CPU time.
    */
-  walBytes: number | null;
+  walBytes: number;
   /** Statements per renewal, when pg_stat_statements is installed on the server. */
   statements: number | null;
   /** With pg_stat_statements: the statements that took the most execution time during the advance. */
@@ -484,9 +484,7 @@ export function describeRenewals(r: RenewalFigures): string[] {
     ...(r.progress.length
       ? [`  renewed by then: ${r.progress.map(([t, k]) => `${t.toFixed(0)} s ${k}`).join(', ')}`]
       : []),
-    `  database (service + sandbox): ${per(r.transactions)} transactions, ${per(r.rowsInserted)} rows inserted, ${per(r.rowsUpdated)} rows updated, ${
-      r.walBytes === null ? '?' : (r.walBytes / r.subscriptions / 1024).toFixed(1)
-    } KB of WAL (whole server) per renewal` +
+    `  database (service + sandbox): ${per(r.transactions)} transactions, ${per(r.rowsInserted)} rows inserted, ${per(r.rowsUpdated)} rows updated, ${(r.walBytes / r.subscriptions / 1024).toFixed(1)} KB of WAL (whole server) per renewal` +
       (r.statements === null
         ? ' (pg_stat_statements not installed: no statement count)'
         : `, ${per(r.statements)} statements per renewal`),

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BARE_BESIDE_ENTITLEMENTS, ENTITLEMENTS } from './scenarios';
+import { BARE, BARE_BESIDE_ENTITLEMENTS, ENTITLEMENTS } from './scenarios';
 
 /**
  * `npm run bench`: the whole bench (run.ts) once per database setup, then the figures side by side. The setups: the
@@ -47,13 +47,13 @@ const label = (setup: string) =>
   setup === 'embedded' ? 'embedded PostgreSQL (npm start, DATABASE_URL unset)' : 'DATABASE_URL';
 
 function rows(f: Figures): [string, string][] {
-  const bare = f.scenarios.find((s) => s.name === 'bare express');
+  const bare = f.scenarios.find((s) => s.name === BARE);
   const out: [string, string][] = [];
   if (bare) out.push(['bare express (HTTP floor of this run)', `${bare.rps.toFixed(0)} req/s`]);
   // The evaluations are set beside both readings of bare express, the second taken right after them.
   const beside = f.scenarios.find((s) => s.name === BARE_BESIDE_ENTITLEMENTS);
   for (const s of f.scenarios) {
-    if (s.name === 'bare express') continue;
+    if (s.name === BARE) continue;
     const base = bare && beside && s.name === ENTITLEMENTS ? (bare.rps + beside.rps) / 2 : bare?.rps;
     const ratio = base && !/ at \d+\/s$/.test(s.name) ? `, ${(s.rps / base).toFixed(2)}x bare express` : '';
     out.push([s.name, `${s.rps.toFixed(0)} req/s${ratio}, p99 ${s.p99} ms`]);
